@@ -1,0 +1,53 @@
+# Every target bootstraps .venv from pyproject.toml, so a fresh clone needs only Python 3.11+.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+RUNTIME := $(VENV)/.runtime-installed
+DEV := $(VENV)/.dev-installed
+# Used only by the test suite; production sets its own DJANGO_SECRET_KEY.
+TEST_ENV := DJANGO_SECRET_KEY=insecure-test-only-key
+RUN_ENV := DJANGO_DEBUG=1
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test lint format bench serve clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(RUNTIME): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet .
+	touch $@
+
+$(DEV): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet ".[dev]"
+	touch $(RUNTIME) $@
+
+## run: create the environment, migrate, import fixtures/ and serve on http://127.0.0.1:8000 (SQLite)
+run: $(RUNTIME)
+	$(RUN_ENV) $(BIN)/python manage.py migrate --noinput
+	$(RUN_ENV) $(BIN)/python manage.py import_papers fixtures/
+	@echo
+	@echo "To create an admin user: $(RUN_ENV) $(BIN)/python manage.py createsuperuser"
+	@echo "Serving on http://$(HOST):$(PORT)/"
+	$(RUN_ENV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+## test: install test dependencies, lint, check migrations and run the whole suite
+test: $(DEV)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
+	$(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
+		if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; rc=0; fi; exit $$rc
+
+lint: $(DEV)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(DEV)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+clean:
+	rm -rf $(VENV) build *.egg-info staticfiles .pytest_cache .ruff_cache

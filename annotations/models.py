@@ -1,0 +1,149 @@
+"""What lab members add to the catalogue: notes, reading lists, comments.
+
+Lab tags are `papers.Tag` rows of kind "lab" linked through `papers.PaperTag.added_by`.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models.functions import Lower
+from django.urls import reverse
+
+from papers.models import Paper
+
+BODY_MAX_LENGTH = 20_000
+
+
+class Note(models.Model):
+    """A private note: visible to and editable by its owner only."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notes"
+    )
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="notes")
+    body = models.TextField(max_length=BODY_MAX_LENGTH)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-pk"]
+        indexes = [
+            models.Index(fields=["owner", "-updated_at"], name="annotations_note_owner"),
+            models.Index(fields=["paper", "owner"], name="annotations_note_paper"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Note by {self.owner} on {self.paper}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("annotations:note-edit", args=[self.pk])
+
+
+class Visibility(models.TextChoices):
+    PRIVATE = "private", "Private"
+    SHARED = "shared", "Shared with the lab"
+
+
+class ReadingList(models.Model):
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reading_lists"
+    )
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True, max_length=2_000)
+    visibility = models.CharField(max_length=10, choices=Visibility, default=Visibility.PRIVATE)
+    papers = models.ManyToManyField(Paper, through="ReadingListItem", related_name="reading_lists")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = [Lower("name"), "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                "owner", Lower("name"), name="annotations_readinglist_unique_owner_name"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("annotations:list-detail", args=[self.pk])
+
+    @property
+    def is_shared(self) -> bool:
+        return self.visibility == Visibility.SHARED
+
+
+class ReadingStatus(models.TextChoices):
+    TO_READ = "to_read", "To read"
+    READING = "reading", "Reading"
+    READ = "read", "Read"
+
+
+class Priority(models.IntegerChoices):
+    HIGH = 1, "High"
+    MEDIUM = 2, "Medium"
+    LOW = 3, "Low"
+
+
+class ReadingListItem(models.Model):
+    reading_list = models.ForeignKey(ReadingList, on_delete=models.CASCADE, related_name="items")
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="reading_list_items")
+    position = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=ReadingStatus, default=ReadingStatus.TO_READ)
+    priority = models.PositiveSmallIntegerField(choices=Priority, null=True, blank=True)
+    added_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["reading_list", "position", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["reading_list", "paper"], name="annotations_item_unique_paper"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["paper", "reading_list"], name="annotations_item_paper"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.paper} in {self.reading_list}"
+
+
+class Comment(models.Model):
+    """One message in the thread under a paper; removal is soft so the thread keeps its shape."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="comments"
+    )
+    body = models.TextField(max_length=BODY_MAX_LENGTH)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    edited_at = models.DateTimeField(null=True, blank=True)
+    removed_at = models.DateTimeField(null=True, blank=True)
+    removed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        indexes = [
+            models.Index(fields=["paper", "created_at"], name="annotations_comment_thread"),
+            models.Index(fields=["-updated_at"], name="annotations_comment_recent"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Comment by {self.author} on {self.paper}"
+
+    def get_absolute_url(self) -> str:
+        return f"{self.paper.get_absolute_url()}#comment-{self.pk}"
+
+    @property
+    def is_removed(self) -> bool:
+        return self.removed_at is not None

@@ -1,0 +1,29 @@
+"""Query logic for papers: chainable QuerySet methods the views compose."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Prefetch
+
+
+class PaperQuerySet(models.QuerySet):
+    def with_people_and_tags(self) -> PaperQuerySet:
+        """Prefetch authors in their listed order and tags: two queries for any page size."""
+        from papers.models import Authorship, PaperTag
+
+        return self.prefetch_related(
+            Prefetch(
+                "authorships",
+                queryset=Authorship.objects.select_related("author").order_by("position"),
+            ),
+            Prefetch(
+                "paper_tags",
+                queryset=PaperTag.objects.select_related("tag").order_by("tag__kind", "tag__name"),
+            ),
+        )
+
+    def for_listing(self) -> PaperQuerySet:
+        return self.defer("abstract").with_people_and_tags()
+
+    def needing_curation(self) -> PaperQuerySet:
+        return self.filter(needs_curation=True)

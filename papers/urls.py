@@ -1,0 +1,12 @@
+from django.urls import path
+
+from papers import views
+
+app_name = "papers"
+
+urlpatterns = [
+    path("", views.paper_list, name="list"),
+    path("papers/<int:pk>/", views.paper_detail, name="detail"),
+    path("authors/<int:pk>/", views.author_detail, name="author"),
+    path("tags/<str:kind>/<str:slug>/", views.tag_detail, name="tag"),
+]

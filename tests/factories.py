@@ -1,0 +1,56 @@
+"""Plain factory functions: each makes one valid object, keyword arguments override defaults."""
+
+from __future__ import annotations
+
+import itertools
+
+from django.contrib.auth import get_user_model
+
+from papers.models import Author, Authorship, Paper, PaperTag, Tag, TagKind
+from papers.text import abstract_fingerprint
+
+_counter = itertools.count(1)
+PASSWORD = "correct-horse-battery-staple"
+
+
+def make_user(username: str | None = None, **fields):
+    username = username or f"user{next(_counter)}"
+    fields.setdefault("email", f"{username}@example.org")
+    return get_user_model().objects.create_user(username=username, password=PASSWORD, **fields)
+
+
+def make_tag(name: str = "ICLR 2024", kind: str = TagKind.VENUE) -> Tag:
+    tag, _ = Tag.objects.get_or_create(
+        kind=kind, key=name.strip().casefold(), defaults={"name": name}
+    )
+    return tag
+
+
+def make_paper(
+    title: str | None = None,
+    *,
+    abstract: str | None = None,
+    authors: list[str] = (),
+    tags: list[tuple[str, str]] = (),
+    **fields,
+) -> Paper:
+    n = next(_counter)
+    title = f"Paper number {n}" if title is None else title
+    abstract = f"An abstract about topic {n}." if abstract is None else abstract
+    fields.setdefault("forum_id", f"forum{n}")
+    paper = Paper.objects.create(
+        title=title,
+        abstract=abstract,
+        abstract_fingerprint=abstract_fingerprint(abstract),
+        **fields,
+    )
+    for position, name in enumerate(authors):
+        author, _ = Author.objects.get_or_create(
+            normalized_name=" ".join(name.split()).casefold(), defaults={"name": name}
+        )
+        Authorship.objects.create(paper=paper, author=author, position=position)
+    if authors:
+        paper.refresh_author_names()
+    for name, kind in tags:
+        PaperTag.objects.create(paper=paper, tag=make_tag(name, kind))
+    return paper
