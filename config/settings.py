@@ -57,6 +57,36 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
 
+# HTTPS: everything that only makes sense when the site is served over TLS hangs off one switch.
+SECURE_SSL = env_bool("DJANGO_SECURE_SSL", default=False)
+SECURE_SSL_REDIRECT = SECURE_SSL
+# Load balancers probe health over plain HTTP; a redirect would read as "down".
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SESSION_COOKIE_SECURE = SECURE_SSL
+CSRF_COOKIE_SECURE = SECURE_SSL
+SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 31536000) if SECURE_SSL else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", default=False)
+# Behind a TLS-terminating proxy the app sees plain HTTP; trust the proxy's X-Forwarded-Proto
+# (and, for login throttling, its X-Forwarded-For) only when told a proxy is really there.
+BEHIND_PROXY = env_bool("DJANGO_BEHIND_PROXY", default=False)
+if BEHIND_PROXY:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+
+SILENCED_SYSTEM_CHECKS = []
+if not SECURE_HSTS_PRELOAD:
+    # Preloading puts the domain in browsers' built-in HSTS lists, which is hard to undo, so it
+    # stays an explicit opt-in (DJANGO_SECURE_HSTS_PRELOAD=1) and its reminder is silenced.
+    SILENCED_SYSTEM_CHECKS.append("security.W021")
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -75,6 +105,7 @@ ALLOW_SIGNUP = env_bool("ALLOW_SIGNUP", default=False)
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.middleware.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -82,6 +113,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.middleware.DatabaseUnavailableMiddleware",
 ]
 if REQUIRE_LOGIN:
     MIDDLEWARE.append("django.contrib.auth.middleware.LoginRequiredMiddleware")
@@ -147,7 +179,19 @@ LOGOUT_REDIRECT_URL = "papers:list"
 # Sessions live in the database so any app server behind a load balancer can serve any request.
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# The cache holds login-failure counters, which every worker and host must see, hence the
+# database (`manage.py createcachetable` creates the table; `make run`/`make serve` call it).
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "django_cache",
+    }
+}
+
+# Login throttling (config/throttle.py): after LOGIN_MAX_FAILURES failed logins for one username
+# or from one client address, further attempts are refused for LOGIN_LOCKOUT_SECONDS.
+LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5)
+LOGIN_LOCKOUT_SECONDS = env_int("LOGIN_LOCKOUT_SECONDS", 900)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = os.environ.get("DJANGO_TIME_ZONE", "UTC")

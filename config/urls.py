@@ -1,9 +1,28 @@
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from config.health import healthz
+from config.throttle import ThrottledAdminAuthenticationForm, ThrottledAuthenticationForm
+
+# The admin has its own login page: it must be throttled like ours.
+admin.site.login_form = ThrottledAdminAuthenticationForm
+
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
     path("", include("papers.urls")),
     path("", include("annotations.urls")),
+    # Before the contrib include so it wins over that include's plain login view.
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(
+            authentication_form=ThrottledAuthenticationForm,
+            template_name="registration/login.html",
+        ),
+        name="login",
+    ),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
 ]
+
+handler500 = "config.errors.server_error"

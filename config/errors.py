@@ -1,0 +1,43 @@
+"""Error pages that reveal nothing and render without the database.
+
+500 and 503 pages are rendered from a plain dict (no request, so no context processors): those
+processors may touch the session or the user, which is exactly what fails when the database is
+down.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse
+from django.template import loader
+
+# Errors raised when the database cannot be reached (refused, timed out, dropped connection,
+# SQLite locked): all transient, so the honest answer is "try again shortly", not a server bug.
+DATABASE_UNAVAILABLE_ERRORS = (OperationalError, InterfaceError)
+
+RETRY_AFTER_SECONDS = 30
+
+
+def _render_standalone(template_name: str, status: int) -> HttpResponse:
+    content = loader.get_template(template_name).render({"SITE_NAME": settings.SITE_NAME})
+    return HttpResponse(content, status=status)
+
+
+def database_unavailable_response() -> HttpResponse:
+    response = _render_standalone("503.html", status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """handler500: also catches database outages raised outside views (e.g. in middleware).
+
+    Django calls this while still handling the exception, so sys.exc_info() names it.
+    """
+    if isinstance(sys.exc_info()[1], DATABASE_UNAVAILABLE_ERRORS):
+        return database_unavailable_response()
+    return _render_standalone("500.html", status=500)

@@ -1,0 +1,51 @@
+"""Gunicorn settings for `make serve` (gunicorn -c config/gunicorn.conf.py config.wsgi).
+
+Every value can be changed from the environment; the README's configuration table lists them.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise SystemExit(f"{name}: expected an integer, got {raw!r}") from None
+
+
+bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
+
+# The usual 2 x cores + 1, capped: each worker holds its own database connection, and past a
+# dozen workers a single host is better served by more hosts behind the load balancer.
+workers = _env_int("WEB_CONCURRENCY", min(2 * multiprocessing.cpu_count() + 1, 12))
+# More than one thread switches gunicorn to its threaded worker (one DB connection per thread).
+threads = _env_int("GUNICORN_THREADS", 1)
+
+# A page that takes longer than this is stuck; the worker is killed and replaced.
+timeout = _env_int("GUNICORN_TIMEOUT", 30)
+# On restart or shutdown, requests in flight get this long to finish.
+graceful_timeout = _env_int("GUNICORN_GRACEFUL_TIMEOUT", 30)
+# Seconds to hold an idle keep-alive connection open for the load balancer's next request.
+keepalive = _env_int("GUNICORN_KEEPALIVE", 5)
+
+# Recycling workers now and then bounds any slow memory growth; jitter keeps them from all
+# restarting at the same moment.
+max_requests = _env_int("GUNICORN_MAX_REQUESTS", 1000)
+max_requests_jitter = _env_int("GUNICORN_MAX_REQUESTS_JITTER", 100)
+
+# Addresses of the proxies allowed to set X-Forwarded-Proto (gunicorn then marks the request
+# https). Loopback by default; set it to the load balancer's address, never "*" on an open port.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+
+# Access and error logs on stdout/stderr for the process supervisor; %(M)s is the request time
+# in milliseconds.
+accesslog = "-"
+errorlog = "-"
+loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
+access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(f)s" "%(a)s"'

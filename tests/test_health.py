@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from unittest import mock
+
+from django.db import OperationalError, connections
+from django.urls import reverse
+
+
+def _database_down():
+    return mock.patch.object(
+        connections["default"],
+        "cursor",
+        side_effect=OperationalError('connection to server at "10.0.0.5", port 5432 failed'),
+    )
+
+
+def test_healthz_says_ok_when_database_answers(client, db):
+    response = client.get(reverse("healthz"))
+    assert response.status_code == 200
+    assert response.content == b"ok"
+    assert response["Content-Type"].startswith("text/plain")
+    assert "no-store" in response["Cache-Control"]
+
+
+def test_healthz_answers_head(client, db):
+    assert client.head(reverse("healthz")).status_code == 200
+
+
+def test_healthz_refuses_post(client, db):
+    assert client.post(reverse("healthz")).status_code == 405
+
+
+def test_healthz_says_unavailable_without_details_when_database_is_down(client, db):
+    with _database_down():
+        response = client.get(reverse("healthz"))
+    assert response.status_code == 503
+    assert response.content == b"unavailable"
+    assert "no-store" in response["Cache-Control"]
+
+
+def test_healthz_recovers_when_database_returns(client, db):
+    with _database_down():
+        assert client.get(reverse("healthz")).status_code == 503
+    assert client.get(reverse("healthz")).status_code == 200
+
+
+def test_healthz_needs_no_login_when_login_is_required(client, db, settings):
+    settings.MIDDLEWARE = [
+        *settings.MIDDLEWARE,
+        "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    ]
+    assert client.get(reverse("papers:list")).status_code == 302
+    assert client.get(reverse("healthz")).status_code == 200
+
+
+def test_healthz_is_not_redirected_to_https(client, db, settings):
+    # Load balancers probe over plain HTTP behind TLS termination.
+    settings.SECURE_SSL_REDIRECT = True
+    assert client.get(reverse("healthz")).status_code == 200
+    response = client.get(reverse("papers:list"))
+    assert response.status_code == 301
+    assert response["Location"].startswith("https://")
