@@ -1,0 +1,125 @@
+"""Admin for what lab members add: notes, reading lists and comment moderation.
+
+Paper and user fields use autocomplete pickers: a <select> of 100,000 papers would not load.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest
+from django.utils import timezone
+from django.utils.text import Truncator
+
+from annotations.models import Comment, Note, ReadingList, ReadingListItem
+
+EXCERPT_LENGTH = 80
+
+
+def excerpt(text: str) -> str:
+    # Returned as plain text: the changelist escapes it like any other value.
+    return Truncator(" ".join(text.split())).chars(EXCERPT_LENGTH)
+
+
+@admin.register(Note)
+class NoteAdmin(admin.ModelAdmin):
+    list_display = ["body_excerpt", "owner", "paper", "created_at", "updated_at"]
+    list_select_related = ["owner", "paper"]
+    list_filter = ["created_at", "updated_at"]
+    date_hierarchy = "created_at"
+    search_fields = ["body", "paper__title", "owner__username"]
+    autocomplete_fields = ["owner", "paper"]
+    readonly_fields = ["created_at", "updated_at"]
+    list_per_page = 100
+
+    @admin.display(description="note")
+    def body_excerpt(self, note: Note) -> str:
+        return excerpt(note.body)
+
+
+class ReadingListItemInline(admin.TabularInline):
+    model = ReadingListItem
+    fields = ["position", "paper", "status", "priority"]
+    autocomplete_fields = ["paper"]
+    ordering = ["position", "pk"]
+    extra = 0
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("paper")
+
+
+@admin.register(ReadingList)
+class ReadingListAdmin(admin.ModelAdmin):
+    list_display = ["name", "owner", "visibility", "item_count", "updated_at"]
+    list_select_related = ["owner"]
+    list_filter = ["visibility", "updated_at"]
+    search_fields = ["name", "description", "owner__username"]
+    autocomplete_fields = ["owner"]
+    readonly_fields = ["created_at", "updated_at"]
+    inlines = [ReadingListItemInline]
+    list_per_page = 100
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(item_count=Count("items"))
+
+    @admin.display(description="papers", ordering="item_count")
+    def item_count(self, reading_list: ReadingList) -> int:
+        return reading_list.item_count
+
+
+class RemovedFilter(admin.SimpleListFilter):
+    title = "removed"
+    parameter_name = "removed"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Removed"), ("no", "Visible")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(removed_at__isnull=False)
+        if self.value() == "no":
+            return queryset.filter(removed_at__isnull=True)
+        return queryset
+
+
+@admin.register(Comment)
+class CommentAdmin(admin.ModelAdmin):
+    list_display = [
+        "body_excerpt",
+        "author",
+        "paper",
+        "created_at",
+        "is_removed",
+        "removed_by",
+    ]
+    list_select_related = ["author", "paper", "removed_by"]
+    list_filter = [RemovedFilter, "created_at"]
+    date_hierarchy = "created_at"
+    search_fields = ["body", "paper__title", "author__username"]
+    autocomplete_fields = ["author", "paper"]
+    readonly_fields = ["created_at", "updated_at", "edited_at", "removed_at", "removed_by"]
+    actions = ["remove_comments", "restore_comments"]
+    list_per_page = 100
+
+    @admin.display(description="comment")
+    def body_excerpt(self, comment: Comment) -> str:
+        return excerpt(comment.body)
+
+    @admin.display(description="removed", boolean=True, ordering="removed_at")
+    def is_removed(self, comment: Comment) -> bool:
+        return comment.is_removed
+
+    @admin.action(description="Remove selected comments (the thread shows “comment removed”)")
+    def remove_comments(self, request: HttpRequest, queryset: QuerySet[Comment]) -> None:
+        now = timezone.now()
+        count = queryset.filter(removed_at__isnull=True).update(
+            removed_at=now, removed_by=request.user, updated_at=now
+        )
+        self.message_user(request, f"Removed {count} comment(s).", messages.SUCCESS)
+
+    @admin.action(description="Restore selected comments")
+    def restore_comments(self, request: HttpRequest, queryset: QuerySet[Comment]) -> None:
+        count = queryset.filter(removed_at__isnull=False).update(
+            removed_at=None, removed_by=None, updated_at=timezone.now()
+        )
+        self.message_user(request, f"Restored {count} comment(s).", messages.SUCCESS)

@@ -1,0 +1,523 @@
+"""Admin for curators: a paper changelist that scales, a curation queue, author merging."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.views.main import ChangeList
+from django.db.models import Count, Q, QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.text import Truncator
+
+from papers import services
+from papers.models import UNTITLED_PLACEHOLDER, Author, Authorship, Paper, PaperTag, Tag, TagKind
+from papers.text import normalize_author_name, tag_key, tag_slug
+
+# Paper fields whose curator edits a re-import must not overwrite. The authorship and tag
+# inlines are recorded as "authors" and "tags".
+TRACKED_FIELDS = ("title", "abstract", "forum_id", "forum_url", "pdf_url")
+AUTHORS_EDIT = "authors"
+TAGS_EDIT = "tags"
+
+FIRST_AUTHORS_SHOWN = 3
+MAX_AUTHOR_POSITION = 9_999
+MAX_AUTHORS_MERGED = 20
+CURATION_QUEUE_QUERY = "needs_curation__exact=1"
+
+
+def curation_queue_url() -> str:
+    return f"{reverse('admin:papers_paper_changelist')}?{CURATION_QUEUE_QUERY}"
+
+
+def is_missing_title_reason(reason: str) -> bool:
+    """Whether a curation reason is about the title (or there is none to keep)."""
+    return not reason.strip() or "title" in reason.casefold()
+
+
+# --- Changelist filters -----------------------------------------------------------------
+
+
+class TagKindFilter(admin.SimpleListFilter):
+    """Papers carrying one tag of a kind; the choices are the tags of that kind in the DB."""
+
+    kind: str = ""
+
+    def lookups(self, request, model_admin):
+        return list(Tag.objects.filter(kind=self.kind).order_by("name").values_list("slug", "name"))
+
+    def queryset(self, request, queryset):
+        if not self.value():
+            return queryset
+        # One tag per paper at most, so this join cannot duplicate rows.
+        return queryset.filter(paper_tags__tag__kind=self.kind, paper_tags__tag__slug=self.value())
+
+
+class VenueFilter(TagKindFilter):
+    title = "venue"
+    parameter_name = "venue"
+    kind = TagKind.VENUE
+
+
+class TrackFilter(TagKindFilter):
+    title = "track"
+    parameter_name = "track"
+    kind = TagKind.TRACK
+
+
+class YesNoFilter(admin.SimpleListFilter):
+    def lookups(self, request, model_admin):
+        return [("yes", "Yes"), ("no", "No")]
+
+
+class HasPdfFilter(YesNoFilter):
+    title = "has PDF"
+    parameter_name = "has_pdf"
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.exclude(pdf_url="")
+        if self.value() == "no":
+            return queryset.filter(pdf_url="")
+        return queryset
+
+
+class ReviewedFilter(YesNoFilter):
+    title = "reviewed"
+    parameter_name = "reviewed"
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(reviewed_at__isnull=False)
+        if self.value() == "no":
+            return queryset.filter(reviewed_at__isnull=True)
+        return queryset
+
+
+# --- Paper ------------------------------------------------------------------------------
+
+
+class AuthorshipForm(forms.ModelForm):
+    class Meta:
+        model = Authorship
+        fields = ["position", "author"]
+
+    def clean_position(self) -> int:
+        position = self.cleaned_data["position"]
+        if position > MAX_AUTHOR_POSITION:
+            raise forms.ValidationError(f"Use a position up to {MAX_AUTHOR_POSITION}.")
+        return position
+
+
+class AuthorshipInline(admin.TabularInline):
+    model = Authorship
+    form = AuthorshipForm
+    fields = ["position", "author"]
+    autocomplete_fields = ["author"]
+    ordering = ["position"]
+    extra = 1
+    verbose_name = "author"
+    verbose_name_plural = "authors (in order; positions are renumbered from 0 on save)"
+
+
+class PaperTagInline(admin.TabularInline):
+    model = PaperTag
+    fields = ["tag", "added_by"]
+    readonly_fields = ["added_by"]
+    autocomplete_fields = ["tag"]
+    extra = 1
+    verbose_name = "tag"
+    verbose_name_plural = "tags (venue, track, lab)"
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("tag", "added_by")
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
+        if db_field.name == "tag":
+            field.label_from_instance = tag_label
+        return field
+
+
+def tag_label(tag: Tag) -> str:
+    # Tag names repeat across kinds ("Oral" the track, "oral" a lab tag): say which one.
+    return f"{tag.name} ({tag.get_kind_display()})"
+
+
+class PaperChangeList(ChangeList):
+    def get_queryset(self, request, exclude_parameters=None):
+        # Authors and tags for the whole page in two queries, whatever the page size.
+        return super().get_queryset(request, exclude_parameters).for_listing()
+
+
+@admin.register(Paper)
+class PaperAdmin(admin.ModelAdmin):
+    list_display = [
+        "title_or_placeholder",
+        "first_authors",
+        "venue",
+        "track",
+        "needs_curation",
+        "curation_reason",
+        "reviewed",
+        "has_pdf",
+        "forum_link",
+        "updated_at",
+    ]
+    list_display_links = ["title_or_placeholder"]
+    list_filter = [TrackFilter, VenueFilter, "needs_curation", HasPdfFilter, ReviewedFilter]
+    search_fields = ["title", "abstract", "authorships__author__name", "=forum_id"]
+    search_help_text = "Title, abstract, author name, or an exact OpenReview forum id."
+    list_per_page = 50
+    # An exact total over 100,000 rows costs a second COUNT on every filtered page.
+    show_full_result_count = False
+    date_hierarchy = None
+    inlines = [AuthorshipInline, PaperTagInline]
+    actions = ["mark_reviewed", "flag_for_curation", "forget_curator_edits"]
+    readonly_fields = [
+        "reviewed_at",
+        "curator_edited_fields",
+        "author_names",
+        "created_at",
+        "updated_at",
+    ]
+    fieldsets = [
+        (None, {"fields": ["title", "abstract"]}),
+        ("Links", {"fields": ["forum_id", "forum_url", "pdf_url"]}),
+        (
+            "Curation",
+            {
+                "fields": [
+                    "needs_curation",
+                    "curation_reason",
+                    "reviewed_at",
+                    "curator_edited_fields",
+                ]
+            },
+        ),
+        ("Record", {"fields": ["author_names", "created_at", "updated_at"]}),
+    ]
+
+    def get_changelist(self, request, **kwargs):
+        return PaperChangeList
+
+    def get_search_results(self, request, queryset, search_term):
+        if request.resolver_match and request.resolver_match.url_name == "autocomplete":
+            # Pickers elsewhere in admin look papers up by title or forum id; scanning
+            # abstracts and author joins for every keystroke is wasted work.
+            return _search_title_or_forum(queryset, search_term), False
+        return super().get_search_results(request, queryset, search_term)
+
+    # Columns
+
+    @admin.display(description="title", ordering="title")
+    def title_or_placeholder(self, paper: Paper) -> str:
+        if paper.title:
+            return Truncator(paper.title).chars(120)
+        return format_html("<em>{}</em>", UNTITLED_PLACEHOLDER)
+
+    @admin.display(description="authors", ordering="author_names")
+    def first_authors(self, paper: Paper) -> str:
+        names = [row.author.name for row in paper.authorships.all()]
+        shown = ", ".join(names[:FIRST_AUTHORS_SHOWN])
+        if len(names) > FIRST_AUTHORS_SHOWN:
+            shown += f" et al. ({len(names)})"
+        return shown
+
+    @admin.display(description="venue")
+    def venue(self, paper: Paper) -> str:
+        return _tag_names(paper, TagKind.VENUE)
+
+    @admin.display(description="track")
+    def track(self, paper: Paper) -> str:
+        return _tag_names(paper, TagKind.TRACK)
+
+    @admin.display(description="reviewed", boolean=True, ordering="reviewed_at")
+    def reviewed(self, paper: Paper) -> bool:
+        return paper.reviewed_at is not None
+
+    @admin.display(description="PDF", boolean=True)
+    def has_pdf(self, paper: Paper) -> bool:
+        return bool(paper.pdf_url)
+
+    @admin.display(description="OpenReview", ordering="forum_id")
+    def forum_link(self, paper: Paper) -> str:
+        url = paper.forum_url
+        if not url and paper.forum_id:
+            url = f"https://openreview.net/forum?id={paper.forum_id}"
+        # Imported URLs skip form validation: never link a javascript: or data: URL.
+        if not url.startswith(("https://", "http://")):
+            return paper.forum_id or "-"
+        return format_html(
+            '<a href="{}" target="_blank" rel="noopener noreferrer">{}</a>',
+            url,
+            paper.forum_id or "forum",
+        )
+
+    # Actions
+
+    @admin.action(description="Mark reviewed (leave the curation queue)")
+    def mark_reviewed(self, request: HttpRequest, queryset: QuerySet[Paper]) -> None:
+        count = services.mark_reviewed(papers=queryset)
+        self.message_user(request, f"Marked {count} paper(s) reviewed.", messages.SUCCESS)
+
+    @admin.action(description="Flag for curation")
+    def flag_for_curation(self, request: HttpRequest, queryset: QuerySet[Paper]) -> None:
+        reason = f"Flagged by {request.user.get_username()}"
+        queryset.filter(curation_reason="").update(curation_reason=reason)
+        count = queryset.update(needs_curation=True)
+        self.message_user(request, f"Flagged {count} paper(s) for curation.", messages.SUCCESS)
+
+    @admin.action(description="Let re-imports update curator-edited fields again")
+    def forget_curator_edits(self, request: HttpRequest, queryset: QuerySet[Paper]) -> None:
+        count = queryset.update(curator_edited_fields=[])
+        self.message_user(request, f"Cleared curator edits on {count} paper(s).", messages.SUCCESS)
+
+    # Saving
+
+    def save_model(self, request, obj: Paper, form, change: bool) -> None:
+        if change and self._title_now_given(form, obj):
+            obj.needs_curation = False
+            obj.curation_reason = ""
+            self.message_user(
+                request, "The paper has a title now: it left the curation queue.", messages.INFO
+            )
+        super().save_model(request, obj, form, change)
+
+    @staticmethod
+    def _title_now_given(form, obj: Paper) -> bool:
+        """An untitled paper got its title, and the queue flag was only about that."""
+        return (
+            "title" in form.changed_data
+            and not form.initial.get("title")
+            and bool(obj.title)
+            and obj.needs_curation
+            # The curator set the flag or reason in this very form: respect it.
+            and not {"needs_curation", "curation_reason"} & set(form.changed_data)
+            and is_missing_title_reason(obj.curation_reason)
+        )
+
+    def save_formset(self, request, form, formset, change: bool) -> None:
+        if formset.model is Authorship:
+            formset.save(commit=False)
+            services.save_authorships(
+                paper=form.instance,
+                added=formset.new_objects,
+                changed=[row for row, _ in formset.changed_objects],
+                deleted=formset.deleted_objects,
+            )
+        elif formset.model is PaperTag:
+            self._save_paper_tags(request, form.instance, formset)
+        else:
+            super().save_formset(request, form, formset, change)
+
+    @staticmethod
+    def _save_paper_tags(request, paper: Paper, formset) -> None:
+        formset.save(commit=False)
+        changed = [row for row, _ in formset.changed_objects]
+        # A changed row is a new tagging by this curator; delete first so that swapping two
+        # tags between rows never meets the (paper, tag) constraint halfway.
+        gone = [row.pk for row in [*formset.deleted_objects, *changed]]
+        PaperTag.objects.filter(paper=paper, pk__in=gone).delete()
+        fresh = []
+        for row in [*changed, *formset.new_objects]:
+            row.pk = None
+            row._state.adding = True
+            row.paper = paper
+            row.added_by = request.user
+            fresh.append(row)
+        PaperTag.objects.bulk_create(fresh)
+
+    def save_related(self, request, form, formsets, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        edited = {name for name in form.changed_data if name in TRACKED_FIELDS}
+        for formset in formsets:
+            if formset.model is Authorship and formset.has_changed():
+                edited.add(AUTHORS_EDIT)
+            elif formset.model is PaperTag and formset.has_changed():
+                edited.add(TAGS_EDIT)
+        paper = form.instance
+        if AUTHORS_EDIT in edited:
+            # services.save_authorships stored the new list; keep this instance in step.
+            paper.refresh_author_names(save=False)
+        self._record_edits(paper, edited)
+
+    @staticmethod
+    def _record_edits(paper: Paper, edited: set[str]) -> None:
+        merged = sorted(set(paper.curator_edited_fields) | edited)
+        if merged != paper.curator_edited_fields:
+            paper.curator_edited_fields = merged
+            Paper.objects.filter(pk=paper.pk).update(curator_edited_fields=merged)
+
+
+def _tag_names(paper: Paper, kind: str) -> str:
+    return ", ".join(row.tag.name for row in paper.paper_tags.all() if row.tag.kind == kind)
+
+
+def _search_title_or_forum(queryset: QuerySet[Paper], search_term: str) -> QuerySet[Paper]:
+    for word in search_term.split():
+        queryset = queryset.filter(Q(title__icontains=word) | Q(forum_id=word))
+    return queryset
+
+
+# --- Author -----------------------------------------------------------------------------
+
+
+class AuthorForm(forms.ModelForm):
+    class Meta:
+        model = Author
+        fields = ["name"]
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"]
+        clash = (
+            Author.objects.filter(normalized_name=normalize_author_name(name))
+            .exclude(pk=self.instance.pk)
+            .first()
+        )
+        if clash is not None:
+            raise forms.ValidationError(
+                f"“{clash.name}” is the same name once normalised; merge the two authors instead."
+            )
+        return name
+
+
+class MergeAuthorsForm(forms.Form):
+    target = forms.ModelChoiceField(
+        queryset=Author.objects.none(),
+        widget=forms.RadioSelect,
+        label="Keep this author",
+        empty_label=None,
+    )
+
+    def __init__(self, *args, authors: QuerySet[Author], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["target"].queryset = authors
+        self.fields["target"].label_from_instance = lambda author: (
+            f"{author.name} ({author.paper_count} paper(s))"
+        )
+
+
+@admin.register(Author)
+class AuthorAdmin(admin.ModelAdmin):
+    form = AuthorForm
+    list_display = ["name", "paper_count", "normalized_name", "created_at"]
+    search_fields = ["name", "normalized_name"]
+    readonly_fields = ["normalized_name", "created_at"]
+    ordering = ["name", "pk"]
+    list_per_page = 100
+    show_full_result_count = False
+    actions = ["merge_authors"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(paper_count=Count("authorships"))
+
+    @admin.display(description="papers", ordering="paper_count")
+    def paper_count(self, author: Author) -> int:
+        return author.paper_count
+
+    def save_model(self, request, obj: Author, form, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if change and "name" in form.changed_data:
+            services.refresh_author_names(
+                paper_ids=obj.authorships.values_list("paper_id", flat=True)
+            )
+
+    @admin.action(description="Merge selected authors into one", permissions=["change", "delete"])
+    def merge_authors(
+        self, request: HttpRequest, queryset: QuerySet[Author]
+    ) -> HttpResponse | None:
+        authors = queryset.order_by("-paper_count", "name", "pk")
+        selected = authors.count()
+        if selected < 2:
+            self.message_user(request, "Select at least two authors to merge.", messages.WARNING)
+            return None
+        if selected > MAX_AUTHORS_MERGED:
+            # "Select all" across pages would otherwise fold a whole catalogue into one name.
+            self.message_user(
+                request,
+                f"Merge at most {MAX_AUTHORS_MERGED} authors at a time ({selected} selected).",
+                messages.WARNING,
+            )
+            return None
+        if "confirm" in request.POST:
+            form = MergeAuthorsForm(request.POST, authors=authors)
+            if form.is_valid():
+                target = form.cleaned_data["target"]
+                result = services.merge_authors(
+                    target=target, others=[a for a in authors if a.pk != target.pk]
+                )
+                self.log_change(request, target, result.summary())
+                self.message_user(request, result.summary(), messages.SUCCESS)
+                return None
+        else:
+            form = MergeAuthorsForm(authors=authors, initial={"target": authors.first()})
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Merge authors",
+            "opts": self.opts,
+            "form": form,
+            "authors": _with_sample_titles(list(authors)),
+            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            "media": self.media,
+        }
+        return render(request, "admin/papers/author/merge.html", context)
+
+
+def _with_sample_titles(authors: list[Author], per_author: int = 5) -> list[Author]:
+    """Attach a few paper titles to each author, so the curator sees who is who."""
+    titles: dict[int, list[str]] = {author.pk: [] for author in authors}
+    rows = (
+        Authorship.objects.filter(author__in=authors)
+        .order_by("author_id", "paper__title", "paper_id")
+        .values_list("author_id", "paper__title")
+    )
+    for author_id, title in rows:
+        if len(titles[author_id]) < per_author:
+            titles[author_id].append(title or UNTITLED_PLACEHOLDER)
+    for author in authors:
+        author.sample_titles = titles[author.pk]
+    return authors
+
+
+# --- Tag --------------------------------------------------------------------------------
+
+
+class TagForm(forms.ModelForm):
+    class Meta:
+        model = Tag
+        fields = ["name", "kind"]
+
+    def clean(self):
+        cleaned = super().clean()
+        name, kind = cleaned.get("name"), cleaned.get("kind")
+        if name and kind:
+            others = Tag.objects.filter(kind=kind).exclude(pk=self.instance.pk)
+            clash = (
+                others.filter(key=tag_key(name)).first()
+                or others.filter(slug=tag_slug(name)).first()
+            )
+            if clash is not None:
+                raise forms.ValidationError(
+                    f"The {clash.get_kind_display().lower()} “{clash.name}” already exists."
+                )
+        return cleaned
+
+
+@admin.register(Tag)
+class TagAdmin(admin.ModelAdmin):
+    form = TagForm
+    list_display = ["name", "kind", "paper_count", "slug", "created_at"]
+    list_filter = ["kind"]
+    search_fields = ["name", "key"]
+    readonly_fields = ["slug", "created_at"]
+    list_per_page = 100
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(paper_count=Count("paper_tags"))
+
+    @admin.display(description="papers", ordering="paper_count")
+    def paper_count(self, tag: Tag) -> int:
+        return tag.paper_count
