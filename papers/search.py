@@ -1,0 +1,351 @@
+"""Ranked full-text search over papers: one interface, two backends.
+
+PostgreSQL reads a stored, generated `search_vector` column (title weight A, author names B,
+abstract C) through a GIN index; SQLite reads the `papers_fts` FTS5 table that triggers keep in
+sync with `papers_paper`. Both are created by migration papers 0002, each only on its own vendor.
+
+User text never reaches the database as query syntax: `parse_query` turns websearch syntax
+(bare words AND-ed, "quoted phrases", -exclude, `or`) into a small tree of plain words, and each
+backend renders that tree itself. So both backends agree on what a query means, including which
+queries have nothing searchable in them (those return `queryset.none()`).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from django.db import connection
+from django.db.models import F, FloatField, Func, Q, QuerySet, Value
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+# Enough for any real query; bounds the work a pasted essay can cause.
+MAX_QUERY_CHARS = 500
+MAX_CLAUSES = 32
+# Snippet length in words (PostgreSQL) / tokens (SQLite).
+SNIPPET_WORDS = 32
+# Relative weights of title, author names and abstract in the ranking.
+SQLITE_COLUMN_WEIGHTS = (10.0, 5.0, 1.0)
+FTS_TABLE = "papers_fts"
+
+# Private-use code points: never in real abstracts, so they can mark matches through escaping.
+_MARK_START = "\ue000"
+_MARK_STOP = "\ue001"
+_MARKED = re.compile(f"{_MARK_START}([^{_MARK_START}{_MARK_STOP}]*){_MARK_STOP}")
+_WORD = re.compile(r"[^\W_]+")
+_BARE = re.compile(r'[^\s"]+')
+
+# PostgreSQL's english stop-word list (tsearch_data/english.stop). SQLite's FTS5 has no stop
+# words, so the parser drops them for both backends to give the same answers.
+STOP_WORDS = frozenset(
+    """
+    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
+    she her hers herself it its itself they them their theirs themselves what which who whom
+    this that these those am is are was were be been being have has had having do does did
+    doing a an the and but if or because as until while of at by for with about against between
+    into through during before after above below to from up down in out on off over under again
+    further then once here there when where why how all any both each few more most other some
+    such no nor not only own same so than too very s t can will just don should now
+    """.split()
+)
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A word or a phrase (consecutive words), possibly excluded with a leading minus."""
+
+    words: tuple[str, ...]
+    negated: bool = False
+
+
+# A query is an OR of groups; a group is an AND of clauses with at least one positive clause.
+ParsedQuery = tuple[tuple[Clause, ...], ...]
+
+
+def parse_query(text: str) -> ParsedQuery:
+    """Read websearch syntax into groups of clauses; drop whatever cannot be searched.
+
+    Like PostgreSQL's websearch_to_tsquery: `or` separates groups (AND binds tighter than OR),
+    a leading `-` excludes, an unmatched quote runs to the end. Clauses made only of stop words
+    or punctuation disappear, and so does a group with nothing but exclusions (it would match
+    almost every paper).
+    """
+    text = (text or "").replace("\x00", " ")[:MAX_QUERY_CHARS]
+    groups: list[list[Clause]] = [[]]
+    count = 0
+    pos = 0
+    while pos < len(text) and count < MAX_CLAUSES:
+        char = text[pos]
+        if char.isspace():
+            pos += 1
+            continue
+        negated = False
+        if char == "-" and pos + 1 < len(text) and not text[pos + 1].isspace():
+            negated = True
+            pos += 1
+        if text[pos] == '"':
+            end = text.find('"', pos + 1)
+            end = len(text) if end == -1 else end
+            chunk, pos = text[pos + 1 : end], end + 1
+        else:
+            match = _BARE.match(text, pos)
+            chunk, pos = match.group(), match.end()
+            if not negated and chunk.casefold() == "or":
+                groups.append([])
+                continue
+        words = tuple(_WORD.findall(chunk.casefold()))
+        if words and not all(word in STOP_WORDS for word in words):
+            groups[-1].append(Clause(words, negated))
+            count += 1
+    return tuple(tuple(group) for group in groups if any(not clause.negated for clause in group))
+
+
+def search(queryset: QuerySet, query: str) -> QuerySet:
+    """Papers of `queryset` matching `query` (websearch syntax), annotated with `search_rank`.
+
+    `search_rank` is a float, higher is more relevant. A query with nothing searchable (empty,
+    only stop words, only punctuation) returns `queryset.none()`. Never raises on user input.
+    """
+    parsed = parse_query(query)
+    if not parsed:
+        return _no_results(queryset)
+    if connection.vendor == "postgresql":
+        return _pg_search(queryset, parsed)
+    return _sqlite_search(queryset, parsed)
+
+
+def headlines(paper_ids: list[int], query: str) -> dict[int, SafeString]:
+    """Safe HTML snippet of each paper's abstract around the matches of `query`.
+
+    Matched terms are wrapped in <mark>, everything else is escaped. One query for all ids.
+    Papers whose abstract has no match (or a query with nothing searchable) get the opening
+    words of their abstract.
+    """
+    ids = [int(pk) for pk in paper_ids]
+    if not ids:
+        return {}
+    parsed = parse_query(query)
+    if connection.vendor == "postgresql":
+        rows = _pg_headlines(ids, parsed)
+    else:
+        rows = _sqlite_headlines(ids, parsed)
+    return {pk: _snippet_html(marked, abstract) for pk, marked, abstract in rows}
+
+
+def similar_papers(paper, limit: int = 5) -> QuerySet:
+    """The `limit` papers sharing the most (and most telling) terms with `paper`, best first.
+
+    The query is built from this one paper's title words, author names and its most repeated
+    abstract words; ranking runs in the database in one query. Excludes the paper itself.
+    """
+    parsed = _similarity_query(paper)
+    queryset = type(paper)._default_manager.exclude(pk=paper.pk)
+    if not parsed:
+        return _no_results(queryset)
+    if connection.vendor == "postgresql":
+        results = _pg_search(queryset, parsed)
+    else:
+        results = _sqlite_search(queryset, parsed)
+    return results.order_by("-search_rank", "pk")[:limit]
+
+
+def _no_results(queryset: QuerySet) -> QuerySet:
+    # Still annotated, so callers can order by "-search_rank" whatever the query was.
+    return queryset.none().annotate(search_rank=Value(0.0, output_field=FloatField()))
+
+
+def _similarity_query(paper) -> ParsedQuery:
+    words = [w for w in _WORD.findall(paper.title.casefold()) if w not in STOP_WORDS]
+    abstract_words = Counter(
+        w for w in _WORD.findall(paper.abstract.casefold()) if w not in STOP_WORDS and len(w) > 3
+    )
+    words += [w for w, n in abstract_words.most_common(8) if n > 1]
+    clauses = [Clause((w,)) for w in dict.fromkeys(words)]
+    for name in paper.author_names.split(","):
+        name_words = tuple(_WORD.findall(name.casefold()))
+        if name_words:
+            clauses.append(Clause(name_words))
+    # Every clause is its own group: any shared term qualifies, more shared terms rank higher.
+    return tuple((clause,) for clause in clauses[:MAX_CLAUSES])
+
+
+def _snippet_html(marked: str | None, abstract: str) -> SafeString:
+    if not marked:
+        words = abstract.split()
+        marked = " ".join(words[:SNIPPET_WORDS]) + (" …" if len(words) > SNIPPET_WORDS else "")
+    pieces: list[tuple[str, str]] = []
+    last = 0
+    for match in _MARKED.finditer(marked):
+        pieces.append(("{}", marked[last : match.start()]))
+        pieces.append(("<mark>{}</mark>", match.group(1)))
+        last = match.end()
+    pieces.append(("{}", marked[last:]))
+    # Stray marker characters (from an abstract that contained them) are dropped, not shown.
+    return format_html_join(
+        "",
+        "{}",
+        (
+            (format_html(template, text.replace(_MARK_START, "").replace(_MARK_STOP, "")),)
+            for template, text in pieces
+            if text or template != "{}"
+        ),
+    )
+
+
+# --- PostgreSQL ---------------------------------------------------------------------------
+
+
+def _pg_websearch_text(parsed: ParsedQuery) -> str:
+    """Render the parsed query back into websearch syntax made only of quoted plain words."""
+
+    def clause(c: Clause) -> str:
+        return ("-" if c.negated else "") + '"' + " ".join(c.words) + '"'
+
+    return " or ".join(" ".join(clause(c) for c in group) for group in parsed)
+
+
+class StoredSearchVector(Func):
+    """The generated `search_vector` column of papers_paper, under whatever alias it has.
+
+    The column is not a model field (it exists only on PostgreSQL), so it is reached through
+    the primary key's column, which Django relabels correctly in joins and subqueries.
+    """
+
+    def __init__(self):
+        from django.contrib.postgres.search import SearchVectorField
+
+        super().__init__(F("pk"), output_field=SearchVectorField())
+
+    def as_sql(self, compiler, connection, **extra_context):
+        column = self.get_source_expressions()[0]
+        alias = compiler.quote_name_unless_alias(column.alias)
+        return f"{alias}.{connection.ops.quote_name('search_vector')}", []
+
+
+def _pg_query(parsed: ParsedQuery):
+    from django.contrib.postgres.search import SearchQuery
+
+    return SearchQuery(_pg_websearch_text(parsed), search_type="websearch", config="english")
+
+
+def _pg_search(queryset: QuerySet, parsed: ParsedQuery) -> QuerySet:
+    from django.contrib.postgres.search import SearchRank
+
+    # ts_rank scores a NOT as zero, so rank by the wanted words only; the filter keeps the
+    # exclusions. ts_rank (not ts_rank_cd): repeated abstract hits saturate, so a title hit
+    # stays ahead of an abstract-only one.
+    wanted = tuple(tuple(c for c in group if not c.negated) for group in parsed)
+    return (
+        queryset.alias(_search_vector=StoredSearchVector())
+        .filter(_search_vector=_pg_query(parsed))
+        .annotate(search_rank=SearchRank(StoredSearchVector(), _pg_query(wanted)))
+    )
+
+
+def _pg_headlines(ids: list[int], parsed: ParsedQuery) -> list[tuple[int, str | None, str]]:
+    from django.contrib.postgres.search import SearchHeadline
+
+    from papers.models import Paper
+
+    papers = Paper.objects.filter(pk__in=ids).order_by()
+    if not parsed:
+        return [(pk, None, abstract) for pk, abstract in papers.values_list("pk", "abstract")]
+    # ts_headline drops anything that looks like an HTML tag (`<script>`, but also `$a<b$`),
+    # so it gets the abstract HTML-escaped and the result is unescaped here before the final
+    # escaping. Marker characters already in an abstract would unbalance the <mark>s.
+    text = Func(F("abstract"), Value(_MARK_START + _MARK_STOP), Value(""), function="translate")
+    for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;")):
+        text = Func(text, Value(char), Value(entity), function="replace")
+    headline = SearchHeadline(
+        text,
+        _pg_query(parsed),
+        config="english",
+        start_sel=_MARK_START,
+        stop_sel=_MARK_STOP,
+        max_words=SNIPPET_WORDS,
+        min_words=SNIPPET_WORDS // 2,
+        short_word=2,
+    )
+    rows = papers.annotate(headline=headline).values_list("pk", "headline", "abstract")
+    return [
+        (pk, _pg_with_ellipses(html.unescape(text), abstract), abstract)
+        for pk, text, abstract in rows
+    ]
+
+
+def _pg_with_ellipses(headline: str, abstract: str) -> str:
+    """ts_headline returns a stretch of the abstract: show where text was cut off."""
+    headline = headline.strip()
+    plain = headline.replace(_MARK_START, "").replace(_MARK_STOP, "")
+    if not plain:
+        return headline
+    text = abstract.replace(_MARK_START, "").replace(_MARK_STOP, "").strip()
+    if not text.startswith(plain):
+        headline = "… " + headline
+    if not text.endswith(plain):
+        headline = headline + " …"
+    return headline
+
+
+# --- SQLite -------------------------------------------------------------------------------
+
+
+def _fts_match_text(parsed: ParsedQuery) -> str:
+    """Render the parsed query as an FTS5 MATCH expression; every word is a quoted string."""
+
+    def phrase(c: Clause) -> str:
+        return '"' + " ".join(word.replace('"', '""') for word in c.words) + '"'
+
+    def group(clauses: tuple[Clause, ...]) -> str:
+        positive = " AND ".join(phrase(c) for c in clauses if not c.negated)
+        negative = " OR ".join(phrase(c) for c in clauses if c.negated)
+        return f"(({positive}) NOT ({negative}))" if negative else f"({positive})"
+
+    return " OR ".join(group(g) for g in parsed)
+
+
+class _Fts5Rank(Func):
+    """-bm25() of a paper against a MATCH expression: higher is more relevant."""
+
+    output_field = FloatField()
+    weights = ", ".join(str(w) for w in SQLITE_COLUMN_WEIGHTS)
+    template = (
+        f"(SELECT -bm25({FTS_TABLE}, {weights}) FROM {FTS_TABLE} "  # noqa: S608
+        f"WHERE {FTS_TABLE} MATCH %(expressions)s)"
+    )
+    arg_joiner = f" AND {FTS_TABLE}.rowid = "
+
+
+def _sqlite_search(queryset: QuerySet, parsed: ParsedQuery) -> QuerySet:
+    match = _fts_match_text(parsed)
+    matching_ids = Func(
+        Value(match),
+        template=f"(SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %(expressions)s)",  # noqa: S608
+    )
+    return queryset.filter(Q(pk__in=matching_ids)).annotate(
+        search_rank=_Fts5Rank(Value(match), F("pk"))
+    )
+
+
+def _sqlite_headlines(ids: list[int], parsed: ParsedQuery) -> list[tuple[int, str | None, str]]:
+    placeholders = ", ".join(["%s"] * len(ids))
+    if not parsed:
+        sql = f"SELECT id, NULL, abstract FROM papers_paper WHERE id IN ({placeholders})"  # noqa: S608
+        params: list = list(ids)
+    else:
+        # Only constants and placeholders are interpolated.
+        sql = (
+            f"SELECT p.id, s.snip, p.abstract FROM papers_paper p LEFT JOIN ("  # noqa: S608
+            f"  SELECT rowid AS id, snippet({FTS_TABLE}, 2, %s, %s, '…', %s) AS snip"
+            f"  FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s AND rowid IN ({placeholders})"
+            f") s ON s.id = p.id WHERE p.id IN ({placeholders})"
+        )
+        params = [_MARK_START, _MARK_STOP, SNIPPET_WORDS, _fts_match_text(parsed), *ids, *ids]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    # snippet() of an abstract without any match is its opening words, unmarked.
+    return [(pk, snip, abstract or "") for pk, snip, abstract in rows]
