@@ -1,0 +1,41 @@
+"""Reader for CSV with a header row naming the same fields as the JSON lines format.
+
+Quoted cells may span lines; a record's line is the line its row starts on. Authors and tags
+are comma-separated strings (or a JSON list written into the cell).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+
+from papers.importing.records import ImportFailed, PaperRecord, record_from_mapping
+
+
+def read(text: str, source: str) -> Iterator[PaperRecord]:
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = next(reader, None)
+        if header is None:
+            raise ImportFailed(source, None, "file is empty")
+        names = [name.strip().casefold() for name in header]
+        if "abstract" not in names:
+            raise ImportFailed(source, 1, f"no 'abstract' column in the header: {header}")
+        found = False
+        start = reader.line_num + 1
+        for row in reader:
+            line = start
+            start = reader.line_num + 1
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(names):
+                raise ImportFailed(
+                    source, line, f"row has {len(row)} columns, the header has {len(names)}"
+                )
+            found = True
+            yield record_from_mapping(dict(zip(names, row, strict=True)), source=source, line=line)
+    except csv.Error as error:
+        raise ImportFailed(source, reader.line_num, f"malformed CSV: {error}") from None
+    if not found:
+        raise ImportFailed(source, None, "no data rows after the header")

@@ -1,0 +1,383 @@
+"""Writing validated records to the database in batches, a fixed handful of queries per batch.
+
+Per batch: papers by forum id, papers by abstract fingerprint, the current authors and imported
+tags of matched papers whose content hash changed, authors by normalised name, then bulk
+creates/updates (Django splits a bulk statement further only where the backend limits the
+number of parameters). Nothing is queried per record.
+
+Matching: a record with a forum id matches the paper with that id; otherwise (or when no paper
+has it) it matches by abstract fingerprint, but a record with a forum id only ever takes a
+fingerprint match that has no forum id yet, so two papers with different forum ids are never
+merged. Merging only fills in and replaces with non-empty incoming values: a missing field never
+blanks a stored one, imported tags are only added, and fields in curator_edited_fields are
+never overwritten (a differing incoming value is reported as a conflict). An abstract whose
+fingerprint equals the stored one counts as unchanged, so two sources that differ only in
+whitespace do not flip the text back and forth.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from django.db.models import Q
+from django.utils import timezone
+
+from papers.importing.records import PaperRecord
+from papers.importing.report import Conflict, Report
+from papers.models import Author, Authorship, Paper, PaperTag, Tag, TagKind
+from papers.text import (
+    abstract_fingerprint,
+    normalize_author_name,
+    normalize_tag_name,
+    tag_key,
+    tag_slug,
+)
+
+BATCH_SIZE = 1000
+UNTITLED_REASON = "Imported without a title"
+IMPORTED_KINDS = (TagKind.VENUE, TagKind.TRACK)
+SCALAR_FIELDS = ("title", "forum_id", "forum_url", "pdf_url")
+
+
+def record_hash(record: PaperRecord) -> str:
+    """Hash of the normalised record: equal hashes mean the same import input."""
+    payload = [
+        record.title,
+        record.forum_id,
+        record.forum_url,
+        record.pdf_url,
+        record.authors,
+        sorted([kind, tag_key(name)] for kind, name in record.tags),
+        record.abstract,
+    ]
+    return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()
+
+
+@dataclass
+class _Target:
+    """A paper some record in the batch maps to, with the state merging needs."""
+
+    paper: Paper
+    is_new: bool
+    # (normalized_name, display name) in order; None until loaded for an existing paper.
+    authors: list[tuple[str, str]] | None = None
+    tag_keys: set[tuple[str, str]] | None = None
+    new_tags: list[tuple[str, str]] = field(default_factory=list)
+    changed: set[str] = field(default_factory=set)
+    authors_changed: bool = False
+
+
+@dataclass
+class _Match:
+    record: PaperRecord
+    fingerprint: str
+    digest: str
+    target: _Target
+    created: bool
+    # The record gave a forum id to a paper that had none (matched by abstract).
+    claimed: bool = False
+
+
+class Loader:
+    def __init__(self, report: Report, *, batch_size: int = BATCH_SIZE):
+        self.report = report
+        self.batch_size = batch_size
+        self.tags: dict[tuple[str, str], Tag] = {}
+
+    def load(
+        self, records: Sequence[PaperRecord], progress: Callable[[int, int], None] | None = None
+    ) -> None:
+        for start in range(0, len(records), self.batch_size):
+            self._load_batch(records[start : start + self.batch_size])
+            if progress:
+                progress(min(start + self.batch_size, len(records)), len(records))
+
+    # -- matching ---------------------------------------------------------------------------
+
+    def _load_batch(self, batch: Sequence[PaperRecord]) -> None:
+        fingerprints = [abstract_fingerprint(record.abstract) for record in batch]
+        forum_ids = {record.forum_id for record in batch if record.forum_id}
+        found: dict[int, Paper] = {}
+        if forum_ids:  # query: papers by forum id
+            found.update((p.pk, p) for p in Paper.objects.filter(forum_id__in=forum_ids))
+        by_forum = {p.forum_id: p for p in found.values()}
+        pairs = zip(batch, fingerprints, strict=True)
+        wanted = {fp for record, fp in pairs if record.forum_id not in by_forum}
+        if wanted:  # query: papers by abstract fingerprint
+            for paper in Paper.objects.filter(abstract_fingerprint__in=wanted):
+                found.setdefault(paper.pk, paper)
+        targets = {pk: _Target(paper, is_new=False) for pk, paper in sorted(found.items())}
+        by_forum_target = {t.paper.forum_id: t for t in targets.values() if t.paper.forum_id}
+        by_fp_target: dict[str, list[_Target]] = {}
+        for target in targets.values():
+            by_fp_target.setdefault(target.paper.abstract_fingerprint, []).append(target)
+
+        matches: list[_Match] = []
+        for record, fp in zip(batch, fingerprints, strict=True):
+            target = self._match(record, fp, by_forum_target, by_fp_target)
+            created = target is None
+            if created:
+                target = _Target(_new_paper(record, fp), is_new=True, authors=[], tag_keys=set())
+                by_fp_target.setdefault(fp, []).append(target)
+            if record.forum_id:
+                by_forum_target[record.forum_id] = target
+            match = _Match(record, fp, record_hash(record), target, created)
+            matches.append(match)
+            if record.forum_id and not target.paper.forum_id:
+                # Claim the forum id now so a later record with another id cannot take this paper.
+                target.paper.forum_id = record.forum_id
+                target.changed.add("forum_id")
+                match.claimed = not created
+
+        self._load_current_state(matches)
+        for match in matches:
+            self._merge(match)
+        self._write([m.target for m in matches])
+
+    @staticmethod
+    def _match(record, fp, by_forum, by_fp) -> _Target | None:
+        if record.forum_id and record.forum_id in by_forum:
+            return by_forum[record.forum_id]
+        for candidate in by_fp.get(fp, []):
+            if not record.forum_id or not candidate.paper.forum_id:
+                return candidate
+        return None
+
+    def _needs_full_compare(self, match: _Match) -> bool:
+        paper = match.target.paper
+        return bool(
+            match.target.is_new
+            or match.target.changed
+            or paper.import_hash != match.digest
+            or paper.curator_edited_fields
+        )
+
+    def _load_current_state(self, matches: list[_Match]) -> None:
+        pks = {
+            m.target.paper.pk
+            for m in matches
+            if not m.target.is_new and m.target.authors is None and self._needs_full_compare(m)
+        }
+        if not pks:
+            return
+        by_pk = {m.target.paper.pk: m.target for m in matches if not m.target.is_new}
+        for pk in pks:
+            by_pk[pk].authors, by_pk[pk].tag_keys = [], set()
+        rows = (  # query: current authors in order
+            Authorship.objects.filter(paper_id__in=pks)
+            .order_by("paper_id", "position")
+            .values_list("paper_id", "author__normalized_name", "author__name")
+        )
+        for paper_id, key, name in rows:
+            by_pk[paper_id].authors.append((key, name))
+        rows = PaperTag.objects.filter(  # query: current imported tags
+            paper_id__in=pks, tag__kind__in=IMPORTED_KINDS
+        ).values_list("paper_id", "tag__kind", "tag__key")
+        for paper_id, kind, key in rows:
+            by_pk[paper_id].tag_keys.add((kind, key))
+
+    # -- merging ----------------------------------------------------------------------------
+
+    def _merge(self, match: _Match) -> None:
+        record, target = match.record, match.target
+        counts = self.report.for_file(record.source)
+        if not self._needs_full_compare(match):
+            counts.unchanged += 1
+            return
+        paper = target.paper
+        curated = set(paper.curator_edited_fields or [])
+        changes = ["forum_id"] if match.claimed else []
+
+        def conflict(name: str, current: str, incoming: str) -> None:
+            counts.conflicts.append(
+                Conflict(record.source, record.line, _describe(paper), name, current, incoming)
+            )
+
+        for name in SCALAR_FIELDS:
+            incoming, current = getattr(record, name), getattr(paper, name)
+            if not incoming or incoming == current:
+                continue
+            if name in curated:
+                conflict(name, current, incoming)
+            elif name != "forum_id":  # a stored forum id is identity: matching never changes it
+                setattr(paper, name, incoming)
+                changes.append(name)
+        if match.fingerprint != paper.abstract_fingerprint:
+            if "abstract" in curated:
+                conflict("abstract", paper.abstract, record.abstract)
+            else:
+                paper.abstract = record.abstract
+                paper.abstract_fingerprint = match.fingerprint
+                changes += ["abstract", "abstract_fingerprint"]
+
+        incoming_authors = _dedupe_authors(record.authors)
+        if incoming_authors and [k for k, _ in incoming_authors] != [k for k, _ in target.authors]:
+            if "authors" in curated:
+                current_names = ", ".join(name for _, name in target.authors)
+                conflict("authors", current_names, ", ".join(n for _, n in incoming_authors))
+            else:
+                target.authors = incoming_authors
+                target.authors_changed = True
+                changes.append("authors")
+
+        missing = []
+        for kind, name in record.tags:
+            if (kind, tag_key(name)) not in target.tag_keys:
+                missing.append((kind, name))
+                target.tag_keys.add((kind, tag_key(name)))
+        if missing and "tags" in curated:
+            conflict("tags", "", ", ".join(name for _, name in missing))
+        elif missing:
+            target.new_tags.extend(missing)
+            changes.append("tags")
+
+        if paper.title and paper.needs_curation and paper.curation_reason == UNTITLED_REASON:
+            paper.needs_curation = False
+            paper.curation_reason = ""
+            changes += ["needs_curation", "curation_reason"]
+
+        if match.created or changes:
+            paper.import_hash = match.digest
+            changes.append("import_hash")
+        target.changed.update(c for c in changes if c not in ("authors", "tags"))
+        if match.created:
+            counts.created += 1
+        elif changes:
+            counts.updated += 1
+        else:
+            counts.unchanged += 1
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def _write(self, targets: list[_Target]) -> None:
+        unique = list({id(t): t for t in targets}.values())
+        authors = self._authors_for([t for t in unique if t.authors_changed])
+        for target in unique:
+            if target.authors_changed:
+                names = [authors[key].name for key, _ in target.authors]
+                target.paper.author_names = ", ".join(names)
+                target.changed.add("author_names")
+
+        new = [t for t in unique if t.is_new]
+        if new:  # query: insert papers (ids come back on SQLite and PostgreSQL)
+            Paper.objects.bulk_create([t.paper for t in new])
+        changed = [t for t in unique if not t.is_new and t.changed]
+        if changed:
+            now = timezone.now()
+            fields = set()
+            for target in changed:
+                target.paper.updated_at = now
+                fields |= target.changed
+            # query: update changed papers
+            Paper.objects.bulk_update([t.paper for t in changed], sorted(fields | {"updated_at"}))
+
+        replaced = [t.paper.pk for t in unique if t.authors_changed and not t.is_new]
+        if replaced:  # query: drop the author lists being replaced
+            Authorship.objects.filter(paper_id__in=replaced).delete()
+        authorships = [
+            Authorship(paper=t.paper, author=authors[key], position=position)
+            for t in unique
+            if t.authors_changed
+            for position, (key, _) in enumerate(t.authors)
+        ]
+        if authorships:  # query: insert authorships
+            Authorship.objects.bulk_create(authorships)
+
+        tagged = [t for t in unique if t.new_tags]
+        tags = self._tags_for({(kind, name) for t in tagged for kind, name in t.new_tags})
+        links = [
+            PaperTag(paper=t.paper, tag=tags[(kind, tag_key(name))], added_by=None)
+            for t in tagged
+            for kind, name in t.new_tags
+        ]
+        if links:  # query: insert paper-tag links
+            PaperTag.objects.bulk_create(links)
+        for target in unique:
+            target.changed.clear()
+            target.new_tags = []
+            target.authors_changed = False
+
+    def _authors_for(self, targets: list[_Target]) -> dict[str, Author]:
+        wanted: dict[str, str] = {}
+        for target in targets:
+            for key, name in target.authors:
+                wanted.setdefault(key, name)
+        if not wanted:
+            return {}
+        # query: existing authors by normalised name
+        authors = {a.normalized_name: a for a in Author.objects.filter(normalized_name__in=wanted)}
+        missing = [
+            Author(name=name, normalized_name=key)
+            for key, name in wanted.items()
+            if key not in authors
+        ]
+        if missing:  # query: insert new authors
+            authors.update((a.normalized_name, a) for a in Author.objects.bulk_create(missing))
+        return authors
+
+    def _tags_for(self, wanted: set[tuple[str, str]]) -> dict[tuple[str, str], Tag]:
+        """Imported tags by (kind, key), created when missing; cached for the whole import."""
+        needed = {(kind, tag_key(name)): name for kind, name in wanted}
+        unknown = {ident: name for ident, name in needed.items() if ident not in self.tags}
+        if unknown:
+            condition = Q()
+            for kind, key in unknown:
+                condition |= Q(kind=kind, key=key)
+            # query: existing tags
+            self.tags.update(((t.kind, t.key), t) for t in Tag.objects.filter(condition))
+            self._create_tags({i: n for i, n in unknown.items() if i not in self.tags})
+        return {ident: self.tags[ident] for ident in needed}
+
+    def _create_tags(self, missing: dict[tuple[str, str], str]) -> None:
+        if not missing:
+            return
+        # Different keys can share a slug ("ICLR 2024" / "iclr-2024"); keep slugs unique.
+        slugs = {(kind, tag_slug(name)) for (kind, _), name in missing.items()}
+        taken = set(  # query: slugs already in use
+            Tag.objects.filter(
+                kind__in={kind for kind, _ in slugs}, slug__in={slug for _, slug in slugs}
+            ).values_list("kind", "slug")
+        )
+        new = []
+        for (kind, key), name in sorted(missing.items()):
+            base = tag_slug(name)
+            slug, suffix = base, 2
+            while (kind, slug) in taken:
+                slug, suffix = f"{base[:90]}-{suffix}", suffix + 1
+            taken.add((kind, slug))
+            new.append(Tag(name=normalize_tag_name(name), key=key, slug=slug, kind=kind))
+        # query: insert tags
+        self.tags.update(((t.kind, t.key), t) for t in Tag.objects.bulk_create(new))
+
+
+def _new_paper(record: PaperRecord, fingerprint: str) -> Paper:
+    paper = Paper(
+        title=record.title,
+        abstract=record.abstract,
+        forum_url=record.forum_url,
+        pdf_url=record.pdf_url,
+        abstract_fingerprint=fingerprint,
+    )
+    if not record.title:
+        paper.needs_curation = True
+        paper.curation_reason = UNTITLED_REASON
+    return paper
+
+
+def _dedupe_authors(names: list[str]) -> list[tuple[str, str]]:
+    """(normalized, display) in order; a second spelling of the same person is dropped."""
+    result, seen = [], set()
+    for name in names:
+        key = normalize_author_name(name)
+        if key and key not in seen:
+            seen.add(key)
+            result.append((key, name.strip()))
+    return result
+
+
+def _describe(paper: Paper) -> str:
+    label = f'"{paper.display_title[:60]}"'
+    return f"{label} ({paper.forum_id})" if paper.forum_id else label

@@ -1,0 +1,69 @@
+"""import_paths: read every file, validate every record, then load them in one transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.db import transaction
+
+from papers.importing.formats import expand_paths, read_records
+from papers.importing.loader import BATCH_SIZE, Loader
+from papers.importing.records import ImportFailed, PaperRecord, validate_record
+from papers.importing.report import Report
+
+
+class ImportErrors(Exception):
+    """Every file that failed validation (the first problem in each); nothing was written."""
+
+    def __init__(self, errors: list[ImportFailed]):
+        self.errors = errors
+        super().__init__("\n".join(str(error) for error in errors))
+
+
+def parse_paths(paths: list[str], format: str | None = None) -> list[PaperRecord]:
+    """All records of all files, validated; raises ImportErrors listing each bad file."""
+    errors: list[ImportFailed] = []
+    records: list[PaperRecord] = []
+    try:
+        files = expand_paths(paths)
+    except ImportFailed as error:
+        raise ImportErrors([error]) from None
+    seen_forum_ids: dict[str, PaperRecord] = {}
+    for path in files:
+        try:
+            file_records = [validate_record(r) for r in read_records(path, format)]
+            for record in file_records:
+                first = seen_forum_ids.setdefault(record.forum_id, record)
+                if record.forum_id and first is not record:
+                    raise ImportFailed(
+                        record.source,
+                        record.line,
+                        f"forum id {record.forum_id} appears twice in this import "
+                        f"(first at {first.source}:{first.line}); remove one of the records",
+                    )
+        except ImportFailed as error:
+            errors.append(error)
+            continue
+        records.extend(file_records)
+    if errors:
+        raise ImportErrors(errors)
+    return records
+
+
+def import_paths(
+    paths: list[str],
+    *,
+    format: str | None = None,
+    dry_run: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    batch_size: int = BATCH_SIZE,
+) -> Report:
+    records = parse_paths(paths, format)
+    report = Report(dry_run=dry_run)
+    for record in records:
+        report.for_file(record.source)
+    with transaction.atomic():
+        Loader(report, batch_size=batch_size).load(records, progress)
+        if dry_run:
+            transaction.set_rollback(True)
+    return report

@@ -1,0 +1,155 @@
+"""The record every reader yields, the error every reader raises, and the checks all records pass.
+
+Readers turn a file into `PaperRecord`s without touching the database; `validate_record` then
+applies the rules the database would otherwise enforce (lengths, URL schemes) so a bad file fails
+before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from urllib.parse import parse_qs, urlsplit
+
+from papers.importing.tags import classify_tags
+
+# Limits mirror papers.models; checked here so a long value fails with file:line, not a DB error.
+MAX_TITLE = 500
+MAX_URL = 500
+MAX_FORUM_ID = 100
+MAX_AUTHOR = 300
+MAX_TAG = 100
+MAX_AUTHORS_PER_PAPER = 2000
+
+# OpenReview forum ids are short URL-safe tokens; anything else is almost certainly a wrong column.
+_FORUM_ID = re.compile(r"[A-Za-z0-9_\-]+")
+
+
+class ImportFailed(Exception):
+    """A problem in an input file, located so a person can open the file and fix it."""
+
+    def __init__(self, file: str, line: int | None, message: str):
+        self.file = file
+        self.line = line
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.message}"
+
+
+@dataclass
+class PaperRecord:
+    title: str
+    forum_id: str
+    forum_url: str
+    pdf_url: str
+    authors: list[str]
+    # (kind, name) pairs; kind is "venue" or "track" (see papers.importing.tags).
+    tags: list[tuple[str, str]]
+    abstract: str
+    source: str
+    line: int
+    extra: dict = field(default_factory=dict, compare=False, repr=False)
+
+
+def split_list(value, *, what: str, source: str, line: int) -> list[str]:
+    """A list field given as a JSON list of strings or as one comma-separated string."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        stripped = value.strip()
+        if stripped.startswith("["):
+            try:
+                value = json.loads(stripped)
+            except json.JSONDecodeError:
+                value = stripped.split(",")
+        else:
+            value = stripped.split(",")
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ImportFailed(source, line, f"{what} must be a list of strings or a comma string")
+    return [item.strip() for item in value if item.strip()]
+
+
+def forum_id_from_url(url: str) -> str:
+    """The `id=` parameter of an OpenReview forum (or pdf) URL, "" when there is none."""
+    values = parse_qs(urlsplit(url).query).get("id")
+    return values[0].strip() if values else ""
+
+
+def text_field(mapping: Mapping, names: Iterable[str], *, source: str, line: int) -> str:
+    """The first present, non-null value among `names`, which must be text."""
+    for name in names:
+        value = mapping.get(name)
+        if value is None:
+            continue
+        if isinstance(value, int | float) and not isinstance(value, bool) and name == "forum_id":
+            value = str(value)
+        if not isinstance(value, str):
+            raise ImportFailed(source, line, f"field {name!r} must be text, got {_kind(value)}")
+        if value.strip():
+            return value
+    return ""
+
+
+def _kind(value) -> str:
+    return {dict: "an object", list: "a list", bool: "true/false"}.get(type(value), "a number")
+
+
+def record_from_mapping(mapping: Mapping, *, source: str, line: int) -> PaperRecord:
+    """Build a record from the shared JSONL/CSV field names; unknown fields are ignored."""
+    forum_url = text_field(mapping, ["url", "forum_url", "detail_url"], source=source, line=line)
+    forum_id = text_field(mapping, ["forum_id"], source=source, line=line).strip()
+    pdf_url = text_field(mapping, ["pdf", "pdf_url"], source=source, line=line).strip()
+    tags = split_list(mapping.get("tags"), what="tags", source=source, line=line)
+    return PaperRecord(
+        title=text_field(mapping, ["title"], source=source, line=line).strip(),
+        forum_id=forum_id,
+        forum_url=forum_url.strip(),
+        pdf_url=pdf_url,
+        authors=split_list(mapping.get("authors"), what="authors", source=source, line=line),
+        tags=classify_tags(tags),
+        abstract=text_field(mapping, ["abstract"], source=source, line=line),
+        source=source,
+        line=line,
+    )
+
+
+def validate_record(record: PaperRecord) -> PaperRecord:
+    """Check one record against the model's rules; fills forum_id from the forum URL."""
+
+    def fail(message: str):
+        raise ImportFailed(record.source, record.line, message)
+
+    if not record.abstract.strip():
+        fail("record has no abstract (every paper needs one)")
+    if len(record.title) > MAX_TITLE:
+        fail(f"title is {len(record.title)} characters long; at most {MAX_TITLE} are allowed")
+    for label, url in (("forum url", record.forum_url), ("pdf url", record.pdf_url)):
+        if not url:
+            continue
+        if len(url) > MAX_URL:
+            fail(f"{label} is {len(url)} characters long; at most {MAX_URL} are allowed")
+        parts = urlsplit(url)
+        if parts.scheme.lower() not in ("http", "https") or not parts.netloc or " " in url:
+            fail(f"{label} {url[:80]!r} is not an http(s) URL")
+    url_id = forum_id_from_url(record.forum_url) if record.forum_url else ""
+    if record.forum_id and url_id and record.forum_id != url_id:
+        fail(f"forum_id {record.forum_id!r} does not match the url's id={url_id!r}")
+    record.forum_id = record.forum_id or url_id
+    if record.forum_id and (
+        len(record.forum_id) > MAX_FORUM_ID or not _FORUM_ID.fullmatch(record.forum_id)
+    ):
+        fail(f"forum id {record.forum_id[:80]!r} is not an OpenReview id (letters, digits, -, _)")
+    if len(record.authors) > MAX_AUTHORS_PER_PAPER:
+        fail(f"{len(record.authors)} authors; at most {MAX_AUTHORS_PER_PAPER} are allowed")
+    for name in record.authors:
+        if len(name) > MAX_AUTHOR:
+            fail(f"author name {name[:40]!r}... is longer than {MAX_AUTHOR} characters")
+    for _kind_name, name in record.tags:
+        if len(name) > MAX_TAG:
+            fail(f"tag {name[:40]!r}... is longer than {MAX_TAG} characters")
+    return record

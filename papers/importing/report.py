@@ -1,0 +1,96 @@
+"""What an import did (or, with --dry-run, would do), per file and in total, and a progress bar."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import TextIO
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """An incoming value that differs from one a curator set; the curator's value was kept."""
+
+    source: str
+    line: int
+    paper: str
+    field: str
+    current: str
+    incoming: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.source}:{self.line}: {self.paper}: {self.field} was edited by a curator; "
+            f"kept {_short(self.current)!r}, file has {_short(self.incoming)!r}"
+        )
+
+
+def _short(value: str, limit: int = 60) -> str:
+    value = " ".join(value.split())
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+@dataclass
+class Counts:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    conflicts: list[Conflict] = field(default_factory=list)
+
+    @property
+    def records(self) -> int:
+        return self.created + self.updated + self.unchanged
+
+    def summary(self) -> str:
+        return (
+            f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged, "
+            f"{len(self.conflicts)} conflicts"
+        )
+
+
+@dataclass
+class Report:
+    dry_run: bool = False
+    files: dict[str, Counts] = field(default_factory=dict)
+
+    def for_file(self, source: str) -> Counts:
+        return self.files.setdefault(source, Counts())
+
+    @property
+    def total(self) -> Counts:
+        total = Counts()
+        for counts in self.files.values():
+            total.created += counts.created
+            total.updated += counts.updated
+            total.unchanged += counts.unchanged
+            total.conflicts.extend(counts.conflicts)
+        return total
+
+    def lines(self) -> list[str]:
+        lines = [f"{source}: {counts.summary()}" for source, counts in self.files.items()]
+        total = self.total
+        prefix = "Dry run, nothing written. Would have: " if self.dry_run else "Total: "
+        lines.append(prefix + total.summary())
+        if total.conflicts:
+            lines.append("Conflicts (curator values kept):")
+            lines.extend(f"  {conflict}" for conflict in total.conflicts)
+        return lines
+
+
+class ProgressBar:
+    """A one-line bar redrawn in place; only drawn when the stream is a terminal."""
+
+    def __init__(self, stream: TextIO | None = None, width: int = 30):
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.enabled = self.stream.isatty()
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or total <= 0:
+            return
+        filled = self.width * done // total
+        bar = "#" * filled + "-" * (self.width - filled)
+        self.stream.write(f"\rImporting [{bar}] {done}/{total}")
+        if done >= total:
+            self.stream.write("\n")
+        self.stream.flush()

@@ -1,0 +1,125 @@
+"""Reader for the Hugging Face dataset-viewer page copied as text (seed fixtures/000_*.txt).
+
+Layout: header cells separated by "|", each cell's first line is the column name and the lines
+after it a type annotation ("stringlengths" / "15" / "138"); a "|---|---|" separator line; then
+one row per record, "cell | cell | ... |", where a cell (the abstract) may run over several
+lines; the page ends with viewer text ("Subsets and Splits", ...) that is not data.
+
+Columns are found by name, so dumps with another column order or extra columns parse too.
+
+Splitting rows: cells are separated by " | " and a row ends at the first line ending in " |".
+An abstract may itself contain " | "; extra separators are therefore given to the abstract
+column, but only when every other cell then still looks right (URL columns hold URLs, no other
+cell spans lines). A row that cannot be read that way has the wrong number of columns and fails
+with its line number. (An abstract line that itself ends in " |" cannot be told from a row end;
+such a row fails loudly rather than importing a wrong paper.)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from papers.importing.records import ImportFailed, PaperRecord, record_from_mapping
+
+SEPARATOR = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+\s*$")
+CELL_SEPARATOR = " | "
+FREE_TEXT_COLUMN = "abstract"
+URL_COLUMNS = {"url", "detail_url", "forum_url", "pdf", "pdf_url"}
+VIEWER_TEXT = (
+    "Subsets and Splits",
+    "No community queries yet",
+    "The top public SQL queries",
+)
+
+
+def read(text: str, source: str) -> Iterator[PaperRecord]:
+    lines = text.split("\n")
+    separator_index = next((i for i, line in enumerate(lines) if SEPARATOR.match(line)), None)
+    if separator_index is None:
+        raise ImportFailed(source, 1, "no '|---|---|' line after the header: not a table dump")
+    columns = _header_columns(lines[:separator_index], lines[separator_index], source)
+    leading_bar = lines[0].lstrip().startswith("|")
+
+    found = False
+    row_lines: list[str] = []
+    start = 0
+    for index in range(separator_index + 1, len(lines)):
+        line = lines[index]
+        if not row_lines:
+            if not line.strip():
+                continue
+            if line.strip().startswith(VIEWER_TEXT):
+                break  # the viewer's own text: the data is over
+            start = index + 1
+        row_lines.append(line)
+        stripped = line.rstrip(" ")
+        if stripped.endswith(" |") or stripped == "|":
+            found = True
+            yield _parse_row("\n".join(row_lines), columns, source, start, leading_bar)
+            row_lines = []
+    if row_lines:
+        raise ImportFailed(
+            source, start, "row never ends: its last line should end with ' |' (cut off?)"
+        )
+    if not found:
+        raise ImportFailed(source, separator_index + 1, "the table has no rows")
+
+
+def _header_columns(header_lines: list[str], separator: str, source: str) -> list[str]:
+    names = []
+    for piece in "\n".join(header_lines).split("|"):
+        first = next((line.strip() for line in piece.split("\n") if line.strip()), "")
+        if first:
+            names.append(re.sub(r"\s+", "_", first.casefold()))
+    expected = separator.count("|") - 1
+    line = len(header_lines) + 1
+    if len(names) != expected:
+        raise ImportFailed(
+            source, line, f"header names {len(names)} columns but the separator has {expected}"
+        )
+    if FREE_TEXT_COLUMN not in names:
+        raise ImportFailed(
+            source, 1, f"the table has no 'abstract' column (columns: {', '.join(names)})"
+        )
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ImportFailed(source, 1, f"column named twice in the header: {', '.join(duplicates)}")
+    return names
+
+
+def _parse_row(
+    body: str, columns: list[str], source: str, line: int, leading_bar: bool
+) -> PaperRecord:
+    body = body.rstrip(" ")[:-1]  # the row's closing "|"
+    body = body.removesuffix(" ")
+    if leading_bar:
+        body = body.removeprefix("|").removeprefix(" ")
+    cells = body.split(CELL_SEPARATOR)
+    if len(cells) > len(columns):
+        cells = _join_free_text(cells, columns)
+    if cells is None or len(cells) != len(columns):
+        count = len(body.split(CELL_SEPARATOR))
+        raise ImportFailed(
+            source,
+            line,
+            f"row has {count} columns, expected {len(columns)} ({', '.join(columns)}); "
+            "cells are separated by ' | '",
+        )
+    return record_from_mapping(dict(zip(columns, cells, strict=True)), source=source, line=line)
+
+
+def _join_free_text(cells: list[str], columns: list[str]) -> list[str] | None:
+    """Give surplus " | " separators to the abstract if every other cell still fits."""
+    at = columns.index(FREE_TEXT_COLUMN)
+    surplus = len(cells) - len(columns)
+    joined = cells[:at] + [CELL_SEPARATOR.join(cells[at : at + surplus + 1])]
+    joined += cells[at + surplus + 1 :]
+    for name, cell in zip(columns, joined, strict=True):
+        if name == FREE_TEXT_COLUMN:
+            continue
+        if "\n" in cell:
+            return None
+        if name in URL_COLUMNS and cell.strip() and not re.match(r"https?://", cell.strip()):
+            return None
+    return joined

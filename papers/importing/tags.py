@@ -1,0 +1,84 @@
+"""How an imported tag string becomes a venue tag or a presentation-track tag.
+
+Sources list a paper's tags as one string or list, e.g. "ICLR 2024,Poster". The rule, in order:
+
+1. A known presentation-track word or phrase is a **track**: poster, spotlight, oral, talk,
+   invited talk, contributed talk, notable-top-5%, notable-top-25%, highlight, demo, workshop,
+   findings, best paper, ... (compared case-insensitively with spaces, "-" and "_" ignored).
+2. A tag containing a year (1950-2099), e.g. "ICLR 2024", "NeurIPS 2023 Datasets and
+   Benchmarks", is a **venue**.
+3. Anything else is a venue when it is the record's first tag and the record has no other venue
+   ("NeurIPS" alone, listed first the way sources list the conference), otherwise a track
+   (qualifiers such as "Datasets and Benchmarks" or "Main").
+
+Imported tags are never lab tags: lab tags belong to members.
+"""
+
+from __future__ import annotations
+
+import re
+
+from papers.models import TagKind
+from papers.text import normalize_tag_name
+
+_YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
+_TRACK_WORDS = {
+    "poster",
+    "spotlight",
+    "oral",
+    "talk",
+    "invitedtalk",
+    "contributedtalk",
+    "notabletop5%",
+    "notabletop25%",
+    "notable",
+    "highlight",
+    "demo",
+    "workshop",
+    "findings",
+    "bestpaper",
+    "award",
+    "longpaper",
+    "shortpaper",
+    "accept",
+    "accepted",
+}
+
+
+def _squash(name: str) -> str:
+    return re.sub(r"[\s\-_()]+", "", name.casefold())
+
+
+def is_track_word(name: str) -> bool:
+    return _squash(name) in _TRACK_WORDS
+
+
+def classify_tags(names: list[str]) -> list[tuple[str, str]]:
+    """(kind, display name) for each distinct tag, in the given order."""
+    cleaned = [normalize_tag_name(name) for name in names if normalize_tag_name(name)]
+    has_venue = any(_YEAR.search(name) and not is_track_word(name) for name in cleaned)
+    result: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for index, name in enumerate(cleaned):
+        if is_track_word(name):
+            kind = TagKind.TRACK
+        elif _YEAR.search(name):
+            kind = TagKind.VENUE
+        elif index == 0 and not has_venue:
+            kind = TagKind.VENUE
+        else:
+            kind = TagKind.TRACK
+        identity = (str(kind), name.casefold())
+        if identity not in seen:
+            seen.add(identity)
+            result.append((str(kind), name))
+    return result
+
+
+def venue_from_heading(heading: str) -> str:
+    """ "ICLR 2024 Papers" -> "ICLR 2024": the heading of an abstract-only list names the venue."""
+    name = normalize_tag_name(heading).strip("#*= ").strip()
+    name = re.sub(
+        r"(?i)\s*[:\-–]?\s*(accepted\s+)?(papers|abstracts|paper\s+abstracts)\s*$", "", name
+    )
+    return name.strip()

@@ -1,0 +1,35 @@
+"""manage.py import_papers PATH [PATH ...] [--format ...] [--dry-run]"""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from papers.importing.formats import READERS
+from papers.importing.pipeline import ImportErrors, import_paths
+from papers.importing.report import ProgressBar
+
+
+class Command(BaseCommand):
+    help = (
+        "Import papers from dataset-viewer table dumps, abstract-only lists, JSON lines or CSV. "
+        "Every file is validated before anything is written; the load is one transaction."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("paths", nargs="+", metavar="PATH", help="file or directory")
+        parser.add_argument(
+            "--format", choices=sorted(READERS), help="skip detection and read every file so"
+        )
+        parser.add_argument(
+            "--dry-run", action="store_true", help="report what would change, write nothing"
+        )
+
+    def handle(self, *args, paths, format, dry_run, **options):
+        try:
+            report = import_paths(
+                paths, format=format, dry_run=dry_run, progress=ProgressBar(self.stderr._out)
+            )
+        except ImportErrors as errors:
+            raise CommandError(f"{errors}\nNothing was imported.") from None
+        for line in report.lines():
+            self.stdout.write(line)
