@@ -1,36 +1,103 @@
-"""Browsing pages. Each view reads like the page's recipe; queries live in querysets."""
+"""Browsing pages. Each view reads like the page's recipe; queries live in querysets and facets."""
 
 from __future__ import annotations
 
 from django.core.paginator import Paginator
+from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from papers.models import Author, Paper, Tag
+from papers import facets as facet_counts
+from papers.filters import PER_PAGE_CHOICES, SORT_CHOICES, PaperFilter, listing_options
+from papers.models import Author, Authorship, Paper, Tag
 
 PAGE_SIZE = 25
+SIMILAR_PAPERS = 5
+CO_AUTHORS_SHOWN = 30
 
 
 def paper_list(request: HttpRequest) -> HttpResponse:
-    papers = Paper.objects.for_listing().order_by("-created_at", "-pk")
-    page = Paginator(papers, PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "papers/paper_list.html", {"page": page})
+    options = listing_options(request.GET)
+    papers = Paper.objects.all()
+    if options.q:
+        papers = papers.search(options.q)
+    nothing_searchable = bool(options.q) and papers.query.is_empty()
+    filterset = PaperFilter(request.GET, queryset=papers, request=request)
+
+    if nothing_searchable:
+        total, facets = 0, []
+    else:
+        total, mine = facet_counts.count_with_mine(filterset)
+        searched = bool(options.q)
+        facets = facet_counts.ordered_facets(
+            facet_counts.tag_facets(filterset, searched=searched),
+            facet_counts.author_facet(filterset, searched=searched, author_q=options.author_q),
+            mine,
+        )
+
+    paginator = Paginator(filterset.qs.for_listing().sorted_by(options.sort), options.per_page)
+    paginator.count = total  # already counted above, together with the "mine" facet
+    page = paginator.get_page(request.GET.get("page"))
+    papers_on_page = list(page.object_list)
+    if options.q and papers_on_page:
+        from papers.search import headlines
+
+        snippets = headlines([paper.pk for paper in papers_on_page], options.q)
+        for paper in papers_on_page:
+            paper.headline = snippets.get(paper.pk, "")
+
+    return render(
+        request,
+        "papers/paper_list.html",
+        {
+            "page": page,
+            "papers": papers_on_page,
+            "total": total,
+            "options": options,
+            "facets": facets,
+            "chips": facet_counts.selection_chips(facets, request.GET),
+            "clear_query": facet_counts.cleared_query(request.GET),
+            "ignored": filterset.selection.ignored,
+            "nothing_searchable": nothing_searchable,
+            "sort_choices": [
+                (key, label)
+                for key, label in SORT_CHOICES.items()
+                if key != "relevance" or options.q
+            ],
+            "per_page_choices": PER_PAGE_CHOICES,
+        },
+    )
 
 
 def paper_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    from papers.search import similar_papers
+
     paper = get_object_or_404(Paper.objects.with_people_and_tags(), pk=pk)
-    return render(request, "papers/paper_detail.html", {"paper": paper})
+    similar = similar_papers(paper, limit=SIMILAR_PAPERS)
+    return render(request, "papers/paper_detail.html", {"paper": paper, "similar": similar})
 
 
 def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
     author = get_object_or_404(Author, pk=pk)
-    papers = Paper.objects.for_listing().filter(authorships__author=author)
+    papers = Paper.objects.for_listing().filter(authorships__author=author).sorted_by("newest")
     page = Paginator(papers, PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "papers/author_detail.html", {"author": author, "page": page})
+    their_papers = Authorship.objects.filter(author=author).values("paper_id")
+    co_authors = (
+        Authorship.objects.filter(paper_id__in=their_papers)
+        .exclude(author=author)
+        .values("author_id", "author__name")
+        .annotate(n=Count("paper"))
+        .order_by("-n", "author__name")[:CO_AUTHORS_SHOWN]
+    )
+    return render(
+        request,
+        "papers/author_detail.html",
+        {"author": author, "page": page, "co_authors": co_authors},
+    )
 
 
 def tag_detail(request: HttpRequest, kind: str, slug: str) -> HttpResponse:
     tag = get_object_or_404(Tag, kind=kind, slug=slug)
-    papers = Paper.objects.for_listing().filter(paper_tags__tag=tag)
+    papers = Paper.objects.for_listing().filter(paper_tags__tag=tag).sorted_by("newest")
     page = Paginator(papers, PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "papers/tag_detail.html", {"tag": tag, "page": page})
