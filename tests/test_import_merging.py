@@ -1,0 +1,206 @@
+"""How incoming records meet existing papers: enrichment, no blanking, curator edits, tags."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+
+from papers.importing.pipeline import import_paths
+from papers.models import Author, Paper, PaperTag, TagKind
+from tests.factories import make_paper, make_tag, make_user
+
+pytestmark = pytest.mark.django_db
+
+ABSTRACT = "We study  a problem.\nIt is   hard."
+FULL = {
+    "title": "A Full Record",
+    "url": "https://openreview.net/forum?id=full1",
+    "authors": ["Ann One", "Bob Two"],
+    "tags": "ICLR 2024,Spotlight",
+    "abstract": "we study a problem. it is hard.",  # same paper, other whitespace and case
+    "pdf": "https://openreview.net/pdf?id=full1",
+}
+
+
+def write_jsonl(path, *records):
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), "utf-8")
+    return str(path)
+
+
+def write_list(path, *abstracts, heading="ICLR 2024 Papers"):
+    path.write_text(heading + "\n\n" + "\n\n".join(abstracts) + "\n", "utf-8")
+    return str(path)
+
+
+def run(*paths) -> str:
+    out = io.StringIO()
+    call_command("import_papers", *paths, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+def test_full_record_enriches_an_abstract_only_paper(tmp_path):
+    run(write_list(tmp_path / "list.txt", ABSTRACT))
+    untitled = Paper.objects.get()
+    output = run(write_jsonl(tmp_path / "full.jsonl", FULL))
+    assert "0 created, 1 updated" in output
+    paper = Paper.objects.get()
+    assert paper.pk == untitled.pk
+    assert (paper.title, paper.forum_id, paper.pdf_url) == (
+        "A Full Record",
+        "full1",
+        "https://openreview.net/pdf?id=full1",
+    )
+    assert paper.abstract == ABSTRACT  # equal after normalisation: the stored text is kept
+    assert paper.author_names == "Ann One, Bob Two"
+    assert not paper.needs_curation and paper.curation_reason == ""
+    assert sorted(paper.tags.values_list("kind", "name")) == [
+        ("track", "Spotlight"),
+        ("venue", "ICLR 2024"),
+    ]
+
+
+def test_abstract_only_record_after_the_full_record_adds_nothing_and_blanks_nothing(tmp_path):
+    run(write_jsonl(tmp_path / "full.jsonl", FULL))
+    before = list(Paper.objects.values())
+    output = run(write_list(tmp_path / "list.txt", ABSTRACT))
+    assert "0 created, 0 updated, 1 unchanged" in output
+    assert list(Paper.objects.values()) == before
+    assert Paper.objects.get().title == "A Full Record"
+
+
+def test_both_in_one_import_make_one_paper_in_either_order(tmp_path):
+    listing = write_list(tmp_path / "a_list.txt", ABSTRACT)
+    full = write_jsonl(tmp_path / "b_full.jsonl", FULL)
+    import_paths([listing, full])
+    assert Paper.objects.count() == 1
+    Paper.objects.all().delete()
+    import_paths([full, listing])
+    paper = Paper.objects.get()
+    assert paper.title == "A Full Record" and not paper.needs_curation
+
+
+def test_records_with_different_forum_ids_are_never_merged(tmp_path):
+    other = {**FULL, "title": "Twin", "url": "https://openreview.net/forum?id=twin2"}
+    run(write_jsonl(tmp_path / "one.jsonl", FULL))
+    run(write_jsonl(tmp_path / "two.jsonl", other))
+    assert sorted(Paper.objects.values_list("forum_id", flat=True)) == ["full1", "twin2"]
+
+
+def test_a_record_lacking_fields_never_blanks_stored_values(tmp_path):
+    run(write_jsonl(tmp_path / "full.jsonl", FULL))
+    sparse = {"forum_id": "full1", "abstract": FULL["abstract"], "authors": [], "tags": []}
+    output = run(write_jsonl(tmp_path / "sparse.jsonl", sparse))
+    assert "0 updated, 1 unchanged" in output
+    paper = Paper.objects.get()
+    assert paper.title == "A Full Record" and paper.pdf_url.endswith("full1")
+    assert paper.author_names == "Ann One, Bob Two" and paper.tags.count() == 2
+
+
+def test_a_changed_record_updates_fields_authors_and_adds_tags(tmp_path):
+    run(write_jsonl(tmp_path / "full.jsonl", FULL))
+    paper = Paper.objects.get()
+    changed = {
+        **FULL,
+        "title": "Renamed",
+        "authors": "Bob Two, Cy Three",
+        "tags": ["ICLR 2024", "Oral"],
+        "abstract": "A different abstract now.",
+    }
+    output = run(write_jsonl(tmp_path / "v2.jsonl", changed))
+    assert "0 created, 1 updated" in output
+    paper.refresh_from_db()
+    assert paper.title == "Renamed" and paper.abstract == "A different abstract now."
+    assert paper.author_names == "Bob Two, Cy Three"
+    assert list(paper.authorships.values_list("author__name", "position")) == [
+        ("Bob Two", 0),
+        ("Cy Three", 1),
+    ]
+    assert Author.objects.count() == 3  # Ann One stays, unlinked
+    # Imported tags are only ever added: a curator removes a wrong one.
+    assert sorted(paper.tags.values_list("name", flat=True)) == [
+        "ICLR 2024",
+        "Oral",
+        "Spotlight",
+    ]
+
+
+def test_curator_edited_title_survives_reimport_and_is_reported(tmp_path):
+    path = write_jsonl(tmp_path / "full.jsonl", FULL)
+    run(path)
+    Paper.objects.update(title="Curated Title", curator_edited_fields=["title"])
+    output = run(path)
+    assert Paper.objects.get().title == "Curated Title"
+    assert "1 conflicts" in output
+    assert (
+        f'{path}:1: "Curated Title" (full1): title was edited by a curator; '
+        "kept 'Curated Title', file has 'A Full Record'" in output
+    )
+
+
+def test_curator_edited_authors_and_tags_are_kept_as_conflicts(tmp_path):
+    run(write_jsonl(tmp_path / "full.jsonl", FULL))
+    Paper.objects.update(curator_edited_fields=["authors", "tags"])
+    changed = {**FULL, "authors": ["Zed"], "tags": ["ICLR 2024", "Oral"]}
+    report = import_paths([write_jsonl(tmp_path / "v2.jsonl", changed)])
+    paper = Paper.objects.get()
+    assert paper.author_names == "Ann One, Bob Two"
+    assert not paper.tags.filter(name="Oral").exists()
+    assert [c.field for c in report.total.conflicts] == ["authors", "tags"]
+    assert report.total.updated == 0
+
+
+def test_lab_tags_are_never_touched(tmp_path):
+    run(write_jsonl(tmp_path / "full.jsonl", FULL))
+    paper = Paper.objects.get()
+    member = make_user()
+    lab = make_tag("reading group", TagKind.LAB)
+    PaperTag.objects.create(paper=paper, tag=lab, added_by=member)
+    run(write_jsonl(tmp_path / "v2.jsonl", {**FULL, "tags": "ICLR 2024,Oral,reading group"}))
+    assert PaperTag.objects.get(tag=lab).added_by == member
+    assert paper.tags.filter(name__iexact="reading group").count() == 2  # lab + imported track
+    assert paper.paper_tags.filter(tag__kind=TagKind.LAB).count() == 1
+
+
+def test_existing_factory_papers_are_matched_by_forum_id(tmp_path):
+    make_paper("Old title", forum_id="full1", abstract="Old abstract.")
+    run(write_jsonl(tmp_path / "full.jsonl", FULL))
+    assert Paper.objects.get().title == "A Full Record"
+
+
+def test_unicode_names_and_spellings_share_one_author(tmp_path):
+    records = [
+        {**FULL, "authors": ["Zoë Ångström", "Christopher D. Manning", "李 伟"]},
+        {
+            "title": "Second",
+            "forum_id": "sec2",
+            "abstract": "Another.",
+            "authors": "christopher d manning, ＺＯË ÅNGSTRÖM",
+        },
+    ]
+    run(write_jsonl(tmp_path / "u.jsonl", *records))
+    assert sorted(Author.objects.values_list("name", flat=True)) == [
+        "Christopher D. Manning",
+        "Zoë Ångström",
+        "李 伟",
+    ]
+    second = Paper.objects.get(forum_id="sec2")
+    assert second.author_names == "Christopher D. Manning, Zoë Ångström"
+
+
+def test_bom_and_windows_newlines_are_fine(tmp_path):
+    path = tmp_path / "win.csv"
+    path.write_bytes(
+        '\ufefftitle,forum_id,abstract\r\nÉtude,et1,"Ligne un.\r\nLigne deux."\r\n'.encode()
+    )
+    run(str(path))
+    paper = Paper.objects.get()
+    assert (paper.title, paper.abstract) == ("Étude", "Ligne un.\nLigne deux.")
+
+
+def test_html_in_a_title_is_kept_as_plain_text(tmp_path):
+    hostile = {**FULL, "title": '<script>alert("x")</script> & <b>bold</b>'}
+    run(write_jsonl(tmp_path / "h.jsonl", hostile))
+    assert Paper.objects.get().title == '<script>alert("x")</script> & <b>bold</b>'
