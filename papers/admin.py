@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
+from django.db import models
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -173,7 +174,6 @@ class PaperAdmin(admin.ModelAdmin):
     list_per_page = 50
     # An exact total over 100,000 rows costs a second COUNT on every filtered page.
     show_full_result_count = False
-    date_hierarchy = None
     inlines = [AuthorshipInline, PaperTagInline]
     actions = ["mark_reviewed", "flag_for_curation", "forget_curator_edits"]
     readonly_fields = [
@@ -199,6 +199,9 @@ class PaperAdmin(admin.ModelAdmin):
         ),
         ("Record", {"fields": ["author_names", "created_at", "updated_at"]}),
     ]
+
+    # Curators paste "openreview.net/forum?id=..." without a scheme.
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
     def get_changelist(self, request, **kwargs):
         return PaperChangeList

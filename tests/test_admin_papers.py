@@ -1,0 +1,443 @@
+"""Paper admin: the changelist a curator works in, its actions, and curator-edit tracking."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.messages import get_messages
+from django.urls import reverse
+
+from papers.models import Author, Authorship, Paper, PaperTag, TagKind
+from tests.factories import make_paper, make_tag, make_user
+
+CHANGELIST = "admin:papers_paper_changelist"
+XSS = "<img src=x onerror=alert(1)>"
+
+pytestmark = pytest.mark.django_db
+
+
+def changelist(admin_client, **params):
+    return admin_client.get(reverse(CHANGELIST), params)
+
+
+def listed_titles(response) -> set[str]:
+    return {paper.title for paper in response.context["cl"].result_list}
+
+
+def change_url(paper: Paper) -> str:
+    return reverse("admin:papers_paper_change", args=[paper.pk])
+
+
+def inline_data(prefix: str, rows: list[dict], *, initial: int) -> dict:
+    data = {
+        f"{prefix}-TOTAL_FORMS": str(len(rows)),
+        f"{prefix}-INITIAL_FORMS": str(initial),
+        f"{prefix}-MIN_NUM_FORMS": "0",
+        f"{prefix}-MAX_NUM_FORMS": "1000",
+    }
+    for index, row in enumerate(rows):
+        for name, value in row.items():
+            data[f"{prefix}-{index}-{name}"] = value
+    return data
+
+
+def change_form_data(paper: Paper, *, authors=None, tags=None, **fields) -> dict:
+    """The POST a curator's browser sends for the paper's change form, with edits applied.
+
+    `authors` / `tags` replace the inline rows; by default the stored rows are sent unchanged.
+    """
+    data = {
+        "title": paper.title,
+        "abstract": paper.abstract,
+        "forum_id": paper.forum_id,
+        "forum_url": paper.forum_url,
+        "pdf_url": paper.pdf_url,
+        "curation_reason": paper.curation_reason,
+    }
+    if paper.needs_curation:
+        data["needs_curation"] = "on"
+    data.update(fields)
+    if data.get("needs_curation") is False:
+        del data["needs_curation"]
+    stored_authors = list(paper.authorships.order_by("position"))
+    if authors is None:
+        authors = [
+            {"id": a.pk, "paper": paper.pk, "position": a.position, "author": a.author_id}
+            for a in stored_authors
+        ]
+    stored_tags = list(paper.paper_tags.all())
+    if tags is None:
+        tags = [{"id": t.pk, "paper": paper.pk, "tag": t.tag_id} for t in stored_tags]
+    data.update(inline_data("authorships", authors, initial=len(stored_authors)))
+    data.update(inline_data("paper_tags", tags, initial=len(stored_tags)))
+    return data
+
+
+def save_paper(admin_client, paper: Paper, data: dict):
+    response = admin_client.post(change_url(paper), data)
+    errors = response.context and response.context.get("errors")
+    assert response.status_code == 302, errors
+    paper.refresh_from_db()
+    return response
+
+
+# --- changelist columns, search and filters ---------------------------------------------
+
+
+def test_changelist_shows_curator_columns(admin_client):
+    make_paper(
+        "Sparse Attention",
+        authors=["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra"],
+        tags=[("ICLR 2024", TagKind.VENUE), ("Oral", TagKind.TRACK)],
+        forum_id="abc123",
+        pdf_url="https://openreview.net/pdf?id=abc123",
+    )
+    content = changelist(admin_client).content.decode()
+    assert "Sparse Attention" in content
+    assert "Ada Lovelace, Alan Turing, Grace Hopper et al. (4)" in content
+    assert "Edsger Dijkstra" not in content
+    assert "ICLR 2024" in content and "Oral" in content
+    assert 'href="https://openreview.net/forum?id=abc123"' in content
+
+
+def test_untitled_paper_shows_placeholder_and_reason(admin_client):
+    make_paper("", needs_curation=True, curation_reason="Imported without a title")
+    content = changelist(admin_client).content.decode()
+    assert "Untitled paper (awaiting curation)" in content
+    assert "Imported without a title" in content
+
+
+def test_forum_link_never_links_a_javascript_url(admin_client):
+    make_paper("Odd link", forum_id="f1", forum_url="javascript:alert(1)")
+    content = changelist(admin_client).content.decode()
+    assert "javascript:alert(1)" not in content
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("diffusion", {"Diffusion Models Beat GANs"}),  # title
+        ("zebrafish", {"Counting Fish"}),  # abstract
+        ("lovelace", {"Counting Fish"}),  # author name, through the authorships relation
+        ("FORUM-42", {"Diffusion Models Beat GANs"}),  # exact forum id
+    ],
+)
+def test_search_covers_title_abstract_author_and_forum_id(admin_client, query, expected):
+    make_paper("Diffusion Models Beat GANs", forum_id="forum-42", authors=["Alan Turing"])
+    make_paper("Counting Fish", abstract="Zebrafish larvae.", authors=["Ada Lovelace"])
+    make_paper("Unrelated", abstract="Nothing here.", authors=["Grace Hopper"])
+    assert listed_titles(changelist(admin_client, q=query)) == expected
+
+
+def test_search_by_author_lists_a_paper_once(admin_client):
+    make_paper("Two Adas", authors=["Ada Lovelace", "Ada Byron"])
+    response = changelist(admin_client, q="ada")
+    assert [p.title for p in response.context["cl"].result_list] == ["Two Adas"]
+
+
+def test_venue_and_track_filters_offer_db_values_and_filter(admin_client):
+    make_paper("Oral one", tags=[("ICLR 2024", TagKind.VENUE), ("Oral", TagKind.TRACK)])
+    make_paper("Poster one", tags=[("NeurIPS 2023", TagKind.VENUE), ("Poster", TagKind.TRACK)])
+    response = changelist(admin_client)
+    content = response.content.decode()
+    assert "NeurIPS 2023" in content and "?track=oral" in content
+
+    assert listed_titles(changelist(admin_client, track="oral")) == {"Oral one"}
+    assert listed_titles(changelist(admin_client, venue="neurips-2023")) == {"Poster one"}
+    assert listed_titles(changelist(admin_client, venue="neurips-2023", track="oral")) == set()
+
+
+def test_needs_curation_filter(admin_client):
+    make_paper("Fine")
+    make_paper("Broken", needs_curation=True, curation_reason="Odd abstract")
+    assert listed_titles(changelist(admin_client, needs_curation__exact="1")) == {"Broken"}
+    assert listed_titles(changelist(admin_client, needs_curation__exact="0")) == {"Fine"}
+
+
+def test_has_pdf_filter(admin_client):
+    make_paper("With pdf", pdf_url="https://example.org/a.pdf")
+    make_paper("Without pdf", pdf_url="")
+    assert listed_titles(changelist(admin_client, has_pdf="yes")) == {"With pdf"}
+    assert listed_titles(changelist(admin_client, has_pdf="no")) == {"Without pdf"}
+
+
+def test_reviewed_filter(admin_client):
+    from django.utils import timezone
+
+    make_paper("Seen", reviewed_at=timezone.now())
+    make_paper("Unseen")
+    assert listed_titles(changelist(admin_client, reviewed="yes")) == {"Seen"}
+    assert listed_titles(changelist(admin_client, reviewed="no")) == {"Unseen"}
+
+
+def test_unknown_filter_value_is_not_a_server_error(admin_client):
+    make_paper("Anything")
+    assert changelist(admin_client, needs_curation__exact="banana").status_code in (200, 302)
+    assert changelist(admin_client, venue="no-such-venue").status_code == 200
+
+
+def _fill_catalogue(count: int) -> None:
+    for n in range(count):
+        make_paper(
+            f"Paper {n}",
+            authors=[f"Author {n} A", f"Author {n} B"],
+            tags=[("ICLR 2024", TagKind.VENUE), ("Poster", TagKind.TRACK), (f"lab{n}", "lab")],
+        )
+
+
+@pytest.mark.parametrize("rows", [3, 40])
+def test_changelist_query_count_does_not_grow_with_rows(
+    admin_client, django_assert_max_num_queries, rows
+):
+    _fill_catalogue(rows)
+    # session, user, track choices, venue choices, count, page of papers,
+    # authorships with authors, paper tags with tags
+    with django_assert_max_num_queries(8):
+        response = changelist(admin_client)
+    assert len(response.context["cl"].result_list) == rows
+
+
+def test_search_query_count_does_not_grow_with_rows(admin_client, django_assert_max_num_queries):
+    _fill_catalogue(30)
+    # the same eight: the author join only adds DISTINCT to the count and the page
+    with django_assert_max_num_queries(8):
+        response = changelist(admin_client, q="author")
+    assert len(response.context["cl"].result_list) == 30
+
+
+# --- the curation queue -----------------------------------------------------------------
+
+
+def test_admin_index_links_to_the_curation_queue_with_its_size(admin_client):
+    make_paper("", needs_curation=True, curation_reason="Imported without a title")
+    make_paper("", needs_curation=True, curation_reason="Imported without a title")
+    make_paper("Done")
+    content = admin_client.get(reverse("admin:index")).content.decode()
+    queue = f"{reverse(CHANGELIST)}?needs_curation__exact=1"
+    assert f'href="{queue}"' in content
+    assert "2 papers need curation" in content
+
+
+def test_curation_queue_link_lists_only_flagged_papers(admin_client):
+    make_paper("Flagged", needs_curation=True, curation_reason="Check authors")
+    make_paper("Clean")
+    response = admin_client.get(f"{reverse(CHANGELIST)}?needs_curation__exact=1")
+    assert listed_titles(response) == {"Flagged"}
+    assert "Check authors" in response.content.decode()
+
+
+# --- actions ----------------------------------------------------------------------------
+
+
+def run_action(admin_client, action: str, papers: list[Paper]):
+    return admin_client.post(
+        reverse(CHANGELIST),
+        {"action": action, "_selected_action": [p.pk for p in papers]},
+        follow=True,
+    )
+
+
+def test_mark_reviewed_action_clears_flag_and_stamps_time(admin_client):
+    flagged = make_paper("", needs_curation=True, curation_reason="Imported without a title")
+    untouched = make_paper("Other", needs_curation=True, curation_reason="Odd")
+    response = run_action(admin_client, "mark_reviewed", [flagged])
+    flagged.refresh_from_db()
+    untouched.refresh_from_db()
+    assert (flagged.needs_curation, flagged.curation_reason) == (False, "")
+    assert flagged.reviewed_at is not None
+    assert untouched.needs_curation and untouched.reviewed_at is None
+    assert "Marked 1 paper(s) reviewed." in [str(m) for m in get_messages(response.wsgi_request)]
+
+
+def test_flag_for_curation_action_keeps_an_existing_reason(admin_client):
+    plain = make_paper("Plain")
+    reasoned = make_paper("Reasoned", curation_reason="Duplicate?")
+    run_action(admin_client, "flag_for_curation", [plain, reasoned])
+    plain.refresh_from_db()
+    reasoned.refresh_from_db()
+    assert plain.needs_curation and plain.curation_reason == "Flagged by admin"
+    assert reasoned.needs_curation and reasoned.curation_reason == "Duplicate?"
+
+
+def test_forget_curator_edits_action(admin_client):
+    paper = make_paper("Edited", curator_edited_fields=["title"])
+    run_action(admin_client, "forget_curator_edits", [paper])
+    paper.refresh_from_db()
+    assert paper.curator_edited_fields == []
+
+
+# --- curator-edit tracking through the change form --------------------------------------
+
+
+def test_change_form_renders_with_inlines(admin_client):
+    paper = make_paper("Rendered", authors=["Ada Lovelace"], tags=[("Oral", TagKind.TRACK)])
+    response = admin_client.get(change_url(paper))
+    assert response.status_code == 200
+    assert b"authorships-TOTAL_FORMS" in response.content
+    assert b"paper_tags-TOTAL_FORMS" in response.content
+
+
+def test_editing_title_and_pdf_records_those_fields(admin_client):
+    paper = make_paper("Old title", authors=["Ada Lovelace"], pdf_url="")
+    save_paper(
+        admin_client,
+        paper,
+        change_form_data(paper, title="New title", pdf_url="https://example.org/p.pdf"),
+    )
+    assert paper.title == "New title"
+    assert paper.curator_edited_fields == ["pdf_url", "title"]
+
+
+def test_saving_without_changes_records_nothing(admin_client):
+    paper = make_paper("Same", authors=["Ada Lovelace"], tags=[("Oral", TagKind.TRACK)])
+    save_paper(admin_client, paper, change_form_data(paper))
+    assert paper.curator_edited_fields == []
+
+
+def test_earlier_curator_edits_are_kept(admin_client):
+    paper = make_paper("Same", curator_edited_fields=["abstract"])
+    save_paper(admin_client, paper, change_form_data(paper, forum_url="https://openreview.net/x"))
+    assert paper.curator_edited_fields == ["abstract", "forum_url"]
+
+
+def test_curation_flag_edits_are_not_import_fields(admin_client):
+    paper = make_paper("Same")
+    save_paper(admin_client, paper, change_form_data(paper, curation_reason="Check venue"))
+    assert paper.curation_reason == "Check venue"
+    assert paper.curator_edited_fields == []
+
+
+def test_reordering_authors_records_authors_and_refreshes_author_names(admin_client):
+    paper = make_paper("Ordered", authors=["Ada Lovelace", "Alan Turing"])
+    ada, alan = paper.authorships.order_by("position")
+    rows = [  # a swap: each row takes the other's position
+        {"id": ada.pk, "paper": paper.pk, "position": 1, "author": ada.author_id},
+        {"id": alan.pk, "paper": paper.pk, "position": 0, "author": alan.author_id},
+    ]
+    save_paper(admin_client, paper, change_form_data(paper, authors=rows))
+    assert paper.author_names == "Alan Turing, Ada Lovelace"
+    assert paper.curator_edited_fields == ["authors"]
+
+
+def test_adding_and_removing_authors_renumbers_positions(admin_client):
+    paper = make_paper("Ordered", authors=["Ada Lovelace", "Alan Turing", "Grace Hopper"])
+    newcomer = Author.objects.create(name="Edsger Dijkstra")
+    ada, alan, grace = paper.authorships.order_by("position")
+    rows = [
+        {"id": ada.pk, "paper": paper.pk, "position": 0, "author": ada.author_id},
+        {"id": alan.pk, "paper": paper.pk, "position": 1, "author": alan.author_id, "DELETE": "on"},
+        {"id": grace.pk, "paper": paper.pk, "position": 2, "author": grace.author_id},
+        {"id": "", "paper": paper.pk, "position": 7, "author": newcomer.pk},
+    ]
+    save_paper(admin_client, paper, change_form_data(paper, authors=rows))
+    stored = list(paper.authorships.order_by("position").values_list("position", "author__name"))
+    assert stored == [(0, "Ada Lovelace"), (1, "Grace Hopper"), (2, "Edsger Dijkstra")]
+    assert paper.author_names == "Ada Lovelace, Grace Hopper, Edsger Dijkstra"
+
+
+def test_swapping_authors_between_rows_saves(admin_client):
+    paper = make_paper("Ordered", authors=["Ada Lovelace", "Alan Turing"])
+    ada, alan = paper.authorships.order_by("position")
+    rows = [  # same positions, authors exchanged
+        {"id": ada.pk, "paper": paper.pk, "position": 0, "author": alan.author_id},
+        {"id": alan.pk, "paper": paper.pk, "position": 1, "author": ada.author_id},
+    ]
+    save_paper(admin_client, paper, change_form_data(paper, authors=rows))
+    assert paper.author_names == "Alan Turing, Ada Lovelace"
+
+
+def test_same_author_twice_is_a_form_error(admin_client):
+    paper = make_paper("Ordered", authors=["Ada Lovelace"])
+    ada = paper.authorships.get()
+    rows = [
+        {"id": ada.pk, "paper": paper.pk, "position": 0, "author": ada.author_id},
+        {"id": "", "paper": paper.pk, "position": 1, "author": ada.author_id},
+    ]
+    response = admin_client.post(change_url(paper), change_form_data(paper, authors=rows))
+    assert response.status_code == 200
+    assert Authorship.objects.filter(paper=paper).count() == 1
+
+
+def test_adding_a_tag_records_tags_and_the_curator(admin_client, admin_user):
+    paper = make_paper("Tagged", tags=[("ICLR 2024", TagKind.VENUE)])
+    oral = make_tag("Oral", TagKind.TRACK)
+    existing = paper.paper_tags.get()
+    rows = [
+        {"id": existing.pk, "paper": paper.pk, "tag": existing.tag_id},
+        {"id": "", "paper": paper.pk, "tag": oral.pk},
+    ]
+    save_paper(admin_client, paper, change_form_data(paper, tags=rows))
+    assert paper.curator_edited_fields == ["tags"]
+    added = PaperTag.objects.get(paper=paper, tag=oral)
+    assert added.added_by == admin_user
+    assert PaperTag.objects.get(pk=existing.pk).added_by is None  # imported tag untouched
+
+
+def test_duplicate_forum_id_is_a_form_error(admin_client):
+    make_paper("First", forum_id="taken")
+    paper = make_paper("Second", forum_id="mine")
+    response = admin_client.post(change_url(paper), change_form_data(paper, forum_id="taken"))
+    assert response.status_code == 200
+    paper.refresh_from_db()
+    assert paper.forum_id == "mine"
+
+
+# --- an untitled paper gets its title ---------------------------------------------------
+
+
+def test_giving_an_untitled_paper_a_title_takes_it_out_of_the_queue(admin_client):
+    paper = make_paper("", needs_curation=True, curation_reason="Imported without a title")
+    save_paper(admin_client, paper, change_form_data(paper, title="Found the title"))
+    assert paper.title == "Found the title"
+    assert (paper.needs_curation, paper.curation_reason) == (False, "")
+    assert paper.reviewed_at is None  # reviewing stays the curator's explicit action
+    assert paper.curator_edited_fields == ["title"]
+
+
+def test_title_does_not_clear_a_flag_for_another_reason(admin_client):
+    paper = make_paper("", needs_curation=True, curation_reason="Authors look wrong")
+    save_paper(admin_client, paper, change_form_data(paper, title="Found the title"))
+    assert paper.needs_curation and paper.curation_reason == "Authors look wrong"
+
+
+def test_title_keeps_a_flag_the_curator_sets_in_the_same_form(admin_client):
+    paper = make_paper("", needs_curation=True, curation_reason="Imported without a title")
+    data = change_form_data(paper, title="Found", curation_reason="Title from PDF, verify")
+    save_paper(admin_client, paper, data)
+    assert paper.needs_curation and paper.curation_reason == "Title from PDF, verify"
+
+
+# --- escaping and access ----------------------------------------------------------------
+
+
+def test_title_and_author_markup_is_escaped_in_changelist(admin_client):
+    make_paper(XSS, authors=[XSS], tags=[(XSS, TagKind.VENUE)], forum_id=XSS)
+    content = changelist(admin_client).content.decode()
+    assert XSS not in content
+    assert "&lt;img src=x onerror=alert(1)&gt;" in content
+
+
+def test_untitled_paper_markup_in_abstract_never_reaches_changelist(admin_client):
+    make_paper("", abstract=XSS, needs_curation=True)
+    assert XSS not in changelist(admin_client).content.decode()
+
+
+@pytest.mark.parametrize("url_name", ["admin:index", CHANGELIST, "admin:papers_author_changelist"])
+def test_non_staff_users_are_refused(client, url_name):
+    client.force_login(make_user("member"))
+    response = client.get(reverse(url_name))
+    assert response.status_code == 302
+    assert reverse("admin:login") in response["Location"]
+
+
+def test_anonymous_visitors_are_refused(client):
+    response = client.get(reverse(CHANGELIST))
+    assert response.status_code == 302
+    assert reverse("admin:login") in response["Location"]
+
+
+def test_staff_without_paper_permission_sees_no_queue_link(client):
+    make_paper("", needs_curation=True)
+    client.force_login(make_user("helper", is_staff=True))
+    response = client.get(reverse("admin:index"))
+    assert response.status_code == 200
+    assert b"need curation" not in response.content
