@@ -49,3 +49,7 @@ accesslog = "-"
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(f)s" "%(a)s"'
+
+# Gunicorn 25+ opens a runtime-management socket at one fixed path per user, which several
+# instances on a host would fight over and which nothing here uses: off unless asked for.
+control_socket_disable = os.environ.get("GUNICORN_CONTROL_SOCKET", "") != "1"

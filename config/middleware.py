@@ -75,5 +75,6 @@ class DatabaseUnavailableMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if settings.DEBUG or not isinstance(exception, DATABASE_UNAVAILABLE_ERRORS):
             return None
-        logger.error("Database unavailable while serving %s", request.path, exc_info=exception)
+        # One line per request: during an outage every request fails the same way.
+        logger.error("Database unavailable while serving %s: %s", request.path, exception)
         return database_unavailable_response()
