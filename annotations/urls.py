@@ -1,5 +1,44 @@
+from django.urls import path
+
+from annotations.views import activity, comments, lists, notes, tags
 
 app_name = "annotations"
 
-# Notes, reading lists, lab tagging and comments are wired up here.
-urlpatterns: list = []
+urlpatterns = [
+    # Notes
+    path("notes/", notes.my_notes, name="notes"),
+    path("papers/<int:paper_pk>/notes/add/", notes.note_add, name="note-add"),
+    path("notes/<int:pk>/edit/", notes.note_edit, name="note-edit"),
+    path("notes/<int:pk>/delete/", notes.note_delete, name="note-delete"),
+    # Reading lists
+    path("lists/", lists.my_lists, name="lists"),
+    path("lists/new/", lists.list_create, name="list-create"),
+    path("lists/shared/", lists.shared_lists, name="lists-shared"),
+    path("lists/<int:pk>/", lists.list_detail, name="list-detail"),
+    path("lists/<int:pk>/edit/", lists.list_edit, name="list-edit"),
+    path("lists/<int:pk>/delete/", lists.list_delete, name="list-delete"),
+    path("lists/<int:pk>/export.bib", lists.list_export_bibtex, name="list-export-bibtex"),
+    path("lists/<int:pk>/export.csv", lists.list_export_csv, name="list-export-csv"),
+    path("lists/<int:pk>/items/add/", lists.list_item_add, name="list-item-add"),
+    path(
+        "lists/<int:pk>/items/<int:item_pk>/remove/",
+        lists.list_item_remove,
+        name="list-item-remove",
+    ),
+    path("lists/<int:pk>/items/<int:item_pk>/move/", lists.list_item_move, name="list-item-move"),
+    path(
+        "lists/<int:pk>/items/<int:item_pk>/status/",
+        lists.list_item_status,
+        name="list-item-status",
+    ),
+    path("papers/<int:paper_pk>/lists/add/", lists.paper_list_add, name="paper-list-add"),
+    # Comments
+    path("papers/<int:paper_pk>/comments/add/", comments.comment_add, name="comment-add"),
+    path("comments/<int:pk>/edit/", comments.comment_edit, name="comment-edit"),
+    path("comments/<int:pk>/delete/", comments.comment_delete, name="comment-delete"),
+    # Lab tags
+    path("papers/<int:paper_pk>/tags/add/", tags.tag_add, name="tag-add"),
+    path("lab-tags/<int:pk>/remove/", tags.tag_remove, name="tag-remove"),
+    # Activity
+    path("activity/", activity.recent_activity, name="activity"),
+]

@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from annotations.views.accounts import signup
 from config.health import healthz
 from config.throttle import ThrottledAdminAuthenticationForm, ThrottledAuthenticationForm
 
@@ -21,6 +22,7 @@ urlpatterns = [
         ),
         name="login",
     ),
+    path("accounts/signup/", signup, name="signup"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -54,3 +54,35 @@ def make_paper(
     for name, kind in tags:
         PaperTag.objects.create(paper=paper, tag=make_tag(name, kind))
     return paper
+
+
+# Annotations (notes, reading lists, comments, lab tags).
+
+
+def make_note(owner, paper, body: str = "A thought about this paper."):
+    from annotations.models import Note
+
+    return Note.objects.create(owner=owner, paper=paper, body=body)
+
+
+def make_reading_list(owner, name: str | None = None, *, papers=(), **fields):
+    from annotations.models import ReadingList, ReadingListItem
+
+    reading_list = ReadingList.objects.create(
+        owner=owner, name=name or f"List {next(_counter)}", **fields
+    )
+    for position, paper in enumerate(papers):
+        ReadingListItem.objects.create(reading_list=reading_list, paper=paper, position=position)
+    return reading_list
+
+
+def make_comment(author, paper, body: str = "Interesting result.", **fields):
+    from annotations.models import Comment
+
+    return Comment.objects.create(author=author, paper=paper, body=body, **fields)
+
+
+def make_lab_tag(paper, name: str = "reinforcement learning", *, added_by=None) -> PaperTag:
+    return PaperTag.objects.create(
+        paper=paper, tag=make_tag(name, TagKind.LAB), added_by=added_by
+    )

@@ -1,0 +1,145 @@
+"""Forms for every annotation POST; they normalise input and own the validation messages."""
+
+from __future__ import annotations
+
+import re
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import UserCreationForm
+
+from annotations.models import Comment, Note, Priority, ReadingList, ReadingStatus
+from papers.models import Paper
+from papers.text import normalize_tag_name, tag_key
+
+TAG_NAME_MAX_LENGTH = 50
+_FORUM_ID_IN_URL = re.compile(r"[?&]id=([A-Za-z0-9_\-]+)")
+
+
+class NoteForm(forms.ModelForm):
+    class Meta:
+        model = Note
+        fields = ["body"]
+        widgets = {"body": forms.Textarea(attrs={"rows": 4})}
+        labels = {"body": "Note"}
+        help_texts = {"body": "Plain text or Markdown (links, emphasis, lists, code)."}
+
+
+class CommentForm(forms.ModelForm):
+    class Meta:
+        model = Comment
+        fields = ["body"]
+        widgets = {"body": forms.Textarea(attrs={"rows": 3})}
+        labels = {"body": "Comment"}
+
+
+def _clean_list_name(name: str, *, owner, exclude_pk: int | None = None) -> str:
+    name = " ".join(name.split())
+    duplicates = ReadingList.objects.filter(owner=owner, name__iexact=name)
+    if exclude_pk is not None:
+        duplicates = duplicates.exclude(pk=exclude_pk)
+    if duplicates.exists():
+        raise forms.ValidationError(f"You already have a list called “{name}”.")
+    return name
+
+
+class ReadingListForm(forms.ModelForm):
+    class Meta:
+        model = ReadingList
+        fields = ["name", "description", "visibility"]
+        widgets = {
+            "description": forms.Textarea(attrs={"rows": 3}),
+            "visibility": forms.RadioSelect,
+        }
+
+    def __init__(self, *args, owner, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.owner = owner
+
+    def clean_name(self) -> str:
+        return _clean_list_name(
+            self.cleaned_data["name"], owner=self.owner, exclude_pk=self.instance.pk
+        )
+
+
+class AddToListForm(forms.Form):
+    """From the paper page: pick one of your lists, or name a new one."""
+
+    reading_list = forms.IntegerField(required=False)
+    new_list_name = forms.CharField(required=False, max_length=100)
+
+    def __init__(self, *args, owner, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.owner = owner
+
+    def clean_reading_list(self) -> ReadingList | None:
+        pk = self.cleaned_data["reading_list"]
+        if pk is None:
+            return None
+        reading_list = ReadingList.objects.filter(owner=self.owner, pk=pk).first()
+        if reading_list is None:
+            raise forms.ValidationError("That reading list does not exist.")
+        return reading_list
+
+    def clean_new_list_name(self) -> str:
+        name = self.cleaned_data["new_list_name"]
+        return _clean_list_name(name, owner=self.owner) if name.strip() else ""
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.errors and not cleaned.get("reading_list") and not cleaned.get("new_list_name"):
+            raise forms.ValidationError("Choose a reading list or name a new one.")
+        return cleaned
+
+
+class AddPaperForm(forms.Form):
+    """From the list page: a paper number, an OpenReview forum id or a forum URL."""
+
+    paper = forms.CharField(
+        max_length=500, label="Paper", help_text="Paper number, OpenReview id or forum URL."
+    )
+
+    def clean_paper(self) -> Paper:
+        raw = self.cleaned_data["paper"].strip()
+        match = _FORUM_ID_IN_URL.search(raw)
+        paper = None
+        if raw.isdigit():
+            paper = Paper.objects.filter(pk=int(raw)).first()
+        if paper is None:
+            forum_id = match.group(1) if match else raw
+            paper = Paper.objects.filter(forum_id=forum_id).exclude(forum_id="").first()
+        if paper is None:
+            raise forms.ValidationError(f"No paper matches “{raw}”.")
+        return paper
+
+
+class ItemStatusForm(forms.Form):
+    status = forms.ChoiceField(choices=ReadingStatus.choices)
+    priority = forms.TypedChoiceField(
+        choices=[("", "No priority"), *Priority.choices],
+        coerce=int,
+        required=False,
+        empty_value=None,
+    )
+
+
+class MoveItemForm(forms.Form):
+    direction = forms.ChoiceField(choices=[("up", "Up"), ("down", "Down")])
+
+
+class LabTagForm(forms.Form):
+    name = forms.CharField(max_length=TAG_NAME_MAX_LENGTH, label="Lab tag")
+
+    def clean_name(self) -> str:
+        name = normalize_tag_name(self.cleaned_data["name"])
+        if not tag_key(name):
+            raise forms.ValidationError("A tag needs at least one visible character.")
+        return name
+
+
+class SignupForm(UserCreationForm):
+    email = forms.EmailField(required=True, help_text="Used only for password resets.")
+
+    class Meta(UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ["username", "email"]

@@ -1,0 +1,59 @@
+"""Context for the annotation panel on the paper page and for each of its htmx sections.
+
+For a logged-in user the panel costs three queries (own notes, own lists with whether the
+paper is in each, comments with authors); lab tags reuse the paper page's prefetch; an
+anonymous visitor costs none.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from annotations import selectors
+from annotations.forms import CommentForm, LabTagForm, NoteForm
+from papers.models import Paper
+
+SECTIONS = {
+    "tags": "annotations/_paper_tags.html",
+    "notes": "annotations/_paper_notes.html",
+    "lists": "annotations/_paper_lists.html",
+    "comments": "annotations/_comments.html",
+}
+
+
+def panel_context(request, paper: Paper, **overrides: Any) -> dict[str, Any]:
+    user = request.user
+    context: dict[str, Any] = {
+        "paper": paper,
+        "user": user,
+        "request": request,
+        "lab_tags": selectors.lab_paper_tags(paper),
+        "tag_form": LabTagForm(),
+    }
+    if user.is_authenticated:
+        context.update(
+            notes=selectors.paper_notes(user, paper),
+            note_form=NoteForm(),
+            reading_lists=selectors.lists_with_paper(user, paper),
+            comments=selectors.paper_comments(paper),
+            comment_form=CommentForm(),
+        )
+    context.update(overrides)
+    return context
+
+
+def section_context(request, paper: Paper, section: str, **overrides: Any) -> dict[str, Any]:
+    """Only what one section needs, for an htmx refresh of that section."""
+    user = request.user
+    context: dict[str, Any] = {"paper": paper, "user": user, "request": request}
+    if section == "tags":
+        lab_tags = selectors.lab_paper_tags(paper)
+        context.update(lab_tags=lab_tags, tag_form=LabTagForm())
+    elif section == "notes":
+        context.update(notes=selectors.paper_notes(user, paper), note_form=NoteForm())
+    elif section == "lists":
+        context.update(reading_lists=selectors.lists_with_paper(user, paper))
+    elif section == "comments":
+        context.update(comments=selectors.paper_comments(paper), comment_form=CommentForm())
+    context.update(overrides)
+    return context

@@ -1,0 +1,133 @@
+"""Read queries for annotations, each scoped to what the given user may see."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
+
+from annotations.models import Comment, Note, ReadingList, ReadingListItem, Visibility
+from papers.models import Authorship, Paper, PaperTag, TagKind
+
+
+def notes_for_owner(user, *, query: str = "") -> QuerySet[Note]:
+    notes = Note.objects.filter(owner=user).select_related("paper")
+    query = query.strip()
+    if query:
+        notes = notes.filter(Q(body__icontains=query) | Q(paper__title__icontains=query))
+    return notes.order_by("-updated_at", "-pk")
+
+
+def paper_notes(user, paper: Paper) -> list[Note]:
+    return list(Note.objects.filter(owner=user, paper=paper).order_by("-updated_at", "-pk"))
+
+
+def lists_with_paper(user, paper: Paper) -> list[ReadingList]:
+    """The user's lists, each with `paper_item_id`: the item holding `paper`, or None."""
+    item = ReadingListItem.objects.filter(reading_list=OuterRef("pk"), paper=paper)
+    return list(
+        ReadingList.objects.filter(owner=user).annotate(
+            paper_item_id=Subquery(item.values("pk")[:1])
+        )
+    )
+
+
+def paper_comments(paper: Paper) -> list[Comment]:
+    return list(
+        Comment.objects.filter(paper=paper).select_related("author").order_by("created_at", "pk")
+    )
+
+
+def lab_paper_tags(paper: Paper) -> list[PaperTag]:
+    # The paper page prefetches paper_tags with their tags; reuse that instead of a query.
+    if "paper_tags" in getattr(paper, "_prefetched_objects_cache", {}):
+        return [pt for pt in paper.paper_tags.all() if pt.tag.kind == TagKind.LAB]
+    return list(
+        PaperTag.objects.filter(paper=paper, tag__kind=TagKind.LAB)
+        .select_related("tag")
+        .order_by("tag__name")
+    )
+
+
+def own_lists(user) -> QuerySet[ReadingList]:
+    return ReadingList.objects.filter(owner=user).annotate(item_count=Count("items"))
+
+
+def shared_lists() -> QuerySet[ReadingList]:
+    return (
+        ReadingList.objects.filter(visibility=Visibility.SHARED)
+        .select_related("owner")
+        .annotate(item_count=Count("items"))
+        .order_by("-updated_at", "-pk")
+    )
+
+
+def visible_lists(user) -> QuerySet[ReadingList]:
+    """Lists `user` may read: their own and every shared one."""
+    return ReadingList.objects.filter(Q(owner=user) | Q(visibility=Visibility.SHARED))
+
+
+def list_items(reading_list: ReadingList) -> QuerySet[ReadingListItem]:
+    """Items in list order with papers, their ordered authors and tags: three queries."""
+    return (
+        reading_list.items.select_related("paper")
+        .defer("paper__abstract")
+        .prefetch_related(
+            Prefetch(
+                "paper__authorships",
+                queryset=Authorship.objects.select_related("author").order_by("position"),
+            ),
+            Prefetch(
+                "paper__paper_tags",
+                queryset=PaperTag.objects.select_related("tag").order_by("tag__kind", "tag__name"),
+            ),
+        )
+        .order_by("position", "pk")
+    )
+
+
+@dataclass(frozen=True)
+class Activity:
+    kind: str  # "comment" | "list" | "tag"
+    at: datetime
+    user: object
+    paper: Paper
+    text: str = ""
+    reading_list: ReadingList | None = None
+    tag_name: str = ""
+
+
+def recent_activity(limit: int = 50) -> list[Activity]:
+    """Newest public activity: comments, additions to shared lists, lab tags. Three queries.
+
+    Never private: removed comments, private lists and notes are left out.
+    """
+    comments = (
+        Comment.objects.filter(removed_at__isnull=True)
+        .select_related("author", "paper")
+        .defer("paper__abstract")
+        .order_by("-created_at", "-pk")[:limit]
+    )
+    additions = (
+        ReadingListItem.objects.filter(reading_list__visibility=Visibility.SHARED)
+        .select_related("reading_list__owner", "paper")
+        .defer("paper__abstract")
+        .order_by("-added_at", "-pk")[:limit]
+    )
+    tags = (
+        PaperTag.objects.filter(tag__kind=TagKind.LAB, added_by__isnull=False)
+        .select_related("tag", "added_by", "paper")
+        .defer("paper__abstract")
+        .order_by("-created_at", "-pk")[:limit]
+    )
+    activity = [Activity("comment", c.created_at, c.author, c.paper, text=c.body) for c in comments]
+    activity += [
+        Activity("list", i.added_at, i.reading_list.owner, i.paper, reading_list=i.reading_list)
+        for i in additions
+    ]
+    activity += [
+        Activity("tag", t.created_at, t.added_by, t.paper, tag_name=t.tag.name) for t in tags
+    ]
+    activity.sort(key=lambda entry: entry.at, reverse=True)
+    return activity[:limit]

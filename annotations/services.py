@@ -1,0 +1,112 @@
+"""Writes that touch several rows or models, each atomic and keyword-only."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max, Q
+from django.utils import timezone
+
+from annotations.models import Comment, ReadingList, ReadingListItem
+from papers.models import Paper, PaperTag, Tag, TagKind
+from papers.text import normalize_tag_name, tag_key, tag_slug
+
+
+class AlreadyThere(Exception):
+    """The paper is already in the list, or already carries the tag."""
+
+
+def _lock_list(reading_list: ReadingList) -> None:
+    # Serialises position changes on one list (a no-op lock on SQLite, whose writers queue).
+    ReadingList.objects.select_for_update().filter(pk=reading_list.pk).first()
+
+
+@transaction.atomic
+def add_paper_to_list(*, reading_list: ReadingList, paper: Paper) -> ReadingListItem:
+    """Append `paper` at the end of the list; raises AlreadyThere if it is in it."""
+    _lock_list(reading_list)
+    if reading_list.items.filter(paper=paper).exists():
+        raise AlreadyThere(f"“{paper.display_title}” is already in “{reading_list.name}”.")
+    last = reading_list.items.aggregate(last=Max("position"))["last"]
+    try:
+        with transaction.atomic():
+            item = ReadingListItem.objects.create(
+                reading_list=reading_list,
+                paper=paper,
+                position=0 if last is None else last + 1,
+            )
+    except IntegrityError:
+        raise AlreadyThere(
+            f"“{paper.display_title}” is already in “{reading_list.name}”."
+        ) from None
+    ReadingList.objects.filter(pk=reading_list.pk).update(updated_at=timezone.now())
+    return item
+
+
+@transaction.atomic
+def create_list_with_paper(*, owner, name: str, paper: Paper) -> ReadingList:
+    reading_list = ReadingList.objects.create(owner=owner, name=name)
+    add_paper_to_list(reading_list=reading_list, paper=paper)
+    return reading_list
+
+
+def _renumber(reading_list: ReadingList, items: list[ReadingListItem]) -> None:
+    changed = []
+    for position, item in enumerate(items):
+        if item.position != position:
+            item.position = position
+            changed.append(item)
+    ReadingListItem.objects.bulk_update(changed, ["position"])
+
+
+@transaction.atomic
+def remove_item(*, item: ReadingListItem) -> None:
+    reading_list = item.reading_list
+    _lock_list(reading_list)
+    item.delete()
+    _renumber(reading_list, list(reading_list.items.order_by("position", "pk")))
+
+
+@transaction.atomic
+def move_item(*, item: ReadingListItem, direction: str) -> bool:
+    """Swap the item with its neighbour ("up" or "down"); False when already at that end.
+
+    Positions are rewritten as 0..n-1 so gaps or ties left by older data heal on the way.
+    """
+    reading_list = item.reading_list
+    _lock_list(reading_list)
+    items = list(reading_list.items.order_by("position", "pk"))
+    index = next(i for i, candidate in enumerate(items) if candidate.pk == item.pk)
+    target = index - 1 if direction == "up" else index + 1
+    moved = 0 <= target < len(items)
+    if moved:
+        items[index], items[target] = items[target], items[index]
+    _renumber(reading_list, items)
+    return moved
+
+
+@transaction.atomic
+def add_lab_tag(*, user, paper: Paper, name: str) -> PaperTag:
+    """Tag `paper` with the lab tag `name`, creating the tag when no equivalent exists."""
+    name = normalize_tag_name(name)
+    key = tag_key(name)
+    tag = Tag.objects.filter(Q(key=key) | Q(slug=tag_slug(name)), kind=TagKind.LAB).first()
+    if tag is None:
+        try:
+            with transaction.atomic():
+                tag = Tag.objects.create(kind=TagKind.LAB, name=name)
+        except IntegrityError:
+            # Someone created the same tag a moment ago.
+            tag = Tag.objects.get(kind=TagKind.LAB, key=key)
+    if PaperTag.objects.filter(paper=paper, tag=tag).exists():
+        raise AlreadyThere(f"“{paper.display_title}” is already tagged “{tag.name}”.")
+    try:
+        with transaction.atomic():
+            return PaperTag.objects.create(paper=paper, tag=tag, added_by=user)
+    except IntegrityError:
+        raise AlreadyThere(f"“{paper.display_title}” is already tagged “{tag.name}”.") from None
+
+
+def remove_comment(*, comment: Comment, by) -> None:
+    comment.removed_at = timezone.now()
+    comment.removed_by = by
+    comment.save(update_fields=["removed_at", "removed_by", "updated_at"])

@@ -1,0 +1,1 @@
+"""Annotation views, one module per feature; urls.py wires them up."""

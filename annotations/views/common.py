@@ -1,0 +1,63 @@
+"""Response helpers shared by the annotation views: redirect-after-POST or an htmx fragment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+
+from annotations.panel import SECTIONS, section_context
+from papers.models import Paper
+
+
+def is_htmx(request: HttpRequest) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def next_url(request: HttpRequest, default: str) -> str:
+    """The form's `next` target when it points back into this site, else `default`."""
+    candidate = request.POST.get("next") or request.GET.get("next") or ""
+    if candidate and url_has_allowed_host_and_scheme(
+        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return candidate
+    return default
+
+
+def finish(
+    request: HttpRequest,
+    message: str,
+    *,
+    redirect_to: str,
+    fragment: tuple[str, dict[str, Any]] | None = None,
+    level: int = messages.SUCCESS,
+) -> HttpResponse:
+    """htmx gets the refreshed fragment with the message in it; a plain form POST gets
+    the message stored for the next page and a redirect (so a reload never re-posts)."""
+    if fragment is not None and is_htmx(request):
+        template, context = fragment
+        flash_level = "error" if level >= messages.WARNING else "success"
+        return render(request, template, {**context, "flash": message, "flash_level": flash_level})
+    messages.add_message(request, level, message)
+    return redirect(redirect_to)
+
+
+def paper_section(request: HttpRequest, paper: Paper, section: str, **overrides: Any):
+    """A (template, context) pair for one section of the paper page's annotation panel."""
+    return SECTIONS[section], section_context(request, paper, section, **overrides)
+
+
+def paper_anchor(paper: Paper, section: str) -> str:
+    return f"{paper.get_absolute_url()}#paper-{section}"
+
+
+def form_errors_text(form) -> str:
+    return " ".join(str(error) for errors in form.errors.values() for error in errors)
+
+
+def render_section(request: HttpRequest, paper: Paper, section: str, **overrides: Any):
+    template, context = paper_section(request, paper, section, **overrides)
+    return render(request, template, context)

@@ -1,0 +1,299 @@
+"""Reading lists: private to their owner, or shared read-only with every logged-in user."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import IntegrityError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_POST
+
+from annotations import exports, selectors, services
+from annotations.forms import (
+    AddPaperForm,
+    AddToListForm,
+    ItemStatusForm,
+    MoveItemForm,
+    ReadingListForm,
+)
+from annotations.models import ReadingList, ReadingListItem
+from annotations.views.common import (
+    finish,
+    form_errors_text,
+    is_htmx,
+    next_url,
+    paper_anchor,
+    paper_section,
+)
+from papers.models import Paper
+
+
+def _get_list_for_reader(request: HttpRequest, pk: int) -> ReadingList:
+    """The owner's list or anyone's shared list; another user's private list is a 404."""
+    return get_object_or_404(selectors.visible_lists(request.user).select_related("owner"), pk=pk)
+
+
+def _get_list_for_owner(request: HttpRequest, pk: int) -> ReadingList:
+    return get_object_or_404(ReadingList, pk=pk, owner=request.user)
+
+
+def _get_item_for_owner(request: HttpRequest, pk: int, item_pk: int) -> ReadingListItem:
+    return get_object_or_404(
+        ReadingListItem.objects.select_related("reading_list", "paper"),
+        pk=item_pk,
+        reading_list_id=pk,
+        reading_list__owner=request.user,
+    )
+
+
+def _list_page_context(request, reading_list: ReadingList, **overrides) -> dict:
+    context = {
+        "reading_list": reading_list,
+        "items": selectors.list_items(reading_list),
+        "is_owner": reading_list.owner_id == request.user.pk,
+        "add_form": AddPaperForm(),
+        "status_choices": ItemStatusForm.base_fields["status"].choices,
+        "priority_choices": ItemStatusForm.base_fields["priority"].choices,
+    }
+    context.update(overrides)
+    return context
+
+
+def _items_fragment(request, reading_list: ReadingList, **overrides):
+    return "annotations/_list_items.html", _list_page_context(request, reading_list, **overrides)
+
+
+def _item_fragment(request, reading_list: ReadingList, paper: Paper):
+    """The fragment to refresh: the paper page's list section or the list page's items."""
+    if request.headers.get("HX-Target") == "paper-lists":
+        return paper_section(request, paper, "lists")
+    return _items_fragment(request, reading_list)
+
+
+@login_required
+def my_lists(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "annotations/my_lists.html",
+        {"lists": selectors.own_lists(request.user), "form": ReadingListForm(owner=request.user)},
+    )
+
+
+@require_POST
+@login_required
+def list_create(request: HttpRequest) -> HttpResponse:
+    form = ReadingListForm(request.POST, owner=request.user)
+    if not form.is_valid():
+        return render(
+            request,
+            "annotations/my_lists.html",
+            {"lists": selectors.own_lists(request.user), "form": form},
+        )
+    reading_list = form.save(commit=False)
+    reading_list.owner = request.user
+    reading_list.save()
+    return finish(
+        request,
+        f"Reading list “{reading_list.name}” created.",
+        redirect_to=reading_list.get_absolute_url(),
+    )
+
+
+@login_required
+def shared_lists(request: HttpRequest) -> HttpResponse:
+    return render(request, "annotations/shared_lists.html", {"lists": selectors.shared_lists()})
+
+
+@login_required
+def list_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    reading_list = _get_list_for_reader(request, pk)
+    return render(
+        request, "annotations/list_detail.html", _list_page_context(request, reading_list)
+    )
+
+
+@login_required
+def list_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    reading_list = _get_list_for_owner(request, pk)
+    data = request.POST if request.method == "POST" else None
+    form = ReadingListForm(data, instance=reading_list, owner=request.user)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        return finish(request, "Reading list updated.", redirect_to=reading_list.get_absolute_url())
+    return render(
+        request, "annotations/list_form.html", {"form": form, "reading_list": reading_list}
+    )
+
+
+@require_POST
+@login_required
+def list_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    reading_list = _get_list_for_owner(request, pk)
+    name = reading_list.name
+    reading_list.delete()
+    messages.success(request, f"Reading list “{name}” deleted.")
+    return redirect("annotations:lists")
+
+
+def _download(content: str, *, content_type: str, filename: str) -> HttpResponse:
+    response = HttpResponse(content, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _export_filename(reading_list: ReadingList, extension: str) -> str:
+    return f"{slugify(reading_list.name) or 'reading-list'}-{reading_list.pk}.{extension}"
+
+
+@require_GET
+@login_required
+def list_export_bibtex(request: HttpRequest, pk: int) -> HttpResponse:
+    reading_list = _get_list_for_reader(request, pk)
+    return _download(
+        exports.bibtex_for_items(selectors.list_items(reading_list)),
+        content_type="application/x-bibtex; charset=utf-8",
+        filename=_export_filename(reading_list, "bib"),
+    )
+
+
+@require_GET
+@login_required
+def list_export_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    reading_list = _get_list_for_reader(request, pk)
+    return _download(
+        exports.csv_for_items(selectors.list_items(reading_list)),
+        content_type="text/csv; charset=utf-8",
+        filename=_export_filename(reading_list, "csv"),
+    )
+
+
+@require_POST
+@login_required
+def list_item_add(request: HttpRequest, pk: int) -> HttpResponse:
+    """Add a paper from the list page, by paper number, OpenReview id or forum URL."""
+    reading_list = _get_list_for_owner(request, pk)
+    form = AddPaperForm(request.POST)
+    if not form.is_valid():
+        template = (
+            "annotations/_list_items.html" if is_htmx(request) else "annotations/list_detail.html"
+        )
+        return render(request, template, _list_page_context(request, reading_list, add_form=form))
+    paper = form.cleaned_data["paper"]
+    try:
+        services.add_paper_to_list(reading_list=reading_list, paper=paper)
+    except services.AlreadyThere as exc:
+        return finish(
+            request,
+            str(exc),
+            redirect_to=reading_list.get_absolute_url(),
+            fragment=_items_fragment(request, reading_list),
+            level=messages.ERROR,
+        )
+    return finish(
+        request,
+        f"Added “{paper.display_title}”.",
+        redirect_to=reading_list.get_absolute_url(),
+        fragment=_items_fragment(request, reading_list),
+    )
+
+
+@require_POST
+@login_required
+def paper_list_add(request: HttpRequest, paper_pk: int) -> HttpResponse:
+    """Add a paper from its page to one of the user's lists, or to a new one."""
+    paper = get_object_or_404(Paper, pk=paper_pk)
+    form = AddToListForm(request.POST, owner=request.user)
+    redirect_to = paper_anchor(paper, "lists")
+    if not form.is_valid():
+        return finish(
+            request,
+            form_errors_text(form),
+            redirect_to=redirect_to,
+            fragment=paper_section(
+                request, paper, "lists", new_list_name=request.POST.get("new_list_name", "")
+            ),
+            level=messages.ERROR,
+        )
+    reading_list = form.cleaned_data["reading_list"]
+    new_name = form.cleaned_data["new_list_name"]
+    try:
+        if new_name:
+            reading_list = services.create_list_with_paper(
+                owner=request.user, name=new_name, paper=paper
+            )
+        else:
+            services.add_paper_to_list(reading_list=reading_list, paper=paper)
+    except services.AlreadyThere as exc:
+        message, level = str(exc), messages.ERROR
+    except IntegrityError:
+        message, level = f"You already have a list called “{new_name}”.", messages.ERROR
+    else:
+        message, level = f"Added to “{reading_list.name}”.", messages.SUCCESS
+    return finish(
+        request,
+        message,
+        redirect_to=redirect_to,
+        fragment=paper_section(request, paper, "lists"),
+        level=level,
+    )
+
+
+@require_POST
+@login_required
+def list_item_remove(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
+    item = _get_item_for_owner(request, pk, item_pk)
+    reading_list, paper = item.reading_list, item.paper
+    services.remove_item(item=item)
+    return finish(
+        request,
+        f"Removed “{paper.display_title}” from “{reading_list.name}”.",
+        redirect_to=next_url(request, reading_list.get_absolute_url()),
+        fragment=_item_fragment(request, reading_list, paper),
+    )
+
+
+@require_POST
+@login_required
+def list_item_move(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
+    item = _get_item_for_owner(request, pk, item_pk)
+    reading_list = item.reading_list
+    form = MoveItemForm(request.POST)
+    if not form.is_valid():
+        message, level = "Unknown direction: use up or down.", messages.ERROR
+    elif services.move_item(item=item, direction=form.cleaned_data["direction"]):
+        message, level = (
+            f"Moved “{item.paper.display_title}” {form.cleaned_data['direction']}.",
+            messages.SUCCESS,
+        )
+    else:
+        message, level = f"“{item.paper.display_title}” is already at that end.", messages.INFO
+    return finish(
+        request,
+        message,
+        redirect_to=f"{reading_list.get_absolute_url()}#item-{item.pk}",
+        fragment=_items_fragment(request, reading_list),
+        level=level,
+    )
+
+
+@require_POST
+@login_required
+def list_item_status(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
+    item = _get_item_for_owner(request, pk, item_pk)
+    form = ItemStatusForm(request.POST)
+    if form.is_valid():
+        item.status = form.cleaned_data["status"]
+        item.priority = form.cleaned_data["priority"]
+        item.save(update_fields=["status", "priority", "updated_at"])
+        message, level = f"Updated “{item.paper.display_title}”.", messages.SUCCESS
+    else:
+        message, level = "Not saved: " + form_errors_text(form), messages.ERROR
+    return finish(
+        request,
+        message,
+        redirect_to=f"{item.reading_list.get_absolute_url()}#item-{item.pk}",
+        fragment=_items_fragment(request, item.reading_list),
+        level=level,
+    )

@@ -1,0 +1,322 @@
+"""Who may do what with each annotation URL (DESIGN.md, "Annotations: who sees what").
+
+Every annotation URL is listed once with its method. A second user gets 404 for another
+user's private objects and read-only access to shared lists; anonymous users are sent to
+log in; GET on a mutation URL is refused with 405 and changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from annotations.models import Comment, Note, ReadingList, ReadingListItem, Visibility
+from papers.models import PaperTag
+from tests.factories import (
+    make_comment,
+    make_lab_tag,
+    make_note,
+    make_paper,
+    make_reading_list,
+    make_user,
+)
+
+
+@dataclass
+class World:
+    owner: object
+    stranger: object
+    paper: object
+    note: Note
+    private_list: ReadingList
+    shared_list: ReadingList
+    private_item: ReadingListItem
+    shared_item: ReadingListItem
+    comment: Comment
+    lab_tag: PaperTag
+
+
+@pytest.fixture
+def world(db) -> World:
+    owner, stranger = make_user("owner"), make_user("stranger")
+    paper, other_paper = make_paper("Shared paper"), make_paper("Another paper")
+    private_list = make_reading_list(owner, "Private list", papers=[paper, other_paper])
+    shared_list = make_reading_list(
+        owner, "Shared list", papers=[paper, other_paper], visibility=Visibility.SHARED
+    )
+    return World(
+        owner=owner,
+        stranger=stranger,
+        paper=paper,
+        note=make_note(owner, paper, "owner's secret note"),
+        private_list=private_list,
+        shared_list=shared_list,
+        private_item=private_list.items.get(paper=paper),
+        shared_item=shared_list.items.get(paper=paper),
+        comment=make_comment(owner, paper, "owner's comment"),
+        lab_tag=make_lab_tag(paper, "owner-tag", added_by=owner),
+    )
+
+
+def _list_urls(w: World, reading_list: ReadingList, item: ReadingListItem) -> dict[str, str]:
+    pk, item_pk = reading_list.pk, item.pk
+    return {
+        "detail": reverse("annotations:list-detail", args=[pk]),
+        "edit": reverse("annotations:list-edit", args=[pk]),
+        "delete": reverse("annotations:list-delete", args=[pk]),
+        "bibtex": reverse("annotations:list-export-bibtex", args=[pk]),
+        "csv": reverse("annotations:list-export-csv", args=[pk]),
+        "item-add": reverse("annotations:list-item-add", args=[pk]),
+        "item-remove": reverse("annotations:list-item-remove", args=[pk, item_pk]),
+        "item-move": reverse("annotations:list-item-move", args=[pk, item_pk]),
+        "item-status": reverse("annotations:list-item-status", args=[pk, item_pk]),
+    }
+
+
+# (name, method, POST data) for each object-level URL.
+LIST_ACTIONS = [
+    ("detail", "get", None),
+    ("edit", "get", None),
+    ("edit", "post", {"name": "Renamed", "visibility": "private"}),
+    ("delete", "post", {}),
+    ("bibtex", "get", None),
+    ("csv", "get", None),
+    ("item-add", "post", {"paper": "1"}),
+    ("item-remove", "post", {}),
+    ("item-move", "post", {"direction": "down"}),
+    ("item-status", "post", {"status": "read", "priority": "1"}),
+]
+READ_ONLY = {"detail", "bibtex", "csv"}
+
+OTHER_ACTIONS = [
+    ("note-edit", "get", None),
+    ("note-edit", "post", {"body": "hijacked"}),
+    ("note-delete", "post", {}),
+    ("comment-edit", "get", None),
+    ("comment-edit", "post", {"body": "hijacked"}),
+    ("comment-delete", "post", {}),
+    ("tag-remove", "post", {}),
+]
+
+
+def _other_url(w: World, name: str) -> str:
+    pk = {"note": w.note.pk, "comment": w.comment.pk, "tag": w.lab_tag.pk}[name.split("-")[0]]
+    return reverse(f"annotations:{name}", args=[pk])
+
+
+def _snapshot(w: World) -> tuple:
+    """Everything a refused request must leave untouched."""
+    w.note.refresh_from_db()
+    w.comment.refresh_from_db()
+    return (
+        w.note.body,
+        w.comment.body,
+        w.comment.removed_at,
+        list(ReadingList.objects.order_by("pk").values_list("name", "visibility")),
+        list(
+            ReadingListItem.objects.order_by("pk").values_list(
+                "reading_list", "paper", "position", "status", "priority"
+            )
+        ),
+        PaperTag.objects.filter(pk=w.lab_tag.pk).exists(),
+    )
+
+
+def _call(client: Client, method: str, url: str, data):
+    return client.get(url) if method == "get" else client.post(url, data or {})
+
+
+@pytest.mark.parametrize(("action", "method", "data"), LIST_ACTIONS)
+def test_stranger_gets_404_for_every_action_on_a_private_list(world, client, action, method, data):
+    client.force_login(world.stranger)
+    before = _snapshot(world)
+    url = _list_urls(world, world.private_list, world.private_item)[action]
+    response = _call(client, method, url, data)
+    assert response.status_code == 404
+    assert b"Private list" not in response.content
+    assert _snapshot(world) == before
+
+
+@pytest.mark.parametrize(("action", "method", "data"), LIST_ACTIONS)
+def test_stranger_reads_a_shared_list_but_cannot_change_it(world, client, action, method, data):
+    client.force_login(world.stranger)
+    before = _snapshot(world)
+    url = _list_urls(world, world.shared_list, world.shared_item)[action]
+    response = _call(client, method, url, data)
+    if action in READ_ONLY:
+        assert response.status_code == 200
+    else:
+        assert response.status_code == 404
+        assert b"Shared paper" not in response.content
+    assert _snapshot(world) == before
+
+
+def test_shared_list_page_shows_no_owner_controls_to_others(world, client):
+    client.force_login(world.stranger)
+    response = client.get(world.shared_list.get_absolute_url())
+    content = response.content.decode()
+    assert "Shared paper" in content
+    assert (
+        reverse("annotations:list-item-remove", args=[world.shared_list.pk, world.shared_item.pk])
+        not in content
+    )
+    assert reverse("annotations:list-edit", args=[world.shared_list.pk]) not in content
+
+
+@pytest.mark.parametrize(("name", "method", "data"), OTHER_ACTIONS)
+def test_stranger_gets_404_on_notes_comments_and_tags_of_others(world, client, name, method, data):
+    client.force_login(world.stranger)
+    before = _snapshot(world)
+    response = _call(client, method, _other_url(world, name), data)
+    assert response.status_code == 404
+    assert b"owner&#x27;s secret note" not in response.content
+    assert _snapshot(world) == before
+
+
+def _all_object_urls(w: World):
+    for action, method, data in LIST_ACTIONS:
+        for reading_list, item in [
+            (w.private_list, w.private_item),
+            (w.shared_list, w.shared_item),
+        ]:
+            yield method, _list_urls(w, reading_list, item)[action], data
+    for name, method, data in OTHER_ACTIONS:
+        yield method, _other_url(w, name), data
+
+
+def test_anonymous_users_are_sent_to_login_everywhere(world, client):
+    before = _snapshot(world)
+    page_urls = [
+        reverse("annotations:notes"),
+        reverse("annotations:lists"),
+        reverse("annotations:lists-shared"),
+        reverse("annotations:activity"),
+    ]
+    post_urls = [
+        reverse("annotations:list-create"),
+        reverse("annotations:note-add", args=[world.paper.pk]),
+        reverse("annotations:paper-list-add", args=[world.paper.pk]),
+        reverse("annotations:comment-add", args=[world.paper.pk]),
+        reverse("annotations:tag-add", args=[world.paper.pk]),
+    ]
+    calls = [("get", url, None) for url in page_urls]
+    calls += [("post", url, {"body": "x", "name": "x"}) for url in post_urls]
+    calls += list(_all_object_urls(world))
+    for method, url, data in calls:
+        response = _call(client, method, url, data)
+        assert response.status_code == 302, url
+        assert response["Location"].startswith(reverse("login")), url
+    assert _snapshot(world) == before
+
+
+def test_owner_can_use_every_list_action(world, client):
+    client.force_login(world.owner)
+    urls = _list_urls(world, world.private_list, world.private_item)
+    for action, method, data in LIST_ACTIONS:
+        if action in {"delete", "item-remove"}:
+            continue
+        response = _call(client, method, urls[action], data)
+        assert response.status_code in {200, 302}, action
+    assert client.post(urls["item-remove"]).status_code == 302
+    assert client.post(urls["delete"]).status_code == 302
+    assert not ReadingList.objects.filter(pk=world.private_list.pk).exists()
+
+
+MUTATION_URL_NAMES = [
+    ("note-add", "paper"),
+    ("note-delete", "note"),
+    ("list-create", None),
+    ("list-delete", "list"),
+    ("list-item-add", "list"),
+    ("list-item-remove", "item"),
+    ("list-item-move", "item"),
+    ("list-item-status", "item"),
+    ("paper-list-add", "paper"),
+    ("comment-add", "paper"),
+    ("comment-delete", "comment"),
+    ("tag-add", "paper"),
+    ("tag-remove", "tag"),
+]
+
+
+@pytest.mark.parametrize(("name", "arg"), MUTATION_URL_NAMES)
+def test_get_on_a_mutation_url_is_refused_and_changes_nothing(world, client, name, arg):
+    client.force_login(world.owner)
+    args = {
+        None: [],
+        "paper": [world.paper.pk],
+        "note": [world.note.pk],
+        "list": [world.private_list.pk],
+        "item": [world.private_list.pk, world.private_item.pk],
+        "comment": [world.comment.pk],
+        "tag": [world.lab_tag.pk],
+    }[arg]
+    before = _snapshot(world)
+    response = client.get(reverse(f"annotations:{name}", args=args))
+    assert response.status_code == 405
+    assert _snapshot(world) == before
+
+
+@pytest.mark.parametrize(("name", "arg"), MUTATION_URL_NAMES)
+def test_every_post_needs_a_csrf_token(world, name, arg):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(world.owner)
+    args = {
+        None: [],
+        "paper": [world.paper.pk],
+        "note": [world.note.pk],
+        "list": [world.private_list.pk],
+        "item": [world.private_list.pk, world.private_item.pk],
+        "comment": [world.comment.pk],
+        "tag": [world.lab_tag.pk],
+    }[arg]
+    before = _snapshot(world)
+    response = client.post(
+        reverse(f"annotations:{name}", args=args),
+        {"body": "x", "name": "Another", "paper": str(world.paper.pk), "direction": "down"},
+    )
+    assert response.status_code == 403
+    assert _snapshot(world) == before
+
+
+def test_edit_forms_also_need_a_csrf_token(world):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(world.owner)
+    before = _snapshot(world)
+    for url in [
+        reverse("annotations:note-edit", args=[world.note.pk]),
+        reverse("annotations:comment-edit", args=[world.comment.pk]),
+        reverse("annotations:list-edit", args=[world.private_list.pk]),
+    ]:
+        assert client.post(url, {"body": "changed", "name": "changed"}).status_code == 403
+    assert _snapshot(world) == before
+
+
+def test_staff_may_remove_any_comment_and_lab_tag(world, client):
+    moderator = make_user("moderator", is_staff=True)
+    client.force_login(moderator)
+    assert (
+        client.post(reverse("annotations:comment-delete", args=[world.comment.pk])).status_code
+        == 302
+    )
+    assert (
+        client.post(reverse("annotations:tag-remove", args=[world.lab_tag.pk])).status_code == 302
+    )
+    world.comment.refresh_from_db()
+    assert world.comment.is_removed and world.comment.removed_by == moderator
+    assert not PaperTag.objects.filter(pk=world.lab_tag.pk).exists()
+
+
+def test_staff_cannot_read_or_edit_private_notes_and_lists(world, client):
+    client.force_login(make_user("moderator", is_staff=True))
+    assert client.get(reverse("annotations:note-edit", args=[world.note.pk])).status_code == 404
+    assert client.get(world.private_list.get_absolute_url()).status_code == 404
+    assert (
+        client.post(
+            reverse("annotations:comment-edit", args=[world.comment.pk]), {"body": "x"}
+        ).status_code
+        == 404
+    )
