@@ -1,7 +1,12 @@
+"""/healthz and the gunicorn settings that serve the site."""
+
 from __future__ import annotations
 
+import runpy
+from pathlib import Path
 from unittest import mock
 
+import pytest
 from django.db import OperationalError, connections
 from django.urls import reverse
 
@@ -60,3 +65,35 @@ def test_healthz_is_not_redirected_to_https(client, db, settings):
     response = client.get(reverse("papers:list"))
     assert response.status_code == 301
     assert response["Location"].startswith("https://")
+
+
+GUNICORN_CONF = Path(__file__).resolve().parent.parent / "config" / "gunicorn.conf.py"
+
+
+def test_gunicorn_defaults_are_local_and_bounded(monkeypatch):
+    for name in ["GUNICORN_BIND", "WEB_CONCURRENCY", "GUNICORN_THREADS", "GUNICORN_TIMEOUT"]:
+        monkeypatch.delenv(name, raising=False)
+    conf = runpy.run_path(str(GUNICORN_CONF))
+    assert conf["bind"] == "127.0.0.1:8000"
+    assert 3 <= conf["workers"] <= 12
+    assert conf["timeout"] == 30
+    assert conf["accesslog"] == "-"
+    assert "%(M)s" in conf["access_log_format"]
+    assert conf["max_requests"] > 0
+    assert conf["max_requests_jitter"] > 0
+
+
+def test_gunicorn_reads_its_settings_from_the_environment(monkeypatch):
+    monkeypatch.setenv("GUNICORN_BIND", "0.0.0.0:9000")
+    monkeypatch.setenv("WEB_CONCURRENCY", "7")
+    monkeypatch.setenv("GUNICORN_THREADS", "4")
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "10.0.0.1")
+    conf = runpy.run_path(str(GUNICORN_CONF))
+    assert (conf["bind"], conf["workers"], conf["threads"]) == ("0.0.0.0:9000", 7, 4)
+    assert conf["forwarded_allow_ips"] == "10.0.0.1"
+
+
+def test_gunicorn_rejects_a_non_numeric_worker_count(monkeypatch):
+    monkeypatch.setenv("WEB_CONCURRENCY", "many")
+    with pytest.raises(SystemExit, match="WEB_CONCURRENCY"):
+        runpy.run_path(str(GUNICORN_CONF))
