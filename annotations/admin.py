@@ -6,12 +6,13 @@ Paper and user fields use autocomplete pickers: a <select> of 100,000 papers wou
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.db.models import Count, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.text import Truncator
 
 from annotations.models import Comment, Note, ReadingList, ReadingListItem
+from papers.admin import related_count
 
 EXCERPT_LENGTH = 80
 
@@ -31,6 +32,7 @@ class NoteAdmin(admin.ModelAdmin):
     autocomplete_fields = ["owner", "paper"]
     readonly_fields = ["created_at", "updated_at"]
     list_per_page = 100
+    show_full_result_count = False
 
     @admin.display(description="note")
     def body_excerpt(self, note: Note) -> str:
@@ -58,9 +60,14 @@ class ReadingListAdmin(admin.ModelAdmin):
     readonly_fields = ["created_at", "updated_at"]
     inlines = [ReadingListItemInline]
     list_per_page = 100
+    show_full_result_count = False
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(item_count=Count("items"))
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(item_count=related_count(ReadingListItem, "reading_list"))
+        )
 
     @admin.display(description="papers", ordering="item_count")
     def item_count(self, reading_list: ReadingList) -> int:
@@ -100,6 +107,7 @@ class CommentAdmin(admin.ModelAdmin):
     readonly_fields = ["created_at", "updated_at", "edited_at", "removed_at", "removed_by"]
     actions = ["remove_comments", "restore_comments"]
     list_per_page = 100
+    show_full_result_count = False
 
     @admin.display(description="comment")
     def body_excerpt(self, comment: Comment) -> str:
