@@ -1,0 +1,66 @@
+"""The importer issues a fixed handful of queries per batch, never per record."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from papers.importing.pipeline import import_paths
+from papers.models import Authorship, Paper, PaperTag
+
+pytestmark = pytest.mark.django_db
+
+RECORDS = 2_000
+BATCH = 100
+BATCHES = RECORDS // BATCH
+# Per batch: papers by forum id, papers by fingerprint, current authors, current tags, authors
+# by name, insert authors, insert papers, update papers, drop replaced authorships, insert
+# authorships, insert paper-tags. SQLite caps a statement at 999 parameters, so Django splits a
+# 100-paper insert in two: 12 covers both backends. Plus BEGIN/COMMIT/savepoint and the first
+# batch's tag lookup and creation.
+PER_BATCH = 12
+FIXED = 8
+
+
+def write_corpus(path, *, title="Paper"):
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(RECORDS):
+            record = {
+                "title": f"{title} {i}",
+                "forum_id": f"perf{i}",
+                "abstract": f"Abstract number {i} about topic {i % 7}.",
+                "authors": [f"Author {i}", f"Author {i + 1}", f"Shared Author {i % 40}"],
+                "tags": ["ICLR 2024", "Oral" if i % 10 == 0 else "Poster"],
+                "pdf": f"https://openreview.net/pdf?id=perf{i}",
+            }
+            out.write(json.dumps(record) + "\n")
+    return str(path)
+
+
+def test_first_import_queries_are_bounded_per_batch(tmp_path, django_assert_max_num_queries):
+    path = write_corpus(tmp_path / "corpus.jsonl")
+    with django_assert_max_num_queries(FIXED + BATCHES * PER_BATCH):
+        report = import_paths([path], batch_size=BATCH)
+    assert report.total.created == RECORDS
+    assert Paper.objects.count() == RECORDS
+    assert Authorship.objects.count() == 3 * RECORDS
+    assert PaperTag.objects.count() == 2 * RECORDS
+
+
+def test_unchanged_reimport_reads_one_query_per_batch(tmp_path, django_assert_max_num_queries):
+    path = write_corpus(tmp_path / "corpus.jsonl")
+    import_paths([path], batch_size=BATCH)
+    # Per batch only the forum-id lookup: the content hashes match, nothing else is read.
+    with django_assert_max_num_queries(FIXED + BATCHES):
+        report = import_paths([path], batch_size=BATCH)
+    assert (report.total.created, report.total.updated) == (0, 0)
+
+
+def test_changed_reimport_is_bounded_per_batch(tmp_path, django_assert_max_num_queries):
+    import_paths([write_corpus(tmp_path / "v1.jsonl")], batch_size=BATCH)
+    path = write_corpus(tmp_path / "v2.jsonl", title="Renamed")
+    with django_assert_max_num_queries(FIXED + BATCHES * PER_BATCH):
+        report = import_paths([path], batch_size=BATCH)
+    assert report.total.updated == RECORDS
+    assert Paper.objects.filter(title__startswith="Renamed").count() == RECORDS
