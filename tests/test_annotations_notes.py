@@ -1,0 +1,147 @@
+"""Private notes: adding, editing, deleting, the "My notes" page and its search."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from annotations.models import BODY_MAX_LENGTH, Note
+from tests.factories import make_note, make_paper
+
+
+def test_add_note_from_paper_page_redirects_with_a_message(client, user):
+    paper = make_paper()
+    client.force_login(user)
+    response = client.post(
+        reverse("annotations:note-add", args=[paper.pk]), {"body": "Read section 3"}, follow=True
+    )
+    assert Note.objects.get().body == "Read section 3"
+    assert response.redirect_chain[0][0].endswith(f"/papers/{paper.pk}/#paper-notes")
+    assert "Note saved." in response.content.decode()
+
+
+def test_several_notes_per_paper(client, user):
+    paper = make_paper()
+    client.force_login(user)
+    for body in ["one", "two"]:
+        client.post(reverse("annotations:note-add", args=[paper.pk]), {"body": body})
+    assert Note.objects.filter(owner=user, paper=paper).count() == 2
+
+
+def test_empty_note_is_a_form_error_and_saves_nothing(client, user):
+    paper = make_paper()
+    make_note(user, paper, "kept")
+    client.force_login(user)
+    response = client.post(reverse("annotations:note-add", args=[paper.pk]), {"body": "   "})
+    assert response.status_code == 200
+    assert "This field is required." in response.content.decode()
+    assert list(Note.objects.values_list("body", flat=True)) == ["kept"]
+
+
+def test_overlong_note_is_a_form_error_that_keeps_the_text(client, user):
+    paper = make_paper()
+    client.force_login(user)
+    body = "x" * (BODY_MAX_LENGTH + 1)
+    response = client.post(reverse("annotations:note-add", args=[paper.pk]), {"body": body})
+    assert response.status_code == 200
+    assert "at most" in response.content.decode()
+    assert body in response.content.decode()
+    assert not Note.objects.exists()
+
+
+def test_note_on_unknown_paper_is_404(client, user):
+    client.force_login(user)
+    response = client.post(reverse("annotations:note-add", args=[999999]), {"body": "x"})
+    assert response.status_code == 404
+    assert not Note.objects.exists()
+
+
+def test_edit_note_updates_body_and_time(client, user):
+    note = make_note(user, make_paper(), "before")
+    created = note.updated_at
+    client.force_login(user)
+    response = client.post(reverse("annotations:note-edit", args=[note.pk]), {"body": "after"})
+    assert response.status_code == 302
+    note.refresh_from_db()
+    assert note.body == "after" and note.updated_at >= created
+
+
+def test_failed_edit_keeps_the_saved_note(client, user):
+    note = make_note(user, make_paper(), "precious")
+    client.force_login(user)
+    response = client.post(reverse("annotations:note-edit", args=[note.pk]), {"body": ""})
+    assert response.status_code == 200
+    note.refresh_from_db()
+    assert note.body == "precious"
+
+
+def test_edit_ignores_an_offsite_next_url(client, user):
+    note = make_note(user, make_paper())
+    client.force_login(user)
+    response = client.post(
+        reverse("annotations:note-edit", args=[note.pk]),
+        {"body": "x", "next": "https://evil.example/"},
+    )
+    assert response["Location"].startswith(note.paper.get_absolute_url())
+
+
+def test_delete_note(client, user):
+    note = make_note(user, make_paper())
+    client.force_login(user)
+    response = client.post(reverse("annotations:note-delete", args=[note.pk]))
+    assert response.status_code == 302
+    assert not Note.objects.exists()
+
+
+def test_htmx_add_returns_the_notes_fragment_with_its_message(client, user):
+    paper = make_paper()
+    client.force_login(user)
+    response = client.post(
+        reverse("annotations:note-add", args=[paper.pk]),
+        {"body": "via htmx"},
+        HTTP_HX_REQUEST="true",
+    )
+    content = response.content.decode()
+    assert response.status_code == 200
+    assert content.lstrip().startswith("<section") and 'id="paper-notes"' in content
+    assert "via htmx" in content and "Note saved." in content
+    assert "<html" not in content
+
+
+def test_my_notes_lists_only_own_notes(client, user, other_user):
+    paper = make_paper("Shared title")
+    make_note(user, paper, "mine")
+    make_note(other_user, paper, "not mine")
+    client.force_login(user)
+    content = client.get(reverse("annotations:notes")).content.decode()
+    assert "mine" in content and "not mine" not in content
+
+
+def test_my_notes_search_covers_body_and_paper_title(client, user):
+    make_note(user, make_paper("Diffusion models"), "about sampling")
+    make_note(user, make_paper("Transformers"), "mentions diffusion once")
+    make_note(user, make_paper("Graphs"), "unrelated")
+    client.force_login(user)
+    content = client.get(reverse("annotations:notes"), {"q": "diffusion"}).content.decode()
+    assert "about sampling" in content and "mentions diffusion once" in content
+    assert "unrelated" not in content
+
+
+def test_my_notes_is_paginated_with_bounded_queries(client, user, django_assert_max_num_queries):
+    paper = make_paper()
+    for n in range(45):
+        make_note(user, paper, f"note {n}")
+    client.force_login(user)
+    # session, user, count, page of notes with their papers
+    with django_assert_max_num_queries(4):
+        response = client.get(reverse("annotations:notes"), {"page": 3})
+    assert response.context["page"].number == 3
+    assert len(response.context["page"].object_list) == 5
+    assert client.get(reverse("annotations:notes"), {"page": "junk"}).status_code == 200
+
+
+def test_my_notes_escapes_hostile_note(client, user):
+    make_note(user, make_paper(), "<img src=x onerror=alert(1)>")
+    client.force_login(user)
+    content = client.get(reverse("annotations:notes")).content.decode()
+    assert "<img src=x" not in content
+    assert "&lt;img src=x onerror=alert(1)&gt;" in content

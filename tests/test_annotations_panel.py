@@ -1,0 +1,140 @@
+"""The annotation panel on the paper page: what each visitor sees and what it costs."""
+
+from __future__ import annotations
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from annotations.models import Visibility
+from tests.factories import (
+    make_comment,
+    make_lab_tag,
+    make_note,
+    make_paper,
+    make_reading_list,
+    make_user,
+)
+
+
+def _paper_with_everything(user, other_user):
+    paper = make_paper(
+        "Budgeted paper",
+        authors=["Ada Lovelace", "Alan Turing"],
+        tags=[("ICLR 2024", "venue"), ("Poster", "track")],
+    )
+    make_note(user, paper, "first note")
+    make_note(user, paper, "second note")
+    make_reading_list(user, "Mine", papers=[paper])
+    make_reading_list(user, "Empty")
+    make_reading_list(other_user, "Theirs", papers=[paper], visibility=Visibility.SHARED)
+    make_comment(user, paper, "my comment")
+    make_comment(other_user, paper, "their comment")
+    make_lab_tag(paper, "robotics", added_by=user)
+    make_lab_tag(paper, "vision", added_by=other_user)
+    return paper
+
+
+def test_logged_in_paper_page_stays_within_the_query_budget(
+    client, user, other_user, django_assert_max_num_queries
+):
+    paper = _paper_with_everything(user, other_user)
+    client.force_login(user)
+    # Paper page (papers app, ~6): session, user, paper, authorships+authors,
+    # paper_tags+tags, similar papers (search backend).
+    # Annotation panel (3): own notes on the paper, own lists with whether the paper is in
+    # each (one query with a subquery), comments with their authors (select_related).
+    # Lab tags come from the paper page's paper_tags prefetch: no query.
+    with django_assert_max_num_queries(11):
+        response = client.get(paper.get_absolute_url())
+    assert response.status_code == 200
+
+
+def _queries_of(client, url) -> list[str]:
+    with CaptureQueriesContext(connection) as captured:
+        client.get(url)
+    return [query["sql"] for query in captured.captured_queries]
+
+
+def test_panel_adds_three_queries_for_a_member_and_none_for_anonymous(client, user, other_user):
+    paper = _paper_with_everything(user, other_user)
+    anonymous_sql = _queries_of(client, paper.get_absolute_url())
+    assert not [sql for sql in anonymous_sql if "annotations_" in sql]
+    client.force_login(user)
+    member_sql = _queries_of(client, paper.get_absolute_url())
+    annotation_queries = [sql for sql in member_sql if "annotations_" in sql]
+    # notes, lists (+ subquery over items, same statement), comments
+    assert len(annotation_queries) == 3
+
+
+def test_member_sees_own_notes_lists_comments_and_lab_tags(client, user, other_user):
+    paper = _paper_with_everything(user, other_user)
+    make_note(other_user, paper, "someone else's private note")
+    make_reading_list(other_user, "Their private list", papers=[paper])
+    client.force_login(user)
+    content = client.get(paper.get_absolute_url()).content.decode()
+    assert "first note" in content and "second note" in content
+    assert "someone else" not in content
+    assert "Their private list" not in content
+    assert "Mine" in content and "✓ in this list" in content
+    assert "my comment" in content and "their comment" in content
+    assert "robotics" in content and "vision" in content
+
+
+def test_anonymous_visitor_is_invited_to_log_in_and_sees_no_comments(client, user, other_user):
+    paper = _paper_with_everything(user, other_user)
+    content = client.get(paper.get_absolute_url()).content.decode()
+    assert "Log in to comment" in content
+    assert "my comment" not in content
+    assert "first note" not in content
+    assert "robotics" in content  # lab tags are public like the catalogue
+
+
+def test_remove_buttons_only_for_own_lab_tags(client, user, other_user):
+    paper = make_paper()
+    mine = make_lab_tag(paper, "mine", added_by=user)
+    theirs = make_lab_tag(paper, "theirs", added_by=other_user)
+    client.force_login(user)
+    content = client.get(paper.get_absolute_url()).content.decode()
+    assert f"/lab-tags/{mine.pk}/remove/" in content
+    assert f"/lab-tags/{theirs.pk}/remove/" not in content
+
+
+def test_panel_has_no_inline_script_or_event_handler_attributes(client, user, other_user):
+    paper = _paper_with_everything(user, other_user)
+    client.force_login(user)
+    content = client.get(paper.get_absolute_url()).content.decode()
+    assert "<script>" not in content
+    assert " onclick=" not in content and " onsubmit=" not in content
+    assert "hx-post=" in content  # htmx enhancement present, configured by attributes
+
+
+def test_hostile_user_text_is_escaped_on_the_paper_page(client, user, other_user):
+    attack = "<img src=x onerror=alert(1)>"
+    paper = make_paper()
+    make_note(user, paper, attack)
+    make_comment(other_user, paper, attack)
+    make_reading_list(user, attack, papers=[paper])
+    make_lab_tag(paper, "<b>bold</b>", added_by=user)
+    client.force_login(user)
+    content = client.get(paper.get_absolute_url()).content.decode()
+    assert "<img src=x" not in content
+    assert "<b>bold</b>" not in content
+    assert "&lt;img src=x onerror=alert(1)&gt;" in content
+
+
+def test_markdown_javascript_link_is_not_rendered_as_a_link(client, user):
+    paper = make_paper()
+    make_note(user, paper, "[x](javascript:alert(1)) and [ok](https://example.org)")
+    client.force_login(user)
+    content = client.get(paper.get_absolute_url()).content.decode()
+    assert 'href="javascript:' not in content
+    assert '<a href="https://example.org" rel="nofollow noopener">ok</a>' in content
+
+
+def test_a_staff_member_sees_a_moderation_button_on_others_comments(client, other_user):
+    paper = make_paper()
+    comment = make_comment(other_user, paper, "needs moderation")
+    client.force_login(make_user("mod", is_staff=True))
+    content = client.get(paper.get_absolute_url()).content.decode()
+    assert f"/comments/{comment.pk}/delete/" in content
+    assert f"/comments/{comment.pk}/edit/" not in content
