@@ -214,7 +214,7 @@ def test_admin_change_form_needs_no_inline_script_under_the_policy(admin_client)
 
 def test_public_pages_need_no_inline_script(client, db):
     paper = make_paper("Public Paper", authors=["Ada Lovelace"])
-    for url in [reverse("papers:list"), paper.get_absolute_url()]:
+    for url in [reverse("papers:list"), paper.get_absolute_url(), reverse("login")]:
         response = client.get(url)
         assert response.status_code == 200, url
         assert not INLINE_SCRIPT.search(response.content), url

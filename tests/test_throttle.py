@@ -5,8 +5,6 @@ from __future__ import annotations
 import time
 
 import pytest
-from django.template import TemplateDoesNotExist
-from django.template.loader import get_template
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
@@ -23,20 +21,6 @@ def _small_limit(settings):
     settings.LOGIN_LOCKOUT_SECONDS = 900
     # Dozens of logins per module: a fast hasher keeps it quick (users are made after this).
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(autouse=True)
-def _login_template(settings, tmp_path):
-    # Transitional: the site's registration/login.html is written in parallel; until it lands,
-    # a bare template that shows the form and its errors stands in for it.
-    try:
-        get_template("registration/login.html")
-    except TemplateDoesNotExist:
-        (tmp_path / "registration").mkdir()
-        (tmp_path / "registration" / "login.html").write_text("{{ form }}")
-        settings.TEMPLATES = [
-            {**settings.TEMPLATES[0], "DIRS": [tmp_path, *settings.TEMPLATES[0]["DIRS"]]}
-        ]
 
 
 def _client(address: str = "192.0.2.10") -> Client:
