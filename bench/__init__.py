@@ -1,0 +1,1 @@
+"""Benchmark, load and fault tooling: synthetic corpus, latency benchmark, load run, fault runs."""

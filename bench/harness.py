@@ -1,0 +1,483 @@
+"""What the benchmark, load and fault scripts share: databases, the corpus file, gunicorn, HTTP.
+
+The scripts themselves never import Django: every Django step runs as `manage.py` (or
+`bench.query_counts`) in a child process with the environment a production server would get,
+so one script can drive SQLite and PostgreSQL in turn.
+
+Databases used (and dropped/recreated):
+- SQLite: files under bench/out/ (gitignored);
+- PostgreSQL: the database named exactly `bench` on postgres://postgres@127.0.0.1:5432. The
+  `test` database and `test_*` databases belong to test runs and are never touched.
+"""
+
+from __future__ import annotations
+
+import http.client
+import math
+import os
+import secrets
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote, urlsplit
+
+from bench.generate_corpus import write_jsonl
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "out"
+BIN = Path(sys.executable).parent
+PG_SERVER = "postgres://postgres@127.0.0.1:5432"
+PG_BENCH_DATABASE = "bench"
+DATABASES = ("sqlite", "postgres")
+# Generated once per run: the servers need a key with DEBUG off, and nothing outlives the run.
+_SECRET_KEY = secrets.token_urlsafe(50)
+
+Log = Callable[[str], None]
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# --- databases ----------------------------------------------------------------------------------
+
+
+def database_url(db: str, name: str) -> str:
+    """URL of the benchmark database `name` (SQLite file stem; PostgreSQL always uses `bench`)."""
+    if db == "sqlite":
+        return f"sqlite:///{OUT / (name + '.sqlite3')}"
+    if db == "postgres":
+        return f"{PG_SERVER}/{PG_BENCH_DATABASE}"
+    raise ValueError(f"unknown database {db!r} (expected sqlite or postgres)")
+
+
+def sqlite_file(url: str) -> Path:
+    return Path(urlsplit(url).path)
+
+
+def _is_postgres(url: str) -> bool:
+    return url.startswith(("postgres://", "postgresql://"))
+
+
+def connect(url: str):
+    """A DB-API connection to a benchmark database (autocommit on PostgreSQL)."""
+    if _is_postgres(url):
+        import psycopg
+
+        return psycopg.connect(url, autocommit=True, connect_timeout=5)
+    return sqlite3.connect(sqlite_file(url), timeout=30)
+
+
+def query(url: str, sql: str, params: Sequence = ()) -> list[tuple]:
+    """Rows of one query; `%s` placeholders work on both databases."""
+    connection = connect(url)
+    try:
+        if not _is_postgres(url):
+            sql = sql.replace("%s", "?")
+        cursor = connection.cursor()
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+    finally:
+        connection.close()
+
+
+def reset_database(url: str) -> None:
+    """Drop and recreate the benchmark database: an empty SQLite file or PostgreSQL `bench`."""
+    if _is_postgres(url):
+        name = urlsplit(url).path.lstrip("/")
+        # A guard against ever pointing this at the test databases other people use.
+        if name != PG_BENCH_DATABASE:
+            raise SystemExit(f"refusing to drop database {name!r}: only {PG_BENCH_DATABASE!r}")
+        import psycopg
+
+        with psycopg.connect(f"{PG_SERVER}/postgres", autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            admin.execute(f'CREATE DATABASE "{name}"')
+        return
+    path = sqlite_file(url)
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+
+def paper_count(url: str) -> int | None:
+    """Papers in the database, None when it or its tables do not exist."""
+    if not _is_postgres(url) and not sqlite_file(url).exists():
+        return None
+    try:
+        return query(url, "SELECT COUNT(*) FROM papers_paper")[0][0]
+    except Exception:  # noqa: BLE001 - a missing database or table both mean "not prepared"
+        return None
+
+
+def analyze(url: str) -> None:
+    """Refresh planner statistics, as autovacuum (PostgreSQL) or an operator (SQLite) would."""
+    connection = connect(url)
+    try:
+        connection.cursor().execute("ANALYZE")
+        if not _is_postgres(url):
+            connection.commit()
+    finally:
+        connection.close()
+
+
+# --- Django as a child process ------------------------------------------------------------------
+
+
+def server_env(url: str) -> dict[str, str]:
+    """The environment of a production server (DEBUG off) on the given database."""
+    env = dict(os.environ)
+    env.pop("DJANGO_TEST_DB_NAME", None)
+    env.update(
+        DJANGO_DEBUG="0",
+        DJANGO_SECRET_KEY=_SECRET_KEY,
+        DJANGO_SETTINGS_MODULE="bench.settings",
+        DATABASE_URL=url,
+        # "testserver" lets bench.query_counts use Django's test client in-process.
+        DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost,testserver",
+        DJANGO_LOG_LEVEL=env.get("DJANGO_LOG_LEVEL", "ERROR"),
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def manage(env: dict[str, str], *args: str, quiet: bool = True) -> subprocess.CompletedProcess:
+    command = [sys.executable, "manage.py", *args]
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(
+            f"`manage.py {' '.join(args)}` failed (exit {result.returncode}):\n"
+            f"{result.stdout[-2000:]}{result.stderr[-4000:]}"
+        )
+    if not quiet:
+        sys.stderr.write(result.stdout)
+    return result
+
+
+def corpus_file(papers: int, seed: int, *, say: Log = log) -> Path:
+    """The generated corpus for (papers, seed), written once and reused afterwards."""
+    path = OUT / f"corpus-{papers}-seed{seed}.jsonl"
+    if not path.exists():
+        started = time.perf_counter()
+        write_jsonl(path, papers, seed=seed)
+        say(f"generated {papers:,} papers in {time.perf_counter() - started:.1f} s -> {path}")
+    return path
+
+
+@dataclass
+class Prepared:
+    db: str
+    url: str
+    papers: int
+    import_seconds: float | None  # None when an existing database was reused
+    import_summary: str = ""
+
+    @property
+    def papers_per_second(self) -> float | None:
+        if not self.import_seconds:
+            return None
+        return self.papers / self.import_seconds
+
+
+def prepare_database(
+    db: str, papers: int, *, seed: int = 1, reuse: bool = False, say: Log = log
+) -> Prepared:
+    """A database holding the generated corpus: fresh, migrated, imported (timed), analysed.
+
+    With `reuse`, an existing database that already holds exactly `papers` papers is kept.
+    """
+    url = database_url(db, f"bench-{papers}")
+    env = server_env(url)
+    if reuse and paper_count(url) == papers:
+        say(f"[{db}] reusing the existing database with {papers:,} papers")
+        manage(env, "migrate", "--noinput")
+        prepared = Prepared(db, url, papers, None)
+    else:
+        path = corpus_file(papers, seed, say=say)
+        say(f"[{db}] fresh database, migrate")
+        reset_database(url)
+        manage(env, "migrate", "--noinput")
+        manage(env, "createcachetable")
+        say(f"[{db}] importing {papers:,} papers")
+        started = time.perf_counter()
+        result = manage(env, "import_papers", str(path), "--format", "jsonl")
+        seconds = time.perf_counter() - started
+        summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
+        prepared = Prepared(db, url, papers, seconds, summary)
+        say(f"[{db}] imported in {seconds:.1f} s ({papers / seconds:,.0f} papers/s): {summary}")
+        analyze(url)
+    manage(env, "collectstatic", "--noinput")
+    return prepared
+
+
+# --- gunicorn -----------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Gunicorn:
+    """A real gunicorn (config/gunicorn.conf.py) on a free loopback port, stopped on exit.
+
+    It runs in its own session so stopping it signals exactly its master and workers.
+    """
+
+    def __init__(self, env: dict[str, str], *, workers: int | None = 2, log_name: str = "gunicorn"):
+        self.env = dict(env)
+        self.workers = workers
+        self.port = free_port()
+        self.log_path = OUT / f"{log_name}.log"
+        self.process: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 60) -> Gunicorn:
+        OUT.mkdir(parents=True, exist_ok=True)
+        bind = f"127.0.0.1:{self.port}"
+        command = [str(BIN / "gunicorn"), "--bind", bind]
+        config = ROOT / "config" / "gunicorn.conf.py"
+        if config.exists():
+            command += ["--config", str(config)]
+        self.env["GUNICORN_BIND"] = bind
+        if self.workers:
+            self.env["WEB_CONCURRENCY"] = str(self.workers)
+            command += ["--workers", str(self.workers)]
+        command.append("config.wsgi")
+        with self.log_path.open("w") as log_file:
+            self.process = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        self._wait_ready(timeout)
+        return self
+
+    def _wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise SystemExit(f"gunicorn exited early; see {self.log_path}:\n{self.log_tail()}")
+            try:
+                if get(self.port, "/", timeout=10).status == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.3)
+        self.stop()
+        raise SystemExit(f"gunicorn did not answer within {timeout} s; see {self.log_path}")
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(self.log_path.read_text().splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def worker_pids(self) -> list[int]:
+        """Current worker processes (children of the master)."""
+        try:
+            children = Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text()
+        except OSError:
+            return []
+        return sorted(int(pid) for pid in children.split())
+
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self) -> None:
+        if not self.running():
+            return
+        try:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        except ProcessLookupError:
+            pass
+
+    def __enter__(self) -> Gunicorn:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def stop_on_sigterm() -> None:
+    """Turn SIGTERM into SystemExit so `finally` blocks stop servers as Ctrl-C does."""
+
+    def handler(signum, frame):
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+# --- HTTP ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Response:
+    status: int
+    body: bytes
+    seconds: float
+
+
+def get(port: int, path: str, *, timeout: float = 30) -> Response:
+    """GET http://127.0.0.1:port/path on a new connection; time until the body is read."""
+    started = time.perf_counter()
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        connection.request("GET", path, headers={"Accept": "text/html", "Connection": "close"})
+        response = connection.getresponse()
+        body = response.read()
+    finally:
+        connection.close()
+    return Response(response.status, body, time.perf_counter() - started)
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    """Nearest-rank percentile (p in 0-100) of a non-empty sequence."""
+    ordered = sorted(values)
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+# --- what to request ----------------------------------------------------------------------------
+
+# Words too common to be a search anyone makes; search terms are the commonest other words.
+_STOP_WORDS = set(
+    "a an and are as at be by can for from has have in is it its of on or our that the their "
+    "these this to we which while with such both also more than into".split()
+)
+
+
+@dataclass
+class Targets:
+    """Real ids and slugs from the database, so every request hits an existing page."""
+
+    popular_authors: list[int]
+    tracks: list[str]
+    venues: list[str]
+    paper_ids: list[int]
+    author_ids: list[int]
+    terms: list[str] = field(default_factory=list)
+
+
+def common_terms(count: int = 5) -> list[str]:
+    from bench.generate_corpus import FIXTURES, _vocabulary
+
+    words, _ = _vocabulary(FIXTURES)
+    terms = [w for w in words if w.islower() and len(w) >= 4 and w not in _STOP_WORDS]
+    return terms[:count]
+
+
+def sample_targets(url: str, *, seed: int = 1, size: int = 200) -> Targets:
+    import random
+
+    rng = random.Random(seed)
+    popular = query(
+        url,
+        "SELECT author_id FROM papers_authorship GROUP BY author_id "
+        "ORDER BY COUNT(*) DESC, author_id LIMIT 5",
+    )
+    tags = query(url, "SELECT kind, slug FROM papers_tag WHERE kind IN ('track', 'venue')")
+    paper_ids = [row[0] for row in query(url, "SELECT id FROM papers_paper")]
+    low, high = query(url, "SELECT MIN(id), MAX(id) FROM papers_authorship")[0]
+    # Authors reached the way readers reach them, through a random paper's author list: prolific
+    # authors (long pages) turn up as often as they do on the site.
+    picks = [rng.randint(low, high) for _ in range(size)]
+    placeholders = ", ".join(["%s"] * len(picks))
+    by_authorship = query(
+        url,
+        f"SELECT author_id FROM papers_authorship WHERE id IN ({placeholders})",  # noqa: S608
+        picks,
+    )
+    author_ids = [row[0] for row in by_authorship]
+    rng.shuffle(author_ids)
+    return Targets(
+        popular_authors=[row[0] for row in popular],
+        tracks=sorted(slug for kind, slug in tags if kind == "track"),
+        venues=sorted(slug for kind, slug in tags if kind == "venue"),
+        paper_ids=rng.sample(paper_ids, min(size, len(paper_ids))),
+        author_ids=author_ids,
+        terms=common_terms(),
+    )
+
+
+@dataclass(frozen=True)
+class PageType:
+    key: str
+    label: str
+    target_ms: float
+    path: Callable[[Targets, int], str]
+
+
+def _pick(values: Sequence, index: int):
+    return values[index % len(values)]
+
+
+PAGE_TYPES: tuple[PageType, ...] = (
+    PageType("list", "List, unfiltered, with facet counts", 150, lambda t, i: "/"),
+    PageType(
+        "list_track_author",
+        "List filtered by track + popular author",
+        150,
+        lambda t, i: f"/?track={_pick(t.tracks, i)}&author={_pick(t.popular_authors, i)}",
+    ),
+    PageType("search", "Search, common term", 100, lambda t, i: f"/?q={quote(_pick(t.terms, i))}"),
+    PageType(
+        "search_facet",
+        "Search + track facet",
+        100,
+        lambda t, i: f"/?q={quote(_pick(t.terms, i))}&track={_pick(t.tracks, i // 5)}",
+    ),
+    PageType(
+        "paper",
+        "Paper detail (varying papers)",
+        150,
+        lambda t, i: f"/papers/{_pick(t.paper_ids, i)}/",
+    ),
+    PageType(
+        "author",
+        "Author page (varying authors)",
+        150,
+        lambda t, i: f"/authors/{_pick(t.author_ids, i)}/",
+    ),
+)
+
+
+def query_counts(env: dict[str, str], paths: Sequence[str]) -> dict[str, int]:
+    """SQL queries each path runs, counted in a child process with Django's test client."""
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.query_counts", *paths],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if result.returncode != 0:
+        raise SystemExit(f"counting queries failed:\n{result.stderr[-4000:]}")
+    import json
+
+    return json.loads(result.stdout)
+
+
+def git_commit() -> str:
+    result = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    )
+    return result.stdout.strip() or "unknown"

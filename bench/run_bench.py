@@ -1,0 +1,180 @@
+"""Latency benchmark: p50/p95 per page type through gunicorn, on SQLite and PostgreSQL.
+
+For each database: a fresh database (SQLite file under bench/out/, PostgreSQL database `bench`),
+migrate, generate the synthetic corpus (bench.generate_corpus), time `manage.py import_papers`,
+ANALYZE, collectstatic, start gunicorn (config/gunicorn.conf.py, 2 workers, DEBUG off) on a free
+loopback port, warm up, then time sequential requests of each page type. Queries per page are
+counted separately with Django's test client. Prints a table per database and writes it as
+Markdown to bench/out/results.md.
+
+    make bench                                   # 100,000 papers, both databases
+    python -m bench.run_bench --papers 5000 --requests 30 --db sqlite
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import sys
+import time
+from dataclasses import dataclass
+
+from bench.harness import (
+    DATABASES,
+    OUT,
+    PAGE_TYPES,
+    Gunicorn,
+    PageType,
+    Prepared,
+    get,
+    git_commit,
+    log,
+    percentile,
+    prepare_database,
+    query_counts,
+    sample_targets,
+    server_env,
+    stop_on_sigterm,
+)
+
+
+@dataclass
+class PageResult:
+    page: PageType
+    p50_ms: float
+    p95_ms: float
+    max_ms: float
+    queries: int
+    errors: int
+    example: str
+
+    @property
+    def met(self) -> bool:
+        return self.errors == 0 and self.p95_ms < self.page.target_ms
+
+
+def measure(
+    prepared: Prepared, *, requests: int, warmup: int, workers: int, seed: int
+) -> list[PageResult]:
+    env = server_env(prepared.url)
+    targets = sample_targets(prepared.url, seed=seed)
+    log(f"[{prepared.db}] search terms {targets.terms}, popular authors {targets.popular_authors}")
+    examples = {page.key: [page.path(targets, i) for i in range(3)] for page in PAGE_TYPES}
+    counts = query_counts(env, [path for paths in examples.values() for path in paths])
+    results: list[PageResult] = []
+    with Gunicorn(env, workers=workers, log_name=f"gunicorn-bench-{prepared.db}") as server:
+        log(f"[{prepared.db}] gunicorn pid {server.pid} on 127.0.0.1:{server.port}")
+        for page in PAGE_TYPES:
+            # Warm-up spreads over both workers: their connections, caches and imports.
+            for i in range(warmup):
+                get(server.port, page.path(targets, requests + i))
+            timings: list[float] = []
+            errors = 0
+            for i in range(requests):
+                try:
+                    response = get(server.port, page.path(targets, i))
+                except OSError as error:
+                    log(f"[{prepared.db}] {page.key}: {error}")
+                    errors += 1
+                    continue
+                if response.status != 200:
+                    errors += 1
+                    log(f"[{prepared.db}] {page.key} {page.path(targets, i)}: {response.status}")
+                timings.append(response.seconds * 1000)
+            results.append(
+                PageResult(
+                    page=page,
+                    p50_ms=percentile(timings, 50) if timings else float("nan"),
+                    p95_ms=percentile(timings, 95) if timings else float("nan"),
+                    max_ms=max(timings) if timings else float("nan"),
+                    queries=max(counts[path] for path in examples[page.key]),
+                    errors=errors,
+                    example=examples[page.key][0],
+                )
+            )
+            done = results[-1]
+            log(f"[{prepared.db}] {page.key}: p50 {done.p50_ms:.1f} ms, p95 {done.p95_ms:.1f} ms")
+    return results
+
+
+def table(prepared: Prepared, results: list[PageResult], requests: int) -> str:
+    name = {"sqlite": "SQLite", "postgres": "PostgreSQL"}[prepared.db]
+    if prepared.import_seconds:
+        imported = (
+            f"import {prepared.papers:,} papers: {prepared.import_seconds:.1f} s = "
+            f"**{prepared.papers_per_second:,.0f} papers/s** ({prepared.import_summary})"
+        )
+    else:
+        imported = f"{prepared.papers:,} papers (existing database reused, import not timed)"
+    lines = [
+        f"### {name}: {imported}",
+        "",
+        f"| Page ({requests} requests each) | p50 ms | p95 ms | max ms | queries "
+        "| target p95 | met? |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in results:
+        verdict = "yes" if r.met else f"NO ({r.p95_ms - r.page.target_ms:+.0f} ms)"
+        if r.errors:
+            verdict = f"NO ({r.errors} errors)"
+        lines.append(
+            f"| {r.page.label} | {r.p50_ms:.1f} | {r.p95_ms:.1f} | {r.max_ms:.1f} | {r.queries} "
+            f"| < {r.page.target_ms:.0f} ms | {verdict} |"
+        )
+    lines.append("")
+    lines.append("Example URLs: " + ", ".join(f"`{r.example}`" for r in results))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--papers", type=int, default=100_000)
+    parser.add_argument("--requests", type=int, default=30, help="timed requests per page type")
+    parser.add_argument("--warmup", type=int, default=10, help="untimed requests per page type")
+    parser.add_argument("--db", choices=[*DATABASES, "both"], default="both")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--reuse", action="store_true", help="keep a database that already holds --papers papers"
+    )
+    args = parser.parse_args(argv)
+    if args.requests < 1:
+        parser.error("--requests must be at least 1")
+    stop_on_sigterm()
+    databases = DATABASES if args.db == "both" else (args.db,)
+    started = datetime.datetime.now(datetime.UTC)
+    sections: list[str] = []
+    for db in databases:
+        prepared = prepare_database(db, args.papers, seed=args.seed, reuse=args.reuse)
+        results = measure(
+            prepared,
+            requests=args.requests,
+            warmup=args.warmup,
+            workers=args.workers,
+            seed=args.seed,
+        )
+        sections.append(table(prepared, results, args.requests))
+        print("\n" + sections[-1] + "\n", flush=True)
+    command = "python -m bench.run_bench " + " ".join(argv if argv is not None else sys.argv[1:])
+    header = [
+        f"## Benchmark: {args.papers:,} papers "
+        f"({started:%Y-%m-%d %H:%M} UTC, commit {git_commit()})",
+        "",
+        f"Command: `{command.strip()}` (`make bench` runs it with defaults). "
+        f"Machine: {os.cpu_count()} CPU cores shared with other work; gunicorn "
+        f"{args.workers} sync workers on loopback, DEBUG off; {args.warmup} warm-up then "
+        f"{args.requests} sequential requests per page type, new connection each; latency is "
+        "request sent to last byte read. Queries per page: Django test client, the largest of "
+        "three URLs of the type. Targets: p95 < 150 ms per page, < 100 ms for search.",
+        "",
+    ]
+    OUT.mkdir(parents=True, exist_ok=True)
+    report = "\n".join(header) + "\n" + "\n\n".join(sections) + "\n"
+    (OUT / "results.md").write_text(report)
+    log(f"written {OUT / 'results.md'} ({time.strftime('%H:%M:%S')})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

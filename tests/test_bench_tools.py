@@ -1,0 +1,113 @@
+"""The benchmark's synthetic corpus has the real corpus's shape, and the harness's guards hold."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+import pytest
+from django.core.management import call_command
+
+from bench.generate_corpus import generate_records, write_jsonl
+from bench.harness import percentile, reset_database
+from papers.models import Paper, Tag
+
+N = 2000
+
+
+@pytest.fixture(scope="module")
+def records() -> list[dict]:
+    return list(generate_records(N, seed=7))
+
+
+def test_generates_exactly_the_requested_number_of_papers(records):
+    assert len(records) == N
+    assert list(generate_records(0)) == []
+
+
+def test_same_seed_gives_the_same_corpus_and_another_seed_a_different_one(records):
+    assert list(generate_records(N, seed=7))[:50] == records[:50]
+    assert list(generate_records(50, seed=8)) != records[:50]
+
+
+def test_every_paper_has_two_to_twelve_distinct_authors(records):
+    counts = Counter(len(r["authors"]) for r in records)
+    assert min(counts) == 2
+    assert max(counts) == 12
+    assert all(len(set(r["authors"])) == len(r["authors"]) for r in records)
+
+
+def test_about_half_as_many_distinct_authors_as_papers_with_a_few_prolific_ones(records):
+    papers_per_author = Counter(name for r in records for name in r["authors"])
+    assert 0.35 * N <= len(papers_per_author) <= 0.65 * N
+    # Zipf-like: the most prolific author has many times the papers of the median author.
+    median = sorted(papers_per_author.values())[len(papers_per_author) // 2]
+    assert papers_per_author.most_common(1)[0][1] >= 5 * median
+
+
+def test_tracks_are_mostly_posters_some_spotlights_few_orals(records):
+    tracks = Counter(r["tags"][1] for r in records)
+    assert set(tracks) == {"Poster", "Spotlight", "Oral"}
+    assert 0.76 <= tracks["Poster"] / N <= 0.84
+    assert 0.13 <= tracks["Spotlight"] / N <= 0.19
+    assert 0.025 <= tracks["Oral"] / N <= 0.055
+    assert {r["tags"][0] for r in records} >= {"ICLR 2024"}
+
+
+def test_abstracts_and_titles_have_the_real_lengths(records):
+    assert all(150 <= len(r["abstract"].split()) <= 300 for r in records)
+    assert all(6 <= len(r["title"].split()) <= 14 for r in records)
+
+
+def test_common_terms_hit_most_papers_and_some_abstracts_have_latex(records):
+    with_learning = sum(bool(re.search(r"\blearning\b", r["abstract"], re.I)) for r in records)
+    assert with_learning > 0.4 * N
+    assert 0.1 * N < sum("\\" in r["abstract"] for r in records) < 0.4 * N
+
+
+def test_forum_ids_and_urls_are_unique_and_well_formed(records):
+    forum_ids = [r["forum_id"] for r in records]
+    assert len(set(forum_ids)) == N
+    assert all(r["url"] == f"https://openreview.net/forum?id={r['forum_id']}" for r in records)
+    assert all(
+        re.fullmatch(r"https://openreview\.net/pdf/[0-9a-f]{40}\.pdf", r["pdf"]) for r in records
+    )
+    assert len({r["pdf"] for r in records}) == N
+
+
+def test_written_jsonl_round_trips(tmp_path):
+    path = tmp_path / "corpus.jsonl"
+    assert write_jsonl(path, 20, seed=3) == 20
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line) for line in lines] == list(generate_records(20, seed=3))
+
+
+@pytest.mark.django_db
+def test_generated_corpus_imports_with_the_importer(tmp_path):
+    path = tmp_path / "corpus.jsonl"
+    write_jsonl(path, 40, seed=5)
+    call_command("import_papers", str(path), "--format", "jsonl", stdout=None)
+    assert Paper.objects.count() == 40
+    assert set(Tag.objects.filter(kind="track").values_list("slug", flat=True)) <= {
+        "poster",
+        "spotlight",
+        "oral",
+    }
+    first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    paper = Paper.objects.get(forum_id=first["forum_id"])
+    assert paper.author_names == ", ".join(first["authors"])
+
+
+def test_reset_refuses_any_postgres_database_but_bench():
+    with pytest.raises(SystemExit, match="refusing"):
+        reset_database("postgres://postgres@127.0.0.1:5432/test")
+    with pytest.raises(SystemExit, match="refusing"):
+        reset_database("postgres://postgres@127.0.0.1:5432/test_someone")
+
+
+def test_percentile_is_nearest_rank():
+    values = list(range(1, 101))
+    assert percentile(values, 50) == 50
+    assert percentile(values, 95) == 95
+    assert percentile([7.0], 95) == 7.0
