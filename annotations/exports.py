@@ -17,6 +17,7 @@ from annotations.models import ReadingListItem
 from papers.models import Paper, TagKind
 
 _YEAR = re.compile(r"\b(19|20)\d{2}\b")
+_AND_WORD = re.compile(r"\band\b", re.IGNORECASE)
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9]+")
 # Lower-case name particles that belong to the family name ("van der Berg, Anna").
 _PARTICLES = frozenset(
@@ -59,8 +60,9 @@ def bibtex_name(full_name: str) -> str:
     parts = full_name.split()
     if not parts:
         return ""
-    if len(parts) == 1 or "," in full_name:
-        # A mononym or an already inverted name: keep it whole as one brace-protected name.
+    if len(parts) == 1 or "," in full_name or _AND_WORD.search(full_name):
+        # A mononym, an already inverted name or one containing the word "and" (the name
+        # separator): keep it whole as one brace-protected name.
         return "{" + bibtex_escape(full_name) + "}"
     last_start = len(parts) - 1
     while last_start > 1 and parts[last_start - 1].lower() in _PARTICLES:

@@ -83,6 +83,4 @@ def make_comment(author, paper, body: str = "Interesting result.", **fields):
 
 
 def make_lab_tag(paper, name: str = "reinforcement learning", *, added_by=None) -> PaperTag:
-    return PaperTag.objects.create(
-        paper=paper, tag=make_tag(name, TagKind.LAB), added_by=added_by
-    )
+    return PaperTag.objects.create(paper=paper, tag=make_tag(name, TagKind.LAB), added_by=added_by)
