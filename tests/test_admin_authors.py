@@ -17,6 +17,12 @@ TAGS = "admin:papers_tag_changelist"
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # Autouse runs before the user fixtures: the default hasher costs ~0.3 s per user.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 def author(name: str) -> Author:
     return Author.objects.get(name=name)
 

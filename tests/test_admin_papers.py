@@ -15,6 +15,12 @@ XSS = "<img src=x onerror=alert(1)>"
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # Autouse runs before the user fixtures: the default hasher costs ~0.3 s per user.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 def changelist(admin_client, **params):
     return admin_client.get(reverse(CHANGELIST), params)
 
