@@ -58,5 +58,22 @@ format: $(DEV)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+## bench: generate BENCH_ARGS="--papers N" papers (default 100,000), import, time each page type
+## through gunicorn on SQLite and PostgreSQL (database `bench`); table in bench/out/results.md
+bench: $(RUNTIME)
+	$(BIN)/python -m bench.run_bench $(BENCH_ARGS)
+
+.PHONY: load faults
+
+## load: 8 clients for 60 s over list/facet/search/detail pages (LOAD_ARGS="--reuse --db sqlite")
+load: $(RUNTIME)
+	$(BIN)/python -m bench.load $(LOAD_ARGS)
+
+## faults: kill -9 an import halfway (SQLite and PostgreSQL), then stop PostgreSQL under a
+## running gunicorn and check 503 pages and recovery (this stops the shared PostgreSQL server)
+faults: $(RUNTIME)
+	$(BIN)/python -m bench.fault_kill_import $(KILL_ARGS)
+	$(BIN)/python -m bench.fault_db_down $(DOWN_ARGS)
+
 clean:
 	rm -rf $(VENV) build *.egg-info staticfiles .pytest_cache .ruff_cache
