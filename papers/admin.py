@@ -344,7 +344,6 @@ class PaperAdmin(admin.ModelAdmin):
         fresh = []
         for row in [*changed, *formset.new_objects]:
             row.pk = None
-            row._state.adding = True
             row.paper = paper
             row.added_by = request.user
             fresh.append(row)

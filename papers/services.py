@@ -110,11 +110,9 @@ def save_authorships(
     changed = list(changed)
     removed_ids = [row.pk for row in deleted] + [row.pk for row in changed]
     Authorship.objects.filter(paper=paper, pk__in=removed_ids).delete()
-    for row in changed:
-        row.pk = None
-        row._state.adding = True
     rows = [*changed, *added]
     for row in rows:
+        row.pk = None
         row.paper = paper
     Authorship.objects.bulk_create(rows)
     renumber_authorships(paper_id=paper.pk)

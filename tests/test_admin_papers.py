@@ -254,6 +254,18 @@ def test_mark_reviewed_action_clears_flag_and_stamps_time(admin_client):
     assert "Marked 1 paper(s) reviewed." in [str(m) for m in get_messages(response.wsgi_request)]
 
 
+def test_actions_work_on_a_searched_changelist(admin_client):
+    # Searching through the author join makes the changelist queryset DISTINCT.
+    found = make_paper("Found", authors=["Ada Lovelace"], needs_curation=True)
+    response = admin_client.post(
+        f"{reverse(CHANGELIST)}?q=lovelace",
+        {"action": "mark_reviewed", "_selected_action": [found.pk]},
+    )
+    assert response.status_code == 302
+    found.refresh_from_db()
+    assert not found.needs_curation and found.reviewed_at is not None
+
+
 def test_flag_for_curation_action_keeps_an_existing_reason(admin_client):
     plain = make_paper("Plain")
     reasoned = make_paper("Reasoned", curation_reason="Duplicate?")
@@ -280,6 +292,29 @@ def test_change_form_renders_with_inlines(admin_client):
     assert response.status_code == 200
     assert b"authorships-TOTAL_FORMS" in response.content
     assert b"paper_tags-TOTAL_FORMS" in response.content
+
+
+def test_adding_a_paper_with_authors_in_admin(admin_client):
+    ada = Author.objects.create(name="Ada Lovelace")
+    alan = Author.objects.create(name="Alan Turing")
+    data = {"title": "Hand made", "abstract": "Typed in.", "forum_id": "", "forum_url": ""}
+    data |= {"pdf_url": "", "curation_reason": ""}
+    data |= inline_data(
+        "authorships",
+        [{"position": 3, "author": alan.pk}, {"position": 1, "author": ada.pk}],
+        initial=0,
+    )
+    data |= inline_data("paper_tags", [], initial=0)
+    response = admin_client.post(reverse("admin:papers_paper_add"), data)
+    assert response.status_code == 302, response.context and response.context.get("errors")
+    paper = Paper.objects.get(title="Hand made")
+    assert authors_of(paper) == [(0, "Ada Lovelace"), (1, "Alan Turing")]
+    assert paper.author_names == "Ada Lovelace, Alan Turing"
+    assert paper.curator_edited_fields == ["abstract", "authors", "title"]
+
+
+def authors_of(paper: Paper) -> list[tuple[int, str]]:
+    return list(paper.authorships.order_by("position").values_list("position", "author__name"))
 
 
 def test_editing_title_and_pdf_records_those_fields(admin_client):
