@@ -470,8 +470,9 @@ PAGE_TYPES: tuple[PageType, ...] = (
 )
 
 
-def query_counts(env: dict[str, str], paths: Sequence[str]) -> dict[str, int]:
-    """SQL queries each path runs, counted in a child process with Django's test client."""
+def query_counts(env: dict[str, str], paths: Sequence[str]) -> dict[str, int | None]:
+    """SQL queries each path runs, counted in a child process with Django's test client
+    (None for a path that did not answer 200)."""
     result = subprocess.run(
         [sys.executable, "-m", "bench.query_counts", *paths],
         cwd=ROOT,
@@ -481,6 +482,8 @@ def query_counts(env: dict[str, str], paths: Sequence[str]) -> dict[str, int]:
     )
     if result.returncode != 0:
         raise SystemExit(f"counting queries failed:\n{result.stderr[-4000:]}")
+    if result.stderr.strip():
+        log(result.stderr.strip()[-2000:])
     import json
 
     return json.loads(result.stdout)

@@ -45,18 +45,32 @@ class PageResult:
     p50_ms: float
     p95_ms: float
     max_ms: float
-    queries: int
+    queries: int | None
     errors: int
     example: str
+    requests: int
 
     @property
     def met(self) -> bool:
         return self.errors == 0 and self.p95_ms < self.page.target_ms
 
 
+def max_or_none(values: list[int | None]) -> int | None:
+    return None if None in values else max(values)
+
+
 def measure(
-    prepared: Prepared, *, requests: int, warmup: int, workers: int, seed: int
+    prepared: Prepared,
+    *,
+    requests: int,
+    warmup: int,
+    workers: int,
+    seed: int,
+    budget: float = 180,
+    timeout: float = 30,
 ) -> list[PageResult]:
+    """Time each page type; a type stops early after `budget` seconds (at least 3 requests),
+    so one pathologically slow page cannot hold the run hostage."""
     env = server_env(prepared.url)
     targets = sample_targets(prepared.url, seed=seed)
     log(f"[{prepared.db}] search terms {targets.terms}, popular authors {targets.popular_authors}")
@@ -67,13 +81,25 @@ def measure(
         log(f"[{prepared.db}] gunicorn pid {server.pid} on 127.0.0.1:{server.port}")
         for page in PAGE_TYPES:
             # Warm-up spreads over both workers: their connections, caches and imports.
+            started = time.monotonic()
             for i in range(warmup):
-                get(server.port, page.path(targets, requests + i))
+                if time.monotonic() - started > budget / 4:
+                    break
+                try:
+                    get(server.port, page.path(targets, requests + i), timeout=timeout)
+                except OSError:
+                    pass
+            started = time.monotonic()
             timings: list[float] = []
             errors = 0
+            attempted = 0
             for i in range(requests):
+                if i >= 3 and time.monotonic() - started > budget:
+                    log(f"[{prepared.db}] {page.key}: stopped after {i} requests ({budget:.0f} s)")
+                    break
+                attempted += 1
                 try:
-                    response = get(server.port, page.path(targets, i))
+                    response = get(server.port, page.path(targets, i), timeout=timeout)
                 except OSError as error:
                     log(f"[{prepared.db}] {page.key}: {error}")
                     errors += 1
@@ -88,9 +114,10 @@ def measure(
                     p50_ms=percentile(timings, 50) if timings else float("nan"),
                     p95_ms=percentile(timings, 95) if timings else float("nan"),
                     max_ms=max(timings) if timings else float("nan"),
-                    queries=max(counts[path] for path in examples[page.key]),
+                    queries=max_or_none([counts[path] for path in examples[page.key]]),
                     errors=errors,
                     example=examples[page.key][0],
+                    requests=attempted,
                 )
             )
             done = results[-1]
@@ -118,8 +145,10 @@ def table(prepared: Prepared, results: list[PageResult], requests: int) -> str:
         verdict = "yes" if r.met else f"NO ({r.p95_ms - r.page.target_ms:+.0f} ms)"
         if r.errors:
             verdict = f"NO ({r.errors} errors)"
+        label = r.page.label if r.requests == requests else f"{r.page.label} ({r.requests} only)"
+        queries = "?" if r.queries is None else r.queries
         lines.append(
-            f"| {r.page.label} | {r.p50_ms:.1f} | {r.p95_ms:.1f} | {r.max_ms:.1f} | {r.queries} "
+            f"| {label} | {r.p50_ms:.1f} | {r.p95_ms:.1f} | {r.max_ms:.1f} | {queries} "
             f"| < {r.page.target_ms:.0f} ms | {verdict} |"
         )
     lines.append("")
@@ -135,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", choices=[*DATABASES, "both"], default="both")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--budget", type=float, default=180, help="seconds of timed requests per page type at most"
+    )
     parser.add_argument(
         "--reuse", action="store_true", help="keep a database that already holds --papers papers"
     )
