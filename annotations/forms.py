@@ -24,6 +24,11 @@ class NoteForm(forms.ModelForm):
         labels = {"body": "Note"}
         help_texts = {"body": "Plain text or Markdown (links, emphasis, lists, code)."}
 
+    def __init__(self, *args, **kwargs):
+        # The paper page shows the note and comment forms together: keep their ids apart.
+        kwargs.setdefault("auto_id", "note_%s")
+        super().__init__(*args, **kwargs)
+
 
 class CommentForm(forms.ModelForm):
     class Meta:
@@ -31,6 +36,10 @@ class CommentForm(forms.ModelForm):
         fields = ["body"]
         widgets = {"body": forms.Textarea(attrs={"rows": 3})}
         labels = {"body": "Comment"}
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", "comment_%s")
+        super().__init__(*args, **kwargs)
 
 
 def _clean_list_name(name: str, *, owner, exclude_pk: int | None = None) -> str:
