@@ -19,10 +19,10 @@ from papers.models import UNTITLED_PLACEHOLDER, Author, Authorship, Paper, Paper
 from papers.text import normalize_author_name, tag_key, tag_slug
 
 # Paper fields whose curator edits a re-import must not overwrite. The authorship and tag
-# inlines are recorded as "authors" and "tags".
+# inlines are recorded as services.AUTHORS_EDIT ("authors") and services.TAGS_EDIT ("tags").
 TRACKED_FIELDS = ("title", "abstract", "forum_id", "forum_url", "pdf_url")
-AUTHORS_EDIT = "authors"
-TAGS_EDIT = "tags"
+AUTHORS_EDIT = services.AUTHORS_EDIT
+TAGS_EDIT = services.TAGS_EDIT
 
 FIRST_AUTHORS_SHOWN = 3
 MAX_AUTHOR_POSITION = 9_999
@@ -440,11 +440,10 @@ class AuthorAdmin(admin.ModelAdmin):
         return author.paper_count
 
     def save_model(self, request, obj: Author, form, change: bool) -> None:
-        super().save_model(request, obj, form, change)
         if change and "name" in form.changed_data:
-            services.refresh_author_names(
-                paper_ids=obj.authorships.values_list("paper_id", flat=True)
-            )
+            services.rename_author(author=obj, name=form.cleaned_data["name"])
+        else:
+            super().save_model(request, obj, form, change)
 
     @admin.action(description="Merge selected authors into one", permissions=["change", "delete"])
     def merge_authors(

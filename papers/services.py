@@ -12,6 +12,11 @@ from django.utils import timezone
 
 from papers.models import Author, Authorship, Paper
 
+# Names recorded in Paper.curator_edited_fields for the two inline-edited relations; the
+# scalar fields are recorded under their own names.
+AUTHORS_EDIT = "authors"
+TAGS_EDIT = "tags"
+
 # Rows are parked above this position while a paper's authors are renumbered: the
 # (paper, position) constraint is checked row by row on PostgreSQL, so a swap needs room.
 _PARKING_OFFSET = 16_000
@@ -75,10 +80,31 @@ def merge_authors(*, target: Author, others: Iterable[Author]) -> MergeResult:
     for paper_id in papers_with_gaps:
         renumber_authorships(paper_id=paper_id)
     refresh_author_names(paper_ids=changed_papers)
+    # The merge is a curator's decision about these author lists: a re-import that still
+    # spells the old name must report a conflict rather than split the author again.
+    record_curator_edit(paper_ids=changed_papers, field_name=AUTHORS_EDIT)
 
     result.papers_moved = len(to_retarget)
     result.duplicates_removed = len(to_delete)
     return result
+
+
+@transaction.atomic
+def rename_author(*, author: Author, name: str) -> None:
+    """Rename an author everywhere: the denormalised lists and the import protection."""
+    author.name = name
+    author.save()
+    paper_ids = list(author.authorships.values_list("paper_id", flat=True))
+    refresh_author_names(paper_ids=paper_ids)
+    record_curator_edit(paper_ids=paper_ids, field_name=AUTHORS_EDIT)
+
+
+def record_curator_edit(*, paper_ids: Iterable[int], field_name: str) -> None:
+    """Add a field name to the curator-edited list of several papers."""
+    papers = list(Paper.objects.filter(pk__in=list(paper_ids)).only("curator_edited_fields"))
+    for paper in papers:
+        paper.curator_edited_fields = sorted({*paper.curator_edited_fields, field_name})
+    Paper.objects.bulk_update(papers, ["curator_edited_fields"], batch_size=500)
 
 
 @transaction.atomic

@@ -67,6 +67,10 @@ def test_merge_moves_papers_deletes_others_and_reports(admin_client):
     assert authors_of(two) == [(0, "John Smith")]
     one.refresh_from_db()
     assert one.author_names == "Ada Lovelace, John Smith"
+    # That author list is now a curator's: a re-import reports a conflict, never splits again.
+    assert one.curator_edited_fields == ["authors"]
+    two.refresh_from_db()
+    assert two.curator_edited_fields == []  # the kept author's own paper did not change
     messages = [str(m) for m in get_messages(response.wsgi_request)]
     assert messages == [
         "Merged J. Smith into John Smith: 1 paper(s) moved, 0 duplicate authorship(s) removed."
@@ -169,6 +173,8 @@ def test_renaming_an_author_refreshes_author_names(admin_client):
     assert response.status_code == 302
     paper.refresh_from_db()
     assert paper.author_names == "Ada Lovelace, Alan Turing"
+    # A re-import spelling "A. Turing" must report a conflict, not bring the old name back.
+    assert paper.curator_edited_fields == ["authors"]
 
 
 def test_renaming_onto_an_existing_name_is_a_form_error_not_a_crash(admin_client):
