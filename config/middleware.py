@@ -54,6 +54,10 @@ class SecurityHeadersMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
+        if settings.DEBUG and response.status_code >= 400:
+            # Django's debug error pages style and script themselves inline; in development
+            # they must stay readable. Production error pages are ours and obey the policy.
+            return response
         response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         response.headers.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
         return response

@@ -219,3 +219,9 @@ def test_public_pages_need_no_inline_script(client, db):
         assert response.status_code == 200, url
         assert not INLINE_SCRIPT.search(response.content), url
         assert not EVENT_HANDLER_ATTRIBUTE.search(response.content), url
+
+
+def test_debug_error_pages_stay_readable_in_development(client, db, settings):
+    settings.DEBUG = True
+    assert "Content-Security-Policy" not in client.get("/no/such/page/")
+    assert "Content-Security-Policy" in client.get(reverse("papers:list"))
