@@ -192,6 +192,8 @@ CACHES = {
 # or from one client address, further attempts are refused for LOGIN_LOCKOUT_SECONDS.
 LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5)
 LOGIN_LOCKOUT_SECONDS = env_int("LOGIN_LOCKOUT_SECONDS", 900)
+if LOGIN_MAX_FAILURES < 1 or LOGIN_LOCKOUT_SECONDS < 1:
+    raise ImproperlyConfigured("LOGIN_MAX_FAILURES and LOGIN_LOCKOUT_SECONDS must be at least 1")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = os.environ.get("DJANGO_TIME_ZONE", "UTC")

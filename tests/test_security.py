@@ -126,6 +126,12 @@ def test_proxy_header_is_trusted_behind_a_proxy(tmp_path):
     }
 
 
+def test_settings_refuse_a_login_limit_that_would_lock_everyone_out(tmp_path):
+    result = _manage(["check"], {**PRODUCTION_ENV, "LOGIN_MAX_FAILURES": "0"}, tmp_path)
+    assert result.returncode != 0
+    assert "LOGIN_MAX_FAILURES" in result.stderr
+
+
 def test_production_settings_refuse_to_start_without_a_secret_key(tmp_path):
     result = _manage(["check"], {**PRODUCTION_ENV, "DJANGO_SECRET_KEY": ""}, tmp_path)
     assert result.returncode != 0
