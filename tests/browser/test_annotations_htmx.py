@@ -82,3 +82,38 @@ def test_forms_work_without_javascript(browser, live_server):
         assert "plain form post" in page.inner_text("#paper-notes")
     finally:
         context.close()
+
+
+def test_list_page_reorders_and_sets_status_in_place(page, live_server, screenshot):
+    from tests.factories import make_comment, make_note, make_reading_list
+
+    owner = make_user("erin")
+    papers = [make_paper(title, authors=["Ada Lovelace"]) for title in ["One", "Two", "Three"]]
+    reading_list = make_reading_list(owner, "Ordered", papers=papers)
+    make_note(owner, papers[0], "a *note* to find")
+    make_comment(owner, papers[1], "a public remark")
+    _log_in(page, live_server, "erin")
+    page.goto(f"{live_server.url}{reading_list.get_absolute_url()}")
+    page.evaluate("window.__noReload = true")
+
+    page.click("#list-items li:first-child button[aria-label='Move down']")
+    page.wait_for_selector("#list-items .flash:has-text('Moved')")
+    titles = page.locator("#list-items .paper-title").all_inner_texts()
+    assert titles == ["Two", "One", "Three"]
+
+    first = page.locator("#list-items li").first
+    first.locator("select[name=status]").select_option("reading")
+    first.locator("select[name=priority]").select_option("1")
+    first.locator("button:has-text('Save')").click()
+    page.wait_for_selector("#list-items .flash:has-text('Updated')")
+    assert page.evaluate("window.__noReload") is True
+    item = reading_list.items.get(paper=papers[1])
+    assert (item.position, item.status, item.priority) == (0, "reading", 1)
+    screenshot("annotations-list-detail")
+
+    page.goto(f"{live_server.url}/notes/?q=find")
+    assert "note" in page.inner_text(".note-body")
+    screenshot("annotations-my-notes")
+    page.goto(f"{live_server.url}/activity/")
+    assert "a public remark" in page.inner_text("main")
+    screenshot("annotations-activity")
