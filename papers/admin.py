@@ -139,6 +139,10 @@ class AuthorshipInline(admin.TabularInline):
     verbose_name = "author"
     verbose_name_plural = "authors (in order; positions are renumbered from 0 on save)"
 
+    def get_queryset(self, request):
+        # Each row prints "<author> on <paper>": load both with the rows.
+        return super().get_queryset(request).select_related("author", "paper")
+
 
 class PaperTagInline(admin.TabularInline):
     model = PaperTag
@@ -150,7 +154,7 @@ class PaperTagInline(admin.TabularInline):
     verbose_name_plural = "tags (venue, track, lab)"
 
     def get_queryset(self, request):
-        return super().get_queryset(request).select_related("tag", "added_by")
+        return super().get_queryset(request).select_related("tag", "added_by", "paper")
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         field = super().formfield_for_foreignkey(db_field, request, **kwargs)

@@ -317,6 +317,19 @@ def authors_of(paper: Paper) -> list[tuple[int, str]]:
     return list(paper.authorships.order_by("position").values_list("position", "author__name"))
 
 
+def test_change_form_queries_do_not_repeat_per_author_row(
+    admin_client, django_assert_max_num_queries
+):
+    names = [f"Person {n}" for n in range(20)]
+    paper = make_paper("Crowded", authors=names, tags=[("Oral", TagKind.TRACK)])
+    # session, user, paper, authorship rows (with author and paper), tag rows, content type,
+    # plus one lookup per author picker (the admin's autocomplete widget renders its
+    # selected option with a query) and one per tag picker
+    with django_assert_max_num_queries(6 + len(names) + 1):
+        response = admin_client.get(change_url(paper))
+    assert response.status_code == 200
+
+
 def test_editing_title_and_pdf_records_those_fields(admin_client):
     paper = make_paper("Old title", authors=["Ada Lovelace"], pdf_url="")
     save_paper(
