@@ -49,7 +49,7 @@ def create_list_with_paper(*, owner, name: str, paper: Paper) -> ReadingList:
     return reading_list
 
 
-def _renumber(reading_list: ReadingList, items: list[ReadingListItem]) -> None:
+def _renumber(items: list[ReadingListItem]) -> None:
     changed = []
     for position, item in enumerate(items):
         if item.position != position:
@@ -63,7 +63,7 @@ def remove_item(*, item: ReadingListItem) -> None:
     reading_list = item.reading_list
     _lock_list(reading_list)
     item.delete()
-    _renumber(reading_list, list(reading_list.items.order_by("position", "pk")))
+    _renumber(list(reading_list.items.order_by("position", "pk")))
 
 
 @transaction.atomic
@@ -80,7 +80,7 @@ def move_item(*, item: ReadingListItem, direction: str) -> bool:
     moved = 0 <= target < len(items)
     if moved:
         items[index], items[target] = items[target], items[index]
-    _renumber(reading_list, items)
+    _renumber(items)
     return moved
 
 

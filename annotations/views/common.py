@@ -56,8 +56,3 @@ def paper_anchor(paper: Paper, section: str) -> str:
 
 def form_errors_text(form) -> str:
     return " ".join(str(error) for errors in form.errors.values() for error in errors)
-
-
-def render_section(request: HttpRequest, paper: Paper, section: str, **overrides: Any):
-    template, context = paper_section(request, paper, section, **overrides)
-    return render(request, template, context)
