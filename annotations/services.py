@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Q
+from django.db.models import Max
 from django.utils import timezone
 
 from annotations.models import Comment, ReadingList, ReadingListItem
@@ -11,8 +11,16 @@ from papers.models import Paper, PaperTag, Tag, TagKind
 from papers.text import normalize_tag_name, tag_key, tag_slug
 
 
-class AlreadyThere(Exception):
+class Refused(Exception):
+    """A write that cannot happen, with a message for the person who asked for it."""
+
+
+class AlreadyThere(Refused):
     """The paper is already in the list, or already carries the tag."""
+
+
+class TagNameClash(Refused):
+    """A different lab tag already owns the URL slug this name would get ("C++" and "C")."""
 
 
 def _lock_list(reading_list: ReadingList) -> None:
@@ -84,19 +92,32 @@ def move_item(*, item: ReadingListItem, direction: str) -> bool:
     return moved
 
 
+def _refuse_slug_clash(name: str) -> None:
+    clash = Tag.objects.filter(kind=TagKind.LAB, slug=tag_slug(name)).first()
+    if clash is not None:
+        raise TagNameClash(
+            f"“{name}” is too close to the existing lab tag “{clash.name}”: "
+            "use that tag or choose a more distinct name."
+        )
+
+
 @transaction.atomic
 def add_lab_tag(*, user, paper: Paper, name: str) -> PaperTag:
     """Tag `paper` with the lab tag `name`, creating the tag when no equivalent exists."""
     name = normalize_tag_name(name)
     key = tag_key(name)
-    tag = Tag.objects.filter(Q(key=key) | Q(slug=tag_slug(name)), kind=TagKind.LAB).first()
+    tag = Tag.objects.filter(kind=TagKind.LAB, key=key).first()
     if tag is None:
+        _refuse_slug_clash(name)
         try:
             with transaction.atomic():
                 tag = Tag.objects.create(kind=TagKind.LAB, name=name)
         except IntegrityError:
-            # Someone created the same tag a moment ago.
-            tag = Tag.objects.get(kind=TagKind.LAB, key=key)
+            # Someone created the same tag (or a clashing one) a moment ago.
+            tag = Tag.objects.filter(kind=TagKind.LAB, key=key).first()
+            if tag is None:
+                _refuse_slug_clash(name)
+                raise
     if PaperTag.objects.filter(paper=paper, tag=tag).exists():
         raise AlreadyThere(f"“{paper.display_title}” is already tagged “{tag.name}”.")
     try:

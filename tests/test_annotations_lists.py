@@ -337,3 +337,28 @@ def test_deleting_a_list_deletes_its_items_only(client, user):
     client.force_login(user)
     client.post(reverse("annotations:list-delete", args=[doomed.pk]))
     assert list(ReadingListItem.objects.values_list("reading_list", flat=True)) == [kept.pk]
+
+
+@pytest.mark.parametrize("raw", ["99999999999999999999999", "-1", "0", "   ", "id=", "'; drop"])
+def test_odd_paper_references_are_form_errors(client, user, raw):
+    reading_list = make_reading_list(user, "Queue", papers=[make_paper()])
+    client.force_login(user)
+    response = client.post(
+        reverse("annotations:list-item-add", args=[reading_list.pk]), {"paper": raw}
+    )
+    assert response.status_code == 200
+    assert 'class="errorlist' in response.content.decode()
+    assert reading_list.items.count() == 1
+
+
+def test_huge_ids_in_urls_and_forms_are_404_or_form_errors(client, user):
+    huge = 99999999999999999999
+    paper = make_paper()
+    client.force_login(user)
+    assert client.get(reverse("annotations:list-detail", args=[huge])).status_code == 404
+    assert client.get(reverse("annotations:note-edit", args=[huge])).status_code == 404
+    response = client.post(
+        reverse("annotations:paper-list-add", args=[paper.pk]), {"reading_list": str(huge)}
+    )
+    assert response.status_code == 302
+    assert not ReadingListItem.objects.exists()

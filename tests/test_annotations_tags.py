@@ -100,3 +100,13 @@ def test_htmx_tag_add_returns_the_tags_fragment(client, user):
     content = response.content.decode()
     assert 'id="paper-tags"' in content and "<html" not in content
     assert "&lt;b&gt;x&lt;/b&gt;" in content and "<b>x</b>" not in content
+
+
+def test_a_name_that_would_share_an_existing_tags_address_is_refused(client, user):
+    paper = make_paper()
+    client.force_login(user)
+    _add(client, paper, "C++")
+    response = _add(client, paper, "C", follow=True)
+    assert "too close to the existing lab tag “C++”" in response.content.decode()
+    assert list(Tag.objects.filter(kind=TagKind.LAB).values_list("name", flat=True)) == ["C++"]
+    assert PaperTag.objects.filter(paper=paper).count() == 1

@@ -37,6 +37,8 @@ def tag_add(request: HttpRequest, paper_pk: int) -> HttpResponse:
             )
         except services.AlreadyThere as exc:
             message, level = str(exc), messages.INFO
+        except services.Refused as exc:
+            message, level = str(exc), messages.ERROR
         else:
             message, level = f"Tagged “{paper_tag.tag.name}”.", messages.SUCCESS
     return finish(
