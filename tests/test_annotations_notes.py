@@ -145,3 +145,17 @@ def test_my_notes_escapes_hostile_note(client, user):
     content = client.get(reverse("annotations:notes")).content.decode()
     assert "<img src=x" not in content
     assert "&lt;img src=x onerror=alert(1)&gt;" in content
+
+
+def test_htmx_edit_swaps_the_note_for_its_form_and_back(client, user):
+    note = make_note(user, make_paper(), "draft")
+    client.force_login(user)
+    url = reverse("annotations:note-edit", args=[note.pk])
+    form = client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert f'id="note-{note.pk}"' in form and "<textarea" in form and "<html" not in form
+    invalid = client.post(url, {"body": ""}, HTTP_HX_REQUEST="true").content.decode()
+    assert "This field is required." in invalid
+    saved = client.post(url, {"body": "final"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "Note updated." in saved and "final" in saved and "<textarea" not in saved
+    note.refresh_from_db()
+    assert note.body == "final"

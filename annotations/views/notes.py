@@ -53,15 +53,22 @@ def note_add(request: HttpRequest, paper_pk: int) -> HttpResponse:
 
 @login_required
 def note_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    """A page of its own without JavaScript; with htmx, the note turns into its form in place."""
     note = _get_note_for_user(request, pk)
-    form = NoteForm(request.POST if request.method == "POST" else None, instance=note)
+    data = request.POST if request.method == "POST" else None
+    form = NoteForm(data, instance=note, auto_id=f"note{note.pk}_%s")
     if request.method == "POST" and form.is_valid():
         form.save()
+        if is_htmx(request):
+            context = {"note": note, "flash": "Note updated.", "flash_level": "success"}
+            return render(request, "annotations/_note.html", context)
         return finish(
             request,
             "Note updated.",
             redirect_to=next_url(request, paper_anchor(note.paper, "notes")),
         )
+    if is_htmx(request):
+        return render(request, "annotations/_note_edit.html", {"form": form, "note": note})
     return render(
         request,
         "annotations/note_form.html",

@@ -44,6 +44,11 @@ def test_panel_actions_swap_in_place_with_htmx(page, live_server, screenshot):
     page.click("#paper-notes button:has-text('Save note')")
     page.wait_for_selector("#paper-notes .flash:has-text('Note saved.')")
     assert page.inner_html("#paper-notes strong") == "appendix B"
+    page.click("#paper-notes .note a:has-text('Edit')")
+    page.fill("#paper-notes .note textarea[name=body]", "Check **appendix C**")
+    page.click("#paper-notes .note button:has-text('Save note')")
+    page.wait_for_selector("#paper-notes .note .flash:has-text('Note updated.')")
+    assert page.inner_html("#paper-notes .note strong") == "appendix C"
 
     page.fill("#paper-tags input[name=name]", "  Browser Tag ")
     page.click("#paper-tags button:has-text('Add tag')")
@@ -60,7 +65,7 @@ def test_panel_actions_swap_in_place_with_htmx(page, live_server, screenshot):
 
     assert page.evaluate("window.__noReload") is True
     screenshot("annotations-panel-htmx")
-    assert Note.objects.get().body == "Check **appendix B**"
+    assert Note.objects.get().body == "Check **appendix C**"
     assert PaperTag.objects.get(paper=paper).tag.name == "Browser Tag"
     assert ReadingList.objects.get().items.get().paper == paper
     assert Comment.objects.get().body == "<b>not bold</b>"
