@@ -18,7 +18,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import F, FloatField, Func, Q, QuerySet, Value
+from django.db.models import F, FloatField, Func, QuerySet, Value
+from django.db.models.expressions import RawSQL
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
@@ -307,26 +308,22 @@ def _fts_match_text(parsed: ParsedQuery) -> str:
     return " OR ".join(group(g) for g in parsed)
 
 
-class _Fts5Rank(Func):
-    """-bm25() of a paper against a MATCH expression: higher is more relevant."""
-
-    output_field = FloatField()
-    weights = ", ".join(str(w) for w in SQLITE_COLUMN_WEIGHTS)
-    template = (
-        f"(SELECT -bm25({FTS_TABLE}, {weights}) FROM {FTS_TABLE} "  # noqa: S608
-        f"WHERE {FTS_TABLE} MATCH %(expressions)s)"
-    )
-    arg_joiner = f" AND {FTS_TABLE}.rowid = "
-
-
 def _sqlite_search(queryset: QuerySet, parsed: ParsedQuery) -> QuerySet:
-    match = _fts_match_text(parsed)
-    matching_ids = Func(
-        Value(match),
-        template=f"(SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %(expressions)s)",  # noqa: S608
-    )
-    return queryset.filter(Q(pk__in=matching_ids)).annotate(
-        search_rank=_Fts5Rank(Value(match), F("pk"))
+    # The FTS5 table joins the query once, so SQLite scans the matches in the index and bm25()
+    # sees every row in one pass. (A correlated subquery per paper would recompute bm25's
+    # document frequencies for every row.) extra() is the only public way to add the table;
+    # the join condition itself goes through filter() so Django keeps the paper's alias right.
+    weights = ", ".join(str(w) for w in SQLITE_COLUMN_WEIGHTS)
+    return (
+        queryset.extra(  # noqa: S610 -- constant SQL, the MATCH text is a parameter
+            tables=[FTS_TABLE], where=[f"{FTS_TABLE} MATCH %s"], params=[_fts_match_text(parsed)]
+        )
+        .filter(pk=RawSQL(f"{FTS_TABLE}.rowid", ()))  # noqa: S611
+        .annotate(
+            search_rank=RawSQL(  # noqa: S611
+                f"-bm25({FTS_TABLE}, {weights})", (), output_field=FloatField()
+            )
+        )
     )
 
 
