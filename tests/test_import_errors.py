@@ -69,6 +69,16 @@ CASES = {
         json.dumps({"title": "T" * 501, "abstract": "A."}),
         "x.jsonl:1: title is 501 characters long",
     ),
+    "URL too long": (
+        "x.csv",
+        "title,url,abstract\nT,https://openreview.net/forum?id=" + "a" * 480 + ",A.\n",
+        "x.csv:2: forum url is 512 characters long; at most 500",
+    ),
+    "author name too long": (
+        "x.jsonl",
+        json.dumps({"abstract": "A.", "authors": ["N" * 301]}),
+        "x.jsonl:1: author name 'NNNN",
+    ),
     "javascript: URL": (
         "x.jsonl",
         json.dumps({"title": "T", "pdf": "javascript:alert(1)", "abstract": "A."}),

@@ -25,10 +25,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, paths, format, dry_run, **options):
+        # The raw stream: OutputWrapper would end every redraw of the bar with a newline.
+        progress = ProgressBar(self.stderr._out)
         try:
-            report = import_paths(
-                paths, format=format, dry_run=dry_run, progress=ProgressBar(self.stderr._out)
-            )
+            report = import_paths(paths, format=format, dry_run=dry_run, progress=progress)
         except ImportErrors as errors:
             raise CommandError(f"{errors}\nNothing was imported.") from None
         for line in report.lines():
