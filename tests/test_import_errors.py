@@ -90,6 +90,16 @@ CASES = {
         "x.csv:3: forum id dup1 appears twice in this import (first at ",
     ),
     "NUL character": ("x.jsonl", GOOD_JSON + "\n" + GOOD_JSON[:-1] + '\x00"}\n', "x.jsonl:2: NUL"),
+    "NUL escaped in JSON": (
+        "x.jsonl",
+        GOOD_JSON + "\n" + json.dumps({"title": "a\x00b", "abstract": "A."}) + "\n",
+        "x.jsonl:2: title contains a NUL character",
+    ),
+    "unpaired surrogate escaped in JSON": (
+        "x.jsonl",
+        '{"title": "T", "abstract": "bad \\ud800 escape"}\n',
+        "x.jsonl:1: abstract contains an unpaired surrogate",
+    ),
     "CSV without abstract column": ("x.csv", "title,forum_id\nA,b\n", "x.csv:1: cannot tell"),
 }
 

@@ -124,6 +124,23 @@ def validate_record(record: PaperRecord) -> PaperRecord:
     def fail(message: str):
         raise ImportFailed(record.source, record.line, message)
 
+    texts = {
+        "title": record.title,
+        "abstract": record.abstract,
+        "forum id": record.forum_id,
+        "forum url": record.forum_url,
+        "pdf url": record.pdf_url,
+        "authors": "".join(record.authors),
+        "tags": "".join(name for _, name in record.tags),
+    }
+    for label, text in texts.items():
+        # JSON escapes can smuggle in what the file-level checks cannot see.
+        if "\x00" in text:
+            fail(f"{label} contains a NUL character (\\u0000)")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            fail(f"{label} contains an unpaired surrogate (a broken \\ud800-style escape)")
     if not record.abstract.strip():
         fail("record has no abstract (every paper needs one)")
     if len(record.title) > MAX_TITLE:
