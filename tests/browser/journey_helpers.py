@@ -1,0 +1,39 @@
+"""Helpers for the new-user journey: watching the browser console and reading downloads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ConsoleWatch:
+    """Collects what a developer would see in the console: JS errors and CSP violations.
+
+    Chromium reports a CSP violation as a console error ("Refused to execute ... because it
+    violates the following Content Security Policy directive"); uncaught exceptions arrive as
+    page errors. The browser's own favicon probe 404s on every site without one, which is not
+    the page's doing, so that one is left out.
+    """
+
+    problems: list[str] = field(default_factory=list)
+
+    def attach(self, page) -> ConsoleWatch:
+        page.on("console", self._on_console)
+        page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        return self
+
+    def _on_console(self, message) -> None:
+        text = message.text
+        about_csp = "content security policy" in text.lower()
+        if message.type == "error" and "favicon" in message.location.get("url", ""):
+            return
+        if message.type == "error" or about_csp:
+            self.problems.append(f"console {message.type}: {text}")
+
+
+def download_text(page, link) -> tuple[str, str]:
+    """Click a download link as a person would; return the suggested file name and its text."""
+    with page.expect_download() as info:
+        link.click()
+    download = info.value
+    return download.suggested_filename, download.path().read_text(encoding="utf-8")
