@@ -362,3 +362,18 @@ def test_huge_ids_in_urls_and_forms_are_404_or_form_errors(client, user):
     )
     assert response.status_code == 302
     assert not ReadingListItem.objects.exists()
+
+
+def test_a_same_named_list_saved_meanwhile_is_a_form_error_not_a_500(client, user, monkeypatch):
+    from annotations import forms
+
+    make_reading_list(user, "Raced")
+    # Simulate the other request winning between validation and save.
+    monkeypatch.setattr(forms, "_clean_list_name", lambda name, **kwargs: name.strip())
+    client.force_login(user)
+    response = client.post(
+        reverse("annotations:list-create"), {"name": "raced", "visibility": "private"}
+    )
+    assert response.status_code == 200
+    assert "You already have a list called" in response.content.decode()
+    assert ReadingList.objects.count() == 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db import IntegrityError
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
@@ -72,6 +72,17 @@ def _item_fragment(request, reading_list: ReadingList, paper: Paper):
     return _items_fragment(request, reading_list)
 
 
+def _saved_despite_races(form: ReadingListForm, reading_list: ReadingList) -> bool:
+    """Save; a same-named list created since validation becomes a form error, not a 500."""
+    try:
+        with transaction.atomic():
+            reading_list.save()
+    except IntegrityError:
+        form.add_error("name", f"You already have a list called “{reading_list.name}”.")
+        return False
+    return True
+
+
 @login_required
 def my_lists(request: HttpRequest) -> HttpResponse:
     return render(
@@ -93,7 +104,12 @@ def list_create(request: HttpRequest) -> HttpResponse:
         )
     reading_list = form.save(commit=False)
     reading_list.owner = request.user
-    reading_list.save()
+    if not _saved_despite_races(form, reading_list):
+        return render(
+            request,
+            "annotations/my_lists.html",
+            {"lists": selectors.own_lists(request.user), "form": form},
+        )
     return finish(
         request,
         f"Reading list “{reading_list.name}” created.",
@@ -119,8 +135,7 @@ def list_edit(request: HttpRequest, pk: int) -> HttpResponse:
     reading_list = _get_list_for_owner(request, pk)
     data = request.POST if request.method == "POST" else None
     form = ReadingListForm(data, instance=reading_list, owner=request.user)
-    if request.method == "POST" and form.is_valid():
-        form.save()
+    if request.method == "POST" and form.is_valid() and _saved_despite_races(form, form.instance):
         return finish(request, "Reading list updated.", redirect_to=reading_list.get_absolute_url())
     return render(
         request, "annotations/list_form.html", {"form": form, "reading_list": reading_list}
