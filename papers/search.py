@@ -28,6 +28,9 @@ MAX_QUERY_CHARS = 500
 MAX_CLAUSES = 32
 # Snippet length in words (PostgreSQL) / tokens (SQLite).
 SNIPPET_WORDS = 32
+# similar_papers: how many topic words and authors it looks at, how many candidates it ranks.
+SIMILAR_TOPIC_WORDS = 8
+SIMILAR_CANDIDATES = 1000
 # Relative weights of title, author names and abstract in the ranking.
 SQLITE_COLUMN_WEIGHTS = (10.0, 5.0, 1.0)
 FTS_TABLE = "papers_fts"
@@ -113,9 +116,7 @@ def search(queryset: QuerySet, query: str) -> QuerySet:
     parsed = parse_query(query)
     if not parsed:
         return _no_results(queryset)
-    if connection.vendor == "postgresql":
-        return _pg_search(queryset, parsed)
-    return _sqlite_search(queryset, parsed)
+    return _search(queryset, parsed)
 
 
 def headlines(paper_ids: list[int], query: str) -> dict[int, SafeString]:
@@ -139,18 +140,30 @@ def headlines(paper_ids: list[int], query: str) -> dict[int, SafeString]:
 def similar_papers(paper, limit: int = 5) -> QuerySet:
     """The `limit` papers sharing the most (and most telling) terms with `paper`, best first.
 
-    The query is built from this one paper's title words, author names and its most repeated
-    abstract words; ranking runs in the database in one query. Excludes the paper itself.
+    Candidates share two of this paper's topic words (title words and its most repeated
+    abstract words) or one of its authors; at most SIMILAR_CANDIDATES of them are ranked by all
+    the terms they share. One query, run in the database; excludes the paper itself.
     """
-    parsed = _similarity_query(paper)
-    queryset = type(paper)._default_manager.exclude(pk=paper.pk)
-    if not parsed:
-        return _no_results(queryset)
+    candidate_query, rank_query = _similarity_queries(paper)
+    papers = type(paper)._default_manager.all()
+    if not candidate_query:
+        return _no_results(papers)
+    # The cap bounds the ranking work for a paper whose topic words are everywhere.
+    candidates = (
+        _search(papers, candidate_query)
+        .exclude(pk=paper.pk)
+        .order_by()
+        .values("pk")[:SIMILAR_CANDIDATES]
+    )
+    return _search(papers.filter(pk__in=candidates), rank_query).order_by("-search_rank", "pk")[
+        :limit
+    ]
+
+
+def _search(queryset: QuerySet, parsed: ParsedQuery) -> QuerySet:
     if connection.vendor == "postgresql":
-        results = _pg_search(queryset, parsed)
-    else:
-        results = _sqlite_search(queryset, parsed)
-    return results.order_by("-search_rank", "pk")[:limit]
+        return _pg_search(queryset, parsed)
+    return _sqlite_search(queryset, parsed)
 
 
 def _no_results(queryset: QuerySet) -> QuerySet:
@@ -158,19 +171,26 @@ def _no_results(queryset: QuerySet) -> QuerySet:
     return queryset.none().annotate(search_rank=Value(0.0, output_field=FloatField()))
 
 
-def _similarity_query(paper) -> ParsedQuery:
+def _similarity_queries(paper) -> tuple[ParsedQuery, ParsedQuery]:
+    """(which papers qualify, how they rank): pairs of topic words or an author; any term."""
     words = [w for w in _WORD.findall(paper.title.casefold()) if w not in STOP_WORDS]
     abstract_words = Counter(
         w for w in _WORD.findall(paper.abstract.casefold()) if w not in STOP_WORDS and len(w) > 3
     )
-    words += [w for w, n in abstract_words.most_common(8) if n > 1]
-    clauses = [Clause((w,)) for w in dict.fromkeys(words)]
+    words += [w for w, n in abstract_words.most_common(4) if n > 1]
+    topics = [Clause((w,)) for w in list(dict.fromkeys(words))[:SIMILAR_TOPIC_WORDS]]
+    authors = []
     for name in paper.author_names.split(","):
         name_words = tuple(_WORD.findall(name.casefold()))
         if name_words:
-            clauses.append(Clause(name_words))
-    # Every clause is its own group: any shared term qualifies, more shared terms rank higher.
-    return tuple((clause,) for clause in clauses[:MAX_CLAUSES])
+            authors.append(Clause(name_words))
+    authors = authors[:SIMILAR_TOPIC_WORDS]
+    pairs = [(a, b) for i, a in enumerate(topics) for b in topics[i + 1 :]]
+    if not pairs:
+        pairs = [(topic,) for topic in topics]
+    candidate_query = tuple(pairs) + tuple((author,) for author in authors)
+    rank_query = tuple((clause,) for clause in topics + authors)
+    return candidate_query, rank_query
 
 
 def _snippet_html(marked: str | None, abstract: str) -> SafeString:
