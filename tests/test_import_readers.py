@@ -55,7 +55,7 @@ def test_table_seed_gives_100_records_with_ordered_authors_and_tags():
     assert first.forum_id == "" and first.forum_url == f"{URL}GN921JHCRw"
     assert validate_record(first).forum_id == "GN921JHCRw"
     assert first.authors[0] == "Parth Sarthi" and first.authors[-1] == "Christopher D Manning"
-    assert first.tags == [("venue", "ICLR 2024"), ("track", "Poster")]
+    assert first.tags == ["ICLR 2024", "Poster"]
     assert first.line == 23
     assert all(r.pdf_url.startswith("https://openreview.net/pdf/") for r in records)
 
@@ -119,7 +119,7 @@ def test_table_without_rows_or_cut_off_fails():
 def test_abstract_list_seed_gives_19_untitled_records_with_the_venue_tag():
     records = read_records(ABSTRACT_SEED)
     assert len(records) == 19
-    assert all(r.title == "" and r.tags == [("venue", "ICLR 2024")] for r in records)
+    assert all(r.title == "" and r.tags == ["ICLR 2024"] for r in records)
     raw_lines = ABSTRACT_SEED.read_text(encoding="utf-8").split("\n")
     for record in records:
         assert raw_lines[record.line - 1] == record.abstract.split("\n")[0]
@@ -132,7 +132,7 @@ def test_abstract_list_paragraphs_keep_their_lines():
         (3, "First line\nsecond line."),
         (7, "Other abstract."),
     ]
-    assert records[0].tags == [("venue", "NeurIPS 2023")]
+    assert records[0].tags == ["NeurIPS 2023"]
 
 
 def test_jsonl_accepts_lists_or_comma_strings_aliases_and_ignores_unknown_fields():
@@ -147,10 +147,10 @@ def test_jsonl_accepts_lists_or_comma_strings_aliases_and_ignores_unknown_fields
     )
     first, second = (validate_record(r) for r in jsonl.read(text, "c.jsonl"))
     assert (first.forum_id, first.authors, first.line) == ("AbC_1-x", ["A B", "C D"], 1)
-    assert first.tags == [("venue", "ICLR 2024"), ("track", "Oral")]
+    assert first.tags == ["ICLR 2024", "Oral"]
     assert (second.forum_id, second.authors, second.line) == ("Xy2", ["E F", "G H"], 3)
     assert (second.pdf_url, second.forum_url) == ("https://x.org/p.pdf", "http://x.org/f")
-    assert second.tags == [("venue", "ICLR 2024"), ("track", "Spotlight")]
+    assert second.tags == ["ICLR 2024", "Spotlight"]
 
 
 @pytest.mark.parametrize(

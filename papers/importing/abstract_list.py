@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from papers.importing.records import ImportFailed, PaperRecord
-from papers.importing.tags import classify_tags, venue_from_heading
+from papers.importing.tags import venue_from_heading
 
 MAX_HEADING = 200
 
@@ -56,7 +56,7 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
             "expected a one-line heading such as 'ICLR 2024 Papers' followed by a blank line",
         )
     venue = venue_from_heading(heading)
-    tags = classify_tags([venue]) if venue else []
+    tags = [venue] if venue else []
     found = False
     for line, paragraph in paragraphs:
         found = True

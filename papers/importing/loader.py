@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from papers.importing.records import PaperRecord
 from papers.importing.report import Conflict, Report
+from papers.importing.tags import classify_tags
 from papers.models import Author, Authorship, Paper, PaperTag, Tag, TagKind
 from papers.text import (
     abstract_fingerprint,
@@ -42,7 +43,7 @@ IMPORTED_KINDS = (TagKind.VENUE, TagKind.TRACK)
 SCALAR_FIELDS = ("title", "forum_id", "forum_url", "pdf_url")
 
 
-def record_hash(record: PaperRecord) -> str:
+def record_hash(record: PaperRecord, tags: list[tuple[str, str]]) -> str:
     """Hash of the normalised record: equal hashes mean the same import input."""
     payload = [
         record.title,
@@ -50,7 +51,7 @@ def record_hash(record: PaperRecord) -> str:
         record.forum_url,
         record.pdf_url,
         record.authors,
-        sorted([kind, tag_key(name)] for kind, name in record.tags),
+        sorted([kind, tag_key(name)] for kind, name in tags),
         record.abstract,
     ]
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()
@@ -77,6 +78,7 @@ class _Match:
     digest: str
     target: _Target
     created: bool
+    tags: list[tuple[str, str]]
     # The record gave a forum id to a paper that had none (matched by abstract).
     claimed: bool = False
 
@@ -124,7 +126,8 @@ class Loader:
                 by_fp_target.setdefault(fp, []).append(target)
             if record.forum_id:
                 by_forum_target[record.forum_id] = target
-            match = _Match(record, fp, record_hash(record), target, created)
+            tags = classify_tags(record.tags)
+            match = _Match(record, fp, record_hash(record, tags), target, created, tags)
             matches.append(match)
             if record.forum_id and not target.paper.forum_id:
                 # Claim the forum id now so a later record with another id cannot take this paper.
@@ -224,7 +227,7 @@ class Loader:
                 changes.append("authors")
 
         missing = []
-        for kind, name in record.tags:
+        for kind, name in match.tags:
             if (kind, tag_key(name)) not in target.tag_keys:
                 missing.append((kind, name))
                 target.tag_keys.add((kind, tag_key(name)))

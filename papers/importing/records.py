@@ -10,10 +10,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
-
-from papers.importing.tags import classify_tags
 
 # Limits mirror papers.models; checked here so a long value fails with file:line, not a DB error.
 MAX_TITLE = 500
@@ -48,12 +46,11 @@ class PaperRecord:
     forum_url: str
     pdf_url: str
     authors: list[str]
-    # (kind, name) pairs; kind is "venue" or "track" (see papers.importing.tags).
-    tags: list[tuple[str, str]]
+    # As the source lists them; the loader sorts them into venue/track (papers.importing.tags).
+    tags: list[str]
     abstract: str
     source: str
     line: int
-    extra: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 def split_list(value, *, what: str, source: str, line: int) -> list[str]:
@@ -104,14 +101,13 @@ def record_from_mapping(mapping: Mapping, *, source: str, line: int) -> PaperRec
     forum_url = text_field(mapping, ["url", "forum_url", "detail_url"], source=source, line=line)
     forum_id = text_field(mapping, ["forum_id"], source=source, line=line).strip()
     pdf_url = text_field(mapping, ["pdf", "pdf_url"], source=source, line=line).strip()
-    tags = split_list(mapping.get("tags"), what="tags", source=source, line=line)
     return PaperRecord(
         title=text_field(mapping, ["title"], source=source, line=line).strip(),
         forum_id=forum_id,
         forum_url=forum_url.strip(),
         pdf_url=pdf_url,
         authors=split_list(mapping.get("authors"), what="authors", source=source, line=line),
-        tags=classify_tags(tags),
+        tags=split_list(mapping.get("tags"), what="tags", source=source, line=line),
         abstract=text_field(mapping, ["abstract"], source=source, line=line),
         source=source,
         line=line,
@@ -131,7 +127,7 @@ def validate_record(record: PaperRecord) -> PaperRecord:
         "forum url": record.forum_url,
         "pdf url": record.pdf_url,
         "authors": "".join(record.authors),
-        "tags": "".join(name for _, name in record.tags),
+        "tags": "".join(record.tags),
     }
     for label, text in texts.items():
         # JSON escapes can smuggle in what the file-level checks cannot see.
@@ -166,7 +162,7 @@ def validate_record(record: PaperRecord) -> PaperRecord:
     for name in record.authors:
         if len(name) > MAX_AUTHOR:
             fail(f"author name {name[:40]!r}... is longer than {MAX_AUTHOR} characters")
-    for _kind_name, name in record.tags:
+    for name in record.tags:
         if len(name) > MAX_TAG:
             fail(f"tag {name[:40]!r}... is longer than {MAX_TAG} characters")
     return record
