@@ -71,13 +71,14 @@ def test_abstract_only_record_after_the_full_record_adds_nothing_and_blanks_noth
     assert Paper.objects.get().title == "A Full Record"
 
 
-def test_both_in_one_import_make_one_paper_in_either_order(tmp_path):
+@pytest.mark.parametrize("batch_size", [1, 1000], ids=["across batches", "within a batch"])
+def test_both_in_one_import_make_one_paper_in_either_order(tmp_path, batch_size):
     listing = write_list(tmp_path / "a_list.txt", ABSTRACT)
     full = write_jsonl(tmp_path / "b_full.jsonl", FULL)
-    import_paths([listing, full])
+    import_paths([listing, full], batch_size=batch_size)
     assert Paper.objects.count() == 1
     Paper.objects.all().delete()
-    import_paths([full, listing])
+    import_paths([full, listing], batch_size=batch_size)
     paper = Paper.objects.get()
     assert paper.title == "A Full Record" and not paper.needs_curation
 
@@ -87,6 +88,18 @@ def test_records_with_different_forum_ids_are_never_merged(tmp_path):
     run(write_jsonl(tmp_path / "one.jsonl", FULL))
     run(write_jsonl(tmp_path / "two.jsonl", other))
     assert sorted(Paper.objects.values_list("forum_id", flat=True)) == ["full1", "twin2"]
+
+
+def test_equal_abstracts_with_different_forum_ids_in_one_file_stay_apart(tmp_path):
+    listing = write_list(tmp_path / "a_list.txt", ABSTRACT)
+    twin = {**FULL, "title": "Twin", "url": "https://openreview.net/forum?id=twin2"}
+    report = import_paths([listing, write_jsonl(tmp_path / "b.jsonl", FULL, twin)])
+    # The untitled paper is taken by the first full record; the twin gets its own paper.
+    assert sorted(Paper.objects.values_list("forum_id", "title")) == [
+        ("full1", "A Full Record"),
+        ("twin2", "Twin"),
+    ]
+    assert (report.total.created, report.total.updated) == (2, 1)
 
 
 def test_a_record_lacking_fields_never_blanks_stored_values(tmp_path):

@@ -109,6 +109,12 @@ def test_table_columns_are_found_by_name_in_any_order_with_extra_columns():
     assert validate_record(record).forum_id == "zz9"
 
 
+def test_markdown_style_table_with_leading_bars_parses():
+    text = "| title | abstract |\n|---|---|\n| Short | One | two. |\n"
+    [record] = read_table(text)
+    assert (record.title, record.abstract, record.line) == ("Short", "One | two.", 3)
+
+
 def test_table_without_rows_or_cut_off_fails():
     with pytest.raises(ImportFailed, match="no rows"):
         read_table(HEADER + "Subsets and Splits\n")
