@@ -12,7 +12,9 @@ Databases used (and dropped/recreated):
 
 from __future__ import annotations
 
+import datetime
 import http.client
+import json
 import math
 import os
 import secrets
@@ -87,8 +89,15 @@ def query(url: str, sql: str, params: Sequence = ()) -> list[tuple]:
         connection.close()
 
 
+def import_record_path(url: str) -> Path:
+    """Where the timing of the import that filled this database is kept (see prepare_database)."""
+    name = "postgres-" + PG_BENCH_DATABASE if _is_postgres(url) else sqlite_file(url).stem
+    return OUT / f"import-{name}.json"
+
+
 def reset_database(url: str) -> None:
     """Drop and recreate the benchmark database: an empty SQLite file or PostgreSQL `bench`."""
+    import_record_path(url).unlink(missing_ok=True)
     if _is_postgres(url):
         name = urlsplit(url).path.lstrip("/")
         # A guard against ever pointing this at the test databases other people use.
@@ -175,8 +184,10 @@ class Prepared:
     db: str
     url: str
     papers: int
-    import_seconds: float | None  # None when an existing database was reused
+    import_seconds: float | None
     import_summary: str = ""
+    # When the database was reused: when and at which commit its import was timed.
+    reused_from: str = ""
 
     @property
     def papers_per_second(self) -> float | None:
@@ -190,14 +201,28 @@ def prepare_database(
 ) -> Prepared:
     """A database holding the generated corpus: fresh, migrated, imported (timed), analysed.
 
-    With `reuse`, an existing database that already holds exactly `papers` papers is kept.
+    With `reuse`, a database this function filled with the same corpus (papers, seed) is kept:
+    it is migrated (new indexes, triggers) and analysed again, and the import timing recorded
+    when it was filled is reported.
     """
     url = database_url(db, f"bench-{papers}")
     env = server_env(url)
-    if reuse and paper_count(url) == papers:
-        say(f"[{db}] reusing the existing database with {papers:,} papers")
+    record_path = import_record_path(url)
+    record = json.loads(record_path.read_text()) if record_path.exists() else {}
+    corpus = f"corpus-{papers}-seed{seed}"
+    if reuse and record.get("corpus") == corpus and paper_count(url) == papers:
+        say(f"[{db}] reusing the database imported at {record['when']} (commit {record['commit']})")
         manage(env, "migrate", "--noinput")
-        prepared = Prepared(db, url, papers, None)
+        manage(env, "createcachetable")
+        analyze(url)
+        prepared = Prepared(
+            db,
+            url,
+            papers,
+            record["seconds"],
+            record["summary"],
+            reused_from=f"{record['when']}, commit {record['commit']}",
+        )
     else:
         path = corpus_file(papers, seed, say=say)
         say(f"[{db}] fresh database, migrate")
@@ -212,6 +237,11 @@ def prepare_database(
         prepared = Prepared(db, url, papers, seconds, summary)
         say(f"[{db}] imported in {seconds:.1f} s ({papers / seconds:,.0f} papers/s): {summary}")
         analyze(url)
+        when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        record = dict(
+            corpus=corpus, seconds=seconds, summary=summary, commit=git_commit(), when=when
+        )
+        record_path.write_text(json.dumps(record))
     manage(env, "collectstatic", "--noinput")
     return prepared
 
@@ -484,7 +514,6 @@ def query_counts(env: dict[str, str], paths: Sequence[str]) -> dict[str, int | N
         raise SystemExit(f"counting queries failed:\n{result.stderr[-4000:]}")
     if result.stderr.strip():
         log(result.stderr.strip()[-2000:])
-    import json
 
     return json.loads(result.stdout)
 

@@ -127,13 +127,12 @@ def measure(
 
 def table(prepared: Prepared, results: list[PageResult], requests: int) -> str:
     name = {"sqlite": "SQLite", "postgres": "PostgreSQL"}[prepared.db]
-    if prepared.import_seconds:
-        imported = (
-            f"import {prepared.papers:,} papers: {prepared.import_seconds:.1f} s = "
-            f"**{prepared.papers_per_second:,.0f} papers/s** ({prepared.import_summary})"
-        )
-    else:
-        imported = f"{prepared.papers:,} papers (existing database reused, import not timed)"
+    imported = (
+        f"import {prepared.papers:,} papers: {prepared.import_seconds:.1f} s = "
+        f"**{prepared.papers_per_second:,.0f} papers/s** ({prepared.import_summary})"
+    )
+    if prepared.reused_from:
+        imported += f"; database reused, import timed {prepared.reused_from}"
     lines = [
         f"### {name}: {imported}",
         "",
