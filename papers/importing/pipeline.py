@@ -58,6 +58,10 @@ def import_paths(
     progress: Callable[[int, int], None] | None = None,
     batch_size: int = BATCH_SIZE,
 ) -> Report:
+    """Import every file under `paths` in one transaction; dry_run rolls it back.
+
+    Raises ImportErrors (nothing written) when any file is unreadable or invalid.
+    """
     records = parse_paths(paths, format)
     report = Report(dry_run=dry_run)
     for record in records:
