@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections import Counter
@@ -9,8 +10,11 @@ from collections import Counter
 import pytest
 from django.core.management import call_command
 
+from bench.fault_db_down import error_markers
+from bench.fault_kill_import import _PROGRESS
 from bench.generate_corpus import generate_records, write_jsonl
 from bench.harness import percentile, reset_database
+from papers.importing.report import ProgressBar
 from papers.models import Paper, Tag
 
 N = 2000
@@ -111,3 +115,20 @@ def test_percentile_is_nearest_rank():
     assert percentile(values, 50) == 50
     assert percentile(values, 95) == 95
     assert percentile([7.0], 95) == 7.0
+
+
+def test_db_down_fault_recognises_our_error_pages():
+    markers = error_markers()
+    assert set(markers) == {500, 503}
+    assert all(markers.values())
+
+
+def test_kill_fault_reads_the_importers_progress_bar():
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    bar = ProgressBar(terminal)
+    bar(500, 1000)
+    assert _PROGRESS.findall(terminal.getvalue())[-1] == ("500", "1000")
