@@ -140,21 +140,22 @@ def headlines(paper_ids: list[int], query: str) -> dict[int, SafeString]:
 def similar_papers(paper, limit: int = 5) -> QuerySet:
     """The `limit` papers sharing the most (and most telling) terms with `paper`, best first.
 
-    Candidates share two of this paper's topic words (title words and its most repeated
-    abstract words) or one of its authors; at most SIMILAR_CANDIDATES of them are ranked by all
-    the terms they share. One query, run in the database; excludes the paper itself.
+    Candidates share two of this paper's title words or one of its authors, in their title or
+    author list; at most SIMILAR_CANDIDATES of them are ranked by all the terms they share
+    (abstract included). One query, run in the database; excludes the paper itself.
     """
     candidate_query, rank_query = _similarity_queries(paper)
     papers = type(paper)._default_manager.all()
     if not candidate_query:
         return _no_results(papers)
-    # The cap bounds the ranking work for a paper whose topic words are everywhere.
-    candidates = (
-        _search(papers, candidate_query)
-        .exclude(pk=paper.pk)
-        .order_by()
-        .values("pk")[:SIMILAR_CANDIDATES]
-    )
+    # Candidates are found by title and author names only (a GIN expression index on
+    # PostgreSQL, an FTS5 column filter on SQLite): abstracts share common words with too
+    # many papers. The cap bounds the ranking work when a title is very generic.
+    if connection.vendor == "postgresql":
+        candidates = _pg_title_author_matches(papers, candidate_query)
+    else:
+        candidates = _sqlite_search(papers, candidate_query, columns="title author_names")
+    candidates = candidates.exclude(pk=paper.pk).order_by().values("pk")[:SIMILAR_CANDIDATES]
     return _search(papers.filter(pk__in=candidates), rank_query).order_by("-search_rank", "pk")[
         :limit
     ]
@@ -172,22 +173,28 @@ def _no_results(queryset: QuerySet) -> QuerySet:
 
 
 def _similarity_queries(paper) -> tuple[ParsedQuery, ParsedQuery]:
-    """(which papers qualify, how they rank): pairs of topic words or an author; any term."""
-    words = [w for w in _WORD.findall(paper.title.casefold()) if w not in STOP_WORDS]
+    """(which papers qualify, how they rank).
+
+    A candidate shares two title words or an author; it ranks by every shared term, the
+    paper's most repeated abstract words included.
+    """
+    title_words = [w for w in _WORD.findall(paper.title.casefold()) if w not in STOP_WORDS]
+    title_words = list(dict.fromkeys(title_words))[:SIMILAR_TOPIC_WORDS]
     abstract_words = Counter(
         w for w in _WORD.findall(paper.abstract.casefold()) if w not in STOP_WORDS and len(w) > 3
     )
-    words += [w for w, n in abstract_words.most_common(4) if n > 1]
-    topics = [Clause((w,)) for w in list(dict.fromkeys(words))[:SIMILAR_TOPIC_WORDS]]
+    repeated = [w for w, n in abstract_words.most_common(4) if n > 1 and w not in title_words]
+    titled = [Clause((w,)) for w in title_words]
+    topics = titled + [Clause((w,)) for w in repeated]
     authors = []
     for name in paper.author_names.split(","):
         name_words = tuple(_WORD.findall(name.casefold()))
         if name_words:
             authors.append(Clause(name_words))
     authors = authors[:SIMILAR_TOPIC_WORDS]
-    pairs = [(a, b) for i, a in enumerate(topics) for b in topics[i + 1 :]]
+    pairs = [(a, b) for i, a in enumerate(titled) for b in titled[i + 1 :]]
     if not pairs:
-        pairs = [(topic,) for topic in topics]
+        pairs = [(word,) for word in titled]
     candidate_query = tuple(pairs) + tuple((author,) for author in authors)
     rank_query = tuple((clause,) for clause in topics + authors)
     return candidate_query, rank_query
@@ -244,6 +251,35 @@ class StoredSearchVector(Func):
         column = self.get_source_expressions()[0]
         alias = compiler.quote_name_unless_alias(column.alias)
         return f"{alias}.{connection.ops.quote_name('search_vector')}", []
+
+
+class TitleAuthorVector(Func):
+    """The expression of the papers_paper_title_author GIN index (migration papers 0002)."""
+
+    template = (
+        "to_tsvector('english'::regconfig, "
+        "COALESCE(%(title)s, '') || ' ' || COALESCE(%(author_names)s, ''))"
+    )
+
+    def __init__(self):
+        from django.contrib.postgres.search import SearchVectorField
+
+        super().__init__(F("title"), F("author_names"), output_field=SearchVectorField())
+
+    def as_sql(self, compiler, connection, **extra_context):
+        (title, title_params), (names, names_params) = (
+            compiler.compile(expression) for expression in self.get_source_expressions()
+        )
+        return self.template % {"title": title, "author_names": names}, [
+            *title_params,
+            *names_params,
+        ]
+
+
+def _pg_title_author_matches(queryset: QuerySet, parsed: ParsedQuery) -> QuerySet:
+    return queryset.alias(_title_authors=TitleAuthorVector()).filter(
+        _title_authors=_pg_query(parsed)
+    )
 
 
 def _pg_query(parsed: ParsedQuery):
@@ -328,15 +364,18 @@ def _fts_match_text(parsed: ParsedQuery) -> str:
     return " OR ".join(group(g) for g in parsed)
 
 
-def _sqlite_search(queryset: QuerySet, parsed: ParsedQuery) -> QuerySet:
+def _sqlite_search(queryset: QuerySet, parsed: ParsedQuery, columns: str = "") -> QuerySet:
     # The FTS5 table joins the query once, so SQLite scans the matches in the index and bm25()
     # sees every row in one pass. (A correlated subquery per paper would recompute bm25's
     # document frequencies for every row.) extra() is the only public way to add the table;
     # the join condition itself goes through filter() so Django keeps the paper's alias right.
     weights = ", ".join(str(w) for w in SQLITE_COLUMN_WEIGHTS)
+    match = _fts_match_text(parsed)
+    if columns:  # an FTS5 column filter over the whole expression
+        match = f"{{{columns}}} : ({match})"
     return (
         queryset.extra(  # noqa: S610 -- constant SQL, the MATCH text is a parameter
-            tables=[FTS_TABLE], where=[f"{FTS_TABLE} MATCH %s"], params=[_fts_match_text(parsed)]
+            tables=[FTS_TABLE], where=[f"{FTS_TABLE} MATCH %s"], params=[match]
         )
         .filter(pk=RawSQL(f"{FTS_TABLE}.rowid", ()))  # noqa: S611
         .annotate(

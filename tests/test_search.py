@@ -277,17 +277,24 @@ def test_marker_characters_in_an_abstract_do_not_leak_into_the_snippet():
 # --- Similar papers ------------------------------------------------------------------------
 
 
-def test_similar_papers_share_terms_and_exclude_the_paper_itself(
+def test_similar_papers_share_two_title_words_or_an_author_and_exclude_the_paper(
     library, django_assert_num_queries
 ):
     paper = make_paper(
-        "Sparse attention on graphs", abstract="Attention, sparse and cheap, for long inputs."
+        "Sparse attention on graphs",
+        abstract="Attention, sparse and cheap, for long inputs.",
+        authors=["Alan Turing"],
     )
     with django_assert_num_queries(1):
-        similar = list(similar_papers(paper, limit=2))
-    assert paper not in similar
+        similar = list(similar_papers(paper))
+    # "Message passing on graphs" shares a single title word: not similar enough.
     assert len(similar) == 2
-    assert similar[0] == library["title_hit"]
+    assert set(similar) == {library["title_hit"], library["abstract_hit"]}
+
+
+def test_similar_papers_respects_the_limit(library):
+    paper = make_paper("Sparse attention again", authors=["Alan Turing"])
+    assert len(similar_papers(paper, limit=1)) == 1
 
 
 def test_similar_papers_of_a_paper_with_nothing_searchable_is_empty():

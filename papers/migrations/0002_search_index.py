@@ -21,8 +21,15 @@ POSTGRESQL_FORWARDS = [
     # ranking reads every matching row's vector, a TOAST lookup each would double the cost.
     "ALTER TABLE papers_paper ALTER COLUMN search_vector SET STORAGE MAIN",
     "CREATE INDEX papers_paper_search ON papers_paper USING GIN (search_vector)",
+    # similar_papers looks for shared title words and authors only (papers.search).
+    """
+    CREATE INDEX papers_paper_title_author ON papers_paper USING GIN (to_tsvector(
+        'english'::regconfig, COALESCE(title, '') || ' ' || COALESCE(author_names, '')
+    ))
+    """,
 ]
 POSTGRESQL_BACKWARDS = [
+    "DROP INDEX IF EXISTS papers_paper_title_author",
     "DROP INDEX IF EXISTS papers_paper_search",
     "ALTER TABLE papers_paper DROP COLUMN IF EXISTS search_vector",
 ]
