@@ -8,13 +8,25 @@ Queries per request, whatever is selected:
   - author facet: one query; the top authors are picked by an index-only GROUP BY on Authorship
     in a subquery, names and counts are read for those few authors only;
   - the total and the "mine" counts share one aggregate query (see `count_with_mine`).
+
+At 100,000 papers a count over a broad selection (e.g. every Poster, 80% of the catalogue)
+touches hundreds of thousands of index entries. Such large counts of imported data (totals,
+venue/track and author counts) are kept in an in-process cache for FACET_CACHE_SECONDS (60 s):
+they change only when an import, a merge or a curator edit runs, and a minute's lag in a count
+in the thousands is invisible. Small counts, lab tags (members add them all the time) and
+anything personal ("mine") are always counted live.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Q
+from django.conf import settings
+from django.core.cache.backends.locmem import LocMemCache
+from django.db import connection
+from django.db.models import Case, Count, Q, Value, When
 
 from papers.filters import MINE_CHOICES, TAG_FACETS, PaperFilter, mine_condition
 from papers.models import Author, Authorship, Tag
@@ -22,6 +34,40 @@ from papers.text import normalize_author_name
 
 AUTHOR_FACET_SIZE = 15
 LAB_TAG_FACET_SIZE = 30
+# Counts from bases at least this large are cached (see the module docstring).
+AUTHOR_CACHE_MIN_COUNT = 100
+TAG_CACHE_MIN_COUNT = 1000
+TOTAL_CACHE_MIN_COUNT = 2000
+# In-process (not the database-backed default cache): a cache hit must cost no query.
+_counts_cache = LocMemCache("papers-facets", {"OPTIONS": {"MAX_ENTRIES": 2000}})
+
+
+def _cache_key(part: str, filterset: PaperFilter, searched: bool, **extra) -> str | None:
+    """Key for counts that depend only on the public selection; None when "mine" is active."""
+    if filterset.is_active("mine"):
+        return None
+    state = {
+        "q": filterset.search_text if searched else "",
+        "authors": sorted(author.pk for author in filterset.selection.authors),
+        **{name: sorted(tag.pk for tag in tags) for name, tags in filterset.selection.tags.items()},
+        **extra,
+    }
+    digest = hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()
+    return f"{part}:{connection.vendor}:{connection.settings_dict['NAME']}:{digest}"
+
+
+def _cache_get(key: str | None):
+    return _counts_cache.get(key) if key else None
+
+
+def _cache_set(key: str | None, value) -> None:
+    if key:
+        _counts_cache.set(key, value, getattr(settings, "FACET_CACHE_SECONDS", 60))
+
+
+def clear_count_cache() -> None:
+    _counts_cache.clear()
+
 
 FACET_TITLES = {
     "venue": "Venue",
@@ -62,35 +108,23 @@ def _narrowed(filterset: PaperFilter, searched: bool, without: str | None) -> bo
 
 def tag_facets(filterset: PaperFilter, *, searched: bool) -> list[Facet]:
     """Venue, track and lab-tag facets with disjunctive counts, in one query."""
-    kinds_by_facet = {name: kind for name, kind in TAG_FACETS.items()}
-    unselected = [kind for name, kind in kinds_by_facet.items() if not filterset.is_active(name)]
-    condition = Q()
-    if unselected:
-        part = Q(kind__in=unselected)
-        if _narrowed(filterset, searched, None):
-            part &= Q(paper_tags__paper__in=filterset.qs.values("pk"))
-        condition |= part
-    for name, kind in kinds_by_facet.items():
-        if filterset.is_active(name):
-            part = Q(kind=kind)
-            if _narrowed(filterset, searched, name):
-                base = filterset.queryset_without(name)
-                part &= Q(paper_tags__paper__in=base.values("pk"))
-            condition |= part
-    # Counting paper ids (in the tag/paper index) rather than link ids keeps the scan index-only.
-    rows = (
-        Tag.objects.filter(kind__in=kinds_by_facet.values())
-        .order_by()
-        .annotate(n=Count("paper_tags__paper", filter=condition))
-        .values_list("kind", "slug", "name", "n")
-    )
+    cache_key = _cache_key("tags", filterset, searched)
+    cached_rows = _cache_get(cache_key)
+    live = TAG_FACETS if cached_rows is None else {"tag": TAG_FACETS["tag"]}
+    rows = _tag_counts(filterset, searched, live)
+    if cached_rows is None:
+        imported = [row for row in rows if row[0] != TAG_FACETS["tag"]]
+        if imported and max(row[3] for row in imported) >= TAG_CACHE_MIN_COUNT:
+            _cache_set(cache_key, imported)
+    else:
+        rows += cached_rows
     selected = {
         (TAG_FACETS[name], tag.slug)
         for name, tags in filterset.selection.tags.items()
         for tag in tags
     }
-    facets = {name: Facet(param=name, title=FACET_TITLES[name]) for name in kinds_by_facet}
-    facet_by_kind = {kind: facets[name] for name, kind in kinds_by_facet.items()}
+    facets = {name: Facet(param=name, title=FACET_TITLES[name]) for name in TAG_FACETS}
+    facet_by_kind = {kind: facets[name] for name, kind in TAG_FACETS.items()}
     for kind, slug, name, count in rows:
         is_selected = (kind, slug) in selected
         if count or is_selected:
@@ -105,32 +139,47 @@ def tag_facets(filterset: PaperFilter, *, searched: bool) -> list[Facet]:
     return list(facets.values())
 
 
-def author_facet(filterset: PaperFilter, *, searched: bool, author_q: str = "") -> Facet:
-    """The most frequent authors among the matching papers (plus any selected), in one query."""
-    narrowed = _narrowed(filterset, searched, "author")
-    base = filterset.queryset_without("author").values("pk") if narrowed else None
-    shares = Authorship.objects.order_by()
-    if base is not None:
-        shares = shares.filter(paper__in=base)
-    name_part = normalize_author_name(author_q) if author_q else ""
-    if name_part:
-        matching = Author.objects.filter(normalized_name__contains=name_part).values("pk")
-        shares = shares.filter(author_id__in=matching)
-    # GROUP BY author_id alone reads only the (author, paper) index; the LIMIT keeps it short.
-    top_ids = (
-        shares.values("author_id")
-        .annotate(n=Count("paper"))
-        .order_by("-n", "author_id")
-        .values("author_id")[:AUTHOR_FACET_SIZE]
-    )
-    selected_ids = [author.pk for author in filterset.selection.authors]
-    count_filter = Q(authorships__paper__in=base) if base is not None else None
-    rows = (
-        Author.objects.filter(Q(pk__in=top_ids) | Q(pk__in=selected_ids))
+def _tag_counts(
+    filterset: PaperFilter, searched: bool, facets: dict[str, str]
+) -> list[tuple[str, str, str, int]]:
+    unselected = [kind for name, kind in facets.items() if not filterset.is_active(name)]
+    condition = Q()
+    if unselected:
+        part = Q(kind__in=unselected)
+        if _narrowed(filterset, searched, None):
+            part &= Q(paper_tags__paper__in=filterset.qs.values("pk"))
+        condition |= part
+    for name, kind in facets.items():
+        if filterset.is_active(name):
+            part = Q(kind=kind)
+            if _narrowed(filterset, searched, name):
+                base = filterset.queryset_without(name)
+                part &= Q(paper_tags__paper__in=base.values("pk"))
+            condition |= part
+    # Counting paper ids (in the tag/paper index) rather than link ids keeps the scan index-only.
+    return list(
+        Tag.objects.filter(kind__in=facets.values())
         .order_by()
-        .annotate(n=Count("authorships__paper", filter=count_filter))
-        .values_list("pk", "name", "n")
+        .annotate(n=Count("paper_tags__paper", filter=condition))
+        .values_list("kind", "slug", "name", "n")
     )
+
+
+def author_facet(filterset: PaperFilter, *, searched: bool, author_q: str = "") -> Facet:
+    """The most frequent authors among the matching papers (plus any selected), in one query.
+
+    Counts over a large base (hundreds of papers per top author) are cached for a minute: one
+    pass over most of the ~700k authorship rows is the costliest query of the page, and an
+    author's count on a big catalogue moves only when an import or a merge runs.
+    """
+    selected_ids = [author.pk for author in filterset.selection.authors]
+    name_part = normalize_author_name(author_q) if author_q else ""
+    cache_key = _cache_key("authors", filterset, searched, author_q=name_part)
+    rows = _cache_get(cache_key)
+    if rows is None:
+        rows = _author_counts(filterset, searched, name_part, selected_ids)
+        if rows and max(n for _, _, n in rows) >= AUTHOR_CACHE_MIN_COUNT:
+            _cache_set(cache_key, rows)
     chosen = set(selected_ids)
     values = [
         FacetValue(str(pk), name, count, pk in chosen)
@@ -141,7 +190,42 @@ def author_facet(filterset: PaperFilter, *, searched: bool, author_q: str = "") 
     return Facet(param="author", title=FACET_TITLES["author"], values=values)
 
 
-def count_with_mine(filterset: PaperFilter) -> tuple[int, Facet | None]:
+def _author_counts(
+    filterset: PaperFilter, searched: bool, name_part: str, selected_ids: list[int]
+) -> list[tuple[int, str, int]]:
+    shares = Authorship.objects.order_by()
+    if _narrowed(filterset, searched, "author"):
+        shares = shares.filter(paper__in=filterset.queryset_without("author").values("pk"))
+    if name_part:
+        matching = Author.objects.filter(normalized_name__contains=name_part).values("pk")
+        shares = shares.filter(Q(author_id__in=matching) | Q(author_id__in=selected_ids))
+    # One GROUP BY author_id pass (index-only on the author/paper index when unfiltered);
+    # selected authors sort first so their counts come from the same pass.
+    order = ["-n", "author_id"]
+    if selected_ids:
+        order.insert(0, Case(When(author_id__in=selected_ids, then=Value(0)), default=Value(1)))
+    ranked = (
+        shares.values("author_id")
+        .annotate(n=Count("paper"))
+        .order_by(*order)[: AUTHOR_FACET_SIZE + len(selected_ids)]
+    )
+    # Names are joined to the few ranked rows only; the ORM cannot join a derived table.
+    sql, params = ranked.query.sql_with_params()
+    author_table = connection.ops.quote_name(Author._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT ranked.author_id, a.name, ranked.n FROM ({sql}) ranked "  # noqa: S608
+            f"INNER JOIN {author_table} a ON a.id = ranked.author_id",
+            params,
+        )
+        counted = [(pk, name, n) for pk, name, n in cursor.fetchall()]
+    # Selected authors without any paper among the others facets still get a (zero) row.
+    seen = {pk for pk, _, _ in counted}
+    counted += [(a.pk, a.name, 0) for a in filterset.selection.authors if a.pk not in seen]
+    return counted
+
+
+def count_with_mine(filterset: PaperFilter, *, searched: bool) -> tuple[int, Facet | None]:
     """The number of matching papers and, for a logged-in user, the "mine" facet: one query.
 
     Both are counted over the papers matching every facet but "mine"; the total then applies
@@ -149,7 +233,13 @@ def count_with_mine(filterset: PaperFilter) -> tuple[int, Facet | None]:
     """
     user = filterset.user
     if user is None:
-        return filterset.qs.count(), None
+        cache_key = _cache_key("total", filterset, searched)
+        total = _cache_get(cache_key)
+        if total is None:
+            total = filterset.qs.count()
+            if total >= TOTAL_CACHE_MIN_COUNT:
+                _cache_set(cache_key, total)
+        return total, None
     base = filterset.queryset_without("mine")
     conditions = {value: mine_condition(value, user) for value in MINE_CHOICES}
     selected = filterset.selection.mine

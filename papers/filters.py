@@ -13,11 +13,13 @@ from functools import cached_property
 
 import django_filters
 from django import forms
-from django.db.models import Q, QuerySet, Value
+from django.db.models import Exists, OuterRef, Q, QuerySet, Value
 
 from papers.models import Author, Authorship, Paper, PaperTag, Tag, TagKind
 
 MAX_VALUES_PER_FACET = 20
+# Above this many matches the page query filters with EXISTS instead of IN (see page_queryset).
+CORRELATED_FILTER_MIN_MATCHES = 2000
 # Largest id a bigint column holds; larger numbers are not ids.
 _MAX_ID = 2**63 - 1
 _SLUG_RE = re.compile(r"^[-\w]{1,100}$")
@@ -75,36 +77,40 @@ class FacetFilter(django_filters.Filter):
         kwargs.setdefault("accept", self.accept)
         super().__init__(*args, **kwargs)
 
-    def filter(self, qs: QuerySet, value) -> QuerySet:
-        condition = self.condition()
+    def filter(self, qs: QuerySet, value, *, correlated: bool = False) -> QuerySet:
+        condition = self.condition(correlated=correlated)
         return qs if condition is None else qs.filter(condition)
 
-    def condition(self) -> Q | None:
+    def condition(self, *, correlated: bool = False) -> Q | Exists | None:
         raise AttributeError("FacetFilter subclasses define condition()")
 
 
 class TagFacetFilter(FacetFilter):
-    def condition(self) -> Q | None:
+    def condition(self, *, correlated: bool = False) -> Q | Exists | None:
         ids = [tag.pk for tag in self.parent.selection.tags[self.field_name]]
         if not ids:
             return None
+        if correlated:
+            return Exists(PaperTag.objects.filter(paper_id=OuterRef("pk"), tag_id__in=ids))
         return Q(pk__in=PaperTag.objects.filter(tag_id__in=ids).values("paper_id"))
 
 
 class AuthorFacetFilter(FacetFilter):
     accept = staticmethod(_accept_id)
 
-    def condition(self) -> Q | None:
+    def condition(self, *, correlated: bool = False) -> Q | Exists | None:
         ids = [author.pk for author in self.parent.selection.authors]
         if not ids:
             return None
+        if correlated:
+            return Exists(Authorship.objects.filter(paper_id=OuterRef("pk"), author_id__in=ids))
         return Q(pk__in=Authorship.objects.filter(author_id__in=ids).values("paper_id"))
 
 
 class MineFacetFilter(FacetFilter):
     accept = staticmethod(_accept_mine)
 
-    def condition(self) -> Q | None:
+    def condition(self, *, correlated: bool = False) -> Q | Exists | None:
         values = self.parent.selection.mine
         if not values:
             return None
@@ -161,8 +167,12 @@ class PaperFilter(django_filters.FilterSet):
         model = Paper
         fields: list[str] = []
 
-    def __init__(self, data=None, queryset=None, *, request=None, **kwargs) -> None:
+    def __init__(
+        self, data=None, queryset=None, *, request=None, search_text: str = "", **kwargs
+    ) -> None:
         super().__init__(data, queryset, request=request, **kwargs)
+        # The search already applied to `queryset`; facet caches key on it.
+        self.search_text = search_text
         user = getattr(request, "user", None)
         # The "mine" facet exists only for a logged-in user; otherwise it is ignored.
         self.user = user if user is not None and user.is_authenticated else None
@@ -227,13 +237,23 @@ class PaperFilter(django_filters.FilterSet):
     def filter_queryset(self, queryset: QuerySet) -> QuerySet:
         return self.queryset_without(None, queryset)
 
-    def queryset_without(self, facet: str | None, queryset: QuerySet | None = None) -> QuerySet:
+    def queryset_without(
+        self, facet: str | None, queryset: QuerySet | None = None, *, correlated: bool = False
+    ) -> QuerySet:
         """Every facet applied but `facet`: the base for that facet's (disjunctive) counts."""
         qs = self.queryset.all() if queryset is None else queryset
         for name, filter_ in self.filters.items():
             if name != facet:
-                qs = filter_.filter(qs, self.cleaned.get(name))
+                qs = filter_.filter(qs, self.cleaned.get(name), correlated=correlated)
         return qs
+
+    def page_queryset(self, *, matches: int) -> QuerySet:
+        """The filtered papers for reading one ordered page.
+
+        With many matches, correlated EXISTS lets the database walk the sort index and stop
+        after a page; with few, IN lists the matches first and sorts only those.
+        """
+        return self.queryset_without(None, correlated=matches > CORRELATED_FILTER_MIN_MATCHES)
 
     def is_active(self, facet: str) -> bool:
         if facet == "author":

@@ -22,20 +22,21 @@ def paper_list(request: HttpRequest) -> HttpResponse:
     if options.q:
         papers = papers.search(options.q)
     nothing_searchable = bool(options.q) and papers.query.is_empty()
-    filterset = PaperFilter(request.GET, queryset=papers, request=request)
+    filterset = PaperFilter(request.GET, queryset=papers, request=request, search_text=options.q)
 
     if nothing_searchable:
         total, facets = 0, []
     else:
-        total, mine = facet_counts.count_with_mine(filterset)
         searched = bool(options.q)
+        total, mine = facet_counts.count_with_mine(filterset, searched=searched)
         facets = facet_counts.ordered_facets(
             facet_counts.tag_facets(filterset, searched=searched),
             facet_counts.author_facet(filterset, searched=searched, author_q=options.author_q),
             mine,
         )
 
-    paginator = Paginator(filterset.qs.for_listing().sorted_by(options.sort), options.per_page)
+    papers_in_order = filterset.page_queryset(matches=total).for_listing().sorted_by(options.sort)
+    paginator = Paginator(papers_in_order, options.per_page)
     paginator.count = total  # already counted above, together with the "mine" facet
     page = paginator.get_page(request.GET.get("page"))
     papers_on_page = list(page.object_list)

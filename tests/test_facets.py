@@ -218,3 +218,46 @@ def author_ids(catalogue, *names: str) -> tuple[int, ...]:
 
     by_name = dict(Author.objects.values_list("name", "pk"))
     return tuple(by_name[name] for name in names)
+
+
+@pytest.fixture
+def cache_small_counts(monkeypatch):
+    """Cache counts from any base size, as a 100,000-paper catalogue would; clean up after."""
+    from papers import facets
+
+    monkeypatch.setattr(facets, "AUTHOR_CACHE_MIN_COUNT", 1)
+    monkeypatch.setattr(facets, "TAG_CACHE_MIN_COUNT", 1)
+    monkeypatch.setattr(facets, "TOTAL_CACHE_MIN_COUNT", 1)
+    facets.clear_count_cache()
+    yield
+    facets.clear_count_cache()
+
+
+def test_large_imported_counts_are_cached_but_lab_tags_stay_live(
+    client, catalogue, cache_small_counts, django_assert_max_num_queries
+):
+    first = get_list(client, "?track=poster")
+    assert counts(first, "venue") == {"ICLR 2024": 2, "NeurIPS 2023": 1}
+    make_paper(
+        "Paper Six",
+        authors=["Ann Alpha"],
+        tags=[("NeurIPS 2023", VENUE), ("Poster", TRACK), ("Vision", LAB)],
+    )
+    # page rows, prefetch authorships, prefetch tags, resolve selection, lab tags (live).
+    with django_assert_max_num_queries(5):
+        again = get_list(client, "?track=poster")
+    assert counts(again, "venue") == {"ICLR 2024": 2, "NeurIPS 2023": 1}
+    assert counts(again, "tag") == {"RL": 1, "Vision": 1}
+    # Another selection is another cache entry, counted afresh.
+    other = get_list(client, "?track=poster&track=oral")
+    assert counts(other, "venue") == {"ICLR 2024": 3, "NeurIPS 2023": 2}
+
+
+def test_personal_selection_is_never_cached(client, user, my_annotations, cache_small_counts):
+    client.force_login(user)
+    assert counts(get_list(client, "?mine=lists"), "venue") == {"ICLR 2024": 1, "NeurIPS 2023": 1}
+    reading_list = ReadingList.objects.get(owner=user)
+    ReadingListItem.objects.create(
+        reading_list=reading_list, paper=my_annotations["p2"], position=5
+    )
+    assert counts(get_list(client, "?mine=lists"), "venue") == {"ICLR 2024": 2, "NeurIPS 2023": 1}
