@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.core.cache.backends.locmem import LocMemCache
 from django.db import connection
-from django.db.models import Case, Count, Q, Value, When
+from django.db.models import Case, Count, Exists, OuterRef, Q, Value, When
 
 from papers.filters import MINE_CHOICES, TAG_FACETS, PaperFilter, mine_condition
-from papers.models import Author, Authorship, Tag
+from papers.models import Author, Authorship, Tag, TagKind
 from papers.text import normalize_author_name
 
 AUTHOR_FACET_SIZE = 15
@@ -142,20 +142,32 @@ def tag_facets(filterset: PaperFilter, *, searched: bool) -> list[Facet]:
 def _tag_counts(
     filterset: PaperFilter, searched: bool, facets: dict[str, str]
 ) -> list[tuple[str, str, str, int]]:
+    def within(facet: str | None, kinds: list[str]) -> Q | Exists:
+        """Links of these kinds whose paper is in the base for `facet`'s counts.
+
+        Venue and track links are dense (two per paper): one IN list of the base is cheapest.
+        Lab-tag links are sparse: checking each link's paper with EXISTS avoids building the
+        base at all.
+        """
+        if kinds == [TagKind.LAB]:
+            base = filterset.queryset_without(facet, correlated=True)
+            return Exists(base.filter(pk=OuterRef("paper_tags__paper")))
+        return Q(paper_tags__paper__in=filterset.queryset_without(facet).values("pk"))
+
     unselected = [kind for name, kind in facets.items() if not filterset.is_active(name)]
+    groups: list[tuple[str | None, list[str]]] = []
+    dense = [kind for kind in unselected if kind != TagKind.LAB]
+    if dense:
+        groups.append((None, dense))
+    if TagKind.LAB in unselected:
+        groups.append((None, [TagKind.LAB]))
+    groups += [(name, [kind]) for name, kind in facets.items() if filterset.is_active(name)]
     condition = Q()
-    if unselected:
-        part = Q(kind__in=unselected)
-        if _narrowed(filterset, searched, None):
-            part &= Q(paper_tags__paper__in=filterset.qs.values("pk"))
+    for facet, kinds in groups:
+        part = Q(kind__in=kinds)
+        if _narrowed(filterset, searched, facet):
+            part &= within(facet, kinds)
         condition |= part
-    for name, kind in facets.items():
-        if filterset.is_active(name):
-            part = Q(kind=kind)
-            if _narrowed(filterset, searched, name):
-                base = filterset.queryset_without(name)
-                part &= Q(paper_tags__paper__in=base.values("pk"))
-            condition |= part
     # Counting paper ids (in the tag/paper index) rather than link ids keeps the scan index-only.
     return list(
         Tag.objects.filter(kind__in=facets.values())

@@ -157,11 +157,12 @@ class Selection:
 
 
 class PaperFilter(django_filters.FilterSet):
-    venue = TagFacetFilter()
-    track = TagFacetFilter()
-    tag = TagFacetFilter()
+    # Declared from the usually most selective facet to the least: see queryset_without.
     author = AuthorFacetFilter()
+    tag = TagFacetFilter()
     mine = MineFacetFilter()
+    track = TagFacetFilter()
+    venue = TagFacetFilter()
 
     class Meta:
         model = Paper
@@ -240,11 +241,22 @@ class PaperFilter(django_filters.FilterSet):
     def queryset_without(
         self, facet: str | None, queryset: QuerySet | None = None, *, correlated: bool = False
     ) -> QuerySet:
-        """Every facet applied but `facet`: the base for that facet's (disjunctive) counts."""
+        """Every facet applied but `facet`: the base for that facet's (disjunctive) counts.
+
+        The first selected facet (authors and lab tags usually match fewest papers) becomes an
+        IN list the database starts from; the others are checked per paper with EXISTS, so a
+        broad facet such as "Poster" never has its 80,000 papers listed. `correlated` makes
+        every facet an EXISTS check, for walking a sort index instead.
+        """
         qs = self.queryset.all() if queryset is None else queryset
+        leading = not correlated
         for name, filter_ in self.filters.items():
-            if name != facet:
-                qs = filter_.filter(qs, self.cleaned.get(name), correlated=correlated)
+            if name == facet:
+                continue
+            condition = filter_.condition(correlated=not leading)
+            if condition is not None:
+                qs = qs.filter(condition)
+                leading = False
         return qs
 
     def page_queryset(self, *, matches: int) -> QuerySet:
