@@ -221,7 +221,27 @@ def _author_counts(
         .annotate(n=Count("paper"))
         .order_by(*order)[: AUTHOR_FACET_SIZE + len(selected_ids)]
     )
-    # Names are joined to the few ranked rows only; the ORM cannot join a derived table.
+    counted = _with_names(ranked)
+    # Selected authors without any paper among the others facets still get a (zero) row.
+    seen = {pk for pk, _, _ in counted}
+    counted += [(a.pk, a.name, 0) for a in filterset.selection.authors if a.pk not in seen]
+    return counted
+
+
+def top_authors(shares, *, limit: int) -> list[tuple[int, str, int]]:
+    """(author id, name, papers) of the authors most frequent among `shares` (Authorship rows)."""
+    ranked = (
+        shares.order_by().values("author_id").annotate(n=Count("paper")).order_by("-n", "author_id")
+    )
+    return sorted(_with_names(ranked[:limit]), key=lambda row: (-row[2], row[1].casefold()))
+
+
+def _with_names(ranked) -> list[tuple[int, str, int]]:
+    """Join author names to a small ranked (author_id, n) query: one query, names read last.
+
+    Grouping by the author id alone keeps the count index-only; joining names before grouping
+    would read the author row for every authorship. The ORM cannot join a derived table.
+    """
     sql, params = ranked.query.sql_with_params()
     author_table = connection.ops.quote_name(Author._meta.db_table)
     with connection.cursor() as cursor:
@@ -230,11 +250,7 @@ def _author_counts(
             f"INNER JOIN {author_table} a ON a.id = ranked.author_id",
             params,
         )
-        counted = [(pk, name, n) for pk, name, n in cursor.fetchall()]
-    # Selected authors without any paper among the others facets still get a (zero) row.
-    seen = {pk for pk, _, _ in counted}
-    counted += [(a.pk, a.name, 0) for a in filterset.selection.authors if a.pk not in seen]
-    return counted
+        return [(pk, name, n) for pk, name, n in cursor.fetchall()]
 
 
 def count_with_mine(filterset: PaperFilter, *, searched: bool) -> tuple[int, Facet | None]:

@@ -41,3 +41,21 @@ class PaperQuerySet(models.QuerySet):
         if sort == "title":
             return self.order_by("title", "pk")  # papers_paper_title index
         return self.order_by("-created_at", "-pk")  # papers_paper_newest index
+
+    def with_tag(self, tag_id: int, *, many: bool = False) -> PaperQuerySet:
+        """Papers carrying a tag; `many` checks each paper with EXISTS (see with_links)."""
+        from papers.models import PaperTag
+
+        return self._with_links(PaperTag.objects.filter(tag_id=tag_id), many=many)
+
+    def by_author(self, author_id: int, *, many: bool = False) -> PaperQuerySet:
+        from papers.models import Authorship
+
+        return self._with_links(Authorship.objects.filter(author_id=author_id), many=many)
+
+    def _with_links(self, links: models.QuerySet, *, many: bool) -> PaperQuerySet:
+        # With many linked papers, EXISTS lets an ordered page stop early on the sort index;
+        # with few, an IN list of the linked papers is read first and only those are sorted.
+        if many:
+            return self.filter(models.Exists(links.filter(paper_id=models.OuterRef("pk"))))
+        return self.filter(pk__in=links.values("paper_id"))

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 from django.core.paginator import Paginator
-from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from papers import facets as facet_counts
-from papers.filters import PER_PAGE_CHOICES, SORT_CHOICES, PaperFilter, listing_options
-from papers.models import Author, Authorship, Paper, Tag
+from papers.facets import top_authors
+from papers.filters import (
+    CORRELATED_FILTER_MIN_MATCHES,
+    PER_PAGE_CHOICES,
+    SORT_CHOICES,
+    TAG_FACETS,
+    PaperFilter,
+    listing_options,
+)
+from papers.models import Author, Authorship, Paper, PaperTag, Tag
 
 PAGE_SIZE = 25
 SIMILAR_PAPERS = 5
 CO_AUTHORS_SHOWN = 30
+# Author and tag pages with more papers than this read them with EXISTS (see with_links).
+MANY_PAPERS = CORRELATED_FILTER_MIN_MATCHES
 
 
 def paper_list(request: HttpRequest) -> HttpResponse:
@@ -80,15 +89,13 @@ def paper_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
     author = get_object_or_404(Author, pk=pk)
-    papers = Paper.objects.for_listing().filter(authorships__author=author).sorted_by("newest")
-    page = Paginator(papers, PAGE_SIZE).get_page(request.GET.get("page"))
+    total = Authorship.objects.filter(author=author).count()  # index-only on (author, paper)
+    papers = Paper.objects.for_listing().by_author(author.pk, many=total > MANY_PAPERS)
+    page = _page(papers.sorted_by("newest"), total, request)
     their_papers = Authorship.objects.filter(author=author).values("paper_id")
-    co_authors = (
-        Authorship.objects.filter(paper_id__in=their_papers)
-        .exclude(author=author)
-        .values("author_id", "author__name")
-        .annotate(n=Count("paper"))
-        .order_by("-n", "author__name")[:CO_AUTHORS_SHOWN]
+    co_authors = top_authors(
+        Authorship.objects.filter(paper_id__in=their_papers).exclude(author=author),
+        limit=CO_AUTHORS_SHOWN,
     )
     return render(
         request,
@@ -99,6 +106,18 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 def tag_detail(request: HttpRequest, kind: str, slug: str) -> HttpResponse:
     tag = get_object_or_404(Tag, kind=kind, slug=slug)
-    papers = Paper.objects.for_listing().filter(paper_tags__tag=tag).sorted_by("newest")
-    page = Paginator(papers, PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "papers/tag_detail.html", {"tag": tag, "page": page})
+    total = PaperTag.objects.filter(tag=tag).count()  # index-only on (tag, paper)
+    papers = Paper.objects.for_listing().with_tag(tag.pk, many=total > MANY_PAPERS)
+    page = _page(papers.sorted_by("newest"), total, request)
+    browse_param = {value: key for key, value in TAG_FACETS.items()}.get(tag.kind)
+    return render(
+        request,
+        "papers/tag_detail.html",
+        {"tag": tag, "page": page, "browse_param": browse_param},
+    )
+
+
+def _page(papers, total: int, request: HttpRequest):
+    paginator = Paginator(papers, PAGE_SIZE)
+    paginator.count = total  # counted on the link table's index, without the papers table
+    return paginator.get_page(request.GET.get("page"))

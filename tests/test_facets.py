@@ -261,3 +261,19 @@ def test_personal_selection_is_never_cached(client, user, my_annotations, cache_
         reading_list=reading_list, paper=my_annotations["p2"], position=5
     )
     assert counts(get_list(client, "?mine=lists"), "venue") == {"ICLR 2024": 2, "NeurIPS 2023": 1}
+
+
+def test_page_query_shapes_agree(rf, catalogue):
+    from django.contrib.auth.models import AnonymousUser
+
+    from papers.filters import PaperFilter
+    from papers.models import Paper
+
+    request = rf.get("/", {"venue": "iclr-2024", "track": ["poster", "oral"], "tag": "rl"})
+    request.user = AnonymousUser()
+    filterset = PaperFilter(request.GET, queryset=Paper.objects.all(), request=request)
+    few = filterset.page_queryset(matches=1)
+    many = filterset.page_queryset(matches=10**6)
+    assert "EXISTS" in str(many.query) and "EXISTS" not in str(few.query).split("IN (SELECT", 1)[0]
+    assert set(few.values_list("title", flat=True)) == {"Paper One"}
+    assert set(many.values_list("title", flat=True)) == {"Paper One"}
