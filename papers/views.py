@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.paginator import Paginator
+from django.db.models.functions import Substr
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
@@ -21,6 +22,8 @@ from papers.models import Author, Authorship, Paper, PaperTag, Tag
 PAGE_SIZE = 25
 SIMILAR_PAPERS = 5
 CO_AUTHORS_SHOWN = 30
+# Opening of the abstract shown under each title when not searching (the rest stays unread).
+EXCERPT_CHARS = 300
 # Author and tag pages with more papers than this read them with EXISTS (see with_links).
 MANY_PAPERS = CORRELATED_FILTER_MIN_MATCHES
 
@@ -44,7 +47,12 @@ def paper_list(request: HttpRequest) -> HttpResponse:
             mine,
         )
 
-    papers_in_order = filterset.page_queryset(matches=total).for_listing().sorted_by(options.sort)
+    papers_in_order = (
+        filterset.page_queryset(matches=total)
+        .for_listing()
+        .annotate(abstract_start=Substr("abstract", 1, EXCERPT_CHARS))
+        .sorted_by(options.sort)
+    )
     paginator = Paginator(papers_in_order, options.per_page)
     paginator.count = total  # already counted above, together with the "mine" facet
     page = paginator.get_page(request.GET.get("page"))

@@ -132,3 +132,10 @@ def test_link_filters_give_the_same_papers_in_both_query_shapes(db):
         assert sorted(
             Paper.objects.with_tag(oral.pk, many=many).values_list("title", flat=True)
         ) == ["P0", "P1", "P2"]
+
+
+def test_list_shows_an_escaped_excerpt_of_each_abstract(client, db):
+    make_paper("", abstract="Opening words <script>alert(1)</script> of an untitled paper.")
+    html = client.get(reverse("papers:list")).content.decode()
+    assert "Opening words &lt;script&gt;alert(1)&lt;/script&gt; of an untitled paper." in html
+    assert "<script>alert" not in html

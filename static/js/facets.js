@@ -11,6 +11,12 @@
   }
   document.documentElement.classList.add("js");
 
+  // On a narrow screen the filters start folded so the results come first.
+  var panel = form.querySelector("details[data-collapse-narrow]");
+  if (panel && window.matchMedia("(max-width: 52rem)").matches) {
+    panel.open = false;
+  }
+
   function submit() {
     if (typeof form.requestSubmit === "function") {
       form.requestSubmit();
