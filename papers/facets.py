@@ -29,7 +29,7 @@ from django.db import connection
 from django.db.models import Case, Count, Exists, OuterRef, Q, Value, When
 
 from papers.filters import MINE_CHOICES, TAG_FACETS, PaperFilter, mine_condition
-from papers.models import Author, Authorship, Tag, TagKind
+from papers.models import Author, Authorship, PaperTag, TagKind
 from papers.text import normalize_author_name
 
 AUTHOR_FACET_SIZE = 15
@@ -129,6 +129,13 @@ def tag_facets(filterset: PaperFilter, *, searched: bool) -> list[Facet]:
         is_selected = (kind, slug) in selected
         if count or is_selected:
             facet_by_kind[kind].values.append(FacetValue(slug, name, count, is_selected))
+    # A selected tag without any paper among the other facets still shows, with 0.
+    counted = {(kind, slug) for kind, slug, _name, _count in rows}
+    for facet_name, tags in filterset.selection.tags.items():
+        kind = TAG_FACETS[facet_name]
+        for tag in tags:
+            if (kind, tag.slug) not in counted:
+                facet_by_kind[kind].values.append(FacetValue(tag.slug, tag.name, 0, True))
     for facet in facets.values():
         if facet.param == "track":
             facet.values.sort(key=lambda v: (_TRACK_ORDER.get(v.value, 9), v.label.casefold()))
@@ -142,18 +149,14 @@ def tag_facets(filterset: PaperFilter, *, searched: bool) -> list[Facet]:
 def _tag_counts(
     filterset: PaperFilter, searched: bool, facets: dict[str, str]
 ) -> list[tuple[str, str, str, int]]:
-    def within(facet: str | None, kinds: list[str]) -> Q | Exists:
-        """Links of these kinds whose paper is in the base for `facet`'s counts.
+    """(kind, slug, name, papers) per tag: one UNION ALL of GROUP BY queries over PaperTag.
 
-        Venue and track links are dense (two per paper): one IN list of the base is cheapest.
-        Lab-tag links are sparse: checking each link's paper with EXISTS avoids building the
-        base at all.
-        """
-        if kinds == [TagKind.LAB]:
-            base = filterset.queryset_without(facet, correlated=True)
-            return Exists(base.filter(pk=OuterRef("paper_tags__paper")))
-        return Q(paper_tags__paper__in=filterset.queryset_without(facet).values("pk"))
-
+    Each group of kinds sharing a base is counted from the links of the papers in that base,
+    so a narrow selection reads few links; unfiltered, each tag's links are counted on the
+    (tag, paper) index. Lab-tag links are sparse: without a search, each one's paper is
+    checked with EXISTS rather than listing the base (a per-link full-text match would cost
+    more, so searches list the base).
+    """
     unselected = [kind for name, kind in facets.items() if not filterset.is_active(name)]
     groups: list[tuple[str | None, list[str]]] = []
     dense = [kind for kind in unselected if kind != TagKind.LAB]
@@ -162,19 +165,22 @@ def _tag_counts(
     if TagKind.LAB in unselected:
         groups.append((None, [TagKind.LAB]))
     groups += [(name, [kind]) for name, kind in facets.items() if filterset.is_active(name)]
-    condition = Q()
+    parts = []
     for facet, kinds in groups:
-        part = Q(kind__in=kinds)
+        links = PaperTag.objects.filter(tag__kind__in=kinds)
         if _narrowed(filterset, searched, facet):
-            part &= within(facet, kinds)
-        condition |= part
-    # Counting paper ids (in the tag/paper index) rather than link ids keeps the scan index-only.
-    return list(
-        Tag.objects.filter(kind__in=facets.values())
-        .order_by()
-        .annotate(n=Count("paper_tags__paper", filter=condition))
-        .values_list("kind", "slug", "name", "n")
-    )
+            if kinds == [TagKind.LAB] and not searched:
+                base = filterset.queryset_without(facet, correlated=True)
+                links = links.filter(Exists(base.filter(pk=OuterRef("paper_id"))))
+            else:
+                links = links.filter(paper_id__in=filterset.queryset_without(facet).values("pk"))
+        parts.append(
+            links.order_by()
+            .values("tag__kind", "tag__slug", "tag__name")
+            .annotate(n=Count("paper_id"))
+            .values_list("tag__kind", "tag__slug", "tag__name", "n")
+        )
+    return list(parts[0].union(*parts[1:], all=True)) if len(parts) > 1 else list(parts[0])
 
 
 def author_facet(filterset: PaperFilter, *, searched: bool, author_q: str = "") -> Facet:
