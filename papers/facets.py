@@ -3,8 +3,8 @@
 Counts are disjunctive: each facet is counted over the papers matching the search and every
 other facet, but not its own, so ticking a second venue widens the list the way its count says.
 Queries per request, whatever is selected:
-  - tag facets (venue, track, lab tags): one query over Tag LEFT JOIN PaperTag, each kind's count
-    filtered by its own base (kinds with nothing selected share the fully filtered base);
+  - tag facets (venue, track, lab tags): one UNION ALL of GROUP BY queries over PaperTag, one
+    part per distinct base (kinds with nothing selected share the fully filtered base);
   - author facet: one query; the top authors are picked by an index-only GROUP BY on Authorship
     in a subquery, names and counts are read for those few authors only;
   - the total and the "mine" counts share one aggregate query (see `count_with_mine`).
