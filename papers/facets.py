@@ -314,7 +314,11 @@ def selection_chips(facets: list[Facet], params) -> list[dict]:
             if not value.selected:
                 continue
             query = params.copy()
-            query.setlist(facet.param, [other for other in chosen if other != value.value])
+            remaining = [other for other in chosen if other != value.value]
+            if remaining:
+                query.setlist(facet.param, remaining)
+            else:
+                query.pop(facet.param, None)
             query.pop("page", None)
             chips.append({"facet": facet.title, "label": value.label, "query": query})
     return chips
