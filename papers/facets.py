@@ -62,7 +62,7 @@ def _cache_get(key: str | None):
 
 def _cache_set(key: str | None, value) -> None:
     if key:
-        _counts_cache.set(key, value, getattr(settings, "FACET_CACHE_SECONDS", 60))
+        _counts_cache.set(key, value, settings.FACET_CACHE_SECONDS)
 
 
 def clear_count_cache() -> None:

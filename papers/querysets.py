@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from django.db import models
-from django.db.models import Prefetch
+from django.db.models import Case, Prefetch, Value, When
 
 
 class PaperQuerySet(models.QuerySet):
     def with_people_and_tags(self) -> PaperQuerySet:
         """Prefetch authors in their listed order and tags: two queries for any page size."""
-        from papers.models import Authorship, PaperTag
+        from papers.models import Authorship, PaperTag, TagKind
 
+        # Venue, then track, then lab tags: how a reader scans a paper's labels.
+        kind_order = Case(
+            When(tag__kind=TagKind.VENUE, then=Value(0)),
+            When(tag__kind=TagKind.TRACK, then=Value(1)),
+            default=Value(2),
+        )
         return self.prefetch_related(
             Prefetch(
                 "authorships",
@@ -18,7 +24,7 @@ class PaperQuerySet(models.QuerySet):
             ),
             Prefetch(
                 "paper_tags",
-                queryset=PaperTag.objects.select_related("tag").order_by("tag__kind", "tag__name"),
+                queryset=PaperTag.objects.select_related("tag").order_by(kind_order, "tag__name"),
             ),
         )
 
