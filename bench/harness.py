@@ -407,7 +407,11 @@ _STOP_WORDS = set(
 
 @dataclass
 class Targets:
-    """Real ids and slugs from the database, so every request hits an existing page."""
+    """Real ids and slugs from the database, so every request hits an existing page.
+
+    40 search terms and 40 popular authors: the first 40 requests of each page type are 40
+    distinct URLs, so no per-URL cache in the app answers a timed request that a warm-up or an
+    earlier timed request already made (the unfiltered list is one URL by nature)."""
 
     popular_authors: list[int]
     tracks: list[str]
@@ -417,7 +421,7 @@ class Targets:
     terms: list[str] = field(default_factory=list)
 
 
-def common_terms(count: int = 5) -> list[str]:
+def common_terms(count: int = 40) -> list[str]:
     from bench.generate_corpus import FIXTURES, _vocabulary
 
     words, _ = _vocabulary(FIXTURES)
@@ -432,7 +436,7 @@ def sample_targets(url: str, *, seed: int = 1, size: int = 200) -> Targets:
     popular = query(
         url,
         "SELECT author_id FROM papers_authorship GROUP BY author_id "
-        "ORDER BY COUNT(*) DESC, author_id LIMIT 5",
+        "ORDER BY COUNT(*) DESC, author_id LIMIT 40",
     )
     tags = query(url, "SELECT kind, slug FROM papers_tag WHERE kind IN ('track', 'venue')")
     paper_ids = [row[0] for row in query(url, "SELECT id FROM papers_paper")]
@@ -500,9 +504,9 @@ PAGE_TYPES: tuple[PageType, ...] = (
 )
 
 
-def query_counts(env: dict[str, str], paths: Sequence[str]) -> dict[str, int | None]:
-    """SQL queries each path runs, counted in a child process with Django's test client
-    (None for a path that did not answer 200)."""
+def query_counts(env: dict[str, str], paths: Sequence[str]) -> dict[str, tuple[int | None, float]]:
+    """(SQL queries, cold milliseconds) of each path, from a fresh child process with Django's
+    test client (queries None for a path that did not answer 200)."""
     result = subprocess.run(
         [sys.executable, "-m", "bench.query_counts", *paths],
         cwd=ROOT,
@@ -515,7 +519,7 @@ def query_counts(env: dict[str, str], paths: Sequence[str]) -> dict[str, int | N
     if result.stderr.strip():
         log(result.stderr.strip()[-2000:])
 
-    return json.loads(result.stdout)
+    return {path: (queries, ms) for path, (queries, ms) in json.loads(result.stdout).items()}
 
 
 def git_commit() -> str:

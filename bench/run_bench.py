@@ -46,6 +46,7 @@ class PageResult:
     p95_ms: float
     max_ms: float
     queries: int | None
+    cold_ms: float
     errors: int
     example: str
     requests: int
@@ -114,7 +115,8 @@ def measure(
                     p50_ms=percentile(timings, 50) if timings else float("nan"),
                     p95_ms=percentile(timings, 95) if timings else float("nan"),
                     max_ms=max(timings) if timings else float("nan"),
-                    queries=max_or_none([counts[path] for path in examples[page.key]]),
+                    queries=max_or_none([counts[path][0] for path in examples[page.key]]),
+                    cold_ms=counts[examples[page.key][0]][1],
                     errors=errors,
                     example=examples[page.key][0],
                     requests=attempted,
@@ -136,9 +138,9 @@ def table(prepared: Prepared, results: list[PageResult], requests: int) -> str:
     lines = [
         f"### {name}: {imported}",
         "",
-        f"| Page ({requests} requests each) | p50 ms | p95 ms | max ms | queries "
-        "| target p95 | met? |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        f"| Page ({requests} requests each) | p50 ms | p95 ms | max ms | cold ms "
+        "| queries | target p95 | met? |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in results:
         verdict = "yes" if r.met else f"NO ({r.p95_ms - r.page.target_ms:+.0f} ms)"
@@ -147,8 +149,8 @@ def table(prepared: Prepared, results: list[PageResult], requests: int) -> str:
         label = r.page.label if r.requests == requests else f"{r.page.label} ({r.requests} only)"
         queries = "?" if r.queries is None else r.queries
         lines.append(
-            f"| {label} | {r.p50_ms:.1f} | {r.p95_ms:.1f} | {r.max_ms:.1f} | {queries} "
-            f"| < {r.page.target_ms:.0f} ms | {verdict} |"
+            f"| {label} | {r.p50_ms:.1f} | {r.p95_ms:.1f} | {r.max_ms:.1f} | {r.cold_ms:.0f} "
+            f"| {queries} | < {r.page.target_ms:.0f} ms | {verdict} |"
         )
     lines.append("")
     lines.append("Example URLs: " + ", ".join(f"`{r.example}`" for r in results))
@@ -164,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--budget", type=float, default=180, help="seconds of timed requests per page type at most"
+        "--budget", type=float, default=90, help="seconds of timed requests per page type at most"
     )
     parser.add_argument(
         "--reuse", action="store_true", help="keep a database that already holds --papers papers"
@@ -196,8 +198,12 @@ def main(argv: list[str] | None = None) -> int:
         f"Machine: {os.cpu_count()} CPU cores shared with other work; gunicorn "
         f"{args.workers} sync workers on loopback, DEBUG off; {args.warmup} warm-up then "
         f"{args.requests} sequential requests per page type, new connection each; latency is "
-        "request sent to last byte read. Queries per page: Django test client, the largest of "
-        "three URLs of the type. Targets: p95 < 150 ms per page, < 100 ms for search.",
+        "request sent to last byte read. Every request of a page type is a distinct URL (40 "
+        "common search terms, 40 most prolific authors, 3 tracks) except the unfiltered list, "
+        "so per-URL caches in the app do not answer timed requests. Cold ms: the first request "
+        "of one URL of the type in a fresh process (Django test client, in-process caches "
+        "empty). Queries: the largest count over three URLs of the type. "
+        "Targets: p95 < 150 ms per page, < 100 ms for search.",
         "",
     ]
     OUT.mkdir(parents=True, exist_ok=True)
