@@ -398,10 +398,18 @@ def percentile(values: Sequence[float], p: float) -> float:
 
 # --- what to request ----------------------------------------------------------------------------
 
-# Words too common to be a search anyone makes; search terms are the commonest other words.
+# Stop words (PostgreSQL's english list): searching for one finds nothing, which would be a
+# misleadingly fast "search for a common term".
 _STOP_WORDS = set(
-    "a an and are as at be by can for from has have in is it its of on or our that the their "
-    "these this to we which while with such both also more than into".split()
+    """
+    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
+    she her hers herself it its itself they them their theirs themselves what which who whom
+    this that these those am is are was were be been being have has had having do does did
+    doing a an the and but if or because as until while of at by for with about against between
+    into through during before after above below to from up down in out on off over under again
+    further then once here there when where why how all any both each few more most other some
+    such no nor not only own same so than too very s t can will just don should now
+    """.split()
 )
 
 
