@@ -18,6 +18,7 @@ from papers.filters import (
     listing_options,
 )
 from papers.models import Author, Authorship, Paper, PaperTag, Tag
+from papers.search import headlines, similar_papers
 
 PAGE_SIZE = 25
 SIMILAR_PAPERS = 5
@@ -58,8 +59,6 @@ def paper_list(request: HttpRequest) -> HttpResponse:
     page = paginator.get_page(request.GET.get("page"))
     papers_on_page = list(page.object_list)
     if options.q and papers_on_page:
-        from papers.search import headlines
-
         snippets = headlines([paper.pk for paper in papers_on_page], options.q)
         for paper in papers_on_page:
             paper.headline = snippets.get(paper.pk, "")
@@ -88,8 +87,6 @@ def paper_list(request: HttpRequest) -> HttpResponse:
 
 
 def paper_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    from papers.search import similar_papers
-
     paper = get_object_or_404(Paper.objects.with_people_and_tags(), pk=pk)
     similar = similar_papers(paper, limit=SIMILAR_PAPERS)
     return render(request, "papers/paper_detail.html", {"paper": paper, "similar": similar})
