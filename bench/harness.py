@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
-from bench.generate_corpus import write_jsonl
+from bench.generate_corpus import CORPUS_VERSION, write_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
@@ -171,7 +171,7 @@ def manage(env: dict[str, str], *args: str, quiet: bool = True) -> subprocess.Co
 
 def corpus_file(papers: int, seed: int, *, say: Log = log) -> Path:
     """The generated corpus for (papers, seed), written once and reused afterwards."""
-    path = OUT / f"corpus-{papers}-seed{seed}.jsonl"
+    path = OUT / f"corpus-v{CORPUS_VERSION}-{papers}-seed{seed}.jsonl"
     if not path.exists():
         started = time.perf_counter()
         write_jsonl(path, papers, seed=seed)
@@ -209,7 +209,7 @@ def prepare_database(
     env = server_env(url)
     record_path = import_record_path(url)
     record = json.loads(record_path.read_text()) if record_path.exists() else {}
-    corpus = f"corpus-{papers}-seed{seed}"
+    corpus = f"corpus-v{CORPUS_VERSION}-{papers}-seed{seed}"
     if reuse and record.get("corpus") == corpus and paper_count(url) == papers:
         say(f"[{db}] reusing the database imported at {record['when']} (commit {record['commit']})")
         manage(env, "migrate", "--noinput")
@@ -398,20 +398,6 @@ def percentile(values: Sequence[float], p: float) -> float:
 
 # --- what to request ----------------------------------------------------------------------------
 
-# Stop words (PostgreSQL's english list): searching for one finds nothing, which would be a
-# misleadingly fast "search for a common term".
-_STOP_WORDS = set(
-    """
-    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
-    she her hers herself it its itself they them their theirs themselves what which who whom
-    this that these those am is are was were be been being have has had having do does did
-    doing a an the and but if or because as until while of at by for with about against between
-    into through during before after above below to from up down in out on off over under again
-    further then once here there when where why how all any both each few more most other some
-    such no nor not only own same so than too very s t can will just don should now
-    """.split()
-)
-
 
 @dataclass
 class Targets:
@@ -430,10 +416,12 @@ class Targets:
 
 
 def common_terms(count: int = 40) -> list[str]:
-    from bench.generate_corpus import FIXTURES, _vocabulary
+    """The commonest words of the synthetic abstracts that are not stop words (searching for a
+    stop word finds nothing, which would be a misleadingly fast "search for a common term")."""
+    from bench.generate_corpus import FIXTURES, STOP_WORDS, _vocabulary
 
     words, _ = _vocabulary(FIXTURES)
-    terms = [w for w in words if w.islower() and len(w) >= 4 and w not in _STOP_WORDS]
+    terms = [w for w in words if w.islower() and len(w) >= 4 and w not in STOP_WORDS]
     return terms[:count]
 
 

@@ -64,9 +64,10 @@ def test_abstracts_and_titles_have_the_real_lengths(records):
     assert all(6 <= len(r["title"].split()) <= 14 for r in records)
 
 
-def test_common_terms_hit_most_papers_and_some_abstracts_have_latex(records):
+def test_common_terms_hit_many_papers_but_not_all_and_some_abstracts_have_latex(records):
+    # As in the real ICLR 2024 abstracts, where about half mention "learning".
     with_learning = sum(bool(re.search(r"\blearning\b", r["abstract"], re.I)) for r in records)
-    assert with_learning > 0.4 * N
+    assert 0.3 * N < with_learning < 0.75 * N
     assert 0.1 * N < sum("\\" in r["abstract"] for r in records) < 0.4 * N
 
 
