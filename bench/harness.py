@@ -126,10 +126,14 @@ def paper_count(url: str) -> int | None:
 
 
 def analyze(url: str) -> None:
-    """Refresh planner statistics, as autovacuum (PostgreSQL) or an operator (SQLite) would."""
+    """Bring a freshly bulk-loaded database to its steady state, as autovacuum would.
+
+    On PostgreSQL that is VACUUM ANALYZE, not ANALYZE alone: until a table is vacuumed its
+    visibility map is empty and every index-only count (the facet counts) visits the heap.
+    """
     connection = connect(url)
     try:
-        connection.cursor().execute("ANALYZE")
+        connection.cursor().execute("VACUUM ANALYZE" if _is_postgres(url) else "ANALYZE")
         if not _is_postgres(url):
             connection.commit()
     finally:
