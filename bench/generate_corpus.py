@@ -36,6 +36,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+# Function words every abstract has: the search parser's list (PostgreSQL's english stop words).
+from papers.search import STOP_WORDS
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 
@@ -75,18 +78,6 @@ LATEX_SHARE = 0.2
 # "models" from ~85% (independent draws) to the ~55% measured on the real corpus.
 TOPICS = 32
 TOPIC_SHARE = 0.5
-# PostgreSQL's english stop-word list: function words every abstract has.
-STOP_WORDS = frozenset(
-    """
-    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
-    she her hers herself it its itself they them their theirs themselves what which who whom
-    this that these those am is are was were be been being have has had having do does did
-    doing a an the and but if or because as until while of at by for with about against between
-    into through during before after above below to from up down in out on off over under again
-    further then once here there when where why how all any both each few more most other some
-    such no nor not only own same so than too very s t can will just don should now
-    """.split()
-)
 
 _FORUM_ID_ALPHABET = string.ascii_letters + string.digits + "_-"
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-']*[A-Za-z0-9]|[A-Za-z]")
