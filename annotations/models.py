@@ -11,8 +11,9 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 
 from papers.models import Paper
+from papers.text import MAX_BODY
 
-BODY_MAX_LENGTH = 20_000
+BODY_MAX_LENGTH = MAX_BODY
 
 
 class Note(models.Model):

@@ -8,7 +8,18 @@ from django.db.models import Q
 from django.urls import reverse
 
 from papers.querysets import PaperQuerySet
-from papers.text import normalize_author_name, normalize_tag_name, tag_key, tag_slug
+from papers.text import (
+    MAX_ABSTRACT,
+    MAX_AUTHOR_NAME,
+    MAX_FORUM_ID,
+    MAX_TAG_NAME,
+    MAX_TITLE,
+    MAX_URL,
+    normalize_author_name,
+    normalize_tag_name,
+    tag_key,
+    tag_slug,
+)
 
 UNTITLED_PLACEHOLDER = "Untitled paper (awaiting curation)"
 
@@ -20,7 +31,7 @@ class TagKind(models.TextChoices):
 
 
 class Tag(models.Model):
-    name = models.CharField(max_length=100)
+    name = models.CharField(max_length=MAX_TAG_NAME)
     # Case- and space-insensitive identity within a kind ("RL" == "rl ").
     key = models.CharField(max_length=100, editable=False)
     slug = models.SlugField(max_length=100, allow_unicode=True, editable=False)
@@ -48,8 +59,8 @@ class Tag(models.Model):
 
 
 class Author(models.Model):
-    name = models.CharField(max_length=300)
-    normalized_name = models.CharField(max_length=300, unique=True, editable=False)
+    name = models.CharField(max_length=MAX_AUTHOR_NAME)
+    normalized_name = models.CharField(max_length=MAX_AUTHOR_NAME, unique=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -68,13 +79,14 @@ class Author(models.Model):
 
 class Paper(models.Model):
     # Blank when a source gave only an abstract; such papers are flagged for curation.
-    title = models.CharField(max_length=500, blank=True)
-    abstract = models.TextField(blank=True)
+    title = models.CharField(max_length=MAX_TITLE, blank=True)
+    # max_length on a TextField is checked by forms (the admin), not by the database.
+    abstract = models.TextField(max_length=MAX_ABSTRACT, blank=True)
     forum_id = models.CharField(
-        "OpenReview forum id", max_length=100, blank=True, help_text="Unique when present."
+        "OpenReview forum id", max_length=MAX_FORUM_ID, blank=True, help_text="Unique when present."
     )
-    forum_url = models.URLField("OpenReview forum URL", max_length=500, blank=True)
-    pdf_url = models.URLField("PDF URL", max_length=500, blank=True)
+    forum_url = models.URLField("OpenReview forum URL", max_length=MAX_URL, blank=True)
+    pdf_url = models.URLField("PDF URL", max_length=MAX_URL, blank=True)
     # Natural key for records without a forum id (see papers.text.abstract_fingerprint).
     abstract_fingerprint = models.CharField(max_length=64, blank=True, editable=False)
     # Denormalised "First Last, First Last" in author order: feeds full-text search.

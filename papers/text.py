@@ -1,6 +1,7 @@
-"""Normalisation rules shared by the importer, the admin and lab tagging.
+"""Catalogue rules shared by the models, the importer, the admin and the annotation forms.
 
-Pure functions, no database: two spellings that normalise equal are the same thing.
+Pure functions and constants, no database: the length limits on what enters the catalogue, and
+the normalisation under which two spellings are the same thing.
 """
 
 from __future__ import annotations
@@ -10,6 +11,20 @@ import re
 import unicodedata
 
 from django.utils.text import slugify
+
+# Limits on text entering the database, enforced by the importer (file:line errors), the admin
+# and the forms alike. They bound the work any single value can cause when it is rendered,
+# searched or exported; real ICLR 2024 data stays far below them (longest abstract: 3,090
+# characters, longest title: 138, longest author name: 30).
+MAX_TITLE = 500
+MAX_ABSTRACT = 10_000
+MAX_AUTHOR_NAME = 300
+MAX_AUTHORS_PER_PAPER = 2_000
+MAX_TAG_NAME = 100  # venue, track and lab tags
+MAX_TAGS_PER_PAPER = 100  # imported tags of one record
+MAX_URL = 500
+MAX_FORUM_ID = 100
+MAX_BODY = 20_000  # a note or a comment
 
 _SPACE = re.compile(r"\s+")
 _NAME_PUNCTUATION = re.compile(r"[.,]")
