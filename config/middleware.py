@@ -1,4 +1,5 @@
-"""Middleware for response headers and for answering database outages with a 503 page."""
+"""Middleware for response headers, for request text the database refuses, and for answering
+database outages with a 503 page."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import logging
 from collections.abc import Callable
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.utils.cache import patch_cache_control
 
 from config.errors import DATABASE_UNAVAILABLE_ERRORS, database_unavailable_response
 
@@ -46,21 +48,85 @@ PERMISSIONS_POLICY = ", ".join(
 )
 
 
+def response_headers() -> dict[str, str]:
+    """Headers every response of ours carries, whoever made it.
+
+    Django's SecurityMiddleware and XFrameOptionsMiddleware set the last four too, but only on
+    responses that pass through them: a 400 for a bad Host raised inside SecurityMiddleware or
+    a static file served by WhiteNoise would go without. Values come from the same settings.
+    """
+    return {
+        "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+        "Permissions-Policy": PERMISSIONS_POLICY,
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": settings.SECURE_REFERRER_POLICY,
+        "Cross-Origin-Opener-Policy": settings.SECURE_CROSS_ORIGIN_OPENER_POLICY,
+        "X-Frame-Options": settings.X_FRAME_OPTIONS,
+    }
+
+
 class SecurityHeadersMiddleware:
-    """Adds Content-Security-Policy and Permissions-Policy (Django 5.2 has neither built in)."""
+    """Outermost middleware: the security headers on every response, and no shared caching of
+    anything personal.
+
+    A response is personal when the request carries a session cookie (a logged-in member's
+    pages show their name, notes, lists and exports) or when it sets a cookie (a login, a CSRF
+    token): those get `Cache-Control: private, no-store`, so neither a CDN nor a shared proxy
+    stores them. Anonymous pages are left for the deployment to cache as it likes.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+        self.headers = response_headers()
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if settings.SESSION_COOKIE_NAME in request.COOKIES or response.cookies:
+            patch_cache_control(response, private=True, no_store=True)
+        if settings.DEBUG and response.status_code >= 400:
+            # Django's debug error pages style and script themselves inline; in development
+            # they must stay readable. Production error pages are ours and obey the policy.
+            return response
+        for name, value in self.headers.items():
+            response.headers.setdefault(name, value)
+        return response
+
+
+def _without_nul(data: QueryDict) -> QueryDict:
+    cleaned = QueryDict(mutable=True)
+    for key, values in data.lists():
+        cleaned.setlist(key.replace("\x00", ""), [value.replace("\x00", "") for value in values])
+    cleaned._mutable = False
+    return cleaned
+
+
+def _has_nul(data: QueryDict) -> bool:
+    return any("\x00" in key or any("\x00" in v for v in values) for key, values in data.lists())
+
+
+class NulCharacterMiddleware:
+    """Keeps NUL characters, which PostgreSQL refuses in text, away from every query.
+
+    A path with a NUL in it names nothing: 404. In query-string and form parameters and in
+    cookies (a quoted cookie may spell NUL as \\000) the character is dropped, so forms, filters
+    and the session lookup see the rest of the text and answer as they would without it.
+    Runs before the session middleware, which looks the session cookie up in the database.
+    """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
-        if settings.DEBUG and response.status_code >= 400:
-            # Django's debug error pages style and script themselves inline; in development
-            # they must stay readable. Production error pages are ours and obey the policy.
-            return response
-        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-        response.headers.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
-        return response
+        if "\x00" in request.path_info:
+            raise Http404("No page has this address.")
+        if _has_nul(request.GET):
+            request.GET = _without_nul(request.GET)
+        if request.method == "POST" and _has_nul(request.POST):
+            request.POST = _without_nul(request.POST)
+        for name, value in list(request.COOKIES.items()):
+            if "\x00" in value:
+                request.COOKIES[name] = value.replace("\x00", "")
+        return self.get_response(request)
 
 
 class DatabaseUnavailableMiddleware:

@@ -104,9 +104,10 @@ REQUIRE_LOGIN = env_bool("REQUIRE_LOGIN", default=False)
 ALLOW_SIGNUP = env_bool("ALLOW_SIGNUP", default=False)
 
 MIDDLEWARE = [
-    "django.middleware.security.SecurityMiddleware",
     "config.middleware.SecurityHeadersMiddleware",
+    "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "config.middleware.NulCharacterMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

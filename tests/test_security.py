@@ -231,3 +231,78 @@ def test_debug_error_pages_stay_readable_in_development(client, db, settings):
     settings.DEBUG = True
     assert "Content-Security-Policy" not in client.get("/no/such/page/")
     assert "Content-Security-Policy" in client.get(reverse("papers:list"))
+
+
+SECURITY_HEADERS = [
+    "Content-Security-Policy",
+    "Permissions-Policy",
+    "X-Content-Type-Options",
+    "Referrer-Policy",
+    "Cross-Origin-Opener-Policy",
+    "X-Frame-Options",
+]
+
+
+def _missing_headers(response) -> list[str]:
+    return [name for name in SECURITY_HEADERS if name not in response]
+
+
+def test_a_bad_host_behind_the_https_redirect_still_gets_every_header(client, db, settings):
+    # SecurityMiddleware asks for the host before redirecting to HTTPS: its 400 is ours too.
+    settings.SECURE_SSL_REDIRECT = True
+    response = client.get("/", HTTP_HOST="evil.example")
+    assert response.status_code == 400
+    assert _missing_headers(response) == []
+
+
+def test_the_https_redirect_gets_every_header(client, db, settings):
+    settings.SECURE_SSL_REDIRECT = True
+    response = client.get("/")
+    assert response.status_code == 301
+    assert _missing_headers(response) == []
+
+
+def test_the_append_slash_redirect_gets_every_header(client, db):
+    response = client.get("/notes")
+    assert response.status_code == 301
+    assert _missing_headers(response) == []
+
+
+def test_static_files_get_every_header(client, settings):
+    settings.WHITENOISE_USE_FINDERS = True
+    response = client.get("/static/js/math.js")
+    assert response.status_code == 200
+    assert _missing_headers(response) == []
+
+
+def test_a_logged_in_members_pages_are_never_stored_by_shared_caches(client, user):
+    client.force_login(user)
+    for url in [reverse("papers:list"), reverse("annotations:notes"), reverse("healthz")]:
+        cache_control = client.get(url)["Cache-Control"]
+        assert "private" in cache_control, url
+        assert "no-store" in cache_control, url
+
+
+def test_reading_list_exports_are_never_stored_by_shared_caches(client, user):
+    from tests.factories import make_reading_list
+
+    client.force_login(user)
+    reading_list = make_reading_list(user, papers=[make_paper("Exported")])
+    for name in ["annotations:list-export-bibtex", "annotations:list-export-csv"]:
+        response = client.get(reverse(name, args=[reading_list.pk]))
+        assert response.status_code == 200
+        assert "private" in response["Cache-Control"]
+        assert "no-store" in response["Cache-Control"]
+
+
+def test_a_response_that_logs_in_is_never_stored_by_shared_caches(client, user):
+    response = client.post(reverse("login"), {"username": "alice", "password": PASSWORD})
+    assert response.status_code == 302
+    assert "no-store" in response["Cache-Control"]
+
+
+def test_anonymous_public_pages_leave_caching_to_the_deployment(client, db):
+    make_paper("Public Paper")
+    response = client.get(reverse("papers:list"))
+    assert response.status_code == 200
+    assert "private" not in response.get("Cache-Control", "")
