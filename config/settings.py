@@ -70,6 +70,10 @@ SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", default=False)
 # Behind a TLS-terminating proxy the app sees plain HTTP; trust the proxy's X-Forwarded-Proto
 # (and, for login throttling, its X-Forwarded-For) only when told a proxy is really there.
 BEHIND_PROXY = env_bool("DJANGO_BEHIND_PROXY", default=False)
+# The proxies whose X-Forwarded-For is believed (addresses or networks; gunicorn reads the same
+# variable for X-Forwarded-Proto). A client connecting from anywhere else is taken at its
+# socket address, whatever headers it sends.
+FORWARDED_ALLOW_IPS = env_list("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 if BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 

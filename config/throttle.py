@@ -9,6 +9,7 @@ settings.LOGIN_LOCKOUT_SECONDS, with the same message whether or not the user ex
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import time
 
 from django import forms
@@ -24,17 +25,43 @@ THROTTLED_MESSAGE = (
 )
 
 
+def _is_trusted_proxy(address: str) -> bool:
+    """Whether `address` is one of settings.FORWARDED_ALLOW_IPS (addresses or networks, or *)."""
+    try:
+        ip = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return False
+    for entry in settings.FORWARDED_ALLOW_IPS:
+        if entry == "*":
+            return True
+        try:
+            if ip in ipaddress.ip_network(entry, strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
+
+
 def client_address(request: HttpRequest | None) -> str:
+    """The address login failures are counted for.
+
+    The socket peer, unless it is one of our own proxies (DJANGO_BEHIND_PROXY and
+    FORWARDED_ALLOW_IPS): then X-Forwarded-For is read from the right, where each trusted proxy
+    appended the address it saw, and the first address that is not a trusted proxy is the
+    client. Entries further left come from the client and can be forged; a client that talks
+    to us directly cannot make us read the header at all.
+    """
     if request is None:
         return ""
-    if settings.BEHIND_PROXY:
-        # Our proxy appends the address it saw to X-Forwarded-For; entries to its left come
-        # from the client and can be forged, so only the last one is trusted.
-        forwarded = request.headers.get("X-Forwarded-For", "")
-        hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
-        if hops:
-            return hops[-1]
-    return request.META.get("REMOTE_ADDR", "")
+    peer = request.META.get("REMOTE_ADDR", "")
+    if not (settings.BEHIND_PROXY and _is_trusted_proxy(peer)):
+        return peer
+    forwarded = request.headers.get("X-Forwarded-For", "")
+    hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
+    for hop in reversed(hops):
+        if not _is_trusted_proxy(hop):
+            return hop
+    return hops[0] if hops else peer
 
 
 def _key(kind: str, value: str) -> str:

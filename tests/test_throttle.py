@@ -142,8 +142,45 @@ def test_client_address_is_the_socket_peer_unless_behind_a_proxy(settings):
     request = RequestFactory().get(
         "/", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="6.6.6.6, 198.51.100.7"
     )
+    settings.FORWARDED_ALLOW_IPS = ["10.0.0.0/8"]
     settings.BEHIND_PROXY = False
     assert throttle.client_address(request) == "10.0.0.2"
     settings.BEHIND_PROXY = True
     # Only the hop our proxy appended counts; the client can forge anything to its left.
     assert throttle.client_address(request) == "198.51.100.7"
+
+
+def test_forwarded_header_from_a_client_that_is_not_our_proxy_is_ignored(settings):
+    settings.BEHIND_PROXY = True
+    settings.FORWARDED_ALLOW_IPS = ["127.0.0.1", "::1"]
+    request = RequestFactory().get(
+        "/", REMOTE_ADDR="203.0.113.9", HTTP_X_FORWARDED_FOR="198.51.100.7"
+    )
+    assert throttle.client_address(request) == "203.0.113.9"
+
+
+def test_chained_trusted_proxies_are_skipped_to_reach_the_client(settings):
+    settings.BEHIND_PROXY = True
+    settings.FORWARDED_ALLOW_IPS = ["127.0.0.1", "10.1.0.0/16"]
+    request = RequestFactory().get(
+        "/", REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR="6.6.6.6, 198.51.100.7, 10.1.2.3"
+    )
+    assert throttle.client_address(request) == "198.51.100.7"
+
+
+def test_a_direct_client_rotating_x_forwarded_for_is_still_throttled(user, settings):
+    settings.BEHIND_PROXY = True
+    settings.FORWARDED_ALLOW_IPS = ["127.0.0.1", "::1"]
+    client = Client(REMOTE_ADDR="203.0.113.9")
+    url = reverse("login")
+    for attempt in range(settings.LOGIN_MAX_FAILURES):
+        client.post(
+            url,
+            {"username": f"nobody{attempt}", "password": "wrong"},
+            HTTP_X_FORWARDED_FOR=f"192.0.2.{attempt}",
+        )
+    response = client.post(
+        url, {"username": "alice", "password": PASSWORD}, HTTP_X_FORWARDED_FOR="192.0.2.200"
+    )
+    assert LOCKED in response.content.decode()
+    assert not _logged_in(client)
