@@ -5,3 +5,6 @@ class AnnotationsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "annotations"
     verbose_name = "Annotations"
+
+    def ready(self) -> None:
+        from annotations import checks  # noqa: F401  (registers the deploy checks)

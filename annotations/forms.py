@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
 
 from annotations.models import Comment, Note, Priority, ReadingList, ReadingStatus
 from papers.models import Paper
@@ -152,3 +154,22 @@ class SignupForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
         fields = ["username", "email"]
+
+
+class SitePasswordResetForm(PasswordResetForm):
+    """Reset links point at settings.SITE_URL, never at the Host header of the request.
+
+    Django's form builds the link from the request's host and scheme: anyone can send a reset
+    request with a Host of their choosing (within ALLOWED_HOSTS, or a port of their choosing),
+    and the member's mail would carry a link to it.
+    """
+
+    def save(self, **kwargs):
+        site = urlsplit(settings.SITE_URL)
+        kwargs["domain_override"] = site.netloc
+        kwargs["use_https"] = site.scheme == "https"
+        kwargs["extra_email_context"] = {
+            **(kwargs.get("extra_email_context") or {}),
+            "site_name": settings.SITE_NAME,
+        }
+        return super().save(**kwargs)

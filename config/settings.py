@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -240,6 +241,12 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=True)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "paperbrowser@localhost")
 
 SITE_NAME = os.environ.get("SITE_NAME", "Paper browser")
+# Where members reach the site, e.g. https://papers.example.org: links in e-mails (password
+# resets) are built from it, never from the Host header of a request.
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+_site = urlsplit(SITE_URL)
+if _site.scheme not in ("http", "https") or not _site.netloc or _site.path or _site.query:
+    raise ImproperlyConfigured(f"SITE_URL: expected http(s)://host[:port], got {SITE_URL!r}")
 
 # Large facet counts of imported data are kept per worker for this long (0 turns it off).
 FACET_CACHE_SECONDS = env_int("FACET_CACHE_SECONDS", 60)

@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from annotations.forms import SitePasswordResetForm
 from annotations.views.accounts import signup
 from config.health import healthz
 from config.throttle import ThrottledAdminAuthenticationForm, ThrottledAuthenticationForm
@@ -21,6 +22,11 @@ urlpatterns = [
             template_name="registration/login.html",
         ),
         name="login",
+    ),
+    path(
+        "accounts/password_reset/",
+        auth_views.PasswordResetView.as_view(form_class=SitePasswordResetForm),
+        name="password_reset",
     ),
     path("accounts/signup/", signup, name="signup"),
     path("accounts/", include("django.contrib.auth.urls")),

@@ -76,6 +76,20 @@ def test_password_reset_by_email(client, user):
     assert user.check_password("reset-passphrase-42")
 
 
+def test_password_reset_link_comes_from_site_url_not_the_host_header(client, user, settings):
+    settings.SITE_URL = "https://papers.example.org"
+    settings.ALLOWED_HOSTS = ["papers.example.org", "127.0.0.1"]
+    client.post(
+        reverse("password_reset"),
+        {"email": user.email},
+        HTTP_HOST="127.0.0.1:6666",
+    )
+    [message] = mail.outbox
+    assert "https://papers.example.org/accounts/reset/" in message.body
+    assert "6666" not in message.body
+    assert settings.SITE_NAME in message.subject
+
+
 def test_password_reset_for_unknown_address_reveals_nothing(client, db):
     response = client.post(reverse("password_reset"), {"email": "nobody@example.org"}, follow=True)
     assert "Check your e-mail" in response.content.decode()

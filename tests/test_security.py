@@ -21,6 +21,7 @@ PRODUCTION_ENV = {
     "DJANGO_DEBUG": "0",
     "DJANGO_ALLOWED_HOSTS": "papers.example.org",
     "DJANGO_SECURE_SSL": "1",
+    "SITE_URL": "https://papers.example.org",
 }
 
 
@@ -124,6 +125,20 @@ def test_proxy_header_is_trusted_behind_a_proxy(tmp_path):
         "SECURE_PROXY_SSL_HEADER": "('HTTP_X_FORWARDED_PROTO', 'https')",
         "SECURE_HSTS_SECONDS": "600",
     }
+
+
+def test_check_deploy_warns_when_reset_links_would_point_at_localhost(tmp_path):
+    env = {**PRODUCTION_ENV, "SITE_URL": "http://127.0.0.1:8000"}
+    result = _manage(["check", "--deploy", "--fail-level", "WARNING"], env, tmp_path)
+    assert result.returncode != 0
+    assert "annotations.W001" in result.stderr + result.stdout
+
+
+@pytest.mark.parametrize("value", ["papers.example.org", "ftp://x.org", "https://x.org/path"])
+def test_settings_refuse_a_site_url_that_is_not_an_origin(tmp_path, value):
+    result = _manage(["check"], {"DJANGO_DEBUG": "1", "SITE_URL": value}, tmp_path)
+    assert result.returncode != 0
+    assert "SITE_URL" in result.stderr
 
 
 def test_settings_refuse_a_login_limit_that_would_lock_everyone_out(tmp_path):
