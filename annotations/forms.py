@@ -12,7 +12,7 @@ from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
 
 from annotations.models import Comment, Note, Priority, ReadingList, ReadingStatus
 from papers.models import Paper
-from papers.text import normalize_tag_name, tag_key
+from papers.text import normalize_tag_name, tag_name_problem
 
 TAG_NAME_MAX_LENGTH = 50
 _FORUM_ID_IN_URL = re.compile(r"[?&]id=([A-Za-z0-9_\-]+)")
@@ -142,10 +142,10 @@ class LabTagForm(forms.Form):
     name = forms.CharField(max_length=TAG_NAME_MAX_LENGTH, label="Lab tag")
 
     def clean_name(self) -> str:
-        name = normalize_tag_name(self.cleaned_data["name"])
-        if not tag_key(name):
-            raise forms.ValidationError("A tag needs at least one visible character.")
-        return name
+        problem = tag_name_problem(self.cleaned_data["name"])
+        if problem:
+            raise forms.ValidationError(problem)
+        return normalize_tag_name(self.cleaned_data["name"])
 
 
 class SignupForm(UserCreationForm):

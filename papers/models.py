@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -18,6 +19,7 @@ from papers.text import (
     normalize_author_name,
     normalize_tag_name,
     tag_key,
+    tag_name_problem,
     tag_slug,
 )
 
@@ -56,6 +58,11 @@ class Tag(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("papers:tag", args=[self.kind, self.slug])
+
+    def clean(self) -> None:
+        problem = tag_name_problem(self.name)
+        if problem:
+            raise ValidationError({"name": problem})
 
 
 class Author(models.Model):

@@ -46,6 +46,38 @@ def normalize_tag_name(name: str) -> str:
     return collapse_whitespace(unicodedata.normalize("NFKC", name))
 
 
+# Bidirectional controls reorder the text around them: "\u202egat" shows as "tag".
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+# Letters and symbols that render as blank space (Hangul fillers, the blank Braille pattern).
+_BLANK_GLYPHS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def has_visible_character(text: str) -> bool:
+    """Whether `text` shows anything: a letter, digit, punctuation mark or symbol.
+
+    Spaces, zero-width and other format characters, combining marks on their own and
+    unassigned code points show nothing.
+    """
+    return any(
+        unicodedata.category(char)[0] in "LNPS" and char not in _BLANK_GLYPHS for char in text
+    )
+
+
+def tag_name_problem(name: str) -> str:
+    """Why `name` cannot name a tag, or "" when it can. Checked on the normalised name, the
+    form it is stored in (NFKC can lengthen text: U+FDFA becomes 18 characters)."""
+    name = normalize_tag_name(name)
+    if any(char in _BIDI_CONTROLS for char in name):
+        return "A tag cannot contain bidirectional control characters (they reorder its text)."
+    if not has_visible_character(name):
+        return "A tag needs at least one visible character."
+    if len(name) > MAX_TAG_NAME or len(tag_key(name)) > MAX_TAG_NAME:
+        return f"A tag is at most {MAX_TAG_NAME} characters long."
+    return ""
+
+
 def tag_key(name: str) -> str:
     """Identity of a tag within its kind: "RL", "rl " and "Rl" share one key."""
     return normalize_tag_name(name).casefold()

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.messages import get_messages
 from django.urls import reverse
 
-from papers.models import Author, Authorship, Paper, PaperTag, TagKind
+from papers.models import Author, Authorship, Paper, PaperTag, Tag, TagKind
 from tests.factories import make_paper, make_tag, make_user
 
 CHANGELIST = "admin:papers_paper_changelist"
@@ -495,3 +495,11 @@ def test_staff_without_paper_permission_sees_no_queue_link(client):
     response = client.get(reverse("admin:index"))
     assert response.status_code == 200
     assert b"need curation" not in response.content
+
+
+@pytest.mark.parametrize("name", ["\u200b\u200b", "\u202egat", "\ufdfa" * 20])
+def test_admin_refuses_tag_names_that_are_invisible_reordered_or_too_long(admin_client, name):
+    response = admin_client.post(reverse("admin:papers_tag_add"), {"name": name, "kind": "lab"})
+    assert response.status_code == 200
+    assert "errornote" in response.content.decode()
+    assert not Tag.objects.exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from django.urls import reverse
 
 from papers.models import PaperTag, Tag, TagKind
@@ -60,6 +61,42 @@ def test_blank_or_overlong_tag_is_a_clear_message(client, user):
         response = _add(client, paper, bad, follow=True)
         assert "Tag not added" in response.content.decode()
     assert not PaperTag.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\u200b\u200b",  # zero-width spaces
+        "\u0301\u0301",  # combining accents with nothing to sit on
+        "\u3164",  # Hangul filler: a "letter" that draws nothing
+        "\u202egat",  # right-to-left override: shows as "tag"
+        "rl\u2066x\u2069",  # isolate controls
+    ],
+)
+def test_invisible_or_reordered_tag_names_are_refused(client, user, name):
+    paper = make_paper()
+    client.force_login(user)
+    response = _add(client, paper, name, follow=True)
+    assert "Tag not added" in response.content.decode()
+    assert not PaperTag.objects.exists()
+    assert not Tag.objects.filter(kind=TagKind.LAB).exists()
+
+
+def test_a_name_that_normalisation_lengthens_past_the_limit_is_refused(client, user):
+    # NFKC turns U+FDFA into 18 characters: 50 of them would overflow the stored name.
+    paper = make_paper()
+    client.force_login(user)
+    response = _add(client, paper, "\ufdfa" * 50, follow=True)
+    assert "Tag not added" in response.content.decode()
+    assert not PaperTag.objects.exists()
+
+
+def test_non_latin_and_emoji_tags_are_visible_and_accepted(client, user):
+    paper = make_paper()
+    client.force_login(user)
+    for name in ["강화학습", "обучение", "🔥 hot", "نماذج"]:
+        _add(client, paper, name)
+    assert PaperTag.objects.filter(paper=paper).count() == 4
 
 
 def test_tag_on_unknown_paper_is_404(client, user):
