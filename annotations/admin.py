@@ -1,17 +1,20 @@
-"""Admin for what lab members add: notes, reading lists and comment moderation.
+"""Admin for what lab members share: shared reading lists and comment moderation.
 
-Paper and user fields use autocomplete pickers: a <select> of 100,000 papers would not load.
+Private things stay private here too: notes are not in the admin at all, and a private reading
+list is listed only to its owner, superusers included (DESIGN: another member's private object
+is 404 whatever the URL). Paper and user fields use autocomplete pickers: a <select> of 100,000
+papers would not load.
 """
 
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.text import Truncator
 
-from annotations.models import Comment, Note, ReadingList, ReadingListItem
+from annotations.models import Comment, ReadingList, ReadingListItem, Visibility
 from papers.admin import related_count
 
 EXCERPT_LENGTH = 80
@@ -20,23 +23,6 @@ EXCERPT_LENGTH = 80
 def excerpt(text: str) -> str:
     # Returned as plain text: the changelist escapes it like any other value.
     return Truncator(" ".join(text.split())).chars(EXCERPT_LENGTH)
-
-
-@admin.register(Note)
-class NoteAdmin(admin.ModelAdmin):
-    list_display = ["body_excerpt", "owner", "paper", "created_at", "updated_at"]
-    list_select_related = ["owner", "paper"]
-    list_filter = ["created_at", "updated_at"]
-    date_hierarchy = "created_at"
-    search_fields = ["body", "paper__title", "owner__username"]
-    autocomplete_fields = ["owner", "paper"]
-    readonly_fields = ["created_at", "updated_at"]
-    list_per_page = 100
-    show_full_result_count = False
-
-    @admin.display(description="note")
-    def body_excerpt(self, note: Note) -> str:
-        return excerpt(note.body)
 
 
 class ReadingListItemInline(admin.TabularInline):
@@ -66,6 +52,7 @@ class ReadingListAdmin(admin.ModelAdmin):
         return (
             super()
             .get_queryset(request)
+            .filter(Q(visibility=Visibility.SHARED) | Q(owner=request.user))
             .annotate(item_count=related_count(ReadingListItem, "reading_list"))
         )
 

@@ -1,4 +1,4 @@
-"""Annotation admin: notes, reading lists, comment moderation; escaping and access."""
+"""Annotation admin: shared reading lists, comment moderation, private things kept out."""
 
 from __future__ import annotations
 
@@ -73,7 +73,6 @@ def test_every_changelist_renders(admin_client, user, url_name):
 @pytest.mark.parametrize(
     "url_name",
     [
-        "admin:annotations_note_changelist",
         "admin:annotations_readinglist_changelist",
         "admin:annotations_comment_changelist",
     ],
@@ -87,8 +86,8 @@ def test_non_staff_users_are_refused(client, user, url_name):
 
 def test_paper_fields_use_autocomplete_not_a_giant_select(admin_client, user):
     paper = make_paper("Picked")
-    note = make_note(user, paper)
-    response = admin_client.get(reverse("admin:annotations_note_change", args=[note.pk]))
+    comment = make_comment(user, paper)
+    response = admin_client.get(reverse("admin:annotations_comment_change", args=[comment.pk]))
     form = response.context["adminform"].form
     # The admin wraps the picker to add its "+" and pencil links.
     assert form.fields["paper"].widget.widget.__class__.__name__ == "AutocompleteSelect"
@@ -96,51 +95,36 @@ def test_paper_fields_use_autocomplete_not_a_giant_select(admin_client, user):
     assert response.content.decode().count("<option") <= 3
 
 
-# --- notes ------------------------------------------------------------------------------
+# --- private notes and lists -------------------------------------------------------------
 
 
-def test_note_search_by_body_paper_title_and_owner(admin_client, user, other_user):
-    diffusion = make_paper("Diffusion Models")
-    fish = make_paper("Counting Fish")
-    make_note(user, diffusion, "check the ablation")
-    make_note(other_user, fish, "great figures")
-    for query, body in [
-        ("ablation", "check the ablation"),
-        ("fish", "great figures"),
-        ("alice", "check the ablation"),
-    ]:
-        assert [n.body for n in listed(changelist(admin_client, "note", q=query))] == [body]
+def test_notes_are_not_in_the_admin_even_for_superusers(admin_client, user):
+    note = make_note(user, make_paper("Noted"), "my private thought")
+    assert Note not in admin.site._registry
+    for path in ["/admin/annotations/note/", f"/admin/annotations/note/{note.pk}/change/"]:
+        response = admin_client.get(path, follow=True)
+        assert "my private thought" not in response.content.decode()
+    index = admin_client.get(reverse("admin:index")).content.decode()
+    assert "/admin/annotations/note/" not in index
 
 
-def test_note_date_filter(admin_client, user):
-    paper = make_paper("Dated")
-    old = make_note(user, paper, "old note")
-    Note.objects.filter(pk=old.pk).update(created_at=timezone.now() - datetime.timedelta(days=60))
-    make_note(user, paper, "new note")
-    response = changelist(
-        admin_client,
-        "note",
-        created_at__gte=str(timezone.now() - datetime.timedelta(days=7)),  # "Past 7 days"
+def test_superusers_see_shared_lists_and_their_own_but_no_one_elses_private_list(
+    admin_client, admin_user, user
+):
+    make_reading_list(user, "Alice's secret list")
+    make_reading_list(user, "Alice's shared list", visibility=Visibility.SHARED)
+    make_reading_list(admin_user, "Admin's own list")
+    names = {r.name for r in listed(changelist(admin_client, "readinglist"))}
+    assert names == {"Alice's shared list", "Admin's own list"}
+
+
+def test_another_members_private_list_cannot_be_opened_in_the_admin(admin_client, user):
+    secret = make_reading_list(user, "Alice's secret list", [make_paper("Secret paper")])
+    response = admin_client.get(
+        reverse("admin:annotations_readinglist_change", args=[secret.pk]), follow=True
     )
-    assert [n.body for n in listed(response)] == ["new note"]
-
-
-def test_note_excerpt_is_short_and_escaped(admin_client, user):
-    make_note(user, make_paper("Paper"), XSS + " " + "word " * 100)
-    content = changelist(admin_client, "note").content.decode()
-    assert XSS not in content
-    assert ESCAPED in content
-    assert "word " * 30 not in content
-
-
-def test_note_changelist_query_count_is_bounded(admin_client, user, django_assert_max_num_queries):
-    for n in range(30):
-        make_note(user, make_paper(f"Paper {n}"), f"note {n}")
-    # session, user, count, page of notes joined to owner and paper,
-    # date-hierarchy bounds, date-hierarchy days
-    with django_assert_max_num_queries(6):
-        response = changelist(admin_client, "note")
-    assert len(listed(response)) == 30
+    assert "Secret paper" not in response.content.decode()
+    assert "Alice's secret list" not in response.content.decode()
 
 
 # --- reading lists ----------------------------------------------------------------------
@@ -155,8 +139,8 @@ def test_reading_list_shows_item_count_and_filters_by_visibility(admin_client, u
 
 
 def test_reading_list_search_by_owner(admin_client, user, other_user):
-    make_reading_list(user, "Alice's list")
-    make_reading_list(other_user, "Bob's list")
+    make_reading_list(user, "Alice's list", visibility=Visibility.SHARED)
+    make_reading_list(other_user, "Bob's list", visibility=Visibility.SHARED)
     response = changelist(admin_client, "readinglist", q="bob")
     assert [r.name for r in listed(response)] == ["Bob's list"]
 
@@ -165,7 +149,9 @@ def test_reading_list_changelist_query_count_is_bounded(
     admin_client, user, django_assert_max_num_queries
 ):
     for n in range(30):
-        make_reading_list(user, f"List {n}", [make_paper(f"Paper {n}")])
+        make_reading_list(
+            user, f"List {n}", [make_paper(f"Paper {n}")], visibility=Visibility.SHARED
+        )
     # session, user, count, page of lists with owner and item count
     with django_assert_max_num_queries(4):
         response = changelist(admin_client, "readinglist")
@@ -173,7 +159,9 @@ def test_reading_list_changelist_query_count_is_bounded(
 
 
 def test_reading_list_change_form_shows_items_inline(admin_client, user):
-    reading_list = make_reading_list(user, "Mine", [make_paper("In the list")])
+    reading_list = make_reading_list(
+        user, "Ours", [make_paper("In the list")], visibility=Visibility.SHARED
+    )
     response = admin_client.get(
         reverse("admin:annotations_readinglist_change", args=[reading_list.pk])
     )
@@ -183,7 +171,7 @@ def test_reading_list_change_form_shows_items_inline(admin_client, user):
 
 
 def test_reading_list_name_markup_is_escaped(admin_client, user):
-    make_reading_list(user, XSS)
+    make_reading_list(user, XSS, visibility=Visibility.SHARED)
     content = changelist(admin_client, "readinglist").content.decode()
     assert XSS not in content
     assert ESCAPED in content

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from html import unescape
+from urllib.parse import parse_qs, urljoin, urlsplit
+
 from django.urls import reverse
 
 from annotations.models import BODY_MAX_LENGTH, Note
+from annotations.views.notes import NOTES_PER_PAGE
 from tests.factories import make_note, make_paper
 
 
@@ -159,3 +164,21 @@ def test_htmx_edit_swaps_the_note_for_its_form_and_back(client, user):
     assert "Note updated." in saved and "final" in saved and "<textarea" not in saved
     note.refresh_from_db()
     assert note.body == "final"
+
+
+def test_every_note_is_reachable_through_the_pages_next_links(client, user):
+    client.force_login(user)
+    total = NOTES_PER_PAGE + 5
+    for n in range(total):
+        Note.objects.create(owner=user, paper=make_paper(f"Paper {n}"), body=f"note number {n}")
+    url, seen = "http://testserver" + reverse("annotations:notes"), set()
+    for _ in range(2):  # 25 notes: page 1, then its Next link to page 2
+        parts = urlsplit(url)
+        html = client.get(parts.path, parse_qs(parts.query)).content.decode()
+        seen |= set(re.findall(r"note number (\d+)", html))
+        link = re.search(r'<a href="([^"]*)">Next</a>', html)
+        if not link:
+            break
+        # Resolved and parsed the way a browser and Django would.
+        url = urljoin(url, unescape(link.group(1)))
+    assert seen == {str(n) for n in range(total)}
