@@ -81,7 +81,9 @@ def test_relevance_sort_without_a_query_falls_back_to_newest(client, corpus):
     assert b'value="relevance"' not in response.content
 
 
-@pytest.mark.parametrize("query", ["the and of", '"', "*", "(", "NEAR", "-", "“ ”", "🙂", "\u0000"])
+@pytest.mark.parametrize(
+    "query", ["the and of", '"', "*", "(", "NEAR", "-", "“ ”", "🙂", "\u0000\u0000the"]
+)
 def test_query_with_nothing_searchable_shows_no_results(client, corpus, query):
     response = get_list(client, {"q": query})
     assert response.context["total"] == 0

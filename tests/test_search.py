@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from django.core.management import call_command
 from django.core.paginator import Paginator
@@ -9,7 +11,15 @@ from django.db import connection
 from django.utils.safestring import SafeString
 
 from papers.models import Paper, TagKind
-from papers.search import Clause, headlines, parse_query, search, similar_papers
+from papers.search import (
+    SNIPPET_WORDS,
+    Clause,
+    headlines,
+    parse_query,
+    search,
+    similar_papers,
+)
+from papers.text import MAX_ABSTRACT
 from tests.factories import make_paper
 
 pytestmark = pytest.mark.django_db
@@ -370,3 +380,26 @@ def test_rebuild_search_index_command(capsys):
         assert "Rebuilt the SQLite search index: 1 papers." in output
     else:
         assert "nothing to rebuild" in output
+
+
+def test_headline_is_the_window_with_the_most_matches():
+    abstract = " ".join(["filler"] * 200 + ["quokka", "filler", "quokka", "quokka"] + ["end"] * 50)
+    paper = make_paper(abstract=abstract)
+    snippet = headlines([paper.pk], "quokka")[paper.pk]
+    assert snippet.count("<mark>quokka</mark>") == 3
+    assert snippet.startswith("…") and snippet.endswith("…")
+
+
+def test_headlines_of_hostile_abstracts_at_the_limit_stay_bounded():
+    # One word repeated to the abstract limit: every word is a match. FTS5's snippet() scored
+    # every window against every match (about 100 ms a paper); a page of 25 took seconds.
+    abstract = ("x " * MAX_ABSTRACT)[:MAX_ABSTRACT]
+    pks = [make_paper(abstract=abstract).pk for _ in range(25)]
+    started = time.perf_counter()
+    snippets = headlines(pks, "x")
+    elapsed = time.perf_counter() - started
+    for pk in pks:
+        assert 0 < snippets[pk].count("<mark>") <= SNIPPET_WORDS
+        assert len(snippets[pk].split()) <= SNIPPET_WORDS + 2
+    # A regression guard, not a benchmark: linear work is ~0.1 s here, quadratic was ~3 s.
+    assert elapsed < 1.5
