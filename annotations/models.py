@@ -9,7 +9,9 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
 from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
 
+from annotations.markdown import render_markdown
 from papers.models import Paper
 from papers.text import MAX_BODY
 
@@ -24,6 +26,9 @@ class Note(models.Model):
     )
     paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="notes")
     body = models.TextField(max_length=BODY_MAX_LENGTH)
+    # render_markdown(body), kept by save(): rendering costs up to ~0.2 s for a hostile body
+    # at the limit, so it is paid once per edit rather than on every page that shows it.
+    body_html = models.TextField(blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -37,8 +42,16 @@ class Note(models.Model):
     def __str__(self) -> str:
         return f"Note by {self.owner} on {self.paper}"
 
+    def save(self, *args, **kwargs) -> None:
+        self.body_html = render_markdown(self.body)
+        super().save(*args, **kwargs)
+
     def get_absolute_url(self) -> str:
         return reverse("annotations:note-edit", args=[self.pk])
+
+    @property
+    def body_rendered(self) -> SafeString:
+        return _stored_markdown(self.body_html)
 
 
 class Visibility(models.TextChoices):
@@ -120,6 +133,7 @@ class Comment(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="comments"
     )
     body = models.TextField(max_length=BODY_MAX_LENGTH)
+    body_html = models.TextField(blank=True, editable=False)  # as Note.body_html
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     edited_at = models.DateTimeField(null=True, blank=True)
@@ -142,9 +156,23 @@ class Comment(models.Model):
     def __str__(self) -> str:
         return f"Comment by {self.author} on {self.paper}"
 
+    def save(self, *args, **kwargs) -> None:
+        self.body_html = render_markdown(self.body)
+        super().save(*args, **kwargs)
+
     def get_absolute_url(self) -> str:
         return f"{self.paper.get_absolute_url()}#comment-{self.pk}"
 
     @property
+    def body_rendered(self) -> SafeString:
+        return _stored_markdown(self.body_html)
+
+    @property
     def is_removed(self) -> bool:
         return self.removed_at is not None
+
+
+def _stored_markdown(html: str) -> SafeString:
+    # Only save() writes body_html, always with render_markdown's output, which escapes every
+    # piece of user text itself (see annotations.markdown); no user input is marked safe here.
+    return mark_safe(html)  # noqa: S308

@@ -107,3 +107,31 @@ def test_comment_markdown_is_safe(client, user):
     content = client.get(paper.get_absolute_url()).content.decode()
     assert "<script>alert(1)" not in content
     assert 'href="javascript:' not in content
+
+
+def test_a_thread_of_hostile_comments_at_the_limit_is_not_rendered_again_per_view(
+    client, user, monkeypatch
+):
+    # Markdown of "[" * 20,000 takes ~0.2 s to render: a thread of them must not cost that
+    # again on every view of the paper (rendering happens once, when a comment is saved).
+    paper = make_paper()
+    for _ in range(3):
+        make_comment(user, paper, "[" * BODY_MAX_LENGTH)
+    make_comment(user, paper, "a **bold** claim")
+
+    def render_again(text):
+        raise AssertionError("Markdown rendered while showing a page")
+
+    monkeypatch.setattr("annotations.models.render_markdown", render_again)
+    client.force_login(user)
+    response = client.get(paper.get_absolute_url())
+    assert response.status_code == 200
+    assert "a <strong>bold</strong> claim" in response.content.decode()
+
+
+def test_an_edited_comment_shows_its_new_text(client, user):
+    comment = make_comment(user, make_paper(), "first *draft*")
+    client.force_login(user)
+    client.post(reverse("annotations:comment-edit", args=[comment.pk]), {"body": "final _text_"})
+    comment.refresh_from_db()
+    assert comment.body_html.strip() == "<p>final <em>text</em></p>"
