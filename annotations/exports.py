@@ -1,8 +1,16 @@
-"""Reading-list exports: BibTeX for reference managers and CSV for spreadsheets.
+r"""Reading-list exports: BibTeX for reference managers and CSV for spreadsheets.
 
 Both take reading-list items whose papers were prefetched with
 `Paper.objects.with_people_and_tags()` (see selectors.list_items_for_export), so an export
 runs a fixed number of queries whatever the list's size.
+
+BibTeX safety rests on one invariant: every field value we write is brace-balanced by
+construction. BibTeX (and pybtex, biber) count every `{` and `}` when looking for the end of a
+field, even after a backslash, so `\{` does not protect anything. Text therefore never keeps a
+brace of its own: braces, backslashes and the other LaTeX specials become text commands
+(`\textbraceleft{}`, `\textbackslash{}`, ...), whose only braces are the empty, balanced
+pairs we write. A value without a stray brace cannot close its field early, so `@`, `,`, `=`,
+`#`, `"` and `%` in a title or name are just characters inside the field.
 """
 
 from __future__ import annotations
@@ -19,16 +27,22 @@ from papers.models import Paper, TagKind
 _YEAR = re.compile(r"\b(19|20)\d{2}\b")
 _AND_WORD = re.compile(r"\band\b", re.IGNORECASE)
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9]+")
+_KEY_PART_MAX = 30
+# Control characters (NUL, escape, C1 controls) and lone surrogates: not text, and a surrogate
+# cannot even be encoded as UTF-8. Each becomes a space before whitespace is collapsed.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 # Lower-case name particles that belong to the family name ("van der Berg, Anna").
 _PARTICLES = frozenset(
     {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "le", "la"}
 )
 
-# LaTeX special characters and how BibTeX must spell them so the text survives unchanged.
+# LaTeX special characters and how a BibTeX field spells them so the text survives unchanged.
+# Braces and the backslash must become brace-free commands (see the module docstring); the
+# trailing `{}` ends the command name without swallowing a following space.
 _BIBTEX_ESCAPES = {
     "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
     "&": r"\&",
     "%": r"\%",
     "$": r"\$",
@@ -39,37 +53,79 @@ _BIBTEX_ESCAPES = {
 }
 _BIBTEX_SPECIAL = re.compile("|".join(re.escape(ch) for ch in _BIBTEX_ESCAPES))
 
+# Characters a URL may carry as they are (RFC 3986 unreserved and reserved, plus `%` of an
+# existing escape); every other one, braces, backslash, space and non-ASCII included, is
+# percent-encoded as UTF-8.
+_URL_SAFE = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%"
+)
+
 CSV_HEADER = ["title", "authors", "venue", "track", "status", "priority", "url", "pdf"]
 # A cell starting with one of these is run as a formula by spreadsheet programs.
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
+def _plain_text(text: str) -> str:
+    """One line of text: control characters and runs of whitespace become one space."""
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
 def bibtex_escape(text: str) -> str:
-    text = " ".join(text.split())
-    return _BIBTEX_SPECIAL.sub(lambda match: _BIBTEX_ESCAPES[match.group()], text)
+    """Text as a BibTeX field value that reads back as the same text and holds no brace of
+    its own, so it cannot end its field or open a new entry."""
+    return _BIBTEX_SPECIAL.sub(lambda match: _BIBTEX_ESCAPES[match.group()], _plain_text(text))
 
 
 def bibtex_url(url: str) -> str:
-    # url is a verbatim field for biblatex: LaTeX escapes would end up in the link, so only
-    # the characters that could unbalance the entry are percent-encoded.
-    return url.replace("\\", "%5C").replace("{", "%7B").replace("}", "%7D").replace(" ", "%20")
+    # url is a verbatim field for biblatex: LaTeX escapes would end up in the link, so
+    # characters that are not URL characters (braces and backslash among them) are
+    # percent-encoded instead; the link stays usable and the field brace-free.
+    return "".join(
+        ch if ch in _URL_SAFE else "".join(f"%{byte:02X}" for byte in ch.encode())
+        for ch in url.strip()
+    )
 
 
 def bibtex_name(full_name: str) -> str:
-    """ "Ada King Lovelace" -> "Lovelace, Ada King"; particles stay with the family name."""
-    parts = full_name.split()
+    """One person as exactly one BibTeX name: "Ada King Lovelace" -> "Lovelace, Ada King".
+
+    Particles stay with the family name. A name that cannot be inverted safely (one word, a
+    comma of its own, or the word "and", BibTeX's name separator) is kept whole inside one
+    pair of braces. Either way the escaped words hold no brace, comma or "and" that BibTeX
+    could split on, so the result is "" (nothing to write) or one name.
+    """
+    name = _plain_text(full_name)
+    parts = name.split(" ") if name else []
     if not parts:
         return ""
-    if len(parts) == 1 or "," in full_name or _AND_WORD.search(full_name):
-        # A mononym, an already inverted name or one containing the word "and" (the name
-        # separator): keep it whole as one brace-protected name.
-        return "{" + bibtex_escape(full_name) + "}"
+    if len(parts) == 1 or "," in name or _AND_WORD.search(name):
+        return "{" + bibtex_escape(name) + "}"
     last_start = len(parts) - 1
     while last_start > 1 and parts[last_start - 1].lower() in _PARTICLES:
         last_start -= 1
     first = " ".join(parts[:last_start])
     last = " ".join(parts[last_start:])
     return f"{bibtex_escape(last)}, {bibtex_escape(first)}"
+
+
+def _is_brace_balanced(value: str) -> bool:
+    # Counts every brace, escaped or not, the way BibTeX does.
+    depth = 0
+    for ch in value:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def _bibtex_field(name: str, value: str) -> str:
+    if not _is_brace_balanced(value):
+        # Unreachable through the escapers above; a guard against a future regression.
+        raise ValueError(f"unbalanced braces in the BibTeX {name} field")
+    return f"  {name} = {{{value}}}"
 
 
 def _authors(paper: Paper) -> list[str]:
@@ -95,10 +151,11 @@ def _ascii_word(text: str) -> str:
 
 def _base_key(paper: Paper) -> str:
     authors = _authors(paper)
-    family = _ascii_word(authors[0].split()[-1]).lower() if authors else ""
+    first_author_words = authors[0].split() if authors else []
+    family = _ascii_word(first_author_words[-1]).lower() if first_author_words else ""
     title_words = [_ascii_word(word) for word in paper.title.split()]
     first_word = next((word.lower() for word in title_words if len(word) > 3), "")
-    return f"{family or 'paper'}{paper_year(paper)}{first_word}"
+    return f"{family[:_KEY_PART_MAX] or 'paper'}{paper_year(paper)}{first_word[:_KEY_PART_MAX]}"
 
 
 def _unique_keys(papers: list[Paper]) -> list[str]:
@@ -117,7 +174,8 @@ def bibtex_for_items(items: Iterable[ReadingListItem]) -> str:
     entries = []
     for key, paper in zip(_unique_keys(papers), papers, strict=True):
         fields = [("title", bibtex_escape(paper.display_title))]
-        authors = " and ".join(bibtex_name(name) for name in _authors(paper))
+        names = [bibtex_name(name) for name in _authors(paper)]
+        authors = " and ".join(name for name in names if name)
         if authors:
             fields.append(("author", authors))
         venue = _tag_name(paper, TagKind.VENUE)
@@ -126,7 +184,7 @@ def bibtex_for_items(items: Iterable[ReadingListItem]) -> str:
         fields.append(("year", str(paper_year(paper))))
         if paper.forum_url:
             fields.append(("url", bibtex_url(paper.forum_url)))
-        body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
+        body = ",\n".join(_bibtex_field(name, value) for name, value in fields)
         entries.append(f"@inproceedings{{{key},\n{body}\n}}\n")
     return "\n".join(entries)
 

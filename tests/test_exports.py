@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import csv
 import io
+import unicodedata
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import bibtexparser
+import pybtex.database
+import pybtex.errors
 import pytest
-from bibtexparser.middlewares import LatexDecodingMiddleware
+from bibtexparser.middlewares import LatexDecodingMiddleware, SeparateCoAuthors, SplitNameParts
 from django.urls import reverse
+from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
-from annotations.exports import bibtex_name, csv_for_items
+from annotations.exports import bibtex_escape, bibtex_name, csv_for_items
 from annotations.models import Priority, ReadingStatus, Visibility
 from papers.models import Paper, TagKind
 from tests.factories import make_paper, make_reading_list, make_user
@@ -19,11 +24,142 @@ from tests.factories import make_paper, make_reading_list, make_user
 HARD_TITLE = "Über-fast {Braces} & 50% of $x$_1 #2 ~ C:\\path"
 HARD_AUTHORS = ["Zoë Ångström-Bär", "Ludwig van Beethoven", "José {Weird} Núñez", "Plato"]
 
+# The title and author from the security report: with `\{`-style escaping, pybtex read the
+# title as the end of the entry plus a new @misc entry, and the author as three names.
+ISSUE_TITLE = '} @misc(injected, title = "Injected entry", author = "Mallory")'
+ISSUE_AUTHOR = "Eve} and {Mallory"
+
+
+def _latex_decoder() -> LatexNodes2Text:
+    """bibtexparser's default LaTeX decoder (pylatexenc), plus three standard LaTeX text
+    commands pylatexenc 2.11 gets wrong: it drops \\textbraceleft and \\textbraceright and
+    turns \\textasciicircum into U+02C6 where LaTeX prints "^"."""
+    context = get_default_latex_context_db()
+    context.add_context_category(
+        "paperbrowser-exports",
+        prepend=True,
+        macros=[
+            MacroTextSpec("url", simplify_repl="%s"),  # as bibtexparser's default
+            MacroTextSpec("textbraceleft", simplify_repl="{"),
+            MacroTextSpec("textbraceright", simplify_repl="}"),
+            MacroTextSpec("textasciicircum", simplify_repl="^"),
+        ],
+    )
+    return LatexNodes2Text(latex_context=context, keep_braced_groups=False, math_mode="verbatim")
+
+
+DECODER = _latex_decoder()
+
 
 def _parse(text: str):
-    library = bibtexparser.parse_string(text, append_middleware=[LatexDecodingMiddleware()])
+    library = bibtexparser.parse_string(
+        text, append_middleware=[LatexDecodingMiddleware(decoder=DECODER)]
+    )
     assert library.failed_blocks == []
     return library
+
+
+@dataclass
+class ReadBack:
+    """One entry as a parser read it: LaTeX decoded, authors first-name-first."""
+
+    key: str
+    entry_type: str
+    fields: dict[str, str]
+    authors: list[str]
+
+
+def _decode_field(name: str, value: str) -> str:
+    # url is verbatim: a LaTeX decoder would take its `%` for a comment.
+    return value if name == "url" else DECODER.latex_to_text(value)
+
+
+def _read_with_pybtex(text: str) -> list[ReadBack]:
+    # pybtex's own decoder (latexcodec) knows neither \\textbraceleft nor \\$, so its raw
+    # values go through the same pylatexenc decoder as bibtexparser's.
+    with pybtex.errors.capture() as errors:
+        data = pybtex.database.parse_string(text, "bibtex")
+    assert errors == []
+    entries = []
+    for key, entry in data.entries.items():
+        authors = [
+            DECODER.latex_to_text(
+                " ".join(
+                    person.first_names
+                    + person.middle_names
+                    + person.prelast_names
+                    + person.last_names
+                    + person.lineage_names
+                )
+            )
+            for person in entry.persons.get("author", [])
+        ]
+        fields = {name: _decode_field(name, value) for name, value in entry.fields.items()}
+        entries.append(ReadBack(key, entry.type, fields, authors))
+    return entries
+
+
+def _read_with_bibtexparser(text: str) -> list[ReadBack]:
+    raw = bibtexparser.parse_string(text)
+    decoded = bibtexparser.parse_string(
+        text,
+        append_middleware=[
+            SeparateCoAuthors(),
+            SplitNameParts(),
+            LatexDecodingMiddleware(decoder=DECODER),
+        ],
+    )
+    assert raw.failed_blocks == [] and decoded.failed_blocks == []
+    entries = []
+    for raw_entry, entry in zip(raw.entries, decoded.entries, strict=True):
+        fields = {
+            field.key: raw_entry.fields_dict[field.key].value if field.key == "url" else field.value
+            for field in entry.fields
+            if field.key != "author"
+        }
+        author = entry.fields_dict.get("author")
+        # The decoding middleware leaves lists of names alone: each name is decoded here.
+        names = author.value if author else []
+        authors = [DECODER.latex_to_text(name.merge_first_name_first) for name in names]
+        entries.append(ReadBack(entry.key, entry.entry_type, fields, authors))
+    return entries
+
+
+def _entries_by_brace_counting(text: str) -> int:
+    """Entries as BibTeX delimits them: it counts every brace, backslash or not, and an entry
+    starts at an `@` outside all braces. Each such `@` must be one of ours, and each entry
+    must close exactly once."""
+    depth = starts = closes = 0
+    for ch in text:
+        if ch == "@" and depth == 0:
+            starts += 1
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            assert depth >= 0, "a brace closes more than was opened"
+            if depth == 0:
+                closes += 1
+    assert depth == 0, "an entry is left open"
+    assert starts == closes
+    return starts
+
+
+def _read_back(text: str) -> list[ReadBack]:
+    """The export as pybtex and bibtexparser 2 read it; they must agree with each other and
+    with BibTeX's own brace counting."""
+    by_pybtex = _read_with_pybtex(text)
+    by_bibtexparser = _read_with_bibtexparser(text)
+    assert by_pybtex == by_bibtexparser
+    assert _entries_by_brace_counting(text) == len(by_pybtex)
+    return by_pybtex
+
+
+def _as_exported(text: str) -> str:
+    """What an export keeps of a text: all of it, except that control characters and runs
+    of whitespace become one space."""
+    text = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in text)
+    return " ".join(text.split())
 
 
 def _export(client, reading_list) -> str:
@@ -103,6 +239,139 @@ def test_bibtex_cannot_be_broken_out_of_by_a_hostile_title(client, user):
     assert entry.fields_dict["author"].value == "B, A"
 
 
+def _export_with_neighbour(client, user, paper) -> list[ReadBack]:
+    """Export `paper` followed by an ordinary paper, read back by both parsers; the ordinary
+    entry must come out exactly as written, whatever `paper` holds."""
+    neighbour = make_paper(
+        "Neighbour paper", authors=["Alan Turing"], tags=[("NeurIPS 2023", TagKind.VENUE)]
+    )
+    reading_list = make_reading_list(user, "Hostile", papers=[paper, neighbour])
+    client.force_login(user)
+    entries = _read_back(_export(client, reading_list))
+    assert len(entries) == 2, "one entry per paper, no more"
+    assert entries[1] == ReadBack(
+        "turing2023neighbour",
+        "inproceedings",
+        {"title": "Neighbour paper", "booktitle": "NeurIPS 2023", "year": "2023"},
+        ["Alan Turing"],
+    )
+    return entries
+
+
+def test_bibtex_issue_title_and_author_stay_inside_their_entry(client, user):
+    paper = make_paper(
+        ISSUE_TITLE,
+        authors=[ISSUE_AUTHOR, "Ada Lovelace"],
+        tags=[("ICLR 2024", TagKind.VENUE)],
+    )
+    [entry, _] = _export_with_neighbour(client, user, paper)
+    assert entry == ReadBack(
+        "mallory2024miscinjected",
+        "inproceedings",
+        {"title": ISSUE_TITLE, "booktitle": "ICLR 2024", "year": "2024"},
+        [ISSUE_AUTHOR, "Ada Lovelace"],
+    )
+
+
+def test_bibtex_braces_in_text_are_written_as_text_commands():
+    # BibTeX counts the brace in `\{` when balancing a field, so that escape cannot be used.
+    assert bibtex_escape("a{b}c\\") == r"a\textbraceleft{}b\textbraceright{}c\textbackslash{}"
+    assert bibtex_name(ISSUE_AUTHOR) == r"{Eve\textbraceright{} and \textbraceleft{}Mallory}"
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        pytest.param("an unbalanced { opening brace", id="open-brace"),
+        pytest.param("a closing brace } too many", id="close-brace"),
+        pytest.param("}}} {{{ and {{{", id="braces-both-ways"),
+        pytest.param("{" * 300, id="300-opening-braces"),
+        pytest.param("\\\\ double \\ backslashes", id="backslashes"),
+        pytest.param("ends in a backslash \\", id="trailing-backslash"),
+        pytest.param("@comment{ the rest of the file", id="at-comment"),
+        pytest.param("x} @string{a = b} @misc{y, title = {z}", id="at-entries"),
+        pytest.param('" # "quoted" # concatenated', id="quote-hash"),
+        pytest.param("100% sure, % not a comment", id="percent"),
+        pytest.param("key = value, note = {x}", id="equals-comma"),
+        pytest.param("line\nbreak\r\nand\ttab and\x07BEL\x1bESC\x7f", id="control-characters"),
+        pytest.param("Ünïcödé, 日本語 and 𝔘𝔫𝔦", id="non-ascii"),
+        pytest.param(r"\textbraceleft{} looks like LaTeX \& is not", id="latex-lookalike"),
+        pytest.param("$x^2$ & a_b ~ c #1", id="latex-specials"),
+    ],
+)
+def test_bibtex_hostile_title_round_trips_as_one_entry(client, user, title):
+    paper = make_paper(title, authors=["Ada Lovelace"], tags=[("ICLR 2024", TagKind.VENUE)])
+    [entry, _] = _export_with_neighbour(client, user, paper)
+    assert entry.fields == {"title": _as_exported(title), "booktitle": "ICLR 2024", "year": "2024"}
+    assert entry.authors == ["Ada Lovelace"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(ISSUE_AUTHOR, id="issue"),
+        pytest.param("Tom {and} Jerry", id="braced-and"),
+        pytest.param("Tom and Jerry", id="and-word"),
+        pytest.param("and", id="only-and"),
+        pytest.param("AND Mallory", id="leading-AND"),
+        pytest.param("Eve And", id="trailing-And"),
+        pytest.param("\\and Mallory", id="backslash-and"),
+        pytest.param("Smith, Jr., John", id="commas"),
+        pytest.param("Lovelace, Ada", id="inverted"),
+        pytest.param("{Plato", id="open-brace"),
+        pytest.param("Plato}", id="close-brace"),
+        pytest.param("Trailing Backslash\\", id="trailing-backslash"),
+        pytest.param("\\", id="only-backslash"),
+        pytest.param("...", id="only-dots"),
+        pytest.param("- -", id="only-hyphens"),
+        pytest.param(", ,", id="only-commas"),
+        pytest.param("!? #", id="only-punctuation"),
+        pytest.param("@comment{x} Smith", id="at-comment"),
+        pytest.param('" # " Quote', id="quote-hash"),
+        pytest.param("100% Ada", id="percent"),
+        pytest.param("others", id="others"),
+        pytest.param("Ada\x07Lovelace\nKing", id="control-characters"),
+        pytest.param("Jean-Paul Ångström-Bär", id="hyphens-non-ascii"),
+        pytest.param("Vincent van der Berg", id="particles"),
+        pytest.param(" ".join(["Verylongname"] * 23), id="23-words"),
+        pytest.param("x" * 300, id="300-letters"),
+    ],
+)
+def test_bibtex_hostile_author_is_exactly_one_name(client, user, name):
+    paper = make_paper("Names", authors=[name, "Ada Lovelace"], tags=[("ICLR 2024", TagKind.VENUE)])
+    [entry, _] = _export_with_neighbour(client, user, paper)
+    assert entry.authors == [_as_exported(name), "Ada Lovelace"]
+    assert entry.fields == {"title": "Names", "booktitle": "ICLR 2024", "year": "2024"}
+
+
+def test_bibtex_leaves_out_an_author_whose_name_is_blank(client, user):
+    paper = make_paper("Blank", authors=[" \x1b ", "Ada Lovelace"])
+    [entry, _] = _export_with_neighbour(client, user, paper)
+    assert entry.authors == ["Ada Lovelace"]
+    assert entry.key.startswith("paper")
+
+
+def test_bibtex_nul_becomes_a_space():
+    # SQLite stores NUL, PostgreSQL refuses it: checked on the escapers, without a database.
+    title, author = "NUL\x00in a\x00title", "Eve\x00and\x00Mallory"
+    text = (
+        f"@misc{{nul,\n  title = {{{bibtex_escape(title)}}},\n"
+        f"  author = {{{bibtex_name(author)}}}\n}}\n"
+    )
+    assert "\x00" not in text
+    [entry] = _read_back(text)
+    assert entry.fields == {"title": "NUL in a title"}
+    assert entry.authors == ["Eve and Mallory"]
+
+
+def test_bibtex_url_is_percent_encoded_and_brace_free(client, user):
+    paper = make_paper("Linked", forum_url='https://example.org/a b/{x}\\y?q="ü"&id=ab_c%2D#frag')
+    [entry, _] = _export_with_neighbour(client, user, paper)
+    assert entry.fields["url"] == (
+        "https://example.org/a%20b/%7Bx%7D%5Cy?q=%22%C3%BC%22&id=ab_c%2D#frag"
+    )
+
+
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
@@ -112,6 +381,9 @@ def test_bibtex_cannot_be_broken_out_of_by_a_hostile_title(client, user):
         ("Plato", "{Plato}"),
         ("Smith and Wesson", "{Smith and Wesson}"),
         ("R&D Team", "Team, R\\&D"),
+        ("José {Weird} Núñez", r"Núñez, José \textbraceleft{}Weird\textbraceright{}"),
+        ("Tom {and} Jerry", r"{Tom \textbraceleft{}and\textbraceright{} Jerry}"),
+        (" \x00 ", ""),
     ],
 )
 def test_bibtex_names_are_last_comma_first(name, expected):
