@@ -16,6 +16,7 @@ from papers.text import (
     MAX_TAG_NAME,
     MAX_TITLE,
     MAX_URL,
+    author_name_problem,
     normalize_author_name,
     normalize_tag_name,
     tag_key,
@@ -82,6 +83,11 @@ class Author(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("papers:author", args=[self.pk])
+
+    def clean(self) -> None:
+        problem = author_name_problem(self.name)
+        if problem:
+            raise ValidationError({"name": problem})
 
 
 class Paper(models.Model):

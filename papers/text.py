@@ -65,6 +65,16 @@ def has_visible_character(text: str) -> bool:
     )
 
 
+def author_name_problem(name: str) -> str:
+    """Why `name` cannot name an author, or "" when it can. The limit holds for the normalised
+    key too, which is stored and can be longer than the name (NFKC)."""
+    if not has_visible_character(name):
+        return "An author name needs at least one visible character."
+    if len(name.strip()) > MAX_AUTHOR_NAME or len(normalize_author_name(name)) > MAX_AUTHOR_NAME:
+        return f"An author name is at most {MAX_AUTHOR_NAME} characters long."
+    return ""
+
+
 def tag_name_problem(name: str) -> str:
     """Why `name` cannot name a tag, or "" when it can. Checked on the normalised name, the
     form it is stored in (NFKC can lengthen text: U+FDFA becomes 18 characters)."""

@@ -229,3 +229,13 @@ def test_same_tag_name_in_another_kind_is_allowed(admin_client):
     response = admin_client.post(reverse("admin:papers_tag_add"), {"name": "oral", "kind": "lab"})
     assert response.status_code == 302
     assert Tag.objects.filter(key="oral").count() == 2
+
+
+@pytest.mark.parametrize("name", ["\u200b", "\u3164", "\ufdfa" * 20])
+def test_admin_refuses_author_names_that_are_invisible_or_too_long_once_normalised(
+    admin_client, name
+):
+    response = admin_client.post(reverse("admin:papers_author_add"), {"name": name})
+    assert response.status_code == 200
+    assert "errornote" in response.content.decode()
+    assert not Author.objects.exists()
