@@ -81,7 +81,7 @@ class SecurityHeadersMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        if settings.SESSION_COOKIE_NAME in request.COOKIES or response.cookies:
+        if self._is_personal(request, response):
             patch_cache_control(response, private=True, no_store=True)
         if settings.DEBUG and response.status_code >= 400:
             # Django's debug error pages style and script themselves inline; in development
@@ -90,6 +90,14 @@ class SecurityHeadersMiddleware:
         for name, value in self.headers.items():
             response.headers.setdefault(name, value)
         return response
+
+    @staticmethod
+    def _is_personal(request: HttpRequest, response: HttpResponse) -> bool:
+        # Static files are the same for everyone and keep WhiteNoise's long public caching,
+        # whoever asks for them.
+        if request.path.startswith(settings.STATIC_URL):
+            return False
+        return settings.SESSION_COOKIE_NAME in request.COOKIES or bool(response.cookies)
 
 
 def _without_nul(data: QueryDict) -> QueryDict:

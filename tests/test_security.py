@@ -321,3 +321,11 @@ def test_anonymous_public_pages_leave_caching_to_the_deployment(client, db):
     response = client.get(reverse("papers:list"))
     assert response.status_code == 200
     assert "private" not in response.get("Cache-Control", "")
+
+
+def test_static_files_stay_publicly_cacheable_for_logged_in_members(client, user, settings):
+    settings.WHITENOISE_USE_FINDERS = True
+    client.force_login(user)
+    response = client.get("/static/js/math.js")
+    assert response.status_code == 200
+    assert "no-store" not in response.get("Cache-Control", "")
