@@ -134,14 +134,15 @@ def test_missing_path_fails(loaded, tmp_path):
 def test_unreadable_file_fails(loaded, tmp_path, monkeypatch):
     path = tmp_path / "locked.jsonl"
     path.write_text(GOOD_JSON)
-    real = Path.read_bytes
+    real = formats.os.open
 
-    def read_bytes(self):
-        if self == path:
+    def open_file(name, flags, *args, **kwargs):
+        if Path(name) == path:
             raise PermissionError(13, "Permission denied")
-        return real(self)
+        return real(name, flags, *args, **kwargs)
 
-    monkeypatch.setattr(formats.Path, "read_bytes", read_bytes)
+    # chmod 000 does not stop root, who may be running the tests: fake the refusal.
+    monkeypatch.setattr(formats.os, "open", open_file)
     assert fails(path).startswith(f"{path}: cannot read file: Permission denied")
     assert snapshot() == loaded
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import csv
+import errno
 import io
+import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -19,34 +22,66 @@ READERS: dict[str, Callable[[str, str], Iterator[PaperRecord]]] = {
 }
 DIRECTORY_SUFFIXES = {".txt", ".jsonl", ".ndjson", ".json", ".csv"}
 _TABLE_SEPARATOR = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+\s*$", re.MULTILINE)
+NOT_REGULAR = "not a regular file (a device, FIFO or socket); only regular files are read"
+
+
+def is_regular_file(path: Path) -> bool:
+    """A regular file, following symlinks: never a device, FIFO or socket, which could be
+    endless (/dev/zero), block forever (a FIFO with no writer) or change between reads."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def expand_paths(paths: list[str]) -> list[Path]:
-    """Files named directly, plus a directory's importable files in sorted order."""
+    """Files named directly, plus a directory's importable regular files in sorted order."""
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
+        try:
+            mode = path.stat().st_mode
+        except OSError as error:
+            if error.errno in (errno.ENOENT, errno.ENOTDIR):
+                raise ImportFailed(raw, None, "no such file or directory") from None
+            raise ImportFailed(raw, None, f"cannot read: {error.strerror}") from None
+        if stat.S_ISDIR(mode):
             try:
                 entries = sorted(path.iterdir())
             except OSError as error:
                 raise ImportFailed(raw, None, f"cannot read directory: {error.strerror}") from None
-            found = [p for p in entries if p.is_file() and p.suffix.lower() in DIRECTORY_SUFFIXES]
+            found = [
+                p for p in entries if p.suffix.lower() in DIRECTORY_SUFFIXES and is_regular_file(p)
+            ]
             if not found:
                 suffixes = ", ".join(sorted(DIRECTORY_SUFFIXES))
                 raise ImportFailed(raw, None, f"directory holds no importable files ({suffixes})")
             files.extend(found)
-        elif path.exists():
+        elif stat.S_ISREG(mode):
             files.append(path)
         else:
-            raise ImportFailed(raw, None, "no such file or directory")
+            raise ImportFailed(raw, None, NOT_REGULAR)
     return files
+
+
+def read_bytes(path: Path) -> bytes:
+    """The content of a regular file, checked on the open file itself.
+
+    Opened non-blocking, so a FIFO put in the file's place after expand_paths looked at it
+    cannot block the open; the check then refuses it before anything is read.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    descriptor = os.open(path, flags)
+    with os.fdopen(descriptor, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise ImportFailed(str(path), None, NOT_REGULAR)
+        return file.read()
 
 
 def read_text(path: Path) -> str:
     """The file as text: UTF-8 (a BOM is allowed), no NUL characters, newlines as "\\n"."""
     try:
-        data = path.read_bytes()
+        data = read_bytes(path)
     except OSError as error:
         raise ImportFailed(str(path), None, f"cannot read file: {error.strerror}") from None
     try:

@@ -16,7 +16,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("paths", nargs="+", metavar="PATH", help="file or directory")
+        parser.add_argument(
+            "paths", nargs="+", metavar="PATH", help="regular file or directory of them"
+        )
         parser.add_argument(
             "--format", choices=sorted(READERS), help="skip detection and read every file so"
         )
