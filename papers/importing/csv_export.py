@@ -10,7 +10,7 @@ import csv
 import io
 from collections.abc import Iterator
 
-from papers.importing.records import ImportFailed, PaperRecord, record_from_mapping
+from papers.importing.records import ImportFailed, PaperRecord, record_from_mapping, short_list
 
 
 def read(text: str, source: str) -> Iterator[PaperRecord]:
@@ -21,7 +21,9 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
             raise ImportFailed(source, None, "file is empty")
         names = [name.strip().casefold() for name in header]
         if "abstract" not in names:
-            raise ImportFailed(source, 1, f"no 'abstract' column in the header: {header}")
+            raise ImportFailed(
+                source, 1, f"no 'abstract' column in the header (columns: {short_list(header)})"
+            )
         found = False
         start = reader.line_num + 1
         for row in reader:
@@ -36,6 +38,7 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
             found = True
             yield record_from_mapping(dict(zip(names, row, strict=True)), source=source, line=line)
     except csv.Error as error:
+        # Every csv.Error, including a cell over csv.field_size_limit(), is the file's fault.
         raise ImportFailed(source, reader.line_num, f"malformed CSV: {error}") from None
     if not found:
         raise ImportFailed(source, None, "no data rows after the header")

@@ -13,13 +13,25 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
-# Limits mirror papers.models; checked here so a long value fails with file:line, not a DB error.
-MAX_TITLE = 500
-MAX_URL = 500
-MAX_FORUM_ID = 100
-MAX_AUTHOR = 300
-MAX_TAG = 100
-MAX_AUTHORS_PER_PAPER = 2000
+from papers.text import (
+    MAX_ABSTRACT,
+    MAX_AUTHOR_NAME,
+    MAX_AUTHORS_PER_PAPER,
+    MAX_FORUM_ID,
+    MAX_TAG_NAME,
+    MAX_TAGS_PER_PAPER,
+    MAX_TITLE,
+    MAX_URL,
+    normalize_author_name,
+    normalize_tag_name,
+    tag_key,
+    tag_name_problem,
+)
+
+# The stored author list (display names joined by ", ") feeds PostgreSQL's search vector, which
+# holds at most 1 MB of distinct words: 2,000 names of 300 Cyrillic characters overflow it.
+# 100,000 characters stay far below that in any script and are 4x the longest real list.
+MAX_AUTHOR_LIST = 100_000
 
 # OpenReview forum ids are short URL-safe tokens; anything else is almost certainly a wrong column.
 _FORUM_ID = re.compile(r"[A-Za-z0-9_\-]+")
@@ -139,30 +151,78 @@ def validate_record(record: PaperRecord) -> PaperRecord:
             fail(f"{label} contains an unpaired surrogate (a broken \\ud800-style escape)")
     if not record.abstract.strip():
         fail("record has no abstract (every paper needs one)")
-    if len(record.title) > MAX_TITLE:
-        fail(f"title is {len(record.title)} characters long; at most {MAX_TITLE} are allowed")
+    _check_length(fail, "abstract", record.abstract, MAX_ABSTRACT)
+    _check_length(fail, "title", record.title, MAX_TITLE)
     for label, url in (("forum url", record.forum_url), ("pdf url", record.pdf_url)):
         if not url:
             continue
-        if len(url) > MAX_URL:
-            fail(f"{label} is {len(url)} characters long; at most {MAX_URL} are allowed")
+        _check_length(fail, label, url, MAX_URL)
         parts = urlsplit(url)
         if parts.scheme.lower() not in ("http", "https") or not parts.netloc or " " in url:
-            fail(f"{label} {url[:80]!r} is not an http(s) URL")
+            fail(f"{label} {_quote(url, 80)} is not an http(s) URL")
     url_id = forum_id_from_url(record.forum_url) if record.forum_url else ""
     if record.forum_id and url_id and record.forum_id != url_id:
-        fail(f"forum_id {record.forum_id!r} does not match the url's id={url_id!r}")
+        fail(
+            f"forum_id {_quote(record.forum_id, 80)} does not match the url's "
+            f"id={_quote(url_id, 80)}"
+        )
     record.forum_id = record.forum_id or url_id
-    if record.forum_id and (
-        len(record.forum_id) > MAX_FORUM_ID or not _FORUM_ID.fullmatch(record.forum_id)
-    ):
-        fail(f"forum id {record.forum_id[:80]!r} is not an OpenReview id (letters, digits, -, _)")
-    if len(record.authors) > MAX_AUTHORS_PER_PAPER:
-        fail(f"{len(record.authors)} authors; at most {MAX_AUTHORS_PER_PAPER} are allowed")
-    for name in record.authors:
-        if len(name) > MAX_AUTHOR:
-            fail(f"author name {name[:40]!r}... is longer than {MAX_AUTHOR} characters")
-    for name in record.tags:
-        if len(name) > MAX_TAG:
-            fail(f"tag {name[:40]!r}... is longer than {MAX_TAG} characters")
+    _check_length(fail, "forum id", record.forum_id, MAX_FORUM_ID)
+    if record.forum_id and not _FORUM_ID.fullmatch(record.forum_id):
+        fail(f"forum id {record.forum_id!r} is not an OpenReview id (letters, digits, -, _)")
+    _check_authors(fail, record.authors)
+    _check_tags(fail, record.tags)
     return record
+
+
+def _quote(text: str, limit: int = 40) -> str:
+    """repr() of at most `limit` characters of `text`, marked when cut."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."
+
+
+def short_list(names: list[str], limit: int = 10) -> str:
+    """Column names for a message: a hostile header must not make a megabyte-long error."""
+    shown = ", ".join(_quote(name) for name in names[:limit])
+    return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")
+
+
+def _check_length(fail, label: str, text: str, limit: int, *, form: str = "") -> None:
+    """`form` names the stored form `text` is, when it is not the value as given."""
+    if len(text) > limit:
+        how = f" {form}" if form else ""
+        fail(f"{label} is {len(text)} characters long{how}; at most {limit} are allowed")
+
+
+def _check_authors(fail, names: list[str]) -> None:
+    if len(names) > MAX_AUTHORS_PER_PAPER:
+        fail(f"{len(names)} authors; at most {MAX_AUTHORS_PER_PAPER} are allowed")
+    for name in names:
+        label = f"author name {_quote(name)}"
+        _check_length(fail, label, name, MAX_AUTHOR_NAME)
+        # The matching key is stored too, in a column of the same size; NFKC and case folding
+        # can lengthen a name (U+FDFA alone becomes 18 characters).
+        key = normalize_author_name(name)
+        _check_length(fail, label, key, MAX_AUTHOR_NAME, form="once normalised (NFKC, casefold)")
+    joined = sum(map(len, names)) + 2 * max(len(names) - 1, 0)
+    if joined > MAX_AUTHOR_LIST:
+        fail(
+            f"the author list is {joined} characters long (names joined by ', '); "
+            f"at most {MAX_AUTHOR_LIST} are allowed"
+        )
+
+
+def _check_tags(fail, names: list[str]) -> None:
+    if len(names) > MAX_TAGS_PER_PAPER:
+        fail(f"{len(names)} tags; at most {MAX_TAGS_PER_PAPER} are allowed")
+    for name in names:
+        label = f"tag {_quote(name)}"
+        _check_length(fail, label, name, MAX_TAG_NAME)
+        # Both the display name and the key are stored in columns of MAX_TAG_NAME.
+        display = normalize_tag_name(name)
+        _check_length(fail, label, display, MAX_TAG_NAME, form="once normalised (NFKC)")
+        key = tag_key(name)
+        _check_length(fail, label, key, MAX_TAG_NAME, form="as a key (NFKC, casefold)")
+        if display:  # empty ones are dropped by classify_tags
+            problem = tag_name_problem(name)
+            if problem:
+                fail(f"{label}: {problem}")

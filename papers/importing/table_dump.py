@@ -18,9 +18,10 @@ such a row fails loudly rather than importing a wrong paper.)
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 
-from papers.importing.records import ImportFailed, PaperRecord, record_from_mapping
+from papers.importing.records import ImportFailed, PaperRecord, record_from_mapping, short_list
 
 SEPARATOR = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+\s*$")
 CELL_SEPARATOR = " | "
@@ -80,11 +81,11 @@ def _header_columns(header_lines: list[str], separator: str, source: str) -> lis
         )
     if FREE_TEXT_COLUMN not in names:
         raise ImportFailed(
-            source, 1, f"the table has no 'abstract' column (columns: {', '.join(names)})"
+            source, 1, f"the table has no 'abstract' column (columns: {short_list(names)})"
         )
-    duplicates = sorted({name for name in names if names.count(name) > 1})
+    duplicates = sorted(name for name, count in Counter(names).items() if count > 1)
     if duplicates:
-        raise ImportFailed(source, 1, f"column named twice in the header: {', '.join(duplicates)}")
+        raise ImportFailed(source, 1, f"column named twice in the header: {short_list(duplicates)}")
     return names
 
 
