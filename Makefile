@@ -63,7 +63,7 @@ format: $(DEV)
 bench: $(RUNTIME)
 	$(BIN)/python -m bench.run_bench $(BENCH_ARGS)
 
-.PHONY: load faults
+.PHONY: load faults hostile
 
 ## load: 8 clients for 60 s over list/facet/search/detail pages (LOAD_ARGS="--reuse --db sqlite")
 load: $(RUNTIME)
@@ -74,6 +74,11 @@ load: $(RUNTIME)
 faults: $(RUNTIME)
 	$(BIN)/python -m bench.fault_kill_import $(KILL_ARGS)
 	$(BIN)/python -m bench.fault_db_down $(DOWN_ARGS)
+
+## hostile: adversarial values at every limit (LaTeX abstracts, 2,000 authors, Markdown notes and
+## comments); each page type through gunicorn must stay under 200 ms (HOSTILE_ARGS="--db sqlite")
+hostile: $(RUNTIME)
+	$(BIN)/python -m bench.hostile_pages $(HOSTILE_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info staticfiles .pytest_cache .ruff_cache

@@ -5,7 +5,9 @@ from __future__ import annotations
 import io
 import json
 import re
+import threading
 from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from django.core.management import call_command
@@ -13,9 +15,12 @@ from django.core.management import call_command
 from bench.fault_db_down import error_markers
 from bench.fault_kill_import import _PROGRESS
 from bench.generate_corpus import generate_records, write_jsonl
-from bench.harness import percentile, reset_database
+from bench.harness import get, percentile, reset_database
+from bench.hostile_pages import build_corpus
+from papers.importing.records import record_from_mapping, validate_record
 from papers.importing.report import ProgressBar
 from papers.models import Paper, Tag
+from papers.text import MAX_ABSTRACT, MAX_AUTHORS_PER_PAPER, MAX_TAG_NAME, MAX_TITLE
 
 N = 2000
 
@@ -133,3 +138,40 @@ def test_kill_fault_reads_the_importers_progress_bar():
     bar = ProgressBar(terminal)
     bar(500, 1000)
     assert _PROGRESS.findall(terminal.getvalue())[-1] == ("500", "1000")
+
+
+def test_hostile_corpus_is_at_the_limits_and_the_importer_accepts_every_record():
+    corpus = build_corpus(ordinary=5, per_kind=2)
+    for line, record in enumerate(corpus.records, start=1):
+        validate_record(record_from_mapping(record, source="hostile", line=line))
+    hostile = [r for r in corpus.records if r["forum_id"] in set(corpus.hostile)]
+    assert all(len(r["abstract"]) == MAX_ABSTRACT for r in hostile)
+    assert all(len(r["title"]) == MAX_TITLE for r in hostile)
+    assert all(len(tag) == MAX_TAG_NAME for r in hostile for tag in r["tags"])
+    assert max(len(r["authors"]) for r in hostile) == MAX_AUTHORS_PER_PAPER
+    # Every hostile kind has several papers, so timed requests can be distinct URLs.
+    assert min(len(ids) for ids in corpus.kinds.values()) >= 2
+
+
+def test_get_sends_extra_headers_such_as_the_session_cookie():
+    class Echo(BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = (self.headers.get("Cookie") or "-").encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        port = server.server_address[1]
+        assert get(port, "/").body == b"-"
+        assert get(port, "/", headers={"Cookie": "sessionid=abc"}).body == b"sessionid=abc"
+    finally:
+        server.shutdown()
+        server.server_close()
