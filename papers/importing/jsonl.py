@@ -2,6 +2,10 @@
 
 A file whose content is a single JSON array of objects (a plain .json export) is read too; each
 record's line is then where its object starts. Field names are those of records.record_from_mapping.
+
+Values are decoded with papers.importing.safe_json: nesting deeper than MAX_DEPTH and integers
+longer than MAX_INT_DIGITS fail with the line they are on instead of a traceback. The array is
+decoded element by element, so every error knows its line.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+from papers.importing import safe_json
 from papers.importing.records import ImportFailed, PaperRecord, record_from_mapping
 
 
@@ -21,10 +26,13 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = safe_json.loads(line)
         except json.JSONDecodeError as error:
             message = f"invalid JSON: {error.msg} (column {error.colno})"
             raise ImportFailed(source, number, message) from None
+        except safe_json.JSONRejected as error:
+            column = f" (column {error.position + 1})" if error.position is not None else ""
+            raise ImportFailed(source, number, error.message + column) from None
         if not isinstance(value, dict):
             raise ImportFailed(source, number, "each line must be a JSON object {...}")
         found = True
@@ -33,21 +41,56 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
         raise ImportFailed(source, None, "no JSON records in the file")
 
 
+class _Lines:
+    """Line numbers of positions visited in increasing order, counting each newline once."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.position = 0
+        self.line = 1
+
+    def at(self, position: int) -> int:
+        self.line += self.text.count("\n", self.position, position)
+        self.position = position
+        return self.line
+
+
 def _read_array(text: str, source: str) -> Iterator[PaperRecord]:
-    try:
-        values = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ImportFailed(source, error.lineno, f"invalid JSON: {error.msg}") from None
-    # Re-scan for where each element starts, so errors point at the right line.
-    decoder = json.JSONDecoder()
-    position = text.index("[") + 1
-    if not values:
+    lines = _Lines(text)
+    end = len(text)
+    position = safe_json.skip_space(text, text.index("[") + 1)
+    if position < end and text[position] == "]":
+        _expect_end(text, safe_json.skip_space(text, position + 1), source, lines)
         raise ImportFailed(source, None, "the JSON array is empty")
-    for value in values:
-        while text[position] in " \t\n,":
-            position += 1
-        line = text.count("\n", 0, position) + 1
-        _, position = decoder.raw_decode(text, position)
+    while True:
+        line = lines.at(position)
+        try:
+            value, position = safe_json.raw_decode(text, position, depth=1)
+        except json.JSONDecodeError as error:
+            message = f"invalid JSON: {error.msg} (column {error.colno})"
+            raise ImportFailed(source, error.lineno, message) from None
+        except safe_json.JSONRejected as error:
+            where = line if error.position is None else lines.at(error.position)
+            raise ImportFailed(source, where, error.message) from None
         if not isinstance(value, dict):
             raise ImportFailed(source, line, "each array element must be a JSON object {...}")
         yield record_from_mapping(value, source=source, line=line)
+        position = safe_json.skip_space(text, position)
+        if position < end and text[position] == ",":
+            position = safe_json.skip_space(text, position + 1)
+        elif position < end and text[position] == "]":
+            _expect_end(text, safe_json.skip_space(text, position + 1), source, lines)
+            return
+        else:
+            raise ImportFailed(
+                source,
+                lines.at(position),
+                "invalid JSON: expected ',' or ']' after an array element",
+            )
+
+
+def _expect_end(text: str, position: int, source: str, lines: _Lines) -> None:
+    if position < len(text):
+        raise ImportFailed(
+            source, lines.at(position), "invalid JSON: extra data after the closing ']'"
+        )

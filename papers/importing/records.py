@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
+from papers.importing import safe_json
 from papers.text import (
     MAX_ABSTRACT,
     MAX_AUTHOR_NAME,
@@ -73,9 +74,11 @@ def split_list(value, *, what: str, source: str, line: int) -> list[str]:
         stripped = value.strip()
         if stripped.startswith("["):
             try:
-                value = json.loads(stripped)
+                value = safe_json.loads(stripped)
             except json.JSONDecodeError:
                 value = stripped.split(",")
+            except safe_json.JSONRejected as error:
+                raise ImportFailed(source, line, f"{what}: {error.message}") from None
         else:
             value = stripped.split(",")
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):

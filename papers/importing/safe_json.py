@@ -1,0 +1,86 @@
+"""Decoding JSON from an untrusted file without a traceback, whatever the file holds.
+
+The standard decoder recurses once per nesting level (about 1,000 levels give RecursionError)
+and converts integers of any length (more than 4,300 digits give ValueError). Here a value is
+first scanned for its nesting depth, linearly and without recursion, and integers are converted
+by a hook that refuses long ones; both problems become `JSONRejected`, which a reader turns
+into file:line. Syntax errors stay `json.JSONDecodeError`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+# Real records are at most 4 deep (an array of objects holding lists of strings).
+MAX_DEPTH = 32
+# Python's own default limit on converting digits to an int; nothing real comes close.
+MAX_INT_DIGITS = 4_300
+
+# A string (up to its closing quote, or to the end of the text when it is never closed) or a
+# bracket. Brackets inside strings are thereby skipped.
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\Z)|[\[\]{}]', re.DOTALL)
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+class JSONRejected(ValueError):
+    """Well-formed enough to read, but beyond what the importer accepts.
+
+    `position` is the offset in the text where the problem starts, when known.
+    """
+
+    def __init__(self, message: str, position: int | None = None):
+        self.message = message
+        self.position = position
+        super().__init__(message)
+
+
+def _parse_int(digits: str) -> int:
+    count = len(digits.lstrip("-"))
+    if count > MAX_INT_DIGITS:
+        raise JSONRejected(
+            f"a JSON number has {count} digits; at most {MAX_INT_DIGITS} are allowed"
+        )
+    return int(digits)
+
+
+_DECODER = json.JSONDecoder(parse_int=_parse_int)
+
+
+def skip_space(text: str, position: int) -> int:
+    """The first position at or after `position` that is not JSON whitespace."""
+    return _SPACE.match(text, position).end()
+
+
+def check_depth(text: str, start: int = 0, depth: int = 0) -> None:
+    """Raise JSONRejected if the value starting at `start` nests deeper than MAX_DEPTH.
+
+    `depth` is how deep `start` already is (1 inside a top-level array). The scan stops where
+    that value ends, so scanning every element of an array in turn stays linear.
+    """
+    base = depth
+    for match in _TOKEN.finditer(text, start):
+        char = text[match.start()]
+        if char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise JSONRejected(f"JSON nested more than {MAX_DEPTH} levels deep", match.start())
+        elif char in "]}":
+            depth -= 1
+            if depth <= base:
+                return
+        elif depth == base:
+            return  # the value is a string
+
+
+def raw_decode(text: str, start: int, depth: int = 0) -> tuple[Any, int]:
+    """(value, end) of the JSON value at `start`, after checking its depth and numbers."""
+    check_depth(text, start, depth)
+    return _DECODER.raw_decode(text, start)
+
+
+def loads(text: str) -> Any:
+    """Like json.loads, raising JSONRejected for deep nesting and very long integers."""
+    check_depth(text, skip_space(text, 0))
+    return _DECODER.decode(text)
