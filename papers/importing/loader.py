@@ -3,7 +3,9 @@
 Per batch: papers by forum id, papers by abstract fingerprint, the current authors and imported
 tags of matched papers whose content hash changed, authors by normalised name, then bulk
 creates/updates (Django splits a bulk statement further only where the backend limits the
-number of parameters). Nothing is queried per record.
+number of parameters). Every `__in` lookup takes at most IN_CHUNK values, so a batch whose
+records bring thousands of authors or venues costs a few more queries, never one statement
+past SQLite's limits. Nothing is queried per record.
 
 Matching: a record with a forum id matches the paper with that id; otherwise (or when no paper
 has it) it matches by abstract fingerprint, but a record with a forum id only ever takes a
@@ -19,7 +21,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from django.db.models import Q
@@ -38,6 +41,9 @@ from papers.text import (
 )
 
 BATCH_SIZE = 1000
+# Values per `__in` lookup: below SQLite's 999 bound parameters (Django's own figure for it),
+# whatever the batch size or the number of authors and tags a batch brings.
+IN_CHUNK = 500
 UNTITLED_REASON = "Imported without a title"
 IMPORTED_KINDS = (TagKind.VENUE, TagKind.TRACK)
 SCALAR_FIELDS = ("title", "forum_id", "forum_url", "pdf_url")
@@ -103,13 +109,13 @@ class Loader:
         fingerprints = [abstract_fingerprint(record.abstract) for record in batch]
         forum_ids = {record.forum_id for record in batch if record.forum_id}
         found: dict[int, Paper] = {}
-        if forum_ids:  # query: papers by forum id
-            found.update((p.pk, p) for p in Paper.objects.filter(forum_id__in=forum_ids))
+        for chunk in _chunks(forum_ids):  # query: papers by forum id
+            found.update((p.pk, p) for p in Paper.objects.filter(forum_id__in=chunk))
         by_forum = {p.forum_id: p for p in found.values()}
         pairs = zip(batch, fingerprints, strict=True)
         wanted = {fp for record, fp in pairs if record.forum_id not in by_forum}
-        if wanted:  # query: papers by abstract fingerprint
-            for paper in Paper.objects.filter(abstract_fingerprint__in=wanted):
+        for chunk in _chunks(wanted):  # query: papers by abstract fingerprint
+            for paper in Paper.objects.filter(abstract_fingerprint__in=chunk):
                 found.setdefault(paper.pk, paper)
         targets = {pk: _Target(paper, is_new=False) for pk, paper in sorted(found.items())}
         by_forum_target = {t.paper.forum_id: t for t in targets.values() if t.paper.forum_id}
@@ -169,18 +175,25 @@ class Loader:
         by_pk = {m.target.paper.pk: m.target for m in matches if not m.target.is_new}
         for pk in pks:
             by_pk[pk].authors, by_pk[pk].tag_keys = [], set()
-        rows = (  # query: current authors in order
-            Authorship.objects.filter(paper_id__in=pks)
-            .order_by("paper_id", "position")
-            .values_list("paper_id", "author__normalized_name", "author__name")
-        )
-        for paper_id, key, name in rows:
-            by_pk[paper_id].authors.append((key, name))
-        rows = PaperTag.objects.filter(  # query: current imported tags
-            paper_id__in=pks, tag__kind__in=IMPORTED_KINDS
-        ).values_list("paper_id", "tag__kind", "tag__key")
-        for paper_id, kind, key in rows:
-            by_pk[paper_id].tag_keys.add((kind, key))
+        for chunk in _chunks(sorted(pks)):
+            rows = (  # query: current authors in order
+                Authorship.objects.filter(paper_id__in=chunk)
+                .order_by("paper_id", "position")
+                .values_list("paper_id", "author__normalized_name", "author__name")
+            )
+            for paper_id, key, name in rows:
+                by_pk[paper_id].authors.append((key, name))
+            # query: current tags, imported kinds kept below. Filtering on the tag's kind in SQL
+            # lets SQLite start from every venue tag and probe each paper for it: with 10,000
+            # venues that is millions of index probes per chunk instead of a few per paper.
+            rows = (
+                PaperTag.objects.filter(paper_id__in=chunk)
+                .order_by()
+                .values_list("paper_id", "tag__kind", "tag__key")
+            )
+            for paper_id, kind, key in rows:
+                if kind in IMPORTED_KINDS:
+                    by_pk[paper_id].tag_keys.add((kind, key))
 
     # -- merging ----------------------------------------------------------------------------
 
@@ -278,8 +291,8 @@ class Loader:
             Paper.objects.bulk_update([t.paper for t in changed], sorted(fields | {"updated_at"}))
 
         replaced = [t.paper.pk for t in unique if t.authors_changed and not t.is_new]
-        if replaced:  # query: drop the author lists being replaced
-            Authorship.objects.filter(paper_id__in=replaced).delete()
+        for chunk in _chunks(replaced):  # query: drop the author lists being replaced
+            Authorship.objects.filter(paper_id__in=chunk).delete()
         authorships = [
             Authorship(paper=t.paper, author=authors[key], position=position)
             for t in unique
@@ -310,8 +323,11 @@ class Loader:
                 wanted.setdefault(key, name)
         if not wanted:
             return {}
-        # query: existing authors by normalised name
-        authors = {a.normalized_name: a for a in Author.objects.filter(normalized_name__in=wanted)}
+        authors: dict[str, Author] = {}
+        for chunk in _chunks(wanted):  # query: existing authors by normalised name
+            authors.update(
+                (a.normalized_name, a) for a in Author.objects.filter(normalized_name__in=chunk)
+            )
         missing = [
             Author(name=name, normalized_name=key)
             for key, name in wanted.items()
@@ -325,35 +341,79 @@ class Loader:
         """Imported tags by (kind, key), created when missing; cached for the whole import."""
         needed = {(kind, tag_key(name)): name for kind, name in wanted}
         unknown = {ident: name for ident, name in needed.items() if ident not in self.tags}
-        if unknown:
-            condition = Q()
-            for kind, key in unknown:
-                condition |= Q(kind=kind, key=key)
-            # query: existing tags
-            self.tags.update(((t.kind, t.key), t) for t in Tag.objects.filter(condition))
-            self._create_tags({i: n for i, n in unknown.items() if i not in self.tags})
+        # One OR term per kind, each a bounded `key__in`: a long OR of (kind, key) pairs is an
+        # expression SQLite refuses ("Expression tree is too large") at 1,000 venues.
+        for tags in _by_kind_in_chunks(Tag, "key", sorted(unknown)):  # query: existing tags
+            self.tags.update(((t.kind, t.key), t) for t in tags)
+        self._create_tags({i: n for i, n in unknown.items() if i not in self.tags})
         return {ident: self.tags[ident] for ident in needed}
 
     def _create_tags(self, missing: dict[tuple[str, str], str]) -> None:
         if not missing:
             return
-        # Different keys can share a slug ("ICLR 2024" / "iclr-2024"); keep slugs unique.
-        slugs = {(kind, tag_slug(name)) for (kind, _), name in missing.items()}
-        taken = set(  # query: slugs already in use
-            Tag.objects.filter(
-                kind__in={kind for kind, _ in slugs}, slug__in={slug for _, slug in slugs}
-            ).values_list("kind", "slug")
-        )
-        new = []
-        for (kind, key), name in sorted(missing.items()):
-            base = tag_slug(name)
-            slug, suffix = base, 2
-            while (kind, slug) in taken:
-                slug, suffix = f"{base[:90]}-{suffix}", suffix + 1
-            taken.add((kind, slug))
-            new.append(Tag(name=normalize_tag_name(name), key=key, slug=slug, kind=kind))
+        slugs = _free_slugs(missing)
+        new = [
+            Tag(name=normalize_tag_name(name), key=key, slug=slugs[(kind, key)], kind=kind)
+            for (kind, key), name in sorted(missing.items())
+        ]
         # query: insert tags
         self.tags.update(((t.kind, t.key), t) for t in Tag.objects.bulk_create(new))
+
+
+def _chunks(values: Iterable, size: int = IN_CHUNK) -> Iterator[list]:
+    values = list(values)
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def _by_kind_in_chunks(model, field_name: str, pairs: list[tuple[str, str]]) -> Iterator:
+    """Rows of `model` matching (kind, value) pairs, IN_CHUNK pairs per query."""
+    for chunk in _chunks(pairs):
+        by_kind: dict[str, list[str]] = {}
+        for kind, value in chunk:
+            by_kind.setdefault(kind, []).append(value)
+        condition = Q()
+        for kind, values in by_kind.items():
+            condition |= Q(kind=kind, **{f"{field_name}__in": values})
+        yield model.objects.filter(condition)
+
+
+def _free_slugs(missing: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
+    """A slug for each new tag, unique within its kind among stored and new tags.
+
+    Different keys can share a slug ("ICLR 2024" / "ICLR 2024!"); the later ones, in key order,
+    get "-2", "-3", ... Candidates are checked against the database in bulk, a window per
+    base slug that doubles each round, so many tags on one base, or a stored "iclr-2024-2",
+    cost a few queries rather than one per tag or a quadratic search.
+    """
+    pending: dict[tuple[str, str], deque] = {}
+    for (kind, key), name in sorted(missing.items()):
+        pending.setdefault((kind, tag_slug(name)), deque()).append((kind, key))
+    result: dict[tuple[str, str], str] = {}
+    used: set[tuple[str, str]] = set()
+    next_number = dict.fromkeys(pending, 1)
+    window = 1
+    while pending:
+        proposals: dict[tuple[str, str], tuple[str, str]] = {}
+        for group, members in pending.items():
+            kind, base = group
+            first = next_number[group]
+            next_number[group] = first + max(len(members), window)
+            for number in range(first, next_number[group]):
+                slug = base if number == 1 else f"{base}-{number}"
+                if (kind, slug) not in used:
+                    proposals.setdefault((kind, slug), group)
+        taken = set()  # query: slugs already in use
+        for rows in _by_kind_in_chunks(Tag, "slug", list(proposals)):
+            taken.update(rows.values_list("kind", "slug"))
+        for candidate, group in proposals.items():
+            members = pending[group]
+            if members and candidate not in taken:
+                result[members.popleft()] = candidate[1]
+                used.add(candidate)
+        pending = {group: members for group, members in pending.items() if members}
+        window *= 2
+    return result
 
 
 def _new_paper(record: PaperRecord, fingerprint: str) -> Paper:
