@@ -20,6 +20,10 @@ MAX_TITLE = 500
 MAX_ABSTRACT = 10_000
 MAX_AUTHOR_NAME = 300
 MAX_AUTHORS_PER_PAPER = 2_000
+# The stored author list (display names joined by ", ") feeds PostgreSQL's search vector, which
+# holds at most 1 MB: 2,000 names of 300 Cyrillic characters would overflow it. 100,000
+# characters stay far below that in any script and are 4x the longest real list.
+MAX_AUTHOR_LIST = 100_000
 MAX_TAG_NAME = 100  # venue, track and lab tags
 MAX_TAGS_PER_PAPER = 100  # imported tags of one record
 MAX_URL = 500

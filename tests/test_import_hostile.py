@@ -17,11 +17,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from papers.importing.records import MAX_AUTHOR_LIST
 from papers.importing.safe_json import MAX_DEPTH, MAX_INT_DIGITS
 from papers.models import Author, Paper, Tag, TagKind
 from papers.text import (
     MAX_ABSTRACT,
+    MAX_AUTHOR_LIST,
     MAX_AUTHOR_NAME,
     MAX_AUTHORS_PER_PAPER,
     MAX_FORUM_ID,
@@ -528,3 +528,12 @@ def test_thousands_of_tags_on_one_slug_get_distinct_slugs(tmp_path):
     run(write(tmp_path, "v.jsonl", jsonl(*records)))
     slugs = set(Tag.objects.filter(kind=TagKind.VENUE).values_list("slug", flat=True))
     assert slugs == {"v"} | {f"v-{n}" for n in range(2, 2_401)}
+
+
+@pytest.mark.parametrize("name", ["\u200b\u200b", "\u3164", "\u0301"])
+def test_an_author_name_with_nothing_visible_is_refused(tmp_path, before, name):
+    path = write(tmp_path, "x.jsonl", jsonl(GOOD, {**GOOD, "forum_id": "x2", "authors": [name]}))
+    message = refused(path)
+    assert f"{path}:2: author name" in message
+    assert "visible character" in message
+    assert counts() == before

@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 from papers.importing import safe_json
 from papers.text import (
     MAX_ABSTRACT,
+    MAX_AUTHOR_LIST,
     MAX_AUTHOR_NAME,
     MAX_AUTHORS_PER_PAPER,
     MAX_FORUM_ID,
@@ -23,16 +24,12 @@ from papers.text import (
     MAX_TAGS_PER_PAPER,
     MAX_TITLE,
     MAX_URL,
+    author_name_problem,
     normalize_author_name,
     normalize_tag_name,
     tag_key,
     tag_name_problem,
 )
-
-# The stored author list (display names joined by ", ") feeds PostgreSQL's search vector, which
-# holds at most 1 MB of distinct words: 2,000 names of 300 Cyrillic characters overflow it.
-# 100,000 characters stay far below that in any script and are 4x the longest real list.
-MAX_AUTHOR_LIST = 100_000
 
 # OpenReview forum ids are short URL-safe tokens; anything else is almost certainly a wrong column.
 _FORUM_ID = re.compile(r"[A-Za-z0-9_\-]+")
@@ -206,6 +203,9 @@ def _check_authors(fail, names: list[str]) -> None:
         # can lengthen a name (U+FDFA alone becomes 18 characters).
         key = normalize_author_name(name)
         _check_length(fail, label, key, MAX_AUTHOR_NAME, form="once normalised (NFKC, casefold)")
+        problem = author_name_problem(name)
+        if problem:
+            fail(f"{label}: {problem}")
     joined = sum(map(len, names)) + 2 * max(len(names) - 1, 0)
     if joined > MAX_AUTHOR_LIST:
         fail(
