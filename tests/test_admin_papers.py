@@ -503,3 +503,26 @@ def test_admin_refuses_tag_names_that_are_invisible_reordered_or_too_long(admin_
     assert response.status_code == 200
     assert "errornote" in response.content.decode()
     assert not Tag.objects.exists()
+
+
+def test_admin_refuses_an_abstract_over_the_limit_and_keeps_the_old_one(admin_client):
+    from papers.text import MAX_ABSTRACT
+
+    paper = make_paper("Kept", abstract="The stored abstract.")
+    data = change_form_data(paper, abstract="word " * (MAX_ABSTRACT // 5) + "x")
+    response = admin_client.post(change_url(paper), data)
+    assert response.status_code == 200
+    assert f"at most {MAX_ABSTRACT}" in response.content.decode().replace(",", "")
+    paper.refresh_from_db()
+    assert paper.abstract == "The stored abstract."
+
+
+def test_admin_accepts_an_abstract_exactly_at_the_limit(admin_client):
+    from papers.text import MAX_ABSTRACT
+
+    paper = make_paper("At the limit")
+    data = change_form_data(paper, abstract="x" * MAX_ABSTRACT)
+    response = admin_client.post(change_url(paper), data)
+    assert response.status_code == 302
+    paper.refresh_from_db()
+    assert len(paper.abstract) == MAX_ABSTRACT
