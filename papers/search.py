@@ -26,6 +26,11 @@ from django.utils.safestring import SafeString
 # Enough for any real query; bounds the work a pasted essay can cause.
 MAX_QUERY_CHARS = 500
 MAX_CLAUSES = 32
+# A quoted phrase keeps its first words only. Phrase matching of a repeated word against an
+# abstract repeating it costs more with every word (PostgreSQL's ts_headline ran out of memory
+# on a 64-word phrase; FTS5 took 45 ms per statement on a 240-word one); ten words pin down
+# any real title fragment.
+MAX_PHRASE_WORDS = 10
 # Snippet length in words (PostgreSQL) / tokens (SQLite).
 SNIPPET_WORDS = 32
 # similar_papers: how many topic words and authors it looks at, how many candidates it ranks.
@@ -75,7 +80,7 @@ def parse_query(text: str) -> ParsedQuery:
     Like PostgreSQL's websearch_to_tsquery: `or` separates groups (AND binds tighter than OR),
     a leading `-` excludes, an unmatched quote runs to the end. Clauses made only of stop words
     or punctuation disappear, and so does a group with nothing but exclusions (it would match
-    almost every paper).
+    almost every paper). A phrase keeps its first MAX_PHRASE_WORDS words.
     """
     text = (text or "").replace("\x00", " ")[:MAX_QUERY_CHARS]
     groups: list[list[Clause]] = [[]]
@@ -100,7 +105,7 @@ def parse_query(text: str) -> ParsedQuery:
             if not negated and chunk.casefold() == "or":
                 groups.append([])
                 continue
-        words = tuple(_WORD.findall(chunk.casefold()))
+        words = tuple(_WORD.findall(chunk.casefold()))[:MAX_PHRASE_WORDS]
         if words and not all(word in STOP_WORDS for word in words):
             groups[-1].append(Clause(words, negated))
             count += 1
@@ -318,7 +323,7 @@ def _pg_headlines(ids: list[int], parsed: ParsedQuery) -> list[tuple[int, str | 
         text = Func(text, Value(char), Value(entity), function="replace")
     headline = SearchHeadline(
         text,
-        _pg_query(parsed),
+        _pg_query(_distinct_wanted_words(parsed)),
         config="english",
         start_sel=_MARK_START,
         stop_sel=_MARK_STOP,
@@ -331,6 +336,20 @@ def _pg_headlines(ids: list[int], parsed: ParsedQuery) -> list[tuple[int, str | 
         (pk, _pg_with_ellipses(html.unescape(text), abstract), abstract)
         for pk, text, abstract in rows
     ]
+
+
+def _distinct_wanted_words(parsed: ParsedQuery) -> ParsedQuery:
+    """Every wanted word once, as alternatives: what a snippet highlights.
+
+    ts_headline's work on a phrase grows exponentially with the phrase's length when the
+    abstract repeats its words (a 64-word phrase made one PostgreSQL backend grow to 24 GB),
+    and a word repeated in the query costs it again. Highlighting the words of the matched
+    papers needs neither phrases nor repeats; the search itself still applies the phrases.
+    """
+    words = dict.fromkeys(
+        word for group in parsed for clause in group if not clause.negated for word in clause.words
+    )
+    return tuple((Clause((word,)),) for word in words)
 
 
 def _pg_with_ellipses(headline: str, abstract: str) -> str:
@@ -413,22 +432,36 @@ def _sqlite_headlines(ids: list[int], parsed: ParsedQuery) -> list[tuple[int, st
 def _best_window(marked: str | None) -> str | None:
     """The SNIPPET_WORDS consecutive words of `marked` holding the most marked words.
 
-    One pass with a sliding count; the earliest window wins a tie. Ellipses show where the
-    abstract was cut.
+    One pass with a sliding count; the earliest window wins a tie. A marked phrase may span
+    many words and cross the window's edges, where it is closed and reopened. Ellipses show
+    where the abstract was cut.
     """
     if marked is None:
         return None
     words = marked.split()
-    hits = [_MARK_START in word or _MARK_STOP in word for word in words]
+    # open_before[i]: a marked span is open where word i starts (one more entry: the end).
+    open_before, hits, inside = [], [], False
+    for word in words:
+        open_before.append(inside)
+        last = max(word.rfind(_MARK_START), word.rfind(_MARK_STOP))
+        hits.append(inside or last >= 0)
+        if last >= 0:
+            inside = word[last] == _MARK_START
+    open_before.append(inside)
     best_start, count = 0, sum(hits[:SNIPPET_WORDS])
     best = count
     for start in range(1, len(words) - SNIPPET_WORDS + 1):
         count += hits[start + SNIPPET_WORDS - 1] - hits[start - 1]
         if count > best:
             best_start, best = start, count
-    window = " ".join(words[best_start : best_start + SNIPPET_WORDS])
+    stop = min(best_start + SNIPPET_WORDS, len(words))
+    window = " ".join(words[best_start:stop])
+    if open_before[best_start]:
+        window = _MARK_START + window
+    if open_before[stop]:
+        window += _MARK_STOP
     if best_start > 0:
         window = "… " + window
-    if best_start + SNIPPET_WORDS < len(words):
+    if stop < len(words):
         window += " …"
     return window

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -12,6 +13,7 @@ from django.utils.safestring import SafeString
 
 from papers.models import Paper, TagKind
 from papers.search import (
+    MAX_PHRASE_WORDS,
     SNIPPET_WORDS,
     Clause,
     headlines,
@@ -403,3 +405,29 @@ def test_headlines_of_hostile_abstracts_at_the_limit_stay_bounded():
         assert len(snippets[pk].split()) <= SNIPPET_WORDS + 2
     # A regression guard, not a benchmark: linear work is ~0.1 s here, quadratic was ~3 s.
     assert elapsed < 1.5
+
+
+def test_a_quoted_phrase_keeps_its_first_ten_words():
+    phrase = " ".join(f"w{n}" for n in range(40))
+    [[clause]] = parse_query(f'"{phrase}"')
+    assert clause.words == tuple(f"w{n}" for n in range(MAX_PHRASE_WORDS))
+
+
+def test_snippets_of_a_long_phrase_of_a_repeated_word_stay_bounded(statement_timeout):
+    # PostgreSQL's ts_headline once grew one backend to 24 GB on a 64-word phrase of "x"
+    # against such abstracts; the snippet now highlights each wanted word once, no phrases.
+    abstract = ("x " * MAX_ABSTRACT)[:MAX_ABSTRACT]
+    pks = [make_paper(abstract=abstract).pk for _ in range(25)]
+    query = '"' + " ".join(["x"] * 200) + '"'
+    assert search(Paper.objects.filter(pk__in=pks), query).count() == 25
+    started = time.perf_counter()
+    snippets = headlines(pks, query)
+    # PostgreSQL marks each word, SQLite's highlight() the matched phrase as one stretch.
+    assert all(re.search(r"<mark>x( x)*</mark>", snippets[pk]) for pk in pks)
+    assert time.perf_counter() - started < 1.5
+
+
+def test_snippets_of_a_phrase_mark_its_words(library):
+    paper = library["robots"]
+    snippet = headlines([paper.pk], f'"{paper.abstract.split()[0]} {paper.abstract.split()[1]}"')
+    assert snippet[paper.pk].count("<mark>") >= 1
