@@ -170,6 +170,13 @@ else:
     # JIT compilation costs more than it saves on short page queries (measured: +65 ms on
     # a facet count at 100,000 papers). Set DATABASE_PG_OPTIONS="" behind pgbouncer.
     pg_options = os.environ.get("DATABASE_PG_OPTIONS", "-c jit=off")
+    # A statement of a web request that runs longer than this is cancelled (the page answers
+    # 503) rather than holding a worker and the server's memory: a bound on what any request
+    # can make PostgreSQL do. config/wsgi.py sets it for web servers only, so imports and
+    # migrations run unbounded. 0: no limit (behind pgbouncer, set it on the role instead).
+    statement_timeout = env_int("DATABASE_STATEMENT_TIMEOUT_MS", 0)
+    if statement_timeout > 0:
+        pg_options = f"{pg_options} -c statement_timeout={statement_timeout}".strip()
     if pg_options:
         DATABASES["default"]["OPTIONS"].setdefault("options", pg_options)
 if os.environ.get("DJANGO_TEST_DB_NAME"):

@@ -329,3 +329,34 @@ def test_static_files_stay_publicly_cacheable_for_logged_in_members(client, user
     response = client.get("/static/js/math.js")
     assert response.status_code == 200
     assert "no-store" not in response.get("Cache-Control", "")
+
+
+def test_postgresql_statements_of_web_requests_are_bounded(tmp_path):
+    env = {
+        "DATABASE_URL": "postgres://u@127.0.0.1:5432/x",
+        "DATABASE_STATEMENT_TIMEOUT_MS": "10000",
+    }
+    values = _settings_values(["DATABASES"], env, tmp_path)
+    assert "-c statement_timeout=10000" in values["DATABASES"]
+    assert "-c jit=off" in values["DATABASES"]
+
+
+def test_without_a_statement_timeout_imports_and_migrations_run_unbounded(tmp_path):
+    values = _settings_values(["DATABASES"], {"DATABASE_URL": "postgres://u@h:5432/x"}, tmp_path)
+    assert "statement_timeout" not in values["DATABASES"]
+
+
+def test_web_servers_get_the_statement_timeout_by_default():
+    # manage.py commands never import config.wsgi; gunicorn and runserver do.
+    code = "import os, config.wsgi; print(os.environ['DATABASE_STATEMENT_TIMEOUT_MS'])"
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("DATABASE_")}
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=BASE_DIR,
+        env={**clean, "DJANGO_SECRET_KEY": "x" * 50},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "10000"
