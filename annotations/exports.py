@@ -1,8 +1,8 @@
 r"""Reading-list exports: BibTeX for reference managers and CSV for spreadsheets.
 
-Both take reading-list items whose papers were prefetched with
-`Paper.objects.with_people_and_tags()` (see selectors.list_items_for_export), so an export
-runs a fixed number of queries whatever the list's size.
+Both take reading-list items from selectors.list_items_for_export: papers with their tags
+prefetched and every author's name, in order, as `paper.author_list` (plain strings, no model
+instances), so an export runs a fixed number of queries whatever the list's size.
 
 BibTeX safety rests on one invariant: every field value we write is brace-balanced by
 construction. BibTeX (and pybtex, biber) count every `{` and `}` when looking for the end of a
@@ -20,6 +20,7 @@ import io
 import re
 import unicodedata
 from collections.abc import Iterable
+from itertools import accumulate
 
 from annotations.models import ReadingListItem
 from papers.models import Paper, TagKind
@@ -108,17 +109,28 @@ def bibtex_name(full_name: str) -> str:
     return f"{bibtex_escape(last)}, {bibtex_escape(first)}"
 
 
+# Every byte value but the two braces. In UTF-8 a brace is one byte, and no other character
+# uses the byte of a brace.
+_NOT_BRACE_BYTES = bytes(byte for byte in range(256) if byte not in b"{}")
+_BRACE_STEP = [0] * 256
+_BRACE_STEP[ord("{")], _BRACE_STEP[ord("}")] = 1, -1
+
+
 def _is_brace_balanced(value: str) -> bool:
-    # Counts every brace, escaped or not, the way BibTeX does.
-    depth = 0
-    for ch in value:
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0
+    """Whether every `}` closes an earlier `{` and every `{` is closed. Counts every brace,
+    escaped or not, the way BibTeX does.
+
+    Linear, with the loops in C: an author field of 2,000 names is megabytes long. The braces
+    are picked out of the UTF-8 bytes, the empty pairs the escapers write are dropped (taking
+    out an adjacent `{}` never changes whether a sequence balances), and the depth is followed
+    over what is left.
+    """
+    braces = value.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACE_BYTES)
+    braces = braces.replace(b"{}", b"")
+    if braces.count(b"{") != braces.count(b"}"):
+        return False
+    depths = accumulate(map(_BRACE_STEP.__getitem__, braces), initial=0)
+    return min(depths) >= 0  # never closes more than it opened
 
 
 def _bibtex_field(name: str, value: str) -> str:
@@ -129,7 +141,7 @@ def _bibtex_field(name: str, value: str) -> str:
 
 
 def _authors(paper: Paper) -> list[str]:
-    return [authorship.author.name for authorship in paper.authorships.all()]
+    return paper.author_list  # every author, in order (selectors.list_items_for_export)
 
 
 def _tag_name(paper: Paper, kind: str) -> str:

@@ -7,6 +7,7 @@ import io
 import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import product
 
 import bibtexparser
 import pybtex.database
@@ -16,8 +17,15 @@ from bibtexparser.middlewares import LatexDecodingMiddleware, SeparateCoAuthors,
 from django.urls import reverse
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
-from annotations.exports import bibtex_escape, bibtex_name, csv_for_items
+from annotations.exports import (
+    _bibtex_field,
+    _is_brace_balanced,
+    bibtex_escape,
+    bibtex_name,
+    csv_for_items,
+)
 from annotations.models import Priority, ReadingStatus, Visibility
+from annotations.selectors import list_items_for_export
 from papers.models import Paper, TagKind
 from tests.factories import make_paper, make_reading_list, make_user
 
@@ -435,7 +443,7 @@ def test_csv_has_one_row_per_item_in_list_order(client, user):
 @pytest.mark.parametrize("title", ['=HYPERLINK("http://x")', "+1+1", "-2+3", "@SUM(A1)"])
 def test_csv_neutralises_formula_injection(user, title):
     reading_list = make_reading_list(user, "Danger", papers=[make_paper(title, authors=["=cmd"])])
-    rows = list(csv.reader(io.StringIO(csv_for_items(reading_list.items.all()))))
+    rows = list(csv.reader(io.StringIO(csv_for_items(list_items_for_export(reading_list)))))
     assert rows[1][0] == "'" + title
     assert rows[1][1] == "'=cmd"
 
@@ -449,11 +457,70 @@ def test_exports_of_a_shared_list_work_for_other_members(client, user):
     assert _csv_rows(client, reading_list)[1][0] == "Visible"
 
 
-def test_export_has_bounded_queries(client, user, django_assert_max_num_queries):
-    papers = [make_paper(authors=["A B", "C D"], tags=[("ICLR 2024", "venue")]) for _ in range(12)]
+@pytest.mark.parametrize("authors_per_paper", [2, 25])
+def test_export_has_bounded_queries(client, user, django_assert_max_num_queries, authors_per_paper):
+    papers = [
+        make_paper(
+            authors=[f"Given{k} Family{n}x{k}" for k in range(authors_per_paper)],
+            tags=[("ICLR 2024", "venue")],
+        )
+        for n in range(12)
+    ]
     reading_list = make_reading_list(user, "Many", papers=papers)
     client.force_login(user)
-    # session, user, list, items with papers, authorships+authors, paper_tags+tags
+    # session, user, list, items with papers, paper_tags+tags, author names as values
     for name in ["annotations:list-export-bibtex", "annotations:list-export-csv"]:
         with django_assert_max_num_queries(6):
             client.get(reverse(name, args=[reading_list.pk]))
+
+
+# Two papers, so that each author list must stay with its own paper.
+MANY_AUTHORS = [f"Given{n:02} Family{n:02}" for n in range(25)]
+FEW_AUTHORS = ["Ada Lovelace", "Alan Turing"]
+
+
+@pytest.fixture
+def list_with_25_authors(user):
+    many = make_paper("Many hands", authors=MANY_AUTHORS)
+    few = make_paper("Few hands", authors=FEW_AUTHORS)
+    return make_reading_list(user, "Crowd", papers=[many, few])
+
+
+def test_bibtex_writes_every_author_in_order(client, user, list_with_25_authors):
+    client.force_login(user)
+    many, few = _read_back(_export(client, list_with_25_authors))
+    assert many.authors == MANY_AUTHORS
+    assert few.authors == FEW_AUTHORS
+
+
+def test_csv_writes_every_author_in_order(client, user, list_with_25_authors):
+    client.force_login(user)
+    _, many, few = _csv_rows(client, list_with_25_authors)
+    assert many[1] == "; ".join(MANY_AUTHORS)
+    assert few[1] == "; ".join(FEW_AUTHORS)
+
+
+def _balanced_by_walking(value: str) -> bool:
+    """BibTeX's rule, one character at a time: every brace counts, backslash or not; the depth
+    never drops below zero and ends at zero."""
+    depth = 0
+    for ch in value:
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def test_brace_check_agrees_with_bibtex_counting_on_every_short_string():
+    # Braces, a backslash, a fullwidth brace (not a brace to BibTeX) and a lone surrogate.
+    alphabet = "{}\\\uff5b\ud800"
+    strings = ["".join(chars) for n in range(8) for chars in product(alphabet, repeat=n)]
+    assert len(strings) == 97_656
+    for value in strings:
+        assert _is_brace_balanced(value) == _balanced_by_walking(value), value
+
+
+@pytest.mark.parametrize("value", ["}{", "\\{", "{\\}}", "a}", "{" * 1000 + "}" * 999])
+def test_bibtex_field_refuses_unbalanced_braces(value):
+    with pytest.raises(ValueError, match="unbalanced braces"):
+        _bibtex_field("title", value)

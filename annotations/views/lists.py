@@ -167,7 +167,7 @@ def _export_filename(reading_list: ReadingList, extension: str) -> str:
 def list_export_bibtex(request: HttpRequest, pk: int) -> HttpResponse:
     reading_list = _get_list_for_reader(request, pk)
     return _download(
-        exports.bibtex_for_items(selectors.list_items(reading_list)),
+        exports.bibtex_for_items(selectors.list_items_for_export(reading_list)),
         content_type="application/x-bibtex; charset=utf-8",
         filename=_export_filename(reading_list, "bib"),
     )
@@ -178,7 +178,7 @@ def list_export_bibtex(request: HttpRequest, pk: int) -> HttpResponse:
 def list_export_csv(request: HttpRequest, pk: int) -> HttpResponse:
     reading_list = _get_list_for_reader(request, pk)
     return _download(
-        exports.csv_for_items(selectors.list_items(reading_list)),
+        exports.csv_for_items(selectors.list_items_for_export(reading_list)),
         content_type="text/csv; charset=utf-8",
         filename=_export_filename(reading_list, "csv"),
     )
