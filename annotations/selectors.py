@@ -9,6 +9,7 @@ from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from annotations.models import Comment, Note, ReadingList, ReadingListItem, Visibility
 from papers.models import Authorship, Paper, PaperTag, TagKind
+from papers.querysets import listed_authorships
 
 
 def notes_for_owner(user, *, query: str = "") -> QuerySet[Note]:
@@ -69,20 +70,12 @@ def visible_lists(user) -> QuerySet[ReadingList]:
 
 
 def list_items(reading_list: ReadingList) -> QuerySet[ReadingListItem]:
-    """Items in list order with papers, their ordered authors and tags: three queries."""
+    """Items in list order with their papers and each paper's first authors, as the list page
+    shows them (papers.querysets.listed_authorships): two queries."""
     return (
         reading_list.items.select_related("paper")
         .defer("paper__abstract")
-        .prefetch_related(
-            Prefetch(
-                "paper__authorships",
-                queryset=Authorship.objects.select_related("author").order_by("position"),
-            ),
-            Prefetch(
-                "paper__paper_tags",
-                queryset=PaperTag.objects.select_related("tag").order_by("tag__kind", "tag__name"),
-            ),
-        )
+        .prefetch_related(listed_authorships("paper__authorships"))
         .order_by("position", "pk")
     )
 

@@ -50,7 +50,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
 
     papers_in_order = (
         filterset.page_queryset(matches=total)
-        .for_listing()
+        .for_browsing()
         .annotate(abstract_start=Substr("abstract", 1, EXCERPT_CHARS))
         .sorted_by(options.sort)
     )
@@ -95,7 +95,7 @@ def paper_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
     author = get_object_or_404(Author, pk=pk)
     total = Authorship.objects.filter(author=author).count()  # index-only on (author, paper)
-    papers = Paper.objects.for_listing().by_author(author.pk, many=total > MANY_PAPERS)
+    papers = Paper.objects.for_browsing().by_author(author.pk, many=total > MANY_PAPERS)
     page = _page(papers.sorted_by("newest"), total, request)
     their_papers = Authorship.objects.filter(author=author).values("paper_id")
     co_authors = top_authors(
@@ -112,7 +112,7 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def tag_detail(request: HttpRequest, kind: str, slug: str) -> HttpResponse:
     tag = get_object_or_404(Tag, kind=kind, slug=slug)
     total = PaperTag.objects.filter(tag=tag).count()  # index-only on (tag, paper)
-    papers = Paper.objects.for_listing().with_tag(tag.pk, many=total > MANY_PAPERS)
+    papers = Paper.objects.for_browsing().with_tag(tag.pk, many=total > MANY_PAPERS)
     page = _page(papers.sorted_by("newest"), total, request)
     browse_param = {value: key for key, value in TAG_FACETS.items()}.get(tag.kind)
     return render(

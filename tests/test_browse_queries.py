@@ -43,8 +43,9 @@ def everything_selected(extra: str = "") -> str:
 
 @pytest.mark.parametrize("per_page", [10, 25, 50, 100])
 def test_unfiltered_list_page_budget(client, many_papers, django_assert_max_num_queries, per_page):
-    # count, page rows, prefetch authorships+authors, prefetch paper tags+tags,
-    # tag facets (one query for venue, track and lab tags), author facet.
+    # count, page rows, prefetch the first authorships+authors (and how many more),
+    # prefetch paper tags+tags, tag facets (one query for venue, track and lab tags),
+    # author facet.
     with django_assert_max_num_queries(6):
         response = client.get(reverse("papers:list"), {"per_page": per_page})
     assert len(response.context["papers"]) == per_page
@@ -54,8 +55,8 @@ def test_anonymous_list_page_with_every_facet_search_and_sort(
     client, many_papers, django_assert_max_num_queries
 ):
     url = reverse("papers:list") + everything_selected()
-    # resolve selected tags and authors (one UNION), count, page rows, prefetch authorships,
-    # prefetch tags, tag facets, author facet, search snippets.
+    # resolve selected tags and authors (one UNION), count, page rows, prefetch the first
+    # authorships, prefetch tags, tag facets, author facet, search snippets.
     with django_assert_max_num_queries(8):
         response = client.get(url)
     assert response.status_code == 200
@@ -73,8 +74,8 @@ def test_logged_in_list_page_with_every_facet_and_mine(
     client.force_login(user)
     url = reverse("papers:list") + everything_selected("&mine=lists&mine=notes")
     # session, user, resolve selected tags and authors (one UNION), count with the "mine"
-    # counts, page rows, prefetch authorships, prefetch tags, tag facets, author facet,
-    # search snippets.
+    # counts, page rows, prefetch the first authorships, prefetch tags, tag facets, author
+    # facet, search snippets.
     with django_assert_max_num_queries(10):
         response = client.get(url)
     assert response.status_code == 200
@@ -108,10 +109,10 @@ def test_author_and_tag_pages_have_a_fixed_budget(
     client, many_papers, django_assert_max_num_queries
 ):
     author = Author.objects.get(name="Author 0")
-    # author, count, page rows, prefetch authorships, prefetch tags, co-authors.
+    # author, count, page rows, prefetch the first authorships, prefetch tags, co-authors.
     with django_assert_max_num_queries(6):
         assert client.get(author.get_absolute_url()).status_code == 200
     tag = many_papers[0].tags.get(kind=TagKind.TRACK)
-    # tag, count, page rows, prefetch authorships, prefetch tags.
+    # tag, count, page rows, prefetch the first authorships, prefetch tags.
     with django_assert_max_num_queries(5):
         assert client.get(tag.get_absolute_url()).status_code == 200

@@ -1,0 +1,153 @@
+"""Pages listing papers name the first LISTED_AUTHORS authors and count the others; the paper's
+own page names them all. The database reads a bounded number of authorships per paper."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from annotations.models import Visibility
+from papers.models import Author, Paper, Tag, TagKind
+from papers.querysets import LISTED_AUTHORS
+from tests.factories import make_paper, make_reading_list, make_user
+
+NAMES = [f"Author {n:02}" for n in range(25)]
+AUTHOR_LINK = re.compile(r'<a href="/authors/\d+/">(Author \d\d)</a>')
+
+
+def _authors_paragraph(html: str, paper) -> str:
+    """The `<p class="authors">` under the paper's title (in a list, or on its own page)."""
+    title = html.index(f">{paper.display_title}</")
+    start = html.index('<p class="authors">', title)
+    return html[start : html.index("</p>", start)]
+
+
+def _names_shown(html: str, paper) -> list[str]:
+    return AUTHOR_LINK.findall(_authors_paragraph(html, paper))
+
+
+def _more_link(html: str, paper) -> str:
+    """The "… and K more" link after the names, as "href text", or ""."""
+    paragraph = _authors_paragraph(html, paper)
+    match = re.search(r'<a class="more-authors" href="([^"]+)">(.*?)</a>', paragraph)
+    return "" if match is None else f"{match[1]} {re.sub('<[^>]+>', '', match[2])}"
+
+
+@pytest.fixture
+def long_paper(db):
+    return make_paper(
+        "A paper by twenty-five people", authors=NAMES, tags=[("Workshop", TagKind.TRACK)]
+    )
+
+
+def _listing_urls(client, user, paper) -> dict[str, str]:
+    reading_list = make_reading_list(user, "Queue", papers=[paper])
+    shared = make_reading_list(
+        make_user("carol"), "Shared", papers=[paper], visibility=Visibility.SHARED
+    )
+    client.force_login(user)
+    return {
+        "list page": reverse("papers:list"),
+        "search results": reverse("papers:list") + "?q=people",
+        "author page": Author.objects.get(name="Author 00").get_absolute_url(),
+        "tag page": Tag.objects.get(name="Workshop").get_absolute_url(),
+        "reading-list page": reading_list.get_absolute_url(),
+        "shared list of someone else": shared.get_absolute_url(),
+    }
+
+
+def test_listed_authors_limit_is_ten():
+    assert LISTED_AUTHORS == 10
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "list page",
+        "search results",
+        "author page",
+        "tag page",
+        "reading-list page",
+        "shared list of someone else",
+    ],
+)
+def test_listings_name_the_first_ten_authors_and_link_the_rest(client, user, long_paper, page):
+    html = client.get(_listing_urls(client, user, long_paper)[page]).content.decode()
+    assert _names_shown(html, long_paper) == NAMES[:10]
+    assert _more_link(html, long_paper) == f"{long_paper.get_absolute_url()} … and 15 more authors"
+
+
+def test_paper_page_names_every_author(client, long_paper):
+    html = client.get(long_paper.get_absolute_url()).content.decode()
+    assert _names_shown(html, long_paper) == NAMES
+    assert "more-authors" not in html
+
+
+def test_ten_authors_fit_without_a_more_link(client, db):
+    paper = make_paper("Ten people", authors=NAMES[:10])
+    html = client.get(reverse("papers:list")).content.decode()
+    assert _names_shown(html, paper) == NAMES[:10]
+    assert _more_link(html, paper) == ""
+
+
+def test_eleven_authors_show_one_more_author(client, db):
+    paper = make_paper("Eleven people", authors=NAMES[:11])
+    html = client.get(reverse("papers:list")).content.decode()
+    assert _names_shown(html, paper) == NAMES[:10]
+    assert _more_link(html, paper) == f"{paper.get_absolute_url()} … and 1 more author"
+
+
+def test_the_count_stays_exact_when_a_deleted_author_leaves_gaps(client, long_paper):
+    # Deleting an author drops their authorships without renumbering: positions 0 and 3 are
+    # gone, the first listed author is at position 1, and positions 10-24 are still not shown.
+    Author.objects.filter(name__in=["Author 00", "Author 03"]).delete()
+    html = client.get(reverse("papers:list")).content.decode()
+    assert _names_shown(html, long_paper) == [NAMES[n] for n in (1, 2, 4, 5, 6, 7, 8, 9)]
+    assert _more_link(html, long_paper).endswith("… and 15 more authors")
+
+
+def _queries_per_page(client, user, authors_per_paper: int) -> dict[str, int]:
+    """Queries of each listing page over 20 papers with `authors_per_paper` authors each, all
+    under one venue, one track, one shared first author and one reading list."""
+    group = f"group {authors_per_paper}"
+    papers = [
+        make_paper(
+            f"Paper {n} of {group}",
+            authors=[f"Lead {group}"]
+            + [f"Person {n}.{k} {group}" for k in range(1, authors_per_paper)],
+            tags=[(f"Venue {group}", TagKind.VENUE), (f"Track {group}", TagKind.TRACK)],
+        )
+        for n in range(20)
+    ]
+    reading_list = make_reading_list(user, group, papers=papers)
+    venue = Tag.objects.get(name=f"Venue {group}")
+    urls = {
+        "list page": f"{reverse('papers:list')}?venue={venue.slug}",
+        "search results": f"{reverse('papers:list')}?q=paper&venue={venue.slug}",
+        "author page": Author.objects.get(name=f"Lead {group}").get_absolute_url(),
+        "tag page": Tag.objects.get(name=f"Track {group}").get_absolute_url(),
+        "reading-list page": reading_list.get_absolute_url(),
+    }
+    client.force_login(user)
+    counts = {}
+    for page, url in urls.items():
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(url)
+        assert response.status_code == 200
+        assert response.content.decode().count('<p class="authors">') == 20, page
+        counts[page] = len(queries)
+    return counts
+
+
+def test_listing_queries_do_not_depend_on_the_number_of_authors(client, user):
+    assert _queries_per_page(client, user, 25) == _queries_per_page(client, user, 2)
+
+
+def test_listings_load_only_the_listed_authorships(long_paper):
+    [paper] = Paper.objects.for_browsing()
+    assert [a.author.name for a in paper.listed_authorships] == NAMES[:LISTED_AUTHORS]
+    assert [a.more_authors for a in paper.listed_authorships] == [15] + [None] * 9
