@@ -15,7 +15,6 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
-from dataclasses import dataclass
 from itertools import accumulate
 from operator import sub
 
@@ -25,14 +24,29 @@ from django.db.models.expressions import RawSQL
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-# Enough for any real query; bounds the work a pasted essay can cause.
-MAX_QUERY_CHARS = 500
-MAX_CLAUSES = 32
-# A quoted phrase keeps its first words only. Phrase matching of a repeated word against an
-# abstract repeating it costs more with every word (PostgreSQL's ts_headline ran out of memory
-# on a 64-word phrase; FTS5 took 45 ms per statement on a 240-word one); ten words pin down
-# any real title fragment.
-MAX_PHRASE_WORDS = 10
+from papers.search.query import (
+    MAX_CLAUSES,
+    MAX_PHRASE_WORDS,
+    MAX_QUERY_CHARS,
+    STOP_WORDS,
+    Clause,
+    ParsedQuery,
+    parse_query,
+)
+
+__all__ = [
+    "MAX_CLAUSES",
+    "MAX_PHRASE_WORDS",
+    "MAX_QUERY_CHARS",
+    "STOP_WORDS",
+    "Clause",
+    "ParsedQuery",
+    "headlines",
+    "parse_query",
+    "search",
+    "similar_papers",
+]
+
 # Snippet length in words (PostgreSQL) / tokens (SQLite).
 SNIPPET_WORDS = 32
 # similar_papers: how many topic words and authors it looks at, how many candidates it ranks.
@@ -47,71 +61,6 @@ _MARK_START = "\ue000"
 _MARK_STOP = "\ue001"
 _MARKED = re.compile(f"{_MARK_START}([^{_MARK_START}{_MARK_STOP}]*){_MARK_STOP}")
 _WORD = re.compile(r"[^\W_]+")
-_BARE = re.compile(r'[^\s"]+')
-
-# PostgreSQL's english stop-word list (tsearch_data/english.stop). SQLite's FTS5 has no stop
-# words, so the parser drops them for both backends to give the same answers.
-STOP_WORDS = frozenset(
-    """
-    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
-    she her hers herself it its itself they them their theirs themselves what which who whom
-    this that these those am is are was were be been being have has had having do does did
-    doing a an the and but if or because as until while of at by for with about against between
-    into through during before after above below to from up down in out on off over under again
-    further then once here there when where why how all any both each few more most other some
-    such no nor not only own same so than too very s t can will just don should now
-    """.split()
-)
-
-
-@dataclass(frozen=True)
-class Clause:
-    """A word or a phrase (consecutive words), possibly excluded with a leading minus."""
-
-    words: tuple[str, ...]
-    negated: bool = False
-
-
-# A query is an OR of groups; a group is an AND of clauses with at least one positive clause.
-ParsedQuery = tuple[tuple[Clause, ...], ...]
-
-
-def parse_query(text: str) -> ParsedQuery:
-    """Read websearch syntax into groups of clauses; drop whatever cannot be searched.
-
-    Like PostgreSQL's websearch_to_tsquery: `or` separates groups (AND binds tighter than OR),
-    a leading `-` excludes, an unmatched quote runs to the end. Clauses made only of stop words
-    or punctuation disappear, and so does a group with nothing but exclusions (it would match
-    almost every paper). A phrase keeps its first MAX_PHRASE_WORDS words.
-    """
-    text = (text or "").replace("\x00", " ")[:MAX_QUERY_CHARS]
-    groups: list[list[Clause]] = [[]]
-    count = 0
-    pos = 0
-    while pos < len(text) and count < MAX_CLAUSES:
-        char = text[pos]
-        if char.isspace():
-            pos += 1
-            continue
-        negated = False
-        if char == "-" and pos + 1 < len(text) and not text[pos + 1].isspace():
-            negated = True
-            pos += 1
-        if text[pos] == '"':
-            end = text.find('"', pos + 1)
-            end = len(text) if end == -1 else end
-            chunk, pos = text[pos + 1 : end], end + 1
-        else:
-            match = _BARE.match(text, pos)
-            chunk, pos = match.group(), match.end()
-            if not negated and chunk.casefold() == "or":
-                groups.append([])
-                continue
-        words = tuple(_WORD.findall(chunk.casefold()))[:MAX_PHRASE_WORDS]
-        if words and not all(word in STOP_WORDS for word in words):
-            groups[-1].append(Clause(words, negated))
-            count += 1
-    return tuple(tuple(group) for group in groups if any(not clause.negated for clause in group))
 
 
 def search(queryset: QuerySet, query: str) -> QuerySet:
