@@ -288,10 +288,23 @@ class ListingOptions:
     author_q: str
 
 
+def _search_text(value) -> str:
+    return " ".join(str(value).split())[:200]
+
+
 def listing_options(params) -> ListingOptions:
-    """Search text, sort, page size and author-name filter; anything invalid falls back."""
-    q = " ".join(str(params.get("q", "")).split())[:200]
+    """Search text, sort, page size and author-name filter; anything invalid falls back.
+
+    The list page's form also sends `sort_for`: the search its sort menu was showing. When the
+    search changed (a new one typed into the box), that sort belonged to another result list,
+    so the new search is ranked by relevance; a sort picked after searching is kept. A link
+    without `sort_for` keeps whatever sort it names.
+    """
+    q = _search_text(params.get("q", ""))
     sort = params.get("sort", "")
+    sort_for = params.get("sort_for")
+    if sort_for is not None and _search_text(sort_for) != q:
+        sort = ""
     if sort not in SORT_CHOICES or (sort == "relevance" and not q):
         sort = "relevance" if q else "newest"
     raw_per_page = str(params.get("per_page", ""))
