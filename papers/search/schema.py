@@ -1,0 +1,78 @@
+"""The fields of the catalogue's search index: one Tantivy document per paper.
+
+The index is derived data (the database is the source of truth): bump SCHEMA_VERSION whenever
+the fields or what goes into them change, so that every process rebuilds its index instead of
+reading documents of another shape.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import tantivy
+
+SCHEMA_VERSION = 1
+
+# The paper's primary key: stored (results name papers by it), indexed (delete and update by
+# term), fast (read for a page of hits without loading documents).
+ID = "id"
+
+# Searchable text. Stored because snippets and "more like this" read the text back from the
+# index; positions kept for phrase queries.
+TITLE = "title"
+AUTHORS = "authors"  # the author names in order, one value per author
+ABSTRACT = "abstract"
+TEXT_FIELDS = (TITLE, AUTHORS, ABSTRACT)
+# Tantivy's built-in English analyzer: split on anything not alphanumeric, drop tokens over 40
+# bytes, lowercase, Porter stemming. No stop-word removal, so a quoted phrase with stop words
+# inside still matches word for word; being built in, it needs no registration on open.
+TEXT_ANALYZER = "en_stem"
+
+# Facet values: tag and author primary keys, multi-valued, indexed (filters) and fast (counts).
+AUTHOR_IDS = "author_ids"
+VENUE_IDS = "venue_ids"
+TRACK_IDS = "track_ids"
+LAB_IDS = "lab_ids"
+FACET_FIELDS = (VENUE_IDS, TRACK_IDS, LAB_IDS, AUTHOR_IDS)
+
+# Sort keys, fast text fields compared byte by byte (raw tokenizer: the whole value is one
+# term). Each ends with the zero-padded paper id, so no two papers tie and the order is total,
+# exactly the database's tie-break on id:
+#   TITLE_ORDER ascending   = ORDER BY title, id (under a code-point collation: SQLite's
+#                             BINARY, PostgreSQL's C or C.UTF-8; a linguistic collation such
+#                             as en_US would interleave case and accents differently)
+#   NEWEST_ORDER descending = ORDER BY created_at DESC, id DESC
+# (Tantivy date fields keep whole seconds only, which would leave an import's papers tied.)
+TITLE_ORDER = "title_order"
+NEWEST_ORDER = "newest_order"
+
+
+def build_schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_unsigned_field(ID, stored=True, indexed=True, fast=True)
+    for name in TEXT_FIELDS:
+        builder.add_text_field(name, stored=True, tokenizer_name=TEXT_ANALYZER)
+    for name in FACET_FIELDS:
+        builder.add_unsigned_field(name, indexed=True, fast=True)
+    for name in (TITLE_ORDER, NEWEST_ORDER):
+        # "basic": the key's term is indexed too (tantivy-py cannot turn indexing off), but
+        # without frequencies or positions.
+        builder.add_text_field(name, fast=True, tokenizer_name="raw", index_option="basic")
+    return builder.build()
+
+
+def title_order_key(title: str, paper_id: int) -> str:
+    """Byte order of UTF-8 is code-point order; NUL sorts a title before its extensions."""
+    return f"{title.replace(chr(0), '')}\x00{paper_id:020d}"
+
+
+def newest_order_key(created_at: datetime, paper_id: int) -> str:
+    """Microseconds since the epoch then the id, both zero-padded so text order is numeric."""
+    if created_at.tzinfo is None:  # only with USE_TZ off; read as UTC, consistently
+        created_at = created_at.replace(tzinfo=UTC)
+    micros = (created_at - _EPOCH) // _MICROSECOND
+    return f"{max(micros, 0):017d}{paper_id:020d}"
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = datetime.resolution
