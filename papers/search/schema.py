@@ -29,6 +29,7 @@ TEXT_FIELDS = (TITLE, AUTHORS, ABSTRACT)
 TEXT_ANALYZER = "en_stem"
 
 # Facet values: tag and author primary keys, multi-valued, indexed (filters) and fast (counts).
+# Author ids are stored too: similar papers explain themselves by the authors they share.
 AUTHOR_IDS = "author_ids"
 VENUE_IDS = "venue_ids"
 TRACK_IDS = "track_ids"
@@ -53,7 +54,7 @@ def build_schema() -> tantivy.Schema:
     for name in TEXT_FIELDS:
         builder.add_text_field(name, stored=True, tokenizer_name=TEXT_ANALYZER)
     for name in FACET_FIELDS:
-        builder.add_unsigned_field(name, indexed=True, fast=True)
+        builder.add_unsigned_field(name, stored=name == AUTHOR_IDS, indexed=True, fast=True)
     for name in (TITLE_ORDER, NEWEST_ORDER):
         # "basic": the key's term is indexed too (tantivy-py cannot turn indexing off), but
         # without frequencies or positions.

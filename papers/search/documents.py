@@ -1,0 +1,109 @@
+"""Search index documents read from the database, streamed in chunks of papers.
+
+Each chunk costs three queries whatever its size (papers, authorships in author order, paper
+tags with their kind), so indexing a million papers holds one chunk in memory at a time and
+never runs a query per paper.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import islice
+
+import tantivy
+
+from papers.models import Authorship, Paper, PaperTag, TagKind
+from papers.search import schema
+
+CHUNK_SIZE = 2000
+
+_TAG_FIELDS = {
+    TagKind.VENUE: schema.VENUE_IDS,
+    TagKind.TRACK: schema.TRACK_IDS,
+    TagKind.LAB: schema.LAB_IDS,
+}
+
+
+@dataclass(frozen=True)
+class PaperRecord:
+    """What the index holds of one paper, independent of where it was read from."""
+
+    id: int
+    title: str
+    abstract: str
+    created_at: datetime
+    authors: Sequence[tuple[int, str]] = ()  # (author id, name) in author order
+    tags: Sequence[tuple[int, str]] = ()  # (tag id, TagKind value)
+
+
+def make_document(paper: PaperRecord) -> tantivy.Document:
+    doc = tantivy.Document()
+    doc.add_unsigned(schema.ID, paper.id)
+    doc.add_text(schema.TITLE, paper.title)
+    doc.add_text(schema.ABSTRACT, paper.abstract)
+    # Unique ids only: a terms aggregation counts values, and a paper must count once.
+    for author_id, name in dict(paper.authors).items():
+        doc.add_unsigned(schema.AUTHOR_IDS, author_id)
+        doc.add_text(schema.AUTHORS, name)
+    for tag_id, kind in dict(paper.tags).items():
+        if kind in _TAG_FIELDS:
+            doc.add_unsigned(_TAG_FIELDS[kind], tag_id)
+    doc.add_text(schema.TITLE_ORDER, schema.title_order_key(paper.title, paper.id))
+    doc.add_text(schema.NEWEST_ORDER, schema.newest_order_key(paper.created_at, paper.id))
+    return doc
+
+
+def paper_documents(paper_ids: Iterable[int] | None = None) -> Iterator[tantivy.Document]:
+    """The index documents of these papers (None: every paper), in id order.
+
+    Ids of papers that no longer exist yield nothing: the caller deletes their documents. For a
+    consistent snapshot across chunks, iterate inside a transaction with repeatable reads.
+    """
+    columns = ("pk", "title", "abstract", "created_at")
+    papers = Paper.objects.order_by("pk").values_list(*columns)
+    if paper_ids is None:
+        # Keyset pagination on the primary key: each chunk starts after the last id seen, and
+        # its links are read by id range (every paper in the range is in the chunk), which
+        # walks the (paper, position) and (paper, tag) indexes without a 2,000-item IN list.
+        last = 0
+        while chunk := list(papers.filter(pk__gt=last)[:CHUNK_SIZE]):
+            last = chunk[-1][0]
+            yield from _documents(chunk, {"paper_id__gte": chunk[0][0], "paper_id__lte": last})
+            if len(chunk) < CHUNK_SIZE:
+                return
+        return
+    wanted = iter(sorted({int(pk) for pk in paper_ids}))
+    while ids := list(islice(wanted, CHUNK_SIZE)):
+        if chunk := list(papers.filter(pk__in=ids)):
+            yield from _documents(chunk, {"paper_id__in": [row[0] for row in chunk]})
+
+
+def _documents(chunk: list[tuple], in_chunk: dict) -> Iterator[tantivy.Document]:
+    authors: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for paper_id, author_id, name in (
+        Authorship.objects.filter(**in_chunk)
+        .order_by("paper_id", "position")
+        .values_list("paper_id", "author_id", "author__name")
+    ):
+        authors[paper_id].append((author_id, name))
+    tags: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for paper_id, tag_id, kind in (
+        PaperTag.objects.filter(**in_chunk)
+        .order_by()
+        .values_list("paper_id", "tag_id", "tag__kind")
+    ):
+        tags[paper_id].append((tag_id, kind))
+    for pk, title, abstract, created_at in chunk:
+        yield make_document(
+            PaperRecord(
+                id=pk,
+                title=title,
+                abstract=abstract,
+                created_at=created_at,
+                authors=authors.get(pk, ()),
+                tags=tags.get(pk, ()),
+            )
+        )

@@ -1,0 +1,538 @@
+"""Search, facet counts, snippets and similar papers over the catalogue's Tantivy index.
+
+A library over an open `tantivy.Searcher`: it never touches the database (the caller hands it
+whatever the database must say, such as the ids of the user's own papers) and never opens or
+updates an index. User text reaches it only as a `ParsedQuery`, a tree of plain words, which
+is turned into Tantivy queries term by term; Tantivy's own query syntax is never used.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+
+import tantivy
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from papers.search import schema
+from papers.search.query import STOP_WORDS, Clause, ParsedQuery
+
+Occur = tantivy.Occur
+Query = tantivy.Query
+
+# BM25 weight of a hit by field: a word in the title counts three times one in the abstract.
+FIELD_BOOSTS = {schema.TITLE: 3.0, schema.AUTHORS: 2.0, schema.ABSTRACT: 1.0}
+SORTS = ("relevance", "newest", "title")
+AUTHOR_FACET_SIZE = 20
+# Terms aggregations return this many authors beyond the top N, so that a tie at the N-th
+# count is usually seen whole in one request (see _top_authors).
+AUTHOR_FACET_SLACK = 200
+# No facet has more values than this; asking for "all" as a number keeps counts exact.
+ALL_BUCKETS = 2**31 - 1
+# Longest token the index keeps (Tantivy's en_stem drops tokens of 40 bytes or more).
+MAX_TOKEN_BYTES = 40
+SNIPPET_CHARS = 200
+SIMILAR_AUTHORS = 20  # a paper's first authors considered for "shares N authors"
+SIMILAR_TERMS = 25  # words of the paper's title and abstract "more like this" looks at
+SIMILAR_REASON_TERMS = 3
+# A shared author adds this share of the best topical score, so co-authored papers on the same
+# topic rise to the top while an unrelated paper of a shared author does not swamp the list.
+SHARED_AUTHOR_WEIGHT = 0.5
+
+
+# --- Inputs and outputs -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BrowseQuery:
+    """One listing request: the search, the selected facet values, the sort and the page.
+
+    Values within a facet are OR-ed, facets are AND-ed. `mine_ids` is the "mine" facet's
+    selection resolved to paper ids by the caller (None: not selected); `mine_sets` are the
+    named id sets the "mine" facet counts (e.g. {"lists": ..., "notes": ...}).
+    """
+
+    parsed: ParsedQuery | None = None  # None: no search; (): nothing searchable, no results
+    venue_ids: frozenset[int] = frozenset()
+    track_ids: frozenset[int] = frozenset()
+    lab_ids: frozenset[int] = frozenset()
+    author_ids: frozenset[int] = frozenset()
+    mine_ids: frozenset[int] | None = None
+    mine_sets: Mapping[str, frozenset[int]] = field(default_factory=dict)
+    sort: str = "relevance"  # falls back to "newest" without a search
+    offset: int = 0
+    limit: int = 25
+
+
+@dataclass(frozen=True)
+class Facets:
+    """Disjunctive counts: each facet over the matches of every other facet but its own.
+
+    Tag facets hold every value with a match; `author` the top authors by count (ties by id)
+    plus every selected author; `mine` one count per `BrowseQuery.mine_sets` name.
+    Dicts are ordered by count, highest first, then by id.
+    """
+
+    venue: dict[int, int]
+    track: dict[int, int]
+    lab: dict[int, int]
+    author: dict[int, int]
+    mine: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Results:
+    ids: list[int]
+    total: int
+    facets: Facets
+
+
+@dataclass(frozen=True)
+class Similar:
+    id: int
+    shared_authors: int
+    shared_terms: tuple[str, ...]
+
+    @property
+    def reasons(self) -> list[str]:
+        reasons = []
+        if self.shared_authors:
+            plural = "s" if self.shared_authors > 1 else ""
+            reasons.append(f"shares {self.shared_authors} author{plural}")
+        if self.shared_terms:
+            reasons.append("shares: " + ", ".join(self.shared_terms))
+        return reasons
+
+
+# --- Analysis: the query's words as the index saw the documents' words ----------------------
+
+
+@cache
+def _schema() -> tantivy.Schema:
+    # Queries only need field names and types, identical in every index of this version.
+    return schema.build_schema()
+
+
+@cache
+def _splitter() -> tantivy.TextAnalyzer:
+    # en_stem's tokenizer alone: where the index puts token boundaries (and positions).
+    return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).build()
+
+
+@cache
+def _stemmer() -> tantivy.TextAnalyzer:
+    # The rest of en_stem, in its order: drop long tokens, lowercase, Porter stem.
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(MAX_TOKEN_BYTES))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+def _terms(text: str) -> list[tuple[int, str]]:
+    """(position, indexed term) of each token of `text`, as the index analyses a field.
+
+    A token too long to be indexed leaves its position empty, as it does in the index, so a
+    phrase around it still lines up.
+    """
+    stem = _stemmer().analyze
+    return [
+        (position, term)
+        for position, token in enumerate(_splitter().analyze(text))
+        for term in stem(token)
+    ]
+
+
+# --- Query building -----------------------------------------------------------------------
+
+
+def _field_query(field_name: str, terms: list[tuple[int, str]]) -> Query:
+    if len(terms) == 1:
+        return Query.term_query(_schema(), field_name, terms[0][1])
+    first = terms[0][0]
+    return Query.phrase_query(_schema(), field_name, [(p - first, t) for p, t in terms])
+
+
+def _clause_query(clause: Clause) -> Query | None:
+    """A word or phrase in any text field, weighted by field; None if nothing is indexable."""
+    terms = _terms(" ".join(clause.words))
+    if not terms:
+        return None
+    return Query.boolean_query(
+        [
+            (Occur.Should, Query.boost_query(_field_query(name, terms), boost))
+            for name, boost in FIELD_BOOSTS.items()
+        ]
+    )
+
+
+def text_query(parsed: ParsedQuery) -> Query | None:
+    """The search as a Tantivy query: groups OR-ed, clauses AND-ed, exclusions MustNot.
+
+    None when nothing in it can match: a group needing a word the index cannot hold (such as a
+    thousand-letter "word") is dropped, like a group with nothing searchable in the parser.
+    """
+    groups = []
+    for group in parsed:
+        subqueries = []
+        for clause in group:
+            query = _clause_query(clause)
+            if query is None and not clause.negated:
+                break  # a required word that no document holds
+            if query is not None:
+                subqueries.append((Occur.MustNot if clause.negated else Occur.Must, query))
+        else:
+            if any(occur == Occur.Must for occur, _ in subqueries):
+                groups.append(Query.boolean_query(subqueries))
+    if not groups:
+        return None
+    if len(groups) == 1:
+        return groups[0]
+    return Query.boolean_query([(Occur.Should, group) for group in groups])
+
+
+def _wanted_words_query(parsed: ParsedQuery) -> Query | None:
+    """Every wanted (not excluded) term once, in the abstract: what a snippet highlights."""
+    terms = dict.fromkeys(
+        term
+        for group in parsed
+        for clause in group
+        if not clause.negated
+        for _, term in _terms(" ".join(clause.words))
+    )
+    if not terms:
+        return None
+    return Query.boolean_query(
+        [(Occur.Should, Query.term_query(_schema(), schema.ABSTRACT, t)) for t in terms]
+    )
+
+
+def _any_of(field_name: str, ids: Iterable[int]) -> Query:
+    values = sorted(pk for pk in map(int, ids) if 0 <= pk < 2**64)
+    if not values:
+        return Query.empty_query()
+    return Query.term_set_query(_schema(), field_name, values)
+
+
+def _all_of(queries: list[Query]) -> Query:
+    if not queries:
+        return Query.all_query()
+    if len(queries) == 1:
+        return queries[0]
+    return Query.boolean_query([(Occur.Must, q) for q in queries])
+
+
+# --- Search and facets --------------------------------------------------------------------
+
+# Facet name -> (index field, BrowseQuery attribute with its selection).
+_FACETS = {
+    "venue": (schema.VENUE_IDS, "venue_ids"),
+    "track": (schema.TRACK_IDS, "track_ids"),
+    "lab": (schema.LAB_IDS, "lab_ids"),
+    "author": (schema.AUTHOR_IDS, "author_ids"),
+}
+
+
+def search(
+    searcher: tantivy.Searcher, query: BrowseQuery, *, author_facet_size: int = AUTHOR_FACET_SIZE
+) -> Results:
+    """The page of paper ids, the number of matches and every facet's counts."""
+    text = None
+    if query.parsed is not None:
+        text = text_query(query.parsed)
+        if text is None:  # a search with nothing that can match
+            return Results([], 0, _no_facets(query))
+    filters = {
+        name: _any_of(field_name, getattr(query, attribute))
+        for name, (field_name, attribute) in _FACETS.items()
+        if getattr(query, attribute)
+    }
+    if query.mine_ids is not None:
+        filters["mine"] = _any_of(schema.ID, query.mine_ids)
+
+    def matches(without: str | None = None) -> Query:
+        return _all_of([q for q in [text, *(f for n, f in filters.items() if n != without)] if q])
+
+    ids, total = _page(searcher, matches(), query, scored=text is not None)
+    return Results(ids, total, _facets(searcher, query, matches, author_facet_size))
+
+
+def _page(
+    searcher: tantivy.Searcher, matches: Query, query: BrowseQuery, *, scored: bool
+) -> tuple[list[int], int]:
+    limit = max(1, query.limit)  # Tantivy refuses a limit of 0; the extra hit is cut below
+    offset = max(0, query.offset)
+    sort = query.sort if query.sort in SORTS else "relevance"
+    if sort == "relevance" and not scored:
+        sort = "newest"
+    if sort == "relevance":
+        result = searcher.search(matches, limit, offset=offset)
+    elif sort == "newest":
+        result = searcher.search(matches, limit, order_by_field=schema.NEWEST_ORDER, offset=offset)
+    else:
+        result = searcher.search(
+            matches,
+            limit,
+            order_by_field=schema.TITLE_ORDER,
+            offset=offset,
+            order=tantivy.Order.Asc,
+        )
+    addresses = [address for _, address in result.hits][: query.limit]
+    ids = searcher.fast_field_values(schema.ID, addresses) if addresses else []
+    return [int(pk) for pk in ids], result.count
+
+
+def _facets(searcher, query: BrowseQuery, matches, author_facet_size: int) -> Facets:
+    """One aggregation request per distinct base: facets with nothing selected share one."""
+    groups: dict[str | None, list[str]] = {}
+    for name, (_, attribute) in _FACETS.items():
+        groups.setdefault(name if getattr(query, attribute) else None, []).append(name)
+    counts: dict[str, dict[int, int]] = {}
+    for without, names in groups.items():
+        base = matches(without)
+        request = {
+            name: _terms_request(_FACETS[name][0], author_facet_size if name == "author" else None)
+            for name in names
+        }
+        answer = searcher.aggregate(base, request)
+        for name in names:
+            buckets = answer[name]["buckets"]
+            selected = getattr(query, _FACETS[name][1])
+            if name == "author":
+                counts[name] = _top_authors(searcher, base, buckets, author_facet_size, selected)
+            else:
+                found = _ordered({int(b["key"]): b["doc_count"] for b in buckets})
+                # A selected value without matches among the other facets shows, with 0.
+                counts[name] = found | {pk: 0 for pk in sorted(selected) if pk not in found}
+    without_mine = matches("mine")
+    mine = {name: _count(searcher, without_mine, ids) for name, ids in query.mine_sets.items()}
+    return Facets(**counts, mine=mine)
+
+
+def _terms_request(field_name: str, top: int | None) -> dict:
+    # segment_size: every segment reports every value, so merged counts are exact (Tantivy
+    # otherwise cuts each segment's list and the sums become estimates).
+    size = ALL_BUCKETS if top is None else top + AUTHOR_FACET_SLACK
+    return {"terms": {"field": field_name, "size": size, "segment_size": ALL_BUCKETS}}
+
+
+def _top_authors(searcher, base: Query, buckets: list[dict], top: int, selected) -> dict[int, int]:
+    """The `top` authors by count, ties by id, then the selected authors not among them.
+
+    Tantivy orders equal counts arbitrarily. The request returned `top` + slack authors by
+    count: fewer means these are all the authors; if the last is tied with the `top`-th,
+    more authors with that count may exist, so a second request fetches every author with
+    at least that count.
+    """
+    complete = len(buckets) < top + AUTHOR_FACET_SLACK
+    if not complete and top > 0 and buckets[-1]["doc_count"] == buckets[top - 1]["doc_count"]:
+        request = _terms_request(schema.AUTHOR_IDS, None)
+        request["terms"]["min_doc_count"] = buckets[top - 1]["doc_count"]
+        buckets = searcher.aggregate(base, {"author": request})["author"]["buckets"]
+    counts = _ordered({int(b["key"]): b["doc_count"] for b in buckets})
+    chosen = dict(list(counts.items())[:top])
+    for author_id in sorted(selected):
+        if author_id not in chosen:
+            found = counts.get(author_id, 0 if complete else None)
+            if found is None:  # below the returned authors: count this one directly
+                found = _count(searcher, base, [author_id], schema.AUTHOR_IDS)
+            chosen[author_id] = found
+    return chosen
+
+
+def _count(searcher, base: Query, ids, field_name: str = schema.ID) -> int:
+    return searcher.search(_all_of([base, _any_of(field_name, ids)]), 1).count
+
+
+def _ordered(counts: dict[int, int]) -> dict[int, int]:
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def _no_facets(query: BrowseQuery) -> Facets:
+    return Facets(
+        venue={pk: 0 for pk in sorted(query.venue_ids)},
+        track={pk: 0 for pk in sorted(query.track_ids)},
+        lab={pk: 0 for pk in sorted(query.lab_ids)},
+        author={pk: 0 for pk in sorted(query.author_ids)},
+        mine=dict.fromkeys(query.mine_sets, 0),
+    )
+
+
+# --- Snippets -----------------------------------------------------------------------------
+
+
+def snippets(
+    searcher: tantivy.Searcher, parsed: ParsedQuery | None, paper_ids: Iterable[int]
+) -> dict[int, SafeString]:
+    """Safe HTML of each paper's abstract around the search's matches, matches in <mark>.
+
+    Tantivy's snippet generator picks the best fragment of at most SNIPPET_CHARS characters
+    (linear in the abstract's length); "…" shows where the abstract was cut. A paper whose
+    abstract has no match (or a search with nothing to highlight) gets its abstract's opening.
+    """
+    documents = _documents(searcher, paper_ids)
+    wanted = _wanted_words_query(parsed) if parsed else None
+    generator = None
+    if wanted is not None:
+        generator = tantivy.SnippetGenerator.create(searcher, wanted, _schema(), schema.ABSTRACT)
+        generator.set_max_num_chars(SNIPPET_CHARS)
+    result = {}
+    for pk, document in documents.items():
+        abstract = document.get_first(schema.ABSTRACT) or ""
+        snippet = generator.snippet_from_doc(document) if generator else None
+        if snippet is not None and snippet.highlighted():
+            result[pk] = _marked_html(snippet, abstract)
+        else:
+            result[pk] = _opening_html(abstract)
+    return result
+
+
+def _marked_html(snippet: tantivy.Snippet, abstract: str) -> SafeString:
+    fragment = snippet.fragment()
+    # The highlighted ranges are byte offsets into the fragment's UTF-8, on token boundaries.
+    raw = fragment.encode()
+    pieces, position = [], 0
+    for span in sorted(snippet.highlighted(), key=lambda r: r.start):
+        if span.start < position:
+            continue
+        pieces.append(escape(raw[position : span.start].decode(errors="replace")))
+        pieces.append(f"<mark>{escape(raw[span.start : span.end].decode(errors='replace'))}</mark>")
+        position = span.end
+    pieces.append(escape(raw[position:].decode(errors="replace")))
+    start = abstract.find(fragment)
+    if start == -1:  # not expected: the fragment is a slice of the abstract
+        return mark_safe(f"… {''.join(pieces)} …")  # noqa: S308 -- escaped above
+    head, tail = abstract[:start], abstract[start + len(fragment) :]
+    # Fragments start and end on words: punctuation beyond them is shown, text is "…".
+    pieces.insert(0, escape(head.lstrip()) if _is_trim(head) else "… ")
+    pieces.append(escape(tail.rstrip()) if _is_trim(tail) else " …")
+    html = "".join(pieces)
+    # Every character of the abstract went through escape(); only <mark> tags were added.
+    return mark_safe(html)  # noqa: S308
+
+
+def _is_trim(text: str) -> bool:
+    """Whether this cut-off end of an abstract is only a little punctuation and space."""
+    return len(text) <= 10 and not any(char.isalnum() for char in text)
+
+
+def _opening_html(abstract: str) -> SafeString:
+    words, length = [], 0
+    for word in abstract[: SNIPPET_CHARS * 2].split():
+        if length + len(word) > SNIPPET_CHARS:
+            break
+        words.append(word)
+        length += len(word) + 1
+    text = " ".join(words) if words else abstract.strip()[:SNIPPET_CHARS]
+    cut = len(text) < len(abstract.strip())
+    return mark_safe(escape(text) + (" …" if cut else ""))  # noqa: S308 -- escaped just here
+
+
+def _documents(searcher: tantivy.Searcher, paper_ids: Iterable[int]) -> dict[int, tantivy.Document]:
+    """Stored documents by paper id, in one search; ids not in the index are left out."""
+    ids = {int(pk) for pk in paper_ids}
+    if not ids:
+        return {}
+    hits = searcher.search(_any_of(schema.ID, ids), len(ids), count=False).hits
+    return {int(doc.get_first(schema.ID)): doc for doc in (searcher.doc(a) for _, a in hits)}
+
+
+# --- Similar papers -----------------------------------------------------------------------
+
+
+def similar(searcher: tantivy.Searcher, paper_id: int, limit: int = 5) -> list[Similar]:
+    """Papers on the same topic ("more like this" on title and abstract), co-authored ones
+    ranked up, best first, each with what it shares. Excludes the paper itself."""
+    source = _documents(searcher, [paper_id]).get(paper_id)
+    if source is None or limit < 1:
+        return []
+    title = source.get_first(schema.TITLE) or ""
+    abstract = source.get_first(schema.ABSTRACT) or ""
+    authors = list(dict.fromkeys(int(a) for a in source.get_all(schema.AUTHOR_IDS)))
+    authors = authors[:SIMILAR_AUTHORS]
+    not_itself = (Occur.MustNot, Query.term_query(_schema(), schema.ID, paper_id))
+    topical = Query.more_like_this_document_fields_query(
+        _schema(),
+        {schema.TITLE: [title], schema.ABSTRACT: [abstract]},
+        min_doc_frequency=2,  # the paper itself and at least one other
+        max_doc_frequency=max(10, searcher.num_docs // 5),  # words in every other paper say little
+        min_term_frequency=1,
+        max_query_terms=SIMILAR_TERMS,
+        min_word_length=3,
+        stop_words=_mlt_stop_words(),
+    )
+    best = searcher.search(Query.boolean_query([(Occur.Should, topical), not_itself]), 1).hits
+    # Scores of the "more like this" query vary with the paper; a shared author is worth a
+    # share of the best one.
+    author_score = (best[0][0] if best else 1.0) * SHARED_AUTHOR_WEIGHT
+    ranked = Query.boolean_query(
+        [
+            (Occur.Should, topical),
+            *(
+                (
+                    Occur.Should,
+                    Query.const_score_query(
+                        Query.term_query(_schema(), schema.AUTHOR_IDS, a), author_score
+                    ),
+                )
+                for a in authors
+            ),
+            not_itself,
+        ]
+    )
+    hits = searcher.search(ranked, limit).hits
+    source_words = _topic_words(searcher, title, abstract)
+    result = []
+    for _, address in hits:
+        document = searcher.doc(address)
+        theirs = {int(a) for a in document.get_all(schema.AUTHOR_IDS)}
+        their_stems = {
+            stem
+            for text in document.get_all(schema.TITLE) + document.get_all(schema.ABSTRACT)
+            for _, stem in _terms(text)
+        }
+        shared = [word for stem, word in source_words if stem in their_stems]
+        result.append(
+            Similar(
+                id=int(document.get_first(schema.ID)),
+                shared_authors=len(theirs.intersection(authors)),
+                shared_terms=tuple(shared[:SIMILAR_REASON_TERMS]),
+            )
+        )
+    return result
+
+
+@cache
+def _mlt_stop_words() -> list[str]:
+    # "More like this" compares analysed terms: give it the stop words stemmed too ("thi").
+    stemmed = {term for word in STOP_WORDS for _, term in _terms(word)}
+    return sorted(STOP_WORDS | stemmed)
+
+
+_LETTERS = re.compile(r"[^\W\d_]{3,}")
+
+
+def _topic_words(searcher, title: str, abstract: str) -> list[tuple[str, str]]:
+    """(stem, word as written) of the paper's telling words, rarest in the catalogue first.
+
+    Telling: in the title, or repeated in the abstract; never a stop word or a number. The
+    word shown is the paper's own first spelling of the stem, lowercased.
+    """
+    spelled: dict[str, str] = {}
+    repeats: dict[str, int] = {}
+    for text, weight in ((title, 2), (abstract, 1)):
+        for word in _LETTERS.findall(text):
+            word = word.lower()
+            if word in STOP_WORDS:
+                continue
+            for _, stem in _terms(word):
+                spelled.setdefault(stem, word)
+                repeats[stem] = repeats.get(stem, 0) + weight
+    telling = [stem for stem, n in repeats.items() if n >= 2][: SIMILAR_TERMS * 2]
+    rarity = {stem: searcher.doc_freq(schema.ABSTRACT, stem) for stem in telling}
+    return [(stem, spelled[stem]) for stem in sorted(telling, key=lambda s: (rarity[s], s))]

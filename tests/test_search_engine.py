@@ -1,0 +1,613 @@
+"""The Tantivy search engine (papers.search.engine) against indexes built in tmp_path.
+
+Every expectation about which papers match, how many, and in what order is checked against
+the database: facet counts against GROUP BY queries, sorts against ORDER BY.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import UTC, datetime
+
+import pytest
+import tantivy
+from django.db.models import Count
+from django.utils.safestring import SafeString
+
+from papers.models import Author, Authorship, Paper, PaperTag, TagKind
+from papers.search import documents, engine, parse_query, schema
+from papers.search.engine import BrowseQuery
+from papers.search.query import Clause
+from papers.text import MAX_ABSTRACT
+from tests.factories import make_lab_tag, make_paper, make_tag
+from tests.test_search import ODD_QUERIES
+
+pytestmark = pytest.mark.django_db
+
+VENUE, TRACK, LAB = TagKind.VENUE, TagKind.TRACK, TagKind.LAB
+
+
+def build_index(path, *, commit_every: int | None = None) -> tantivy.Searcher:
+    """The whole catalogue indexed with a plain writer; `commit_every` makes several segments."""
+    path.mkdir()
+    index = tantivy.Index(schema.build_schema(), str(path))
+    writer = index.writer(heap_size=15_000_000, num_threads=1)
+    for n, document in enumerate(documents.paper_documents(), start=1):
+        writer.add_document(document)
+        if commit_every and n % commit_every == 0:
+            writer.commit()
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    return index.searcher()
+
+
+@pytest.fixture
+def index_of(tmp_path):
+    """Call it after making papers: the searcher over an index of the database as it is."""
+    counter = iter(range(1000))
+    return lambda **options: build_index(tmp_path / f"index{next(counter)}", **options)
+
+
+def found(searcher, text: str, **fields) -> list[int]:
+    query = BrowseQuery(parsed=parse_query(text), limit=100, **fields)
+    return engine.search(searcher, query).ids
+
+
+def titles(searcher, text: str) -> list[str]:
+    by_id = dict(Paper.objects.values_list("pk", "title"))
+    return [by_id[pk] for pk in found(searcher, text)]
+
+
+@pytest.fixture
+def library():
+    """The papers of tests/test_search.py's library: a few topics among unrelated papers."""
+    for n in range(10):
+        make_paper(f"Botany note {n}", abstract=f"Leaves, stems and roots, sample {n}.")
+    return {
+        "title_hit": make_paper(
+            "Sparse attention for long documents",
+            abstract="We make transformers cheaper on long inputs.",
+            authors=["Grace Hopper"],
+        ),
+        "abstract_hit": make_paper(
+            "Cheaper transformers",
+            abstract="Our method uses sparse attention, and sparse attention is all it needs.",
+            authors=["Alan Turing"],
+        ),
+        "graphs": make_paper(
+            "Message passing on graphs",
+            abstract="A graph network whose nodes exchange messages.",
+            authors=["Ada Lovelace", "Grace Hopper"],
+        ),
+        "robots": make_paper(
+            "Robot arms that learn to grasp",
+            abstract="Reinforcement learning for manipulation with neural networks.",
+            authors=["Barbara Liskov"],
+        ),
+        "vision": make_paper(
+            "Image classifiers under distribution shift",
+            abstract="Convolutional networks fail when the passing of time changes the images.",
+            authors=["Edsger Dijkstra"],
+        ),
+    }
+
+
+# --- Matching and ranking: the behaviours of tests/test_search.py ---------------------------
+
+
+def test_title_match_ranks_above_abstract_only_match(library, index_of):
+    assert titles(index_of(), "sparse attention") == [
+        "Sparse attention for long documents",
+        "Cheaper transformers",
+    ]
+
+
+def test_author_names_are_searchable_as_words_and_phrases(library, index_of):
+    searcher = index_of()
+    assert set(titles(searcher, "Hopper")) == {
+        "Sparse attention for long documents",
+        "Message passing on graphs",
+    }
+    assert titles(searcher, '"Ada Lovelace"') == ["Message passing on graphs"]
+
+
+def test_quoted_phrase_needs_the_words_next_to_each_other(library, index_of):
+    searcher = index_of()
+    assert titles(searcher, '"message passing"') == ["Message passing on graphs"]
+    assert titles(searcher, '"passing message"') == []
+
+
+def test_a_phrase_keeps_its_stop_words(library, index_of):
+    searcher = index_of()
+    assert titles(searcher, '"learn to grasp"') == ["Robot arms that learn to grasp"]
+    # The stop word is part of the phrase: without it the words are not adjacent.
+    assert titles(searcher, '"learn grasp"') == []
+    assert titles(searcher, '"learn for grasp"') == []
+
+
+def test_minus_excludes_papers_with_the_word_or_phrase(library, index_of):
+    searcher = index_of()
+    assert set(titles(searcher, "networks")) == {
+        "Message passing on graphs",
+        "Robot arms that learn to grasp",
+        "Image classifiers under distribution shift",
+    }
+    assert set(titles(searcher, "networks -graph")) == {
+        "Robot arms that learn to grasp",
+        "Image classifiers under distribution shift",
+    }
+    assert set(titles(searcher, 'networks -"neural networks"')) == {
+        "Message passing on graphs",
+        "Image classifiers under distribution shift",
+    }
+
+
+def test_bare_words_must_all_match_and_or_matches_either(library, index_of):
+    searcher = index_of()
+    assert titles(searcher, "networks robot") == ["Robot arms that learn to grasp"]
+    assert set(titles(searcher, "robot or image")) == {
+        "Robot arms that learn to grasp",
+        "Image classifiers under distribution shift",
+    }
+
+
+def test_stemming_finds_other_forms_of_a_word(library, index_of):
+    searcher = index_of()
+    assert "Message passing on graphs" in titles(searcher, "network")
+    assert titles(searcher, "grasping") == ["Robot arms that learn to grasp"]
+    assert titles(searcher, "Graphs") == ["Message passing on graphs"]
+
+
+def test_nothing_searchable_gives_no_results_and_zero_counts(library, index_of):
+    venue = make_tag("ICLR 2024", VENUE)
+    results = engine.search(index_of(), BrowseQuery(parsed=(), venue_ids=frozenset({venue.pk})))
+    assert (results.ids, results.total) == ([], 0)
+    assert results.facets.venue == {venue.pk: 0}
+    assert results.facets.track == {} and results.facets.author == {}
+
+
+HOSTILE_QUERIES = [
+    "x" * 10_000,
+    "graph " * 2_000,
+    '"' + "graph " * 2_000,
+    "title:graph",
+    "abstract:*",
+    "authors:(Hopper OR Turing)",
+    "id:1 OR id:2",
+    "graph^10",
+    "graph~2",
+    "gra*",
+    "[a TO z]",
+    "/.*/",
+    "graph AND NOT robot",
+    '\\"graph\\"',
+]
+
+
+@pytest.mark.parametrize("query", ODD_QUERIES + HOSTILE_QUERIES)
+def test_hostile_queries_never_raise(library, index_of, query):
+    searcher = index_of()
+    pks = [p.pk for p in library.values()]
+    results = engine.search(searcher, BrowseQuery(parsed=parse_query(query), limit=100))
+    assert results.total == len(results.ids)
+    if query in ODD_QUERIES:  # nothing searchable, or words no paper has
+        assert results.ids == []
+    assert set(engine.snippets(searcher, parse_query(query), pks)) == set(pks)
+
+
+def test_field_names_and_operators_are_plain_words(library, index_of):
+    searcher = index_of()
+    # "title:graph" is the phrase "title graph", which no paper has; no field is targeted.
+    assert titles(searcher, "title:graph") == []
+    # Punctuation splits words: "graph^10" is the phrase "graph 10", as in the SQL search.
+    assert titles(searcher, "graph^10") == []
+    assert titles(searcher, '(robot* AND "grasp" :^') == ["Robot arms that learn to grasp"]
+    assert titles(searcher, "graph AND NOT robot") == []  # "and", "not" are stop words
+    assert titles(searcher, "graph OR robot") == titles(searcher, "graph or robot")
+    assert len(titles(searcher, "graph OR robot")) == 2
+    assert titles(searcher, "gra*") == []  # no prefix search: "gra" is a word
+    assert titles(searcher, "graph " * 2_000) == ["Message passing on graphs"]
+
+
+def test_clauses_the_index_cannot_hold_match_nothing(library, index_of):
+    searcher = index_of()
+    # Not from the parser: any tuple of words is safe, even ones that are not words at all.
+    for words in [("*",), (":",), ("x" * 100,), ("",), ("robot", "*", "arms")]:
+        query = engine.text_query(((Clause(words),),))
+        if query is not None:
+            assert searcher.search(query, 10).count <= 1
+    assert engine.text_query(((Clause(("x" * 100,)),),)) is None
+    # An exclusion the index cannot hold excludes nothing.
+    query = engine.text_query(((Clause(("robot",)), Clause(("x" * 100,), negated=True)),))
+    assert searcher.search(query, 10).count == 1
+
+
+# --- Facet counts: exact, disjunctive, equal to the database's GROUP BY ----------------------
+
+
+@pytest.fixture
+def tagged_catalogue():
+    """60 papers with random venues, tracks, lab tags and authors; "quokka" in about half."""
+    rng = random.Random(7)
+    authors = [f"Author {chr(65 + n)}{n}" for n in range(14)]
+    venues = ["ICLR 2024", "NeurIPS 2023", "ICML 2023"]
+    tracks = ["Poster", "Spotlight", "Oral"]
+    labs = ["rl", "vision", "theory", "nlp"]
+    for n in range(60):
+        topic = "quokka" if rng.random() < 0.5 else "wombat"
+        paper = make_paper(
+            f"Paper {n} on {topic}s",
+            abstract=f"A study of {topic} behaviour, number {n}.",
+            authors=rng.sample(authors, rng.randint(1, 4)),
+            tags=[(rng.choice(venues), VENUE), (rng.choice(tracks), TRACK)],
+        )
+        for lab in rng.sample(labs, rng.randint(0, 2)):
+            make_lab_tag(paper, lab)
+
+
+FACET_KINDS = {"venue": VENUE, "track": TRACK, "lab": LAB}
+
+
+def db_matches(text: str | None, selection: dict[str, set[int]], mine=None):
+    papers = Paper.objects.all()
+    if text:
+        papers = papers.filter(abstract__contains=text)
+    for name, ids in selection.items():
+        if not ids:
+            continue
+        links = Authorship.objects if name == "author" else PaperTag.objects
+        key = "author_id__in" if name == "author" else "tag_id__in"
+        papers = papers.filter(pk__in=links.filter(**{key: ids}).values("paper"))
+    if mine is not None:
+        papers = papers.filter(pk__in=mine)
+    return papers
+
+
+def db_facet_counts(text, selection, facet, mine=None) -> dict[int, int]:
+    """GROUP BY counts of one facet over the papers matching every other facet."""
+    base = db_matches(text, {k: v for k, v in selection.items() if k != facet}, mine)
+    if facet == "author":
+        links = Authorship.objects.filter(paper__in=base).values("author_id")
+        rows = links.annotate(n=Count("paper_id")).values_list("author_id", "n")
+    else:
+        links = PaperTag.objects.filter(paper__in=base, tag__kind=FACET_KINDS[facet])
+        rows = links.values("tag_id").annotate(n=Count("paper_id")).values_list("tag_id", "n")
+    return dict(rows)
+
+
+def tag_ids(kind, *names) -> set[int]:
+    return {make_tag(name, kind).pk for name in names}
+
+
+def selections():
+    first_authors = list(Author.objects.order_by("pk").values_list("pk", flat=True))
+    return [
+        {},
+        {"venue": tag_ids(VENUE, "ICLR 2024")},
+        {"venue": tag_ids(VENUE, "ICLR 2024", "ICML 2023"), "track": tag_ids(TRACK, "Poster")},
+        {"lab": tag_ids(LAB, "rl", "vision"), "track": tag_ids(TRACK, "Oral", "Spotlight")},
+        {"author": {first_authors[0]}, "venue": tag_ids(VENUE, "NeurIPS 2023")},
+        {
+            "author": set(first_authors[-2:]),
+            "lab": tag_ids(LAB, "theory"),
+            "venue": tag_ids(VENUE, "ICLR 2024", "NeurIPS 2023"),
+            "track": tag_ids(TRACK, "Poster"),
+        },
+    ]
+
+
+def browse(text, selection, **fields) -> BrowseQuery:
+    return BrowseQuery(
+        parsed=parse_query(text) if text else None,
+        venue_ids=frozenset(selection.get("venue", ())),
+        track_ids=frozenset(selection.get("track", ())),
+        lab_ids=frozenset(selection.get("lab", ())),
+        author_ids=frozenset(selection.get("author", ())),
+        **fields,
+    )
+
+
+def expected_authors(counts: dict[int, int], top: int, selected: set[int]) -> dict[int, int]:
+    ranked = sorted(((pk, n) for pk, n in counts.items() if n), key=lambda r: (-r[1], r[0]))
+    chosen = dict(ranked[:top])
+    return chosen | {pk: counts.get(pk, 0) for pk in sorted(selected) if pk not in chosen}
+
+
+@pytest.mark.parametrize("text", [None, "quokka"])
+@pytest.mark.parametrize("slack", [engine.AUTHOR_FACET_SLACK, 1])
+def test_every_facet_count_equals_a_database_group_by(
+    tagged_catalogue, index_of, monkeypatch, text, slack
+):
+    # A slack of 1 makes ties at the author cut-off take the second-request path.
+    monkeypatch.setattr(engine, "AUTHOR_FACET_SLACK", slack)
+    searcher = index_of(commit_every=13)
+    assert searcher.num_segments > 1  # counts must be exact across segments
+    for selection in selections():
+        results = engine.search(searcher, browse(text, selection), author_facet_size=3)
+        expected_ids = set(db_matches(text, selection).values_list("pk", flat=True))
+        assert results.total == len(expected_ids)
+        assert set(results.ids) <= expected_ids
+        for name in FACET_KINDS:
+            expected = db_facet_counts(text, selection, name)
+            chosen = selection.get(name, set())
+            expected |= {pk: 0 for pk in chosen if pk not in expected}
+            assert getattr(results.facets, name) == expected, (name, selection)
+            # Ordered by count, then id.
+            assert list(getattr(results.facets, name).items()) == sorted(
+                expected.items(), key=lambda r: (-r[1], r[0])
+            )
+        authors = db_facet_counts(text, selection, "author")
+        assert results.facets.author == expected_authors(
+            authors, 3, selection.get("author", set())
+        ), selection
+
+
+def test_selected_authors_are_counted_even_outside_the_top(tagged_catalogue, index_of):
+    searcher = index_of()
+    counts = db_facet_counts(None, {}, "author")
+    least = min(counts, key=lambda pk: (counts[pk], -pk))
+    results = engine.search(searcher, browse(None, {"author": {least}}), author_facet_size=2)
+    assert results.facets.author[least] == counts[least]
+    assert len(results.facets.author) == 3
+
+
+def test_mine_counts_and_filters_matches(tagged_catalogue, index_of):
+    searcher = index_of()
+    quokkas = list(Paper.objects.filter(abstract__contains="quokka").order_by("pk"))
+    wombat = Paper.objects.filter(abstract__contains="wombat").first()
+    listed = frozenset(p.pk for p in quokkas[:5]) | {wombat.pk}
+    noted = frozenset(p.pk for p in quokkas[3:9])
+    oral = {"track": tag_ids(TRACK, "Oral")}
+    sets = {"lists": listed, "notes": noted}
+
+    results = engine.search(searcher, browse("quokka", oral, mine_sets=sets, limit=100))
+    base = set(db_matches("quokka", oral).values_list("pk", flat=True))
+    assert results.facets.mine == {"lists": len(base & listed), "notes": len(base & noted)}
+
+    # Selecting "mine" filters the matches; its counts stay over the matches without it.
+    selected = browse("quokka", oral, mine_ids=listed | noted, mine_sets=sets, limit=100)
+    results = engine.search(searcher, selected)
+    assert set(results.ids) == base & (listed | noted)
+    assert results.total == len(base & (listed | noted))
+    assert results.facets.mine == {"lists": len(base & listed), "notes": len(base & noted)}
+    assert results.facets.venue == db_facet_counts("quokka", oral, "venue", mine=listed | noted)
+    # A user with nothing in the lists sees nothing when selecting the facet.
+    assert engine.search(searcher, browse(None, {}, mine_ids=frozenset())).total == 0
+
+
+# --- Sorts ---------------------------------------------------------------------------------
+
+TRICKY_TITLES = [
+    "apple",
+    "Apple",
+    "APPLE",
+    "Äpfel",
+    "éclair",
+    "Eclair",
+    "zebra",
+    "Zebra",
+    "",
+    "",
+    "$\\alpha$-nets",
+    "\\LaTeX{} for all",
+    "{Braces} first",
+    "a",
+    "a b",
+    "ab",
+    "a-b",
+    "123 numbers",
+    "10 numbers",
+    " leading space",
+    "日本語の論文",
+    "😀 emoji",
+    "apple",
+]
+
+
+@pytest.mark.parametrize("sort", ["title", "newest"])
+def test_sorts_equal_the_database_order(index_of, sort):
+    for n, title in enumerate(TRICKY_TITLES):
+        make_paper(title, abstract=f"Shared topic, paper {n}.")
+    # Ties on created_at fall back to the id, as in the database.
+    same_time = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
+    Paper.objects.filter(pk__in=Paper.objects.order_by("pk").values("pk")[3:9]).update(
+        created_at=same_time
+    )
+    Paper.objects.filter(title="zebra").update(created_at=datetime(2020, 1, 1, tzinfo=UTC))
+    searcher = index_of(commit_every=5)
+    order = ["title", "pk"] if sort == "title" else ["-created_at", "-pk"]
+    expected = list(Paper.objects.order_by(*order).values_list("pk", flat=True))
+    for text in [None, "topic"]:
+        query = BrowseQuery(parsed=parse_query(text) if text else None, sort=sort, limit=100)
+        assert engine.search(searcher, query).ids == expected
+        pages = [
+            engine.search(searcher, BrowseQuery(sort=sort, offset=offset, limit=7)).ids
+            for offset in range(0, len(expected), 7)
+        ]
+        assert [pk for page in pages for pk in page] == expected
+
+
+def test_relevance_without_a_search_is_newest_first(library, index_of):
+    searcher = index_of()
+    expected = list(Paper.objects.order_by("-created_at", "-pk").values_list("pk", flat=True))
+    assert engine.search(searcher, BrowseQuery(sort="relevance", limit=100)).ids == expected
+    assert engine.search(searcher, BrowseQuery(sort="bogus", limit=100)).ids == expected
+
+
+def test_page_and_total(library, index_of):
+    searcher = index_of()
+    first = engine.search(searcher, BrowseQuery(parsed=parse_query("networks"), limit=2))
+    second = engine.search(searcher, BrowseQuery(parsed=parse_query("networks"), offset=2))
+    assert first.total == second.total == 3
+    assert len(first.ids) == 2 and len(second.ids) == 1
+    assert set(first.ids).isdisjoint(second.ids)
+    assert engine.search(searcher, BrowseQuery(limit=0)).ids == []
+
+
+# --- Snippets ------------------------------------------------------------------------------
+
+
+def test_snippet_escapes_html_and_marks_matches(index_of):
+    paper = make_paper(
+        "XSS", abstract="Beware <script>alert(1)</script> in a graph abstract & $a<b$."
+    )
+    snippet = engine.snippets(index_of(), parse_query("graphs"), [paper.pk])[paper.pk]
+    assert isinstance(snippet, SafeString)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in snippet
+    assert "<script>" not in snippet
+    assert "<mark>graph</mark>" in snippet
+    assert "&amp;" in snippet and "$a&lt;b$" in snippet
+
+
+def test_snippet_marks_the_right_characters_after_non_ascii_text(index_of):
+    paper = make_paper(abstract="Über naïve Modèles — 😀 日本語: the models and one model.")
+    snippet = engine.snippets(index_of(), parse_query("model"), [paper.pk])[paper.pk]
+    assert snippet == (
+        "Über naïve Modèles — 😀 日本語: the <mark>models</mark> and one <mark>model</mark>."
+    )
+
+
+def test_snippet_is_bounded_centred_on_the_match_and_cut_with_ellipses(index_of):
+    filler = " ".join(f"word{n}" for n in range(200))
+    paper = make_paper("Long", abstract=f"{filler} the quokka appears here. {filler}")
+    snippet = engine.snippets(index_of(), parse_query("quokka"), [paper.pk])[paper.pk]
+    assert "<mark>quokka</mark>" in snippet
+    assert snippet.startswith("… ") and snippet.endswith(" …")
+    assert len(snippet) < engine.SNIPPET_CHARS + 40
+
+
+def test_snippet_marks_only_wanted_words_and_opens_abstracts_without_a_match(library, index_of):
+    searcher = index_of()
+    robots, title_hit = library["robots"], library["title_hit"]
+    snippets = engine.snippets(
+        searcher, parse_query("networks -manipulation or sparse"), [robots.pk, title_hit.pk]
+    )
+    assert "<mark>networks</mark>" in snippets[robots.pk]
+    assert "<mark>manipulation</mark>" not in snippets[robots.pk]
+    assert snippets[title_hit.pk] == "We make transformers cheaper on long inputs."
+    opening = engine.snippets(searcher, None, [robots.pk])[robots.pk]
+    assert opening == "Reinforcement learning for manipulation with neural networks."
+    assert engine.snippets(searcher, parse_query("x"), []) == {}
+    assert engine.snippets(searcher, parse_query("x"), [10**9]) == {}
+
+
+def test_snippet_of_a_phrase_marks_its_words(library, index_of):
+    robots = library["robots"]
+    snippet = engine.snippets(index_of(), parse_query('"neural networks"'), [robots.pk])
+    assert "<mark>neural</mark> <mark>networks</mark>" in snippet[robots.pk]
+
+
+def test_opening_of_a_long_abstract_is_cut(index_of):
+    paper = make_paper(abstract="word " * 300)
+    lone = make_paper(abstract="y" * 5000)
+    snippets = engine.snippets(index_of(), None, [paper.pk, lone.pk])
+    assert snippets[paper.pk].endswith(" …") and len(snippets[paper.pk]) < 210
+    assert snippets[lone.pk] == "y" * engine.SNIPPET_CHARS + " …"
+
+
+def test_snippets_of_hostile_abstracts_stay_bounded(index_of):
+    # One word repeated 5,000 times to the abstract limit: every token is a match.
+    abstract = ("x " * MAX_ABSTRACT)[:MAX_ABSTRACT]
+    pks = [make_paper(abstract=abstract).pk for _ in range(25)]
+    searcher = index_of()
+    query = parse_query('x "' + " ".join(["x"] * 200) + '"')
+    assert engine.search(searcher, BrowseQuery(parsed=query)).total == 25
+    started = time.perf_counter()
+    snippets = engine.snippets(searcher, query, pks)
+    elapsed = time.perf_counter() - started
+    for pk in pks:
+        assert 0 < snippets[pk].count("<mark>x</mark>") <= engine.SNIPPET_CHARS // 2
+        assert len(snippets[pk].replace("<mark>", "").replace("</mark>", "")) <= 210
+    # A regression guard, not a benchmark: linear work takes milliseconds here.
+    assert elapsed < 1.5
+
+
+# --- Similar papers ------------------------------------------------------------------------
+
+
+def test_similar_papers_share_topic_words_and_authors_with_explanations(library, index_of):
+    paper = make_paper(
+        "Sparse attention on graphs",
+        abstract="Sparse attention, cheap for long inputs; attention over graph nodes.",
+        authors=["Alan Turing", "Grace Hopper"],
+    )
+    make_paper("Sparse attention on graphs", abstract="A near duplicate, sparse attention.")
+    searcher = index_of()
+    similar = engine.similar(searcher, paper.pk, limit=3)
+    assert paper.pk not in [s.id for s in similar]
+    assert len(similar) == 3
+    by_id = {s.id: s for s in similar}
+    title_hit = by_id[library["title_hit"].pk]  # shares Grace Hopper and the topic
+    assert title_hit.shared_authors == 1
+    assert "shares 1 author" in title_hit.reasons
+    assert "sparse" in title_hit.shared_terms and "attention" in title_hit.shared_terms
+    assert any(reason.startswith("shares: ") for reason in title_hit.reasons)
+    assert similar[0].id in {library["title_hit"].pk, library["abstract_hit"].pk}
+
+
+def test_similar_papers_rank_coauthored_papers_up(library, index_of):
+    paper = make_paper(
+        "Message passing with attention",
+        abstract="Message passing meets attention.",
+        authors=["Ada Lovelace", "Grace Hopper"],
+    )
+    similar = engine.similar(index_of(), paper.pk, limit=5)
+    assert similar[0].id == library["graphs"].pk
+    assert similar[0].shared_authors == 2
+    assert similar[0].reasons[0] == "shares 2 authors"
+
+
+def test_similar_papers_of_an_unknown_or_unsearchable_paper(index_of):
+    paper = make_paper("The", abstract="Of the.")
+    make_paper("Anything", abstract="At all.")
+    searcher = index_of()
+    assert engine.similar(searcher, paper.pk) == []
+    assert engine.similar(searcher, 10**9) == []
+    assert engine.similar(searcher, paper.pk, limit=0) == []
+
+
+# --- Documents -----------------------------------------------------------------------------
+
+
+def test_documents_hold_the_paper_its_authors_in_order_and_its_tags():
+    paper = make_paper(
+        "A title",
+        abstract="An abstract.",
+        authors=["Zed Last", "Amy First"],
+        tags=[("ICLR 2024", VENUE), ("Oral", TRACK)],
+    )
+    make_lab_tag(paper, "rl")
+    [document] = documents.paper_documents([paper.pk])
+    fields = document.to_dict()
+    assert fields[schema.ID] == [paper.pk]
+    assert fields[schema.TITLE] == ["A title"]
+    assert fields[schema.AUTHORS] == ["Zed Last", "Amy First"]
+    assert fields[schema.AUTHOR_IDS] == [
+        a.author_id for a in paper.authorships.order_by("position")
+    ]
+    assert fields[schema.VENUE_IDS] == [make_tag("ICLR 2024", VENUE).pk]
+    assert fields[schema.TRACK_IDS] == [make_tag("Oral", TRACK).pk]
+    assert fields[schema.LAB_IDS] == [make_tag("rl", LAB).pk]
+
+
+def test_documents_of_deleted_papers_are_skipped(django_assert_num_queries):
+    kept = [make_paper(authors=["Ann"], tags=[("Oral", TRACK)]) for _ in range(3)]
+    gone = make_paper()
+    gone_id = gone.pk
+    gone.delete()
+    with django_assert_num_queries(3):  # papers, authorships, tags
+        docs = list(documents.paper_documents([gone_id, kept[1].pk, kept[0].pk, kept[1].pk]))
+    assert [d.get_first(schema.ID) for d in docs] == [kept[0].pk, kept[1].pk]
+    with django_assert_num_queries(1):  # no paper: no links to read
+        assert list(documents.paper_documents([gone_id + 1000])) == []
+
+
+def test_all_documents_stream_in_chunks_of_a_few_queries(monkeypatch, django_assert_num_queries):
+    monkeypatch.setattr(documents, "CHUNK_SIZE", 4)
+    papers = [make_paper(authors=["Ann", "Bo"], tags=[("Oral", TRACK)]) for _ in range(10)]
+    # 3 chunks of 3 queries; the last, being short, needs no look for more.
+    with django_assert_num_queries(9):
+        ids = [d.get_first(schema.ID) for d in documents.paper_documents()]
+    assert ids == [p.pk for p in papers]
