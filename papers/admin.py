@@ -15,7 +15,16 @@ from django.utils.html import format_html
 from django.utils.text import Truncator
 
 from papers import services
-from papers.models import UNTITLED_PLACEHOLDER, Author, Authorship, Paper, PaperTag, Tag, TagKind
+from papers.models import (
+    UNTITLED_PLACEHOLDER,
+    Author,
+    Authorship,
+    Paper,
+    PaperTag,
+    SearchChange,
+    Tag,
+    TagKind,
+)
 from papers.text import normalize_author_name, tag_key, tag_slug
 
 # Paper fields whose curator edits a re-import must not overwrite. The authorship and tag
@@ -352,6 +361,8 @@ class PaperAdmin(admin.ModelAdmin):
             row.added_by = request.user
             fresh.append(row)
         PaperTag.objects.bulk_create(fresh)
+        if fresh:  # bulk_create sends no signal (the deletions above recorded themselves)
+            SearchChange.objects.record([paper.pk])
 
     def save_related(self, request, form, formsets, change: bool) -> None:
         super().save_related(request, form, formsets, change)

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import secrets
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import models
-from django.db.models import Q
+from django.db import models, transaction
+from django.db.models import F, Q
+from django.db.models.functions import Now
 from django.urls import reverse
 
 from papers.querysets import PaperQuerySet
@@ -155,6 +161,7 @@ class Paper(models.Model):
         self.author_names = ", ".join(names)
         if save:
             Paper.objects.filter(pk=self.pk).update(author_names=self.author_names)
+            SearchChange.objects.record([self.pk])
 
 
 class Authorship(models.Model):
@@ -206,3 +213,165 @@ class PaperTag(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tag} on {self.paper}"
+
+
+# --- Changes to indexed data ----------------------------------------------------------------
+#
+# The search index (papers/search/) is derived from the tables above. Every write that changes
+# what a paper's search document holds records the paper's id here, in the same transaction as
+# the write, and each process brings its own index up to the latest recorded change before it
+# answers. Where each write path records is listed in papers/signals.py.
+
+
+@dataclass(frozen=True)
+class SearchPosition:
+    """Where the database's change log stands: what an index must have applied to be current.
+
+    `value` is the last sequence number handed out, `token` the random token of that bump
+    (it tells a committed seq from one that was rolled back or restored over), `database_id`
+    names the database, and changes with seq <= `pruned_through` have been deleted.
+    """
+
+    value: int
+    token: int
+    database_id: str
+    pruned_through: int = 0
+
+
+SEARCH_SEQUENCE_PK = 1
+
+
+class SearchSequence(models.Model):
+    """The one row counting recorded changes (see SearchChangeManager.record)."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=SEARCH_SEQUENCE_PK)
+    value = models.BigIntegerField(default=0)
+    # Random, new with each bump: stored with that bump's SearchChange rows.
+    token = models.BigIntegerField(default=0)
+    # This database's identity: an index built from another database is rebuilt.
+    database_id = models.UUIDField(default=uuid.uuid4)
+    # SearchChange rows with seq <= this were pruned: an index older than that is rebuilt.
+    pruned_through = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(id=SEARCH_SEQUENCE_PK), name="papers_searchsequence_single_row"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"search change sequence at {self.value}"
+
+
+class SearchChangeManager(models.Manager):
+    def record(self, paper_ids: Iterable[int], *, using: str | None = None) -> int | None:
+        """Record that the search documents of `paper_ids` changed; returns the new seq.
+
+        Call it inside the transaction that makes the change (it opens one itself when there
+        is none, so the bump and its rows always commit together).
+
+        The bump is `UPDATE ... SET value = value + 1` on the single SearchSequence row. That
+        row stays locked until the recording transaction ends, so a second recorder waits at
+        its own UPDATE until the first commits or rolls back: transactions that record commit
+        in the order of their seqs, and a seq that is visible is never followed by an earlier
+        one appearing later. A reader that has applied every change up to H and then reads
+        the counter at H' > H can therefore fetch the changes in (H, H'] and miss none: each
+        of them committed before the counter showed H' (PostgreSQL's READ COMMITTED included:
+        each statement sees everything committed before it began; SQLite has one writer).
+
+        The lock also serialises recording writers with each other until they commit, which
+        is why the importer records once per import, just before its commit, not per batch.
+        """
+        ids = sorted({int(paper_id) for paper_id in paper_ids if paper_id is not None})
+        if not ids:
+            return None
+        using = using or self.db
+        # 63 random bits, never 0 (the token of a database nothing was recorded in).
+        token = secrets.randbits(63) or 1
+        with transaction.atomic(using=using, savepoint=False):
+            sequence = SearchSequence.objects.using(using)
+            if not sequence.filter(pk=SEARCH_SEQUENCE_PK).update(value=F("value") + 1, token=token):
+                # The row is created by the migration; only a flushed database lacks it.
+                sequence.get_or_create(pk=SEARCH_SEQUENCE_PK)
+                sequence.filter(pk=SEARCH_SEQUENCE_PK).update(value=F("value") + 1, token=token)
+            # Our own uncommitted bump, read back under the row lock we now hold.
+            seq = sequence.filter(pk=SEARCH_SEQUENCE_PK).values_list("value", flat=True).get()
+            self.using(using).bulk_create(
+                [SearchChange(seq=seq, paper_id=paper_id, token=token) for paper_id in ids],
+                batch_size=CHANGE_INSERT_BATCH,
+            )
+        return seq
+
+    def position(self, *, using: str | None = None) -> SearchPosition:
+        """The counter, in one query: what an index must have applied to be current."""
+        row = (
+            SearchSequence.objects.using(using or self.db)
+            .filter(pk=SEARCH_SEQUENCE_PK)
+            .values_list("value", "token", "database_id", "pruned_through")
+            .first()
+        )
+        if row is None:  # a flushed database: nothing recorded, and no identity yet
+            return SearchPosition(0, 0, "", 0)
+        value, token, database_id, pruned_through = row
+        return SearchPosition(value, token, str(database_id), pruned_through)
+
+    def token_at(self, seq: int, *, using: str | None = None) -> int | None:
+        """The token of bump `seq`, or None when no change of that seq is stored."""
+        return (
+            self.using(using or self.db)
+            .filter(seq=seq)
+            .values_list("token", flat=True)
+            .order_by()
+            .first()
+        )
+
+    def paper_ids_between(self, after: int, upto: int, *, using: str | None = None) -> list[int]:
+        """Ids of the papers changed by the bumps after..upto (after excluded), each once."""
+        rows = (
+            self.using(using or self.db)
+            .filter(seq__gt=after, seq__lte=upto)
+            .order_by()
+            .values_list("paper_id", flat=True)
+            .distinct()
+        )
+        return sorted(rows)
+
+    def prune(self, *, through: int, using: str | None = None) -> int:
+        """Delete the changes with seq <= `through`; an index older than that gets rebuilt."""
+        using = using or self.db
+        with transaction.atomic(using=using):
+            sequence = SearchSequence.objects.using(using).select_for_update()
+            current = sequence.filter(pk=SEARCH_SEQUENCE_PK).first()
+            if current is None:
+                return 0
+            # The latest bump's rows stay: an index that is current keeps a token to check.
+            through = min(through, current.value - 1)
+            if through <= current.pruned_through:
+                return 0
+            deleted, _ = self.using(using).filter(seq__lte=through).delete()
+            sequence.filter(pk=SEARCH_SEQUENCE_PK).update(pruned_through=through)
+        return deleted
+
+
+# Rows per INSERT (Django lowers it to what SQLite's 999 parameters allow).
+CHANGE_INSERT_BATCH = 5000
+
+
+class SearchChange(models.Model):
+    """One paper whose search document changed with bump `seq` of SearchSequence."""
+
+    seq = models.BigIntegerField()
+    # No foreign key: a deleted paper's change must outlive the paper.
+    paper_id = models.BigIntegerField()
+    token = models.BigIntegerField()
+    recorded_at = models.DateTimeField(db_default=Now())
+
+    objects = SearchChangeManager()
+
+    class Meta:
+        ordering = ["seq", "id"]
+        indexes = [models.Index(fields=["seq"], name="papers_searchchange_seq")]
+
+    def __str__(self) -> str:
+        return f"paper {self.paper_id} changed at {self.seq}"

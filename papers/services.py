@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from papers.models import Author, Authorship, Paper
+from papers.models import Author, Authorship, Paper, SearchChange
 
 # Names recorded in Paper.curator_edited_fields for the two inline-edited relations; the
 # scalar fields are recorded under their own names.
@@ -160,6 +160,9 @@ def refresh_author_names(*, paper_ids: Iterable[int]) -> None:
         names[paper_id].append(name)
     papers = [Paper(pk=paper_id, author_names=", ".join(n)) for paper_id, n in names.items()]
     Paper.objects.bulk_update(papers, ["author_names"], batch_size=500)
+    # Every caller changed these author lists (rename, merge, admin inline): bulk writes send
+    # no signals, so the search index learns of them here, in the caller's transaction.
+    SearchChange.objects.record(paper_ids)
 
 
 @transaction.atomic

@@ -31,7 +31,7 @@ from django.utils import timezone
 from papers.importing.records import PaperRecord
 from papers.importing.report import Conflict, Report
 from papers.importing.tags import classify_tags
-from papers.models import Author, Authorship, Paper, PaperTag, Tag, TagKind
+from papers.models import Author, Authorship, Paper, PaperTag, SearchChange, Tag, TagKind
 from papers.text import (
     abstract_fingerprint,
     normalize_author_name,
@@ -47,6 +47,8 @@ IN_CHUNK = 500
 UNTITLED_REASON = "Imported without a title"
 IMPORTED_KINDS = (TagKind.VENUE, TagKind.TRACK)
 SCALAR_FIELDS = ("title", "forum_id", "forum_url", "pdf_url")
+# Paper fields the search index holds (with the authors and tags): changing one is recorded.
+INDEXED_FIELDS = frozenset({"title", "abstract"})
 
 
 def record_hash(record: PaperRecord, tags: list[tuple[str, str]]) -> str:
@@ -94,6 +96,8 @@ class Loader:
         self.report = report
         self.batch_size = batch_size
         self.tags: dict[tuple[str, str], Tag] = {}
+        # Papers created or changed: recorded for the search index once, at the end.
+        self.changed_paper_ids: set[int] = set()
 
     def load(
         self, records: Sequence[PaperRecord], progress: Callable[[int, int], None] | None = None
@@ -102,6 +106,10 @@ class Loader:
             self._load_batch(records[start : start + self.batch_size])
             if progress:
                 progress(min(start + self.batch_size, len(records)), len(records))
+        # One record for the whole import, in its transaction and just before it commits:
+        # recording locks the change counter until commit, so recording per batch would make
+        # every other recording writer (a member adding a lab tag) wait for the whole import.
+        SearchChange.objects.record(self.changed_paper_ids)
 
     # -- matching ---------------------------------------------------------------------------
 
@@ -311,6 +319,11 @@ class Loader:
         ]
         if links:  # query: insert paper-tag links
             PaperTag.objects.bulk_create(links)
+        self.changed_paper_ids.update(
+            t.paper.pk
+            for t in unique
+            if t.is_new or t.authors_changed or t.new_tags or t.changed & INDEXED_FIELDS
+        )
         for target in unique:
             target.changed.clear()
             target.new_tags = []

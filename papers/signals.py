@@ -1,0 +1,119 @@
+"""Writes that change a paper's search document record it (SearchChange.objects.record).
+
+Each record happens inside the transaction of the write, so the index can never miss a change
+that committed. Two mechanisms cover the write paths:
+
+Model signals, for single objects and for querysets deleted through Django's collector:
+  Paper       post_save (skipped when update_fields names no indexed field);
+              pre_delete + post_delete: admin delete view, "delete selected", paper.delete()
+  PaperTag    post_save: a lab tag added by a member (annotations.services.add_lab_tag);
+              pre_delete + post_delete: a lab tag removed, an admin inline row removed
+  Authorship  post_save only (a delete receiver would stop Django deleting authorships with
+              one fast DELETE, which the importer relies on); deletions are covered by the
+              Paper and Author receivers (cascades) and by the explicit calls below
+  Author      pre_delete + post_delete: its authorships go with it
+  Tag         pre_save + post_save when its kind changes (documents hold tag ids per kind);
+              pre_delete + post_delete: its paper tags go with it. A rename needs nothing:
+              documents hold tag ids, not names.
+Deletions collect paper ids in pre_delete (the rows still exist then) and record them all
+once, at the first post_delete of the same collector run, which is still inside its
+transaction: deleting 1,000 papers is one record, not 1,000.
+
+Explicit record() calls, for bulk writes that send no signals:
+  the importer (bulk_create / bulk_update / queryset delete)  importing.loader.Loader.load
+  author lists rewritten: rename, merge, admin author inline  services.refresh_author_names
+  a paper's author list refreshed by the model                Paper.refresh_author_names
+  the admin tag inline (bulk_create)                          PaperAdmin._save_paper_tags
+
+Not recorded, because no document holds them: curation fields (needs_curation, reviewed_at,
+curator_edited_fields, ...), links, tag names, notes, comments and reading lists.
+
+A bare model save() outside any transaction commits the row before its post_save receiver
+records it (Django saves in autocommit there); every write path of the site runs inside a
+transaction (admin views, services, Model.delete), so its record commits with it.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from django.db.models.signals import post_delete, post_save, pre_delete, pre_save
+from django.dispatch import receiver
+
+from papers.models import Author, Authorship, Paper, PaperTag, SearchChange, Tag
+
+# Paper fields a search document is built from (papers/search/documents.py).
+INDEXED_PAPER_FIELDS = frozenset({"title", "abstract", "author_names", "created_at"})
+
+_pending = threading.local()
+
+
+def _collect(using: str, paper_ids) -> None:
+    if not hasattr(_pending, "ids"):
+        _pending.ids = {}
+    _pending.ids.setdefault(using, set()).update(paper_ids)
+
+
+@receiver(pre_delete, sender=Paper)
+def _paper_deleting(sender, instance: Paper, using: str, **kwargs) -> None:
+    _collect(using, [instance.pk])
+
+
+@receiver(pre_delete, sender=PaperTag)
+def _paper_tag_deleting(sender, instance: PaperTag, using: str, **kwargs) -> None:
+    _collect(using, [instance.paper_id])
+
+
+@receiver(pre_delete, sender=Author)
+def _author_deleting(sender, instance: Author, using: str, **kwargs) -> None:
+    rows = Authorship.objects.using(using).filter(author_id=instance.pk)
+    _collect(using, rows.values_list("paper_id", flat=True))
+
+
+@receiver(pre_delete, sender=Tag)
+def _tag_deleting(sender, instance: Tag, using: str, **kwargs) -> None:
+    rows = PaperTag.objects.using(using).filter(tag_id=instance.pk)
+    _collect(using, rows.values_list("paper_id", flat=True))
+
+
+@receiver(post_delete, sender=Paper)
+@receiver(post_delete, sender=PaperTag)
+@receiver(post_delete, sender=Author)
+@receiver(post_delete, sender=Tag)
+def _record_deleted(sender, using: str, **kwargs) -> None:
+    # The collector sends every pre_delete before the first post_delete: the first one here
+    # records the whole deletion, the others find nothing pending.
+    ids = getattr(_pending, "ids", {}).pop(using, None)
+    if ids:
+        SearchChange.objects.record(ids, using=using)
+
+
+@receiver(post_save, sender=Paper)
+def _paper_saved(sender, instance: Paper, using: str, update_fields=None, **kwargs) -> None:
+    if update_fields is not None and not INDEXED_PAPER_FIELDS.intersection(update_fields):
+        return
+    SearchChange.objects.record([instance.pk], using=using)
+
+
+@receiver(post_save, sender=Authorship)
+@receiver(post_save, sender=PaperTag)
+def _link_saved(sender, instance: Authorship | PaperTag, using: str, **kwargs) -> None:
+    SearchChange.objects.record([instance.paper_id], using=using)
+
+
+@receiver(pre_save, sender=Tag)
+def _tag_saving(sender, instance: Tag, using: str, **kwargs) -> None:
+    if instance.pk is None:
+        instance._indexed_kind = None
+        return
+    stored = Tag.objects.using(using).filter(pk=instance.pk).values_list("kind", flat=True)
+    instance._indexed_kind = stored.first()
+
+
+@receiver(post_save, sender=Tag)
+def _tag_saved(sender, instance: Tag, created: bool, using: str, **kwargs) -> None:
+    before = getattr(instance, "_indexed_kind", None)
+    if created or before is None or before == instance.kind:
+        return
+    rows = PaperTag.objects.using(using).filter(tag_id=instance.pk)
+    SearchChange.objects.record(rows.values_list("paper_id", flat=True), using=using)
