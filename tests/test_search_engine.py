@@ -122,9 +122,11 @@ def test_quoted_phrase_needs_the_words_next_to_each_other(library, index_of):
 def test_a_phrase_keeps_its_stop_words(library, index_of):
     searcher = index_of()
     assert titles(searcher, '"learn to grasp"') == ["Robot arms that learn to grasp"]
-    # The stop word is part of the phrase: without it the words are not adjacent.
+    # A stop word holds its place, as in PostgreSQL: without it the words are not adjacent,
+    # and any word fills it.
     assert titles(searcher, '"learn grasp"') == []
-    assert titles(searcher, '"learn for grasp"') == []
+    assert titles(searcher, '"learn for grasp"') == ["Robot arms that learn to grasp"]
+    assert titles(searcher, '"arms that learn"') == ["Robot arms that learn to grasp"]
 
 
 def test_minus_excludes_papers_with_the_word_or_phrase(library, index_of):
@@ -315,15 +317,29 @@ def expected_authors(counts: dict[int, int], top: int, selected: set[int]) -> di
     return chosen | {pk: counts.get(pk, 0) for pk in sorted(selected) if pk not in chosen}
 
 
+# (authors returned beyond the top, authors each segment reports, most recounts): the defaults,
+# then limits that force every path of engine._top_authors on this small catalogue.
+AUTHOR_CUTS = [
+    (engine.AUTHOR_FACET_SLACK, engine.AUTHOR_SEGMENT_SIZE, engine.MAX_AUTHOR_RECOUNTS),
+    (1, 2, 100),  # segments cut their lists: contenders recounted one by one
+    (1, 2, 1),  # too many contenders: one exact aggregation instead
+    (0, 3, 100),  # no slack: authors left out may tie the last one shown
+]
+
+
 @pytest.mark.parametrize("text", [None, "quokka"])
-@pytest.mark.parametrize("slack", [engine.AUTHOR_FACET_SLACK, 1])
+@pytest.mark.parametrize("commit_every", [13, None])
+@pytest.mark.parametrize("cuts", AUTHOR_CUTS)
 def test_every_facet_count_equals_a_database_group_by(
-    tagged_catalogue, index_of, monkeypatch, text, slack
+    tagged_catalogue, index_of, monkeypatch, text, commit_every, cuts
 ):
-    # A slack of 1 makes ties at the author cut-off take the second-request path.
-    monkeypatch.setattr(engine, "AUTHOR_FACET_SLACK", slack)
-    searcher = index_of(commit_every=13)
-    assert searcher.num_segments > 1  # counts must be exact across segments
+    for name, value in zip(
+        ["AUTHOR_FACET_SLACK", "AUTHOR_SEGMENT_SIZE", "MAX_AUTHOR_RECOUNTS"], cuts, strict=True
+    ):
+        monkeypatch.setattr(engine, name, value)
+    searcher = index_of(commit_every=commit_every)
+    # Counts must be exact across segments, and within a single one.
+    assert (searcher.num_segments > 1) == bool(commit_every)
     for selection in selections():
         results = engine.search(searcher, browse(text, selection), author_facet_size=3)
         expected_ids = set(db_matches(text, selection).values_list("pk", flat=True))
@@ -344,6 +360,26 @@ def test_every_facet_count_equals_a_database_group_by(
         ), selection
 
 
+def test_cut_author_lists_are_made_exact_by_recounting_the_contenders(index_of, monkeypatch):
+    # Prolific authors in every segment, one-paper authors cut off by each segment's list.
+    for n in range(60):
+        names = ["Ann Prolific"] * (n % 2 == 0) + ["Bo Frequent"] * (n % 3 == 0) + [f"Solo {n}"]
+        make_paper(f"Paper {n}", authors=names)
+    monkeypatch.setattr(engine, "AUTHOR_SEGMENT_SIZE", 2)
+    monkeypatch.setattr(engine, "AUTHOR_FACET_SLACK", 1)
+
+    def no_full_aggregation(*args, **kwargs):
+        raise AssertionError("the recounts should have settled the top authors")
+
+    monkeypatch.setattr(engine, "_exact_top_authors", no_full_aggregation)
+    searcher = index_of(commit_every=20)
+    assert searcher.num_segments == 3
+    results = engine.search(searcher, BrowseQuery(), author_facet_size=2)
+    expected = expected_authors(db_facet_counts(None, {}, "author"), 2, set())
+    assert results.facets.author == expected
+    assert list(expected.values()) == [30, 20]
+
+
 def test_selected_authors_are_counted_even_outside_the_top(tagged_catalogue, index_of):
     searcher = index_of()
     counts = db_facet_counts(None, {}, "author")
@@ -351,6 +387,10 @@ def test_selected_authors_are_counted_even_outside_the_top(tagged_catalogue, ind
     results = engine.search(searcher, browse(None, {"author": {least}}), author_facet_size=2)
     assert results.facets.author[least] == counts[least]
     assert len(results.facets.author) == 3
+    only_selected = engine.search(
+        searcher, browse(None, {"author": {least}}), author_facet_size=0
+    ).facets.author
+    assert only_selected == {least: counts[least]}
 
 
 def test_mine_counts_and_filters_matches(tagged_catalogue, index_of):
@@ -410,7 +450,8 @@ TRICKY_TITLES = [
 def test_sorts_equal_the_database_order(index_of, sort):
     for n, title in enumerate(TRICKY_TITLES):
         make_paper(title, abstract=f"Shared topic, paper {n}.")
-    # Ties on created_at fall back to the id, as in the database.
+    # Ties on created_at fall back to the id, as in the database. Pages of every size put
+    # page edges inside ties of the coarse keys (equal times, equal first 8 bytes of titles).
     same_time = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
     Paper.objects.filter(pk__in=Paper.objects.order_by("pk").values("pk")[3:9]).update(
         created_at=same_time
@@ -422,11 +463,13 @@ def test_sorts_equal_the_database_order(index_of, sort):
     for text in [None, "topic"]:
         query = BrowseQuery(parsed=parse_query(text) if text else None, sort=sort, limit=100)
         assert engine.search(searcher, query).ids == expected
-        pages = [
-            engine.search(searcher, BrowseQuery(sort=sort, offset=offset, limit=7)).ids
-            for offset in range(0, len(expected), 7)
-        ]
-        assert [pk for page in pages for pk in page] == expected
+        for size in (1, 2, 7):
+            pages = [
+                engine.search(searcher, BrowseQuery(sort=sort, offset=offset, limit=size))
+                for offset in range(0, len(expected) + size, size)
+            ]
+            assert [pk for page in pages for pk in page.ids] == expected
+            assert {page.total for page in pages} == {len(expected)}
 
 
 def test_relevance_without_a_search_is_newest_first(library, index_of):

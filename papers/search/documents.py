@@ -51,8 +51,11 @@ def make_document(paper: PaperRecord) -> tantivy.Document:
     for tag_id, kind in dict(paper.tags).items():
         if kind in _TAG_FIELDS:
             doc.add_unsigned(_TAG_FIELDS[kind], tag_id)
-    doc.add_text(schema.TITLE_ORDER, schema.title_order_key(paper.title, paper.id))
+    title_key = schema.title_order_key(paper.title, paper.id)
+    doc.add_text(schema.TITLE_ORDER, title_key)
+    doc.add_unsigned(schema.TITLE_PREFIX, schema.title_prefix(title_key))
     doc.add_text(schema.NEWEST_ORDER, schema.newest_order_key(paper.created_at, paper.id))
+    doc.add_unsigned(schema.CREATED, schema.created_micros(paper.created_at))
     return doc
 
 
