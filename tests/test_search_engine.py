@@ -104,6 +104,20 @@ def test_title_match_ranks_above_abstract_only_match(library, index_of):
     ]
 
 
+def test_facet_filters_leave_the_ranking_alone(library, index_of):
+    # Scored, a filter on a rare venue would add more to a paper's score than one on a common
+    # venue, and lift `rare` above `common`, whose text matches slightly better.
+    for n in range(8):
+        make_paper(f"Filler {n}", tags=[("Common venue", VENUE)])
+    make_paper("Filler", tags=[("Rare venue", VENUE)])
+    common = make_paper("Quokka habits", abstract="Quokka quokka.", tags=[("Common venue", VENUE)])
+    rare = make_paper("Quokka habits", abstract="Quokka.", tags=[("Rare venue", VENUE)])
+    searcher = index_of()
+    assert found(searcher, "quokka") == [common.pk, rare.pk]
+    venues = frozenset(tag_ids(VENUE, "Common venue", "Rare venue"))
+    assert found(searcher, "quokka", venue_ids=venues) == [common.pk, rare.pk]
+
+
 def test_author_names_are_searchable_as_words_and_phrases(library, index_of):
     searcher = index_of()
     assert set(titles(searcher, "Hopper")) == {
@@ -160,6 +174,18 @@ def test_stemming_finds_other_forms_of_a_word(library, index_of):
     assert "Message passing on graphs" in titles(searcher, "network")
     assert titles(searcher, "grasping") == ["Robot arms that learn to grasp"]
     assert titles(searcher, "Graphs") == ["Message passing on graphs"]
+
+
+def test_query_words_are_analysed_as_the_index_analysed_the_text(index_of):
+    longest = "a" * 39  # en_stem keeps tokens under 40 bytes
+    paper = make_paper(f"ÉCOLE Networks {longest} {'b' * 40} naïve", abstract="Élan vital.")
+    searcher = index_of()
+    for text in ["école", "network", longest, "NAÏVE", "élan", f'"networks {longest}"']:
+        assert found(searcher, text) == [paper.pk], text
+    # A token the index dropped holds its place in a phrase, as in the index.
+    assert found(searcher, f'"{longest} naïve"') == []
+    assert found(searcher, f'"{longest} {"c" * 40} naïve"') == [paper.pk]
+    assert found(searcher, "b" * 40) == []
 
 
 def test_nothing_searchable_gives_no_results_and_zero_counts(library, index_of):
@@ -487,6 +513,12 @@ def test_page_and_total(library, index_of):
     assert len(first.ids) == 2 and len(second.ids) == 1
     assert set(first.ids).isdisjoint(second.ids)
     assert engine.search(searcher, BrowseQuery(limit=0)).ids == []
+    # Absurd pages are bounded, not allocated.
+    huge = engine.search(searcher, BrowseQuery(parsed=parse_query("networks"), offset=10**15))
+    assert (huge.ids, huge.total) == ([], 3)
+    everything = engine.search(searcher, BrowseQuery(limit=10**12))
+    assert len(everything.ids) == everything.total == Paper.objects.count()
+    assert len(engine.similar(searcher, library["graphs"].pk, limit=10**12)) <= 14
 
 
 # --- Snippets ------------------------------------------------------------------------------

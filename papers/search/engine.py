@@ -26,6 +26,8 @@ Query = tantivy.Query
 # BM25 weight of a hit by field: a word in the title counts three times one in the abstract.
 FIELD_BOOSTS = {schema.TITLE: 3.0, schema.AUTHORS: 2.0, schema.ABSTRACT: 1.0}
 SORTS = ("relevance", "newest", "title")
+# Tantivy allocates for offset + limit hits up front: both are bounded, whatever the caller says.
+MAX_PAGE_SIZE = 1000
 AUTHOR_FACET_SIZE = 20
 # The author facet's first aggregation returns this many authors beyond the top N, and each
 # segment reports its AUTHOR_SEGMENT_SIZE most frequent ones (see _top_authors).
@@ -74,9 +76,10 @@ class BrowseQuery:
 class Facets:
     """Disjunctive counts: each facet over the matches of every other facet but its own.
 
-    Tag facets hold every value with a match; `author` the top authors by count (ties by id)
-    plus every selected author; `mine` one count per `BrowseQuery.mine_sets` name.
-    Dicts are ordered by count, highest first, then by id.
+    Tag facets hold every value with a match; `author` the top authors by count (ties by id).
+    Every selected value is there too, with 0 if nothing matches it. `mine` has one count per
+    `BrowseQuery.mine_sets` name. Dicts are ordered by count, highest first, then by id, with
+    selected values outside the top authors last.
     """
 
     venue: dict[int, int]
@@ -127,7 +130,7 @@ def _splitter() -> tantivy.TextAnalyzer:
 
 @cache
 def _stemmer() -> tantivy.TextAnalyzer:
-    # The rest of en_stem, in its order: drop long tokens, lowercase, Porter stem.
+    # The rest of en_stem, in its order: drop long tokens, lowercase, Snowball English stem.
     return (
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
         .filter(tantivy.Filter.remove_long(MAX_TOKEN_BYTES))
@@ -238,6 +241,11 @@ def _any_of(field_name: str, ids: Iterable[int]) -> Query:
     return Query.boolean_query([(Occur.Should, term) for term in terms])
 
 
+def _filter(field_name: str, ids: Iterable[int]) -> Query:
+    # Scored, a term of a rare venue would add more to a paper's relevance than a common one.
+    return Query.const_score_query(_any_of(field_name, ids), 0.0)
+
+
 def _all_of(queries: list[Query]) -> Query:
     if not queries:
         return Query.all_query()
@@ -267,15 +275,16 @@ def search(
         if text is None:  # a search with nothing that can match
             return Results([], 0, _no_facets(query))
     filters = {
-        name: _any_of(field_name, getattr(query, attribute))
+        name: _filter(field_name, getattr(query, attribute))
         for name, (field_name, attribute) in _FACETS.items()
         if getattr(query, attribute)
     }
     if query.mine_ids is not None:
-        filters["mine"] = _any_of(schema.ID, query.mine_ids)
+        filters["mine"] = _filter(schema.ID, query.mine_ids)
 
     def matches(without: str | None = None) -> Query:
-        return _all_of([q for q in [text, *(f for n, f in filters.items() if n != without)] if q])
+        wanted = [text] if text is not None else []
+        return _all_of(wanted + [f for name, f in filters.items() if name != without])
 
     ids, total = _page(searcher, matches(), query, scored=text is not None)
     return Results(ids, total, _facets(searcher, query, matches, author_facet_size))
@@ -284,8 +293,12 @@ def search(
 def _page(
     searcher: tantivy.Searcher, matches: Query, query: BrowseQuery, *, scored: bool
 ) -> tuple[list[int], int]:
-    limit = max(1, query.limit)  # Tantivy refuses a limit of 0; the extra hit is cut below
+    # Tantivy refuses a limit of 0 (the extra hit is cut below); past the last paper nothing
+    # is found, whatever the offset.
+    limit = min(max(1, query.limit), MAX_PAGE_SIZE)
     offset = max(0, query.offset)
+    if offset >= searcher.num_docs:
+        return [], searcher.search(matches, 1).count
     sort = query.sort if query.sort in SORTS else "relevance"
     if sort == "relevance" and not scored:
         sort = "newest"
@@ -296,7 +309,7 @@ def _page(
         hits, total = _sorted_hits(searcher, matches, _NEWEST, offset, limit)
     else:
         hits, total = _sorted_hits(searcher, matches, _BY_TITLE, offset, limit)
-    addresses = [address for _, address in hits][: query.limit]
+    addresses = [address for _, address in hits][: max(0, query.limit)]
     ids = searcher.fast_field_values(schema.ID, addresses) if addresses else []
     return [int(pk) for pk in ids], total
 
@@ -581,6 +594,7 @@ def similar(searcher: tantivy.Searcher, paper_id: int, limit: int = 5) -> list[S
     source = _documents(searcher, [paper_id]).get(paper_id)
     if source is None or limit < 1:
         return []
+    limit = min(limit, MAX_PAGE_SIZE)
     title = source.get_first(schema.TITLE) or ""
     abstract = source.get_first(schema.ABSTRACT) or ""
     authors = list(dict.fromkeys(int(a) for a in source.get_all(schema.AUTHOR_IDS)))
@@ -655,12 +669,14 @@ def _topic_words(searcher, title: str, abstract: str) -> list[tuple[str, str]]:
     """
     spelled: dict[str, str] = {}
     repeats: dict[str, int] = {}
+    stems: dict[str, list[str]] = {}  # each distinct word analysed once
     for text, weight in ((title, 2), (abstract, 1)):
-        for word in _LETTERS.findall(text):
-            word = word.lower()
+        for word in _LETTERS.findall(text.lower()):
             if word in STOP_WORDS:
                 continue
-            for _, stem in _terms(word):
+            if word not in stems:
+                stems[word] = [stem for _, stem in _terms(word)]
+            for stem in stems[word]:
                 spelled.setdefault(stem, word)
                 repeats[stem] = repeats.get(stem, 0) + weight
     telling = [stem for stem, n in repeats.items() if n >= 2][: SIMILAR_TERMS * 2]

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import tantivy
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: coarse sort keys (title_prefix, created), stored author ids
 
 # The paper's primary key: stored (results name papers by it), indexed (delete and update by
 # term), fast (read for a page of hits without loading documents).
