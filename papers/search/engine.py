@@ -604,7 +604,7 @@ def similar(searcher: tantivy.Searcher, paper_id: int, limit: int = 5) -> list[S
         _schema(),
         {schema.TITLE: [title], schema.ABSTRACT: [abstract]},
         min_doc_frequency=2,  # the paper itself and at least one other
-        max_doc_frequency=max(10, searcher.num_docs // 5),  # words in every other paper say little
+        max_doc_frequency=_common(searcher),
         min_term_frequency=1,
         max_query_terms=SIMILAR_TERMS,
         min_word_length=3,
@@ -664,8 +664,9 @@ _LETTERS = re.compile(r"[^\W\d_]{3,}")
 def _topic_words(searcher, title: str, abstract: str) -> list[tuple[str, str]]:
     """(stem, word as written) of the paper's telling words, rarest in the catalogue first.
 
-    Telling: in the title, or repeated in the abstract; never a stop word or a number. The
-    word shown is the paper's own first spelling of the stem, lowercased.
+    Telling: in the title, or repeated in the abstract; never a stop word, a number or a word
+    too common to choose "more like this" terms. The word shown is the paper's own first
+    spelling of the stem, lowercased.
     """
     spelled: dict[str, str] = {}
     repeats: dict[str, int] = {}
@@ -681,4 +682,10 @@ def _topic_words(searcher, title: str, abstract: str) -> list[tuple[str, str]]:
                 repeats[stem] = repeats.get(stem, 0) + weight
     telling = [stem for stem, n in repeats.items() if n >= 2][: SIMILAR_TERMS * 2]
     rarity = {stem: searcher.doc_freq(schema.ABSTRACT, stem) for stem in telling}
+    telling = [stem for stem in telling if rarity[stem] <= _common(searcher)]
     return [(stem, spelled[stem]) for stem in sorted(telling, key=lambda s: (rarity[s], s))]
+
+
+def _common(searcher) -> int:
+    # A word in a fifth of the catalogue ("learning", "model") says little about a topic.
+    return max(10, searcher.num_docs // 5)
