@@ -1,6 +1,10 @@
+import itertools
+
 import pytest
 
 from tests import factories
+
+_index_numbers = itertools.count(1)
 
 
 @pytest.fixture(autouse=True)
@@ -16,6 +20,22 @@ def _plain_static_storage(settings):
 def _fast_password_hashing(settings):
     # The production hasher is slow by design; tests create many users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _search_index_per_test(settings, tmp_path_factory):
+    """Each test gets its own search index directory, created only if the test searches.
+
+    A test's database changes are rolled back afterwards; an index shared between tests
+    would keep their documents. The directory is a fresh path, not made until first use.
+    """
+    from papers.search import sync
+
+    base = tmp_path_factory.getbasetemp() / "search-indexes"
+    settings.SEARCH_INDEX_DIR = base / str(next(_index_numbers))
+    sync.reset()
+    yield
+    sync.reset()
 
 
 @pytest.fixture
