@@ -24,22 +24,26 @@ $(DEV): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet ".[dev]"
 	touch $(RUNTIME) $@
 
-## run: create the environment, migrate, import fixtures/ and serve on http://127.0.0.1:8000 (SQLite)
+## run: create the environment, migrate, import fixtures/, build the search index if missing and
+##      serve on http://127.0.0.1:8000 (SQLite)
 run: $(RUNTIME)
 	$(RUN_ENV) $(BIN)/python manage.py migrate --noinput
 	$(RUN_ENV) $(BIN)/python manage.py createcachetable
 	$(RUN_ENV) $(BIN)/python manage.py import_papers fixtures/
+	$(RUN_ENV) $(BIN)/python manage.py update_search_index
 	@echo
 	@echo "To create an admin user: $(RUN_ENV) $(BIN)/python manage.py createsuperuser"
 	@echo "Serving on http://$(HOST):$(PORT)/"
 	$(RUN_ENV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-## serve: production serving: migrate, create the cache table, collect static files, run gunicorn
+## serve: production serving: migrate, create the cache table, collect static files, build the
+##        search index if missing (else catch it up), run gunicorn
 ##        against DATABASE_URL (needs DJANGO_SECRET_KEY and DJANGO_ALLOWED_HOSTS; see README)
 serve: $(RUNTIME)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py createcachetable
 	$(BIN)/python manage.py collectstatic --noinput
+	$(BIN)/python manage.py update_search_index
 	$(BIN)/gunicorn -c config/gunicorn.conf.py config.wsgi
 
 ## test: install test dependencies, lint, check migrations and run the whole suite

@@ -1,4 +1,9 @@
-"""/healthz: tells a load balancer or monitor whether this app server can reach its database."""
+"""/healthz: tells a load balancer or monitor whether this app server can answer pages.
+
+It can when its database answers and its search index is usable (caught up with the database;
+built first if it is missing, see papers/search/store.py). Until then the answer is 503, so a
+load balancer sends no traffic to an app server that is still building its index.
+"""
 
 from __future__ import annotations
 
@@ -9,22 +14,27 @@ from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
+from papers.search.sync import IndexUnavailable, current_searcher
+
 logger = logging.getLogger(__name__)
 
 
 @login_not_required
 @require_safe
 def healthz(request: HttpRequest) -> HttpResponse:
+    status, body = 200, "ok"
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
             cursor.fetchone()
+        current_searcher()
     except DatabaseError as exc:
         # The reason goes to the log only: the response must not describe our infrastructure.
         logger.warning("Health check failed, database unavailable: %s", exc)
         status, body = 503, "unavailable"
-    else:
-        status, body = 200, "ok"
+    except IndexUnavailable as exc:
+        logger.warning("Health check failed, search index unavailable: %s", exc)
+        status, body = 503, "unavailable"
     response = HttpResponse(body, status=status, content_type="text/plain; charset=utf-8")
     response["Cache-Control"] = "no-store"
     return response
