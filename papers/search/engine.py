@@ -282,11 +282,13 @@ def search(
     if query.mine_ids is not None:
         filters["mine"] = _filter(schema.ID, query.mine_ids)
 
-    def matches(without: str | None = None) -> Query:
+    def matches(without: str | None = None) -> Query | None:
+        """The search and every selected facet but `without`; None when that is everything."""
         wanted = [text] if text is not None else []
-        return _all_of(wanted + [f for name, f in filters.items() if name != without])
+        wanted += [f for name, f in filters.items() if name != without]
+        return _all_of(wanted) if wanted else None
 
-    ids, total = _page(searcher, matches(), query, scored=text is not None)
+    ids, total = _page(searcher, matches() or Query.all_query(), query, scored=text is not None)
     return Results(ids, total, _facets(searcher, query, matches, author_facet_size))
 
 
@@ -376,24 +378,28 @@ def _facets(searcher, query: BrowseQuery, matches, author_facet_size: int) -> Fa
         groups.setdefault(name if getattr(query, attribute) else None, []).append(name)
     counts: dict[str, dict[int, int]] = {}
     for without, names in groups.items():
-        base = matches(without)
-        request = {
-            name: _terms_request(
-                _FACETS[name][0],
-                size=author_facet_size + AUTHOR_FACET_SLACK if name == "author" else None,
-            )
-            for name in names
-        }
+        narrowed = matches(without)
+        base, whole = narrowed or Query.all_query(), narrowed is None
+        request = {}
+        for name in names:
+            top = author_facet_size + AUTHOR_FACET_SLACK if name == "author" else None
+            request[name] = _terms_request(_FACETS[name][0], size=top)
+        if "author" in names:  # the selected authors are counted in the same pass
+            request |= _author_filters(query.author_ids)
         answer = searcher.aggregate(base, request)
         for name in names:
-            selected = getattr(query, _FACETS[name][1])
             if name == "author":
-                found = _top_authors(searcher, base, answer[name], author_facet_size, selected)
+                selected = _filtered_counts(answer, query.author_ids)
+                found = _top_authors(
+                    searcher, base, answer[name], author_facet_size, selected, whole=whole
+                )
             else:
                 found = _ordered({int(b["key"]): b["doc_count"] for b in answer[name]["buckets"]})
-            # A selected value without matches among the other facets shows, with 0.
-            counts[name] = found | {pk: 0 for pk in sorted(selected) if pk not in found}
-    without_mine = matches("mine")
+                # A selected value without matches among the other facets shows, with 0.
+                selected = getattr(query, _FACETS[name][1])
+                found |= {pk: 0 for pk in sorted(selected) if pk not in found}
+            counts[name] = found
+    without_mine = matches("mine") or Query.all_query()
     mine = {name: _count(searcher, without_mine, ids) for name, ids in query.mine_sets.items()}
     return Facets(**counts, mine=mine)
 
@@ -415,52 +421,71 @@ def _terms_request(field_name: str, *, size: int | None = None, min_count: int =
     return {"terms": request}
 
 
-def _top_authors(searcher, base: Query, answer: dict, top: int, selected) -> dict[int, int]:
-    """The `top` authors by exact count, ties by id, plus the selected authors' counts.
+def _author_filters(author_ids: Iterable[int]) -> dict:
+    """Filter aggregations counting each author's matches exactly, all in one pass.
+
+    Tantivy parses a filter's query text; here it is only a field name and a number.
+    """
+    return {
+        f"author_{pk}": {"filter": f"{schema.AUTHOR_IDS}:{pk}"}
+        for pk in sorted(map(int, author_ids))
+    }
+
+
+def _filtered_counts(answer: dict, author_ids: Iterable[int]) -> dict[int, int]:
+    return {pk: answer[f"author_{pk}"]["doc_count"] for pk in sorted(map(int, author_ids))}
+
+
+def _top_authors(
+    searcher, base: Query, answer: dict, top: int, selected: dict[int, int], *, whole: bool
+) -> dict[int, int]:
+    """The `top` authors by exact count, ties by id, then the selected authors' counts.
 
     `answer` is a cut aggregation: its counts are lower bounds, short of the true ones by at
     most its doc_count_error_upper_bound (the sum of each segment's largest cut-off count),
     and an author it leaves out has at most that error plus the last count it returned. So
-    the authors that could reach the top are recounted exactly, one small search each, and
-    if an author left out could still tie the top-th count, one full (exact) aggregation of
-    the authors with at least that count settles it.
+    the authors that could reach the top are recounted exactly, and if an author left out
+    could still tie the top-th count, one full (exact) aggregation of the authors with at
+    least that count settles it. `whole`: the base is the whole catalogue.
     """
     if top < 1:
-        return {pk: _author_count(searcher, base, pk) for pk in sorted(selected)}
+        return selected
     buckets = answer["buckets"]
     reported = {int(b["key"]): b["doc_count"] for b in buckets}
     error = answer.get("doc_count_error_upper_bound")
     if error is None:  # not reported: trust nothing
         return _exact_top_authors(searcher, base, top, selected, min_count=1)
+    lowest = _nth_largest(reported, top)
     # One segment's counts are whole; only authors it cut off are unknown (up to `error`).
-    recount = error > 0 and searcher.num_segments > 1
-    size = top + AUTHOR_FACET_SLACK
-    left_out = error + (buckets[-1]["doc_count"] if len(buckets) >= size else 0)
-    if recount:
-        # Best first, until no author's upper bound can reach the top-th exact count.
-        counted = Query.const_score_query(base, 1.0)  # counting needs no BM25
-        exact: dict[int, int] = {}
-        for pk in sorted(reported, key=lambda pk: (-reported[pk], pk)):
-            if len(exact) >= top and reported[pk] + error < _nth_largest(exact, top):
-                break
-            if len(exact) == MAX_AUTHOR_RECOUNTS:
-                lowest = _nth_largest(reported, top)
-                return _exact_top_authors(searcher, base, top, selected, min_count=lowest)
-            exact[pk] = _author_count(searcher, counted, pk)
+    if error > 0 and searcher.num_segments > 1:
+        contenders = [pk for pk, n in reported.items() if n + error >= lowest]
+        if len(contenders) > MAX_AUTHOR_RECOUNTS:
+            return _exact_top_authors(searcher, base, top, selected, min_count=lowest)
+        exact = _recount(searcher, base, contenders, whole=whole)
     else:
         exact = reported
     chosen = dict(list(_ordered(exact).items())[:top])
     threshold = min(chosen.values(), default=0) if len(chosen) == top else 0
+    left_out = error + (buckets[-1]["doc_count"] if len(buckets) >= top + AUTHOR_FACET_SLACK else 0)
     if left_out and left_out >= threshold:
         # An author left out might reach the top-th count: count all who can, exactly.
         return _exact_top_authors(searcher, base, top, selected, min_count=threshold)
-    for author_id in sorted(selected):
-        if author_id not in chosen:
-            found = exact.get(author_id)  # exact whether recounted or not
-            if found is None:
-                found = _author_count(searcher, base, author_id)
-            chosen[author_id] = found
-    return chosen
+    return chosen | {pk: n for pk, n in selected.items() if pk not in chosen}
+
+
+def _recount(searcher, base: Query, author_ids: list[int], *, whole: bool) -> dict[int, int]:
+    """Exact counts of these authors' papers among the base's.
+
+    Over the whole catalogue an author's count is their posting list's length (0.02 ms); a
+    narrower base is one pass with a filter per author (3 ms for 30 authors over 85,000
+    matches, against 0.3 ms an author for intersecting the base with each).
+    """
+    if whole:
+        return {
+            pk: searcher.search(Query.term_query(_schema(), schema.AUTHOR_IDS, pk), 1).count
+            for pk in author_ids
+        }
+    return _filtered_counts(searcher.aggregate(base, _author_filters(author_ids)), author_ids)
 
 
 def _nth_largest(counts: dict[int, int], n: int) -> int:
@@ -471,25 +496,12 @@ def _exact_top_authors(searcher, base: Query, top: int, selected, *, min_count: 
     """Every author with at least `min_count` matches, counted exactly; the top and selected."""
     request = {"author": _terms_request(schema.AUTHOR_IDS, min_count=max(1, min_count))}
     buckets = searcher.aggregate(base, request)["author"]["buckets"]
-    counts = _ordered({int(b["key"]): b["doc_count"] for b in buckets})
-    chosen = dict(list(counts.items())[:top])
-    for author_id in sorted(selected):
-        if author_id not in chosen:
-            found = counts.get(author_id)
-            if found is None:  # below min_count: count it on its own
-                found = _author_count(searcher, base, author_id)
-            chosen[author_id] = found
-    return chosen
+    chosen = dict(list(_ordered({int(b["key"]): b["doc_count"] for b in buckets}).items())[:top])
+    return chosen | {pk: n for pk, n in selected.items() if pk not in chosen}
 
 
 def _count(searcher, base: Query, paper_ids) -> int:
     return searcher.search(_all_of([base, _any_of(schema.ID, paper_ids)]), 1).count
-
-
-def _author_count(searcher, base: Query, author_id: int) -> int:
-    # A term query: a term set query builds an automaton first (0.3 ms against 0.05 ms).
-    author = Query.term_query(_schema(), schema.AUTHOR_IDS, author_id)
-    return searcher.search(_all_of([base, author]), 1).count
 
 
 def _ordered(counts: dict[int, int]) -> dict[int, int]:
