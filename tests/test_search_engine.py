@@ -513,6 +513,10 @@ def test_page_and_total(library, index_of):
     assert len(first.ids) == 2 and len(second.ids) == 1
     assert set(first.ids).isdisjoint(second.ids)
     assert engine.search(searcher, BrowseQuery(limit=0)).ids == []
+    # Ids no index holds select nothing, and break nothing.
+    odd = engine.search(searcher, BrowseQuery(author_ids=frozenset({-1, 2**70})))
+    assert (odd.ids, odd.total) == ([], 0)
+    assert odd.facets.author == engine.search(searcher, BrowseQuery()).facets.author
     # Absurd pages are bounded, not allocated.
     huge = engine.search(searcher, BrowseQuery(parsed=parse_query("networks"), offset=10**15))
     assert (huge.ids, huge.total) == ([], 3)

@@ -229,8 +229,13 @@ def _wanted_words_query(parsed: ParsedQuery) -> Query | None:
 MAX_OR_TERMS = 32
 
 
+def _valid_ids(ids: Iterable[int]) -> list[int]:
+    # Index values are u64: anything else names no paper, tag or author.
+    return sorted(pk for pk in map(int, ids) if 0 <= pk < 2**64)
+
+
 def _any_of(field_name: str, ids: Iterable[int]) -> Query:
-    values = sorted(pk for pk in map(int, ids) if 0 <= pk < 2**64)
+    values = _valid_ids(ids)
     if not values:
         return Query.empty_query()
     if len(values) > MAX_OR_TERMS:
@@ -427,13 +432,12 @@ def _author_filters(author_ids: Iterable[int]) -> dict:
     Tantivy parses a filter's query text; here it is only a field name and a number.
     """
     return {
-        f"author_{pk}": {"filter": f"{schema.AUTHOR_IDS}:{pk}"}
-        for pk in sorted(map(int, author_ids))
+        f"author_{pk}": {"filter": f"{schema.AUTHOR_IDS}:{pk}"} for pk in _valid_ids(author_ids)
     }
 
 
 def _filtered_counts(answer: dict, author_ids: Iterable[int]) -> dict[int, int]:
-    return {pk: answer[f"author_{pk}"]["doc_count"] for pk in sorted(map(int, author_ids))}
+    return {pk: answer[f"author_{pk}"]["doc_count"] for pk in _valid_ids(author_ids)}
 
 
 def _top_authors(
