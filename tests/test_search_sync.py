@@ -408,6 +408,19 @@ def test_index_of_another_schema_version_or_database_is_rebuilt(settings):
         assert index.builds == 1
 
 
+def test_an_index_of_a_newer_schema_is_left_alone_for_the_newer_code(settings):
+    make_paper("Axolotl")
+    current()
+    state = json.loads(_state_path(settings).read_text())
+    state["schema_version"] = schema.SCHEMA_VERSION + 1
+    _state_path(settings).write_text(json.dumps(state))
+    index = SearchIndex(index_dir(settings))
+    with pytest.raises(IndexUnavailable, match="restart"):
+        index.catch_up()
+    assert index.builds == 0
+    assert json.loads(_state_path(settings).read_text()) == state
+
+
 def test_database_counter_below_the_index_forces_a_rebuild(settings):
     paper = make_paper("Axolotl")
     make_paper("Narwhal")

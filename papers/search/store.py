@@ -177,6 +177,13 @@ class SearchIndex:
         """Why the state's index cannot be caught up to `position` (None: it can)."""
         if state is None:
             return "there is no readable index state"
+        if state.schema_version > schema.SCHEMA_VERSION:
+            # Newer code published it (a deploy under way): rebuilding it back would make the
+            # two versions take turns. This process is the one to restart.
+            raise IndexUnavailable(
+                f"The search index has schema version {state.schema_version}, newer than this "
+                f"process's {schema.SCHEMA_VERSION}: restart it with the new code."
+            )
         if state.schema_version != schema.SCHEMA_VERSION:
             return f"it was built for schema version {state.schema_version}"
         if state.database_id != position.database_id:
@@ -262,7 +269,10 @@ class SearchIndex:
         else:
             index = _open_index(self._path(state.generation))
         fields = index.schema
-        with _writer(index, UPDATE_HEAP_BYTES, 1) as writer:
+        # A big batch (an import) gets the resources of a full build.
+        big = len(paper_ids) > APPLY_CHUNK
+        heap, threads = (BUILD_HEAP_BYTES, BUILD_THREADS) if big else (UPDATE_HEAP_BYTES, 1)
+        with _writer(index, heap, threads) as writer:
             for start in range(0, len(paper_ids), APPLY_CHUNK):
                 chunk = paper_ids[start : start + APPLY_CHUNK]
                 # By query, not delete_documents_by_term: tantivy-py 0.27 turns a Python int

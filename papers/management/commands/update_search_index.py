@@ -32,14 +32,14 @@ class Command(BaseCommand):
 
     def handle(self, *args, prune_days: int | None = None, **options):
         index = SearchIndex(settings.SEARCH_INDEX_DIR)
-        report = index.rebuild(only_if_needed=True)
-        if report is not None:
-            rate = report.papers / report.seconds if report.seconds else 0
-            self.stdout.write(
-                f"Built the search index ({report.generation}): {report.papers} papers in "
-                f"{report.seconds:.1f} s ({rate:,.0f} papers/s)."
-            )
         try:
+            report = index.rebuild(only_if_needed=True)
+            if report is not None:
+                rate = report.papers / report.seconds if report.seconds else 0
+                self.stdout.write(
+                    f"Built the search index ({report.generation}): {report.papers} papers in "
+                    f"{report.seconds:.1f} s ({rate:,.0f} papers/s)."
+                )
             searcher = index.catch_up()
         except IndexUnavailable as exc:
             raise CommandError(str(exc)) from exc
