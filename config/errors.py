@@ -21,13 +21,16 @@ DATABASE_UNAVAILABLE_ERRORS = (OperationalError, InterfaceError)
 RETRY_AFTER_SECONDS = 30
 
 
-def _render_standalone(template_name: str, status: int) -> HttpResponse:
-    content = loader.get_template(template_name).render({"SITE_NAME": settings.SITE_NAME})
+def _render_standalone(template_name: str, status: int, **context) -> HttpResponse:
+    context["SITE_NAME"] = settings.SITE_NAME
+    content = loader.get_template(template_name).render(context)
     return HttpResponse(content, status=status)
 
 
-def database_unavailable_response() -> HttpResponse:
-    response = _render_standalone("503.html", status=503)
+def database_unavailable_response(*, index_command: str = "") -> HttpResponse:
+    """Our 503 page: the database is unreachable, or (with `index_command`, the command that
+    builds it) the search index is not usable yet."""
+    response = _render_standalone("503.html", status=503, index_command=index_command)
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     response["Cache-Control"] = "no-store"
     return response

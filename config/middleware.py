@@ -11,6 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.utils.cache import patch_cache_control
 
 from config.errors import DATABASE_UNAVAILABLE_ERRORS, database_unavailable_response
+from papers.search.store import IndexUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -138,7 +139,8 @@ class NulCharacterMiddleware:
 
 
 class DatabaseUnavailableMiddleware:
-    """Turns a database outage raised by a view into our 503 page instead of a 500.
+    """Turns a database outage raised by a view into our 503 page instead of a 500, and a
+    search index that cannot be used yet into the same page naming the command that builds it.
 
     Outages raised outside views (middleware, session saving) reach config.errors.server_error,
     which gives the same page. With DEBUG on the developer sees the real traceback instead.
@@ -151,6 +153,9 @@ class DatabaseUnavailableMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, IndexUnavailable):
+            logger.error("Search index unavailable while serving %s: %s", request.path, exception)
+            return database_unavailable_response(index_command=exception.command)
         if settings.DEBUG or not isinstance(exception, DATABASE_UNAVAILABLE_ERRORS):
             return None
         # One line per request: during an outage every request fails the same way.

@@ -1,73 +1,23 @@
-"""Facet counts for the paper list: GROUP BY queries on the through tables, never loops over papers.
+"""The list page's facets as shown: the search index's counts with names from the database.
 
-Counts are disjunctive: each facet is counted over the papers matching the search and every
-other facet, but not its own, so ticking a second venue widens the list the way its count says.
-Queries per request, whatever is selected:
-  - tag facets (venue, track, lab tags): one UNION ALL of GROUP BY queries over PaperTag, one
-    part per distinct base (kinds with nothing selected share the fully filtered base);
-  - author facet: one query; the top authors are picked by an index-only GROUP BY on Authorship
-    in a subquery, names and counts are read for those few authors only;
-  - the total and the "mine" counts share one aggregate query (see `count_with_mine`).
-
-At 100,000 papers a count over a broad selection (e.g. every Poster, 80% of the catalogue)
-touches hundreds of thousands of index entries. Such large counts of imported data (totals,
-venue/track and author counts) are kept in an in-process cache for FACET_CACHE_SECONDS (60 s):
-they change only when an import, a merge or a curator edit runs, and a minute's lag in a count
-in the thousands is invisible. Small counts, lab tags (members add them all the time) and
-anything personal ("mine") are always counted live.
+The counts come from the search index (papers/search/engine.py): exact and disjunctive, each
+facet counted over the matches of every other facet but its own. Here they get their labels:
+one query for the tags and one for the authors that are shown, whatever the catalogue's size.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 
-from django.conf import settings
-from django.core.cache.backends.locmem import LocMemCache
 from django.db import connection
-from django.db.models import Case, Count, Exists, OuterRef, Q, Value, When
+from django.db.models import Count
 
-from papers.filters import MINE_CHOICES, TAG_FACETS, PaperFilter, mine_condition
-from papers.models import Author, Authorship, PaperTag, TagKind
-from papers.text import normalize_author_name
+from papers.filters import MINE_CHOICES, TAG_FACETS, BrowseState
+from papers.models import Author, Tag
+from papers.search.engine import Facets
 
-AUTHOR_FACET_SIZE = 15
 LAB_TAG_FACET_SIZE = 30
-# Counts from bases at least this large are cached (see the module docstring).
-AUTHOR_CACHE_MIN_COUNT = 100
-TAG_CACHE_MIN_COUNT = 1000
-TOTAL_CACHE_MIN_COUNT = 2000
-# In-process (not the database-backed default cache): a cache hit must cost no query.
-_counts_cache = LocMemCache("papers-facets", {"OPTIONS": {"MAX_ENTRIES": 2000}})
-
-
-def _cache_key(part: str, filterset: PaperFilter, searched: bool, **extra) -> str | None:
-    """Key for counts that depend only on the public selection; None when "mine" is active."""
-    if filterset.is_active("mine"):
-        return None
-    state = {
-        "q": filterset.search_text if searched else "",
-        "authors": sorted(author.pk for author in filterset.selection.authors),
-        **{name: sorted(tag.pk for tag in tags) for name, tags in filterset.selection.tags.items()},
-        **extra,
-    }
-    digest = hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()
-    return f"{part}:{connection.vendor}:{connection.settings_dict['NAME']}:{digest}"
-
-
-def _cache_get(key: str | None):
-    return _counts_cache.get(key) if key else None
-
-
-def _cache_set(key: str | None, value) -> None:
-    if key:
-        _counts_cache.set(key, value, settings.FACET_CACHE_SECONDS)
-
-
-def clear_count_cache() -> None:
-    _counts_cache.clear()
-
+AUTHOR_FACET_SIZE = 15
 
 FACET_TITLES = {
     "venue": "Venue",
@@ -78,6 +28,8 @@ FACET_TITLES = {
 }
 # Poster, Spotlight, Oral read best in this order, not alphabetically.
 _TRACK_ORDER = {"poster": 0, "spotlight": 1, "oral": 2}
+# URL parameter -> the engine's facet name.
+_ENGINE_FACETS = {"venue": "venue", "track": "track", "tag": "lab"}
 
 
 @dataclass
@@ -94,144 +46,75 @@ class Facet:
     title: str
     values: list[FacetValue] = field(default_factory=list)
 
-    @property
-    def has_selection(self) -> bool:
-        return any(value.selected for value in self.values)
+
+def listing_facets(
+    counts: Facets, state: BrowseState, *, author_candidates: list[int] | None = None
+) -> list[Facet]:
+    """Venue, track, authors, lab tags and (logged in) mine, in the order the page shows them.
+
+    `author_candidates`: the authors whose names match the page's "find an author" box, in
+    the order to show them; None when the box is empty (the top authors are shown).
+    """
+    facets = _tag_facets(counts, state)
+    facets.insert(2, _author_facet(counts, state, author_candidates))
+    if state.logged_in:
+        facets.append(_mine_facet(counts, state))
+    return facets
 
 
-def _narrowed(filterset: PaperFilter, searched: bool, without: str | None) -> bool:
-    """Whether the base for a facet's counts is smaller than the whole catalogue."""
-    return searched or any(
-        filterset.is_active(name) for name in filterset.filters if name != without
-    )
-
-
-def tag_facets(filterset: PaperFilter, *, searched: bool) -> list[Facet]:
-    """Venue, track and lab-tag facets with disjunctive counts, in one query."""
-    cache_key = _cache_key("tags", filterset, searched)
-    cached_rows = _cache_get(cache_key)
-    live = TAG_FACETS if cached_rows is None else {"tag": TAG_FACETS["tag"]}
-    rows = _tag_counts(filterset, searched, live)
-    if cached_rows is None:
-        imported = [row for row in rows if row[0] != TAG_FACETS["tag"]]
-        if imported and max(row[3] for row in imported) >= TAG_CACHE_MIN_COUNT:
-            _cache_set(cache_key, imported)
-    else:
-        rows += cached_rows
-    selected = {
-        (TAG_FACETS[name], tag.slug)
-        for name, tags in filterset.selection.tags.items()
-        for tag in tags
-    }
-    facets = {name: Facet(param=name, title=FACET_TITLES[name]) for name in TAG_FACETS}
-    facet_by_kind = {kind: facets[name] for name, kind in TAG_FACETS.items()}
-    for kind, slug, name, count in rows:
-        is_selected = (kind, slug) in selected
-        if count or is_selected:
-            facet_by_kind[kind].values.append(FacetValue(slug, name, count, is_selected))
-    # A selected tag without any paper among the other facets still shows, with 0.
-    counted = {(kind, slug) for kind, slug, _name, _count in rows}
-    for facet_name, tags in filterset.selection.tags.items():
-        kind = TAG_FACETS[facet_name]
-        for tag in tags:
-            if (kind, tag.slug) not in counted:
-                facet_by_kind[kind].values.append(FacetValue(tag.slug, tag.name, 0, True))
-    for facet in facets.values():
-        if facet.param == "track":
+def _tag_facets(counts: Facets, state: BrowseState) -> list[Facet]:
+    wanted = {param: getattr(counts, name) for param, name in _ENGINE_FACETS.items()}
+    selected = {param: state.selection.ids(param) for param in TAG_FACETS}
+    ids = set().union(*(set(found) for found in wanted.values()), *selected.values())
+    tags = {tag.pk: tag for tag in Tag.objects.filter(pk__in=ids).only("slug", "name", "kind")}
+    facets = []
+    for param in TAG_FACETS:
+        facet = Facet(param=param, title=FACET_TITLES[param])
+        shown = dict(wanted[param])
+        for pk in selected[param]:
+            shown.setdefault(pk, 0)
+        for pk, count in shown.items():
+            tag = tags.get(pk)
+            if tag is not None and (count or pk in selected[param]):
+                facet.values.append(FacetValue(tag.slug, tag.name, count, pk in selected[param]))
+        if param == "track":
             facet.values.sort(key=lambda v: (_TRACK_ORDER.get(v.value, 9), v.label.casefold()))
         else:
             facet.values.sort(key=lambda v: (not v.selected, -v.count, v.label.casefold()))
-        if facet.param == "tag":
+        if param == "tag":
             facet.values = facet.values[:LAB_TAG_FACET_SIZE]
-    return list(facets.values())
+        facets.append(facet)
+    return facets
 
 
-def _tag_counts(
-    filterset: PaperFilter, searched: bool, facets: dict[str, str]
-) -> list[tuple[str, str, str, int]]:
-    """(kind, slug, name, papers) per tag: one UNION ALL of GROUP BY queries over PaperTag.
-
-    Each group of kinds sharing a base is counted from the links of the papers in that base,
-    so a narrow selection reads few links; unfiltered, each tag's links are counted on the
-    (tag, paper) index. Lab-tag links are sparse: without a search, each one's paper is
-    checked with EXISTS rather than listing the base (a per-link full-text match would cost
-    more, so searches list the base).
-    """
-    unselected = [kind for name, kind in facets.items() if not filterset.is_active(name)]
-    groups: list[tuple[str | None, list[str]]] = []
-    dense = [kind for kind in unselected if kind != TagKind.LAB]
-    if dense:
-        groups.append((None, dense))
-    if TagKind.LAB in unselected:
-        groups.append((None, [TagKind.LAB]))
-    groups += [(name, [kind]) for name, kind in facets.items() if filterset.is_active(name)]
-    parts = []
-    for facet, kinds in groups:
-        links = PaperTag.objects.filter(tag__kind__in=kinds)
-        if _narrowed(filterset, searched, facet):
-            if kinds == [TagKind.LAB] and not searched:
-                base = filterset.queryset_without(facet, correlated=True)
-                links = links.filter(Exists(base.filter(pk=OuterRef("paper_id"))))
-            else:
-                links = links.filter(paper_id__in=filterset.queryset_without(facet).values("pk"))
-        parts.append(
-            links.order_by()
-            .values("tag__kind", "tag__slug", "tag__name")
-            .annotate(n=Count("paper_id"))
-            .values_list("tag__kind", "tag__slug", "tag__name", "n")
-        )
-    return list(parts[0].union(*parts[1:], all=True)) if len(parts) > 1 else list(parts[0])
-
-
-def author_facet(filterset: PaperFilter, *, searched: bool, author_q: str = "") -> Facet:
-    """The most frequent authors among the matching papers (plus any selected), in one query.
-
-    Counts over a large base (hundreds of papers per top author) are cached for a minute: one
-    pass over most of the ~700k authorship rows is the costliest query of the page, and an
-    author's count on a big catalogue moves only when an import or a merge runs.
-    """
-    selected_ids = [author.pk for author in filterset.selection.authors]
-    name_part = normalize_author_name(author_q) if author_q else ""
-    cache_key = _cache_key("authors", filterset, searched, author_q=name_part)
-    rows = _cache_get(cache_key)
-    if rows is None:
-        rows = _author_counts(filterset, searched, name_part, selected_ids)
-        if rows and max(n for _, _, n in rows) >= AUTHOR_CACHE_MIN_COUNT:
-            _cache_set(cache_key, rows)
-    chosen = set(selected_ids)
+def _author_facet(counts: Facets, state: BrowseState, candidates: list[int] | None) -> Facet:
+    selected = state.selection.ids("author")
+    if candidates is None:
+        shown = list(counts.author.items())[:AUTHOR_FACET_SIZE]
+    else:
+        shown = [(pk, counts.author.get(pk, 0)) for pk in candidates]
+        shown = [(pk, n) for pk, n in shown if n][:AUTHOR_FACET_SIZE]
+    shown_ids = {pk for pk, _ in shown}
+    shown += [(pk, counts.author.get(pk, 0)) for pk in selected if pk not in shown_ids]
+    names = dict(Author.objects.filter(pk__in=[pk for pk, _ in shown]).values_list("pk", "name"))
     values = [
-        FacetValue(str(pk), name, count, pk in chosen)
-        for pk, name, count in rows
-        if count or pk in chosen
+        FacetValue(str(pk), names[pk], count, pk in selected)
+        for pk, count in shown
+        if pk in names and (count or pk in selected)
     ]
     values.sort(key=lambda v: (not v.selected, -v.count, v.label.casefold()))
     return Facet(param="author", title=FACET_TITLES["author"], values=values)
 
 
-def _author_counts(
-    filterset: PaperFilter, searched: bool, name_part: str, selected_ids: list[int]
-) -> list[tuple[int, str, int]]:
-    shares = Authorship.objects.order_by()
-    if _narrowed(filterset, searched, "author"):
-        shares = shares.filter(paper__in=filterset.queryset_without("author").values("pk"))
-    if name_part:
-        matching = Author.objects.filter(normalized_name__contains=name_part).values("pk")
-        shares = shares.filter(Q(author_id__in=matching) | Q(author_id__in=selected_ids))
-    # One GROUP BY author_id pass (index-only on the author/paper index when unfiltered);
-    # selected authors sort first so their counts come from the same pass.
-    order = ["-n", "author_id"]
-    if selected_ids:
-        order.insert(0, Case(When(author_id__in=selected_ids, then=Value(0)), default=Value(1)))
-    ranked = (
-        shares.values("author_id")
-        .annotate(n=Count("paper"))
-        .order_by(*order)[: AUTHOR_FACET_SIZE + len(selected_ids)]
+def _mine_facet(counts: Facets, state: BrowseState) -> Facet:
+    return Facet(
+        param="mine",
+        title=FACET_TITLES["mine"],
+        values=[
+            FacetValue(value, label, counts.mine.get(value, 0), value in state.selection.mine)
+            for value, label in MINE_CHOICES.items()
+        ],
     )
-    counted = _with_names(ranked)
-    # Selected authors without any paper among the others facets still get a (zero) row.
-    seen = {pk for pk, _, _ in counted}
-    counted += [(a.pk, a.name, 0) for a in filterset.selection.authors if a.pk not in seen]
-    return counted
 
 
 def top_authors(shares, *, limit: int) -> list[tuple[int, str, int]]:
@@ -257,52 +140,6 @@ def _with_names(ranked) -> list[tuple[int, str, int]]:
             params,
         )
         return [(pk, name, n) for pk, name, n in cursor.fetchall()]
-
-
-def count_with_mine(filterset: PaperFilter, *, searched: bool) -> tuple[int, Facet | None]:
-    """The number of matching papers and, for a logged-in user, the "mine" facet: one query.
-
-    Both are counted over the papers matching every facet but "mine"; the total then applies
-    the selected "mine" values through a filtered COUNT instead of a second query.
-    """
-    user = filterset.user
-    if user is None:
-        cache_key = _cache_key("total", filterset, searched)
-        total = _cache_get(cache_key)
-        if total is None:
-            total = filterset.qs.count()
-            if total >= TOTAL_CACHE_MIN_COUNT:
-                _cache_set(cache_key, total)
-        return total, None
-    base = filterset.queryset_without("mine")
-    conditions = {value: mine_condition(value, user) for value in MINE_CHOICES}
-    selected = filterset.selection.mine
-    total_filter = None
-    if selected:
-        total_filter = Q()
-        for value in selected:
-            total_filter |= conditions[value]
-    counts = base.order_by().aggregate(
-        total=Count("pk", filter=total_filter),
-        **{value: Count("pk", filter=condition) for value, condition in conditions.items()},
-    )
-    facet = Facet(
-        param="mine",
-        title=FACET_TITLES["mine"],
-        values=[
-            FacetValue(value, label, counts[value], value in selected)
-            for value, label in MINE_CHOICES.items()
-        ],
-    )
-    return counts["total"], facet
-
-
-def ordered_facets(tag_facet_list: list[Facet], authors: Facet, mine: Facet | None) -> list[Facet]:
-    by_param = {facet.param: facet for facet in tag_facet_list}
-    ordered = [by_param["venue"], by_param["track"], authors, by_param["tag"]]
-    if mine is not None:
-        ordered.append(mine)
-    return ordered
 
 
 def selection_chips(facets: list[Facet], params) -> list[dict]:

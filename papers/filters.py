@@ -1,25 +1,28 @@
-"""The paper list's URL parameters: facet filters (a django-filter FilterSet) and listing options.
+"""The paper list's URL, parsed once into an immutable BrowseState.
 
-Every facet is OR within its values and AND across facets. Values arrive as slugs or ids from the
-URL; they are resolved to database rows in one query so unknown values can be dropped (and shown
-as ignored) instead of silently emptying the page.
+The django-filter FilterSet's form validates the facet parameters (bad values are dropped, never
+an error); their slugs and ids are resolved to database rows in one query so unknown values are
+shown as ignored instead of silently emptying the page. `listing_options` reads the search text,
+sort, page size and author box. The search index (papers/search/engine.py) does the filtering:
+values within a facet are OR-ed, facets AND-ed.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import django_filters
 from django import forms
-from django.db.models import Exists, OuterRef, Q, QuerySet, Value
+from django.db.models import Q, QuerySet, Value
 
-from papers.models import Author, Authorship, Paper, PaperTag, Tag, TagKind
+from papers.models import Author, Paper, Tag, TagKind
+from papers.search.engine import BrowseQuery
+from papers.search.query import parse_query
 
 MAX_VALUES_PER_FACET = 20
-# Above this many matches the page query filters with EXISTS instead of IN (see page_queryset).
-CORRELATED_FILTER_MIN_MATCHES = 2000
 # Largest id a bigint column holds; larger numbers are not ids.
 _MAX_ID = 2**63 - 1
 _SLUG_RE = re.compile(r"^[-\w]{1,100}$")
@@ -68,7 +71,7 @@ def _accept_mine(raw: str) -> str | None:
 
 
 class FacetFilter(django_filters.Filter):
-    """Base for the facets: the parent FilterSet resolves values, the subclass builds the Q."""
+    """A facet's URL parameter. It only validates: the search index applies the selection."""
 
     field_class = ValueListField
     accept = staticmethod(_accept_slug)
@@ -77,56 +80,16 @@ class FacetFilter(django_filters.Filter):
         kwargs.setdefault("accept", self.accept)
         super().__init__(*args, **kwargs)
 
-    def filter(self, qs: QuerySet, value, *, correlated: bool = False) -> QuerySet:
-        condition = self.condition(correlated=correlated)
-        return qs if condition is None else qs.filter(condition)
-
-    def condition(self, *, correlated: bool = False) -> Q | Exists | None:
-        raise AttributeError("FacetFilter subclasses define condition()")
-
-
-class TagFacetFilter(FacetFilter):
-    def condition(self, *, correlated: bool = False) -> Q | Exists | None:
-        ids = [tag.pk for tag in self.parent.selection.tags[self.field_name]]
-        if not ids:
-            return None
-        if correlated:
-            return Exists(PaperTag.objects.filter(paper_id=OuterRef("pk"), tag_id__in=ids))
-        return Q(pk__in=PaperTag.objects.filter(tag_id__in=ids).values("paper_id"))
+    def filter(self, qs: QuerySet, value) -> QuerySet:
+        return qs
 
 
 class AuthorFacetFilter(FacetFilter):
     accept = staticmethod(_accept_id)
 
-    def condition(self, *, correlated: bool = False) -> Q | Exists | None:
-        ids = [author.pk for author in self.parent.selection.authors]
-        if not ids:
-            return None
-        if correlated:
-            return Exists(Authorship.objects.filter(paper_id=OuterRef("pk"), author_id__in=ids))
-        return Q(pk__in=Authorship.objects.filter(author_id__in=ids).values("paper_id"))
-
 
 class MineFacetFilter(FacetFilter):
     accept = staticmethod(_accept_mine)
-
-    def condition(self, *, correlated: bool = False) -> Q | Exists | None:
-        values = self.parent.selection.mine
-        if not values:
-            return None
-        condition = Q()
-        for value in values:
-            condition |= mine_condition(value, self.parent.user)
-        return condition
-
-
-def mine_condition(value: str, user) -> Q:
-    """Papers in the user's reading lists or with the user's note, by reverse lookup name only."""
-    if value == "lists":
-        owned = Paper.objects.filter(reading_list_items__reading_list__owner=user)
-    else:
-        owned = Paper.objects.filter(notes__owner=user)
-    return Q(pk__in=owned.values("pk"))
 
 
 @dataclass
@@ -151,29 +114,25 @@ class Selection:
     mine: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
 
-    @property
-    def is_empty(self) -> bool:
-        return not (any(self.tags.values()) or self.authors or self.mine)
+    def ids(self, facet: str) -> frozenset[int]:
+        if facet == "author":
+            return frozenset(author.pk for author in self.authors)
+        return frozenset(tag.pk for tag in self.tags.get(facet, []))
 
 
 class PaperFilter(django_filters.FilterSet):
-    # Declared from the usually most selective facet to the least: see queryset_without.
+    venue = FacetFilter()
+    track = FacetFilter()
     author = AuthorFacetFilter()
-    tag = TagFacetFilter()
+    tag = FacetFilter()
     mine = MineFacetFilter()
-    track = TagFacetFilter()
-    venue = TagFacetFilter()
 
     class Meta:
         model = Paper
         fields: list[str] = []
 
-    def __init__(
-        self, data=None, queryset=None, *, request=None, search_text: str = "", **kwargs
-    ) -> None:
+    def __init__(self, data=None, queryset=None, *, request=None, **kwargs) -> None:
         super().__init__(data, queryset, request=request, **kwargs)
-        # The search already applied to `queryset`; facet caches key on it.
-        self.search_text = search_text
         user = getattr(request, "user", None)
         # The "mine" facet exists only for a logged-in user; otherwise it is ignored.
         self.user = user if user is not None and user.is_authenticated else None
@@ -235,37 +194,16 @@ class PaperFilter(django_filters.FilterSet):
                     selection.ignored.append(f"{name} “{raw.strip()[:40]}”")
         return selection
 
-    def filter_queryset(self, queryset: QuerySet) -> QuerySet:
-        return self.queryset_without(None, queryset)
-
-    def queryset_without(
-        self, facet: str | None, queryset: QuerySet | None = None, *, correlated: bool = False
-    ) -> QuerySet:
-        """Every facet applied but `facet`: the base for that facet's (disjunctive) counts.
-
-        The first selected facet (authors and lab tags usually match fewest papers) becomes an
-        IN list the database starts from; the others are checked per paper with EXISTS, so a
-        broad facet such as "Poster" never has its 80,000 papers listed. `correlated` makes
-        every facet an EXISTS check, for walking a sort index instead.
-        """
-        qs = self.queryset.all() if queryset is None else queryset
-        leading = not correlated
-        for name, filter_ in self.filters.items():
-            if name == facet:
-                continue
-            condition = filter_.condition(correlated=not leading)
-            if condition is not None:
-                qs = qs.filter(condition)
-                leading = False
-        return qs
-
-    def page_queryset(self, *, matches: int) -> QuerySet:
-        """The filtered papers for reading one ordered page.
-
-        With many matches, correlated EXISTS lets the database walk the sort index and stop
-        after a page; with few, IN lists the matches first and sorts only those.
-        """
-        return self.queryset_without(None, correlated=matches > CORRELATED_FILTER_MIN_MATCHES)
+    @cached_property
+    def state(self) -> BrowseState:
+        """Everything the list page needs from its URL, validated, in one immutable value."""
+        data = self.data if self.data is not None else {}
+        return BrowseState(
+            options=listing_options(data),
+            selection=self.selection,
+            page=_page_number(data.get("page")),
+            logged_in=self.user is not None,
+        )
 
     def is_active(self, facet: str) -> bool:
         if facet == "author":
@@ -311,3 +249,58 @@ def listing_options(params) -> ListingOptions:
     per_page = int(raw_per_page) if raw_per_page in {str(n) for n in PER_PAGE_CHOICES} else 0
     author_q = " ".join(str(params.get("author_q", "")).split())[:100]
     return ListingOptions(q=q, sort=sort, per_page=per_page or DEFAULT_PER_PAGE, author_q=author_q)
+
+
+# Page numbers past the results show the last page; numbers are capped so the offset stays an
+# ordinary integer.
+LAST_PAGE = 1_000_000
+
+
+def _page_number(raw) -> int:
+    """The requested page, as Paginator.get_page reads it: not a number is the first page, a
+    number out of range (0, negative, past the end) the last one (LAST_PAGE, clamped later)."""
+    raw = str(raw or "").strip()
+    try:
+        number = int(raw)
+    except ValueError:
+        return 1
+    return number if 1 <= number < LAST_PAGE else LAST_PAGE
+
+
+@dataclass(frozen=True)
+class BrowseState:
+    """The list page's URL, parsed and validated once: handed to the search engine as is."""
+
+    options: ListingOptions
+    selection: Selection
+    page: int = 1
+    logged_in: bool = False
+
+    @property
+    def searching(self) -> bool:
+        return bool(self.options.q)
+
+    def engine_query(
+        self, *, page: int, mine_sets: Mapping[str, frozenset[int]] | None = None
+    ) -> BrowseQuery:
+        """What the search index is asked: `mine_sets` are the user's paper ids by "mine"
+        value (from the database); the selected ones filter, all of them are counted."""
+        mine_sets = mine_sets or {}
+        mine_ids = None
+        if self.selection.mine:
+            mine_ids = frozenset().union(
+                *(mine_sets.get(v, frozenset()) for v in self.selection.mine)
+            )
+        per_page = self.options.per_page
+        return BrowseQuery(
+            parsed=parse_query(self.options.q) if self.options.q else None,
+            venue_ids=self.selection.ids("venue"),
+            track_ids=self.selection.ids("track"),
+            lab_ids=self.selection.ids("tag"),
+            author_ids=self.selection.ids("author"),
+            mine_ids=mine_ids,
+            mine_sets=mine_sets,
+            sort=self.options.sort,
+            offset=(page - 1) * per_page,
+            limit=per_page,
+        )

@@ -14,7 +14,7 @@ from django.db.models import Q
 from django.db.models.functions import Now
 from django.urls import reverse
 
-from papers.querysets import PaperQuerySet
+from papers.querysets import AuthorQuerySet, PaperQuerySet
 from papers.text import (
     MAX_ABSTRACT,
     MAX_AUTHOR_NAME,
@@ -76,6 +76,8 @@ class Author(models.Model):
     name = models.CharField(max_length=MAX_AUTHOR_NAME)
     normalized_name = models.CharField(max_length=MAX_AUTHOR_NAME, unique=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = AuthorQuerySet.as_manager()
 
     class Meta:
         ordering = ["name", "pk"]

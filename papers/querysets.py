@@ -88,6 +88,30 @@ class PaperQuerySet(models.QuerySet):
         queries for any page size, with work bounded per paper whatever its author count."""
         return self.defer("abstract").prefetch_related(listed_authorships(), ordered_paper_tags())
 
+    def in_order(self, ids: list[int]) -> list:
+        """These papers in the order of `ids` (the search index's order); ids not found (a
+        paper deleted since) are left out. One query."""
+        found = {paper.pk: paper for paper in self.filter(pk__in=ids)}
+        return [found[pk] for pk in ids if pk in found]
+
+    def mine_sets(self, user) -> dict[str, frozenset[int]]:
+        """The ids of the papers in `user`'s reading lists and of those with `user`'s note: what
+        the "mine" facet counts and filters. One query; reverse lookups by name, since the
+        catalogue does not import the annotations app."""
+        in_lists = self.filter(reading_list_items__reading_list__owner=user).annotate(
+            mine=Value("lists")
+        )
+        noted = self.filter(notes__owner=user).annotate(mine=Value("notes"))
+        rows = (
+            in_lists.order_by()
+            .values_list("mine", "pk")
+            .union(noted.order_by().values_list("mine", "pk"), all=True)
+        )
+        sets: dict[str, set[int]] = {"lists": set(), "notes": set()}
+        for name, pk in rows:
+            sets[name].add(pk)
+        return {name: frozenset(ids) for name, ids in sets.items()}
+
     def needing_curation(self) -> PaperQuerySet:
         return self.filter(needs_curation=True)
 
@@ -122,3 +146,17 @@ class PaperQuerySet(models.QuerySet):
         if many:
             return self.filter(models.Exists(links.filter(paper_id=models.OuterRef("pk"))))
         return self.filter(pk__in=links.values("paper_id"))
+
+
+class AuthorQuerySet(models.QuerySet):
+    def name_contains(self, fragment: str) -> list[int]:
+        """Ids of the authors whose normalised name contains `fragment` normalised the same
+        way ("manning" finds "Christopher D. Manning"), by id."""
+        from papers.text import normalize_author_name
+
+        key = normalize_author_name(fragment)
+        if not key:
+            return []
+        return list(
+            self.filter(normalized_name__contains=key).order_by("pk").values_list("pk", flat=True)
+        )

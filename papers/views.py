@@ -1,24 +1,23 @@
-"""Browsing pages. Each view reads like the page's recipe; queries live in querysets and facets."""
+"""Browsing pages. Each view reads like the page's recipe; queries live in querysets, the
+search index (papers/search/) and the facet labelling (papers/facets.py)."""
 
 from __future__ import annotations
+
+import logging
+import math
 
 from django.core.paginator import Paginator
 from django.db.models.functions import Substr
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from papers import facets as facet_counts
-from papers.facets import top_authors
-from papers.filters import (
-    CORRELATED_FILTER_MIN_MATCHES,
-    PER_PAGE_CHOICES,
-    SORT_CHOICES,
-    TAG_FACETS,
-    PaperFilter,
-    listing_options,
-)
+from papers.facets import cleared_query, listing_facets, selection_chips, top_authors
+from papers.filters import PER_PAGE_CHOICES, SORT_CHOICES, TAG_FACETS, PaperFilter
 from papers.models import Author, Authorship, Paper, PaperTag, Tag
-from papers.search import headlines, similar_papers
+from papers.search import engine
+from papers.search.sync import IndexUnavailable, current_searcher
+
+logger = logging.getLogger(__name__)
 
 PAGE_SIZE = 25
 SIMILAR_PAPERS = 5
@@ -26,56 +25,61 @@ CO_AUTHORS_SHOWN = 30
 # Opening of the abstract shown under each title when not searching (the rest stays unread).
 EXCERPT_CHARS = 300
 # Author and tag pages with more papers than this read them with EXISTS (see with_links).
-MANY_PAPERS = CORRELATED_FILTER_MIN_MATCHES
+MANY_PAPERS = 2000
+# Authors whose names match the "find an author" box that the facet considers (by id).
+AUTHOR_CANDIDATES = 5000
 
 
 def paper_list(request: HttpRequest) -> HttpResponse:
-    options = listing_options(request.GET)
-    papers = Paper.objects.all()
-    if options.q:
-        papers = papers.search(options.q)
-    nothing_searchable = bool(options.q) and papers.query.is_empty()
-    filterset = PaperFilter(request.GET, queryset=papers, request=request, search_text=options.q)
+    state = PaperFilter(request.GET, request=request).state
+    searcher = current_searcher()
+    mine_sets = Paper.objects.mine_sets(request.user) if state.logged_in else {}
+    candidates = None
+    if state.options.author_q:
+        candidates = Author.objects.name_contains(state.options.author_q)[:AUTHOR_CANDIDATES]
+    facet_size = engine.ALL_BUCKETS if candidates is not None else engine.AUTHOR_FACET_SIZE
 
-    if nothing_searchable:
-        total, facets = 0, []
-    else:
-        searched = bool(options.q)
-        total, mine = facet_counts.count_with_mine(filterset, searched=searched)
-        facets = facet_counts.ordered_facets(
-            facet_counts.tag_facets(filterset, searched=searched),
-            facet_counts.author_facet(filterset, searched=searched, author_q=options.author_q),
-            mine,
-        )
-
-    papers_in_order = (
-        filterset.page_queryset(matches=total)
-        .for_browsing()
-        .annotate(abstract_start=Substr("abstract", 1, EXCERPT_CHARS))
-        .sorted_by(options.sort)
+    page_number = state.page
+    results = engine.search(
+        searcher,
+        state.engine_query(page=page_number, mine_sets=mine_sets),
+        author_facet_size=facet_size,
     )
-    paginator = Paginator(papers_in_order, options.per_page)
-    paginator.count = total  # already counted above, together with the "mine" facet
-    page = paginator.get_page(request.GET.get("page"))
-    papers_on_page = list(page.object_list)
-    if options.q and papers_on_page:
-        snippets = headlines([paper.pk for paper in papers_on_page], options.q)
-        for paper in papers_on_page:
+    last_page = max(1, math.ceil(results.total / state.options.per_page))
+    if page_number > last_page:  # past the end: the last page, as Paginator.get_page does
+        page_number = last_page
+        results = engine.search(
+            searcher,
+            state.engine_query(page=page_number, mine_sets=mine_sets),
+            author_facet_size=facet_size,
+        )
+    page = Paginator(range(results.total), state.options.per_page).get_page(page_number)
+
+    papers = (
+        Paper.objects.for_browsing()
+        .annotate(abstract_start=Substr("abstract", 1, EXCERPT_CHARS))
+        .in_order(results.ids)
+    )
+    if state.searching and papers:
+        snippets = engine.snippets(searcher, state.engine_query(page=1).parsed, results.ids)
+        for paper in papers:
             paper.headline = snippets.get(paper.pk, "")
 
+    facets = listing_facets(results.facets, state, author_candidates=candidates)
+    options = state.options
     return render(
         request,
         "papers/paper_list.html",
         {
             "page": page,
-            "papers": papers_on_page,
-            "total": total,
+            "papers": papers,
+            "total": results.total,
             "options": options,
             "facets": facets,
-            "chips": facet_counts.selection_chips(facets, request.GET),
-            "clear_query": facet_counts.cleared_query(request.GET),
-            "ignored": filterset.selection.ignored,
-            "nothing_searchable": nothing_searchable,
+            "chips": selection_chips(facets, request.GET),
+            "clear_query": cleared_query(request.GET),
+            "ignored": state.selection.ignored,
+            "nothing_searchable": state.searching and not state.engine_query(page=1).parsed,
             "sort_choices": [
                 (key, label)
                 for key, label in SORT_CHOICES.items()
@@ -88,8 +92,24 @@ def paper_list(request: HttpRequest) -> HttpResponse:
 
 def paper_detail(request: HttpRequest, pk: int) -> HttpResponse:
     paper = get_object_or_404(Paper.objects.with_people_and_tags(), pk=pk)
-    similar = similar_papers(paper, limit=SIMILAR_PAPERS)
-    return render(request, "papers/paper_detail.html", {"paper": paper, "similar": similar})
+    return render(
+        request, "papers/paper_detail.html", {"paper": paper, "similar": _similar_papers(paper)}
+    )
+
+
+def _similar_papers(paper: Paper) -> list[Paper]:
+    """Papers like this one, each with `similar_reasons`; none while the index is unavailable
+    (the rest of the page does not need it)."""
+    try:
+        similar = engine.similar(current_searcher(), paper.pk, limit=SIMILAR_PAPERS)
+    except IndexUnavailable:
+        logger.warning("Search index unavailable: paper %s shown without similar papers", paper.pk)
+        return []
+    reasons = {hit.id: hit.reasons for hit in similar}
+    papers = Paper.objects.defer("abstract").in_order([hit.id for hit in similar])
+    for other in papers:
+        other.similar_reasons = reasons[other.pk]
+    return papers
 
 
 def author_detail(request: HttpRequest, pk: int) -> HttpResponse:

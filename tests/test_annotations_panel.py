@@ -6,6 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotations.models import Visibility
+from papers.search.sync import current_searcher
 from tests.factories import (
     make_comment,
     make_lab_tag,
@@ -39,8 +40,9 @@ def test_logged_in_paper_page_stays_within_the_query_budget(
 ):
     paper = _paper_with_everything(user, other_user)
     client.force_login(user)
-    # Paper page (papers app, ~6): session, user, paper, authorships+authors,
-    # paper_tags+tags, similar papers (search backend).
+    current_searcher()  # the search index catches up now, as on a running server
+    # Paper page (papers app, 7): session, user, paper, authorships+authors,
+    # paper_tags+tags, search index up to date?, similar papers' rows.
     # Annotation panel (3): own notes on the paper, own lists with whether the paper is in
     # each (one query with a subquery), comments with their authors (select_related).
     # Lab tags come from the paper page's paper_tags prefetch: no query.
