@@ -18,8 +18,8 @@ For each database:
    `manage.py shell` step creating a member with a session: comment threads of hostile Markdown
    at the 20,000-character limit, two pages of such notes, 100-character lab tags, and reading
    lists holding every hostile paper (for the list page and the BibTeX and CSV exports).
-3. A real gunicorn (DEBUG off, the facet-count cache off so a repeated URL is never answered from
-   it), a couple of untimed requests per page type, then N timed requests per page type.
+3. A real gunicorn (DEBUG off; the app keeps no cache of pages or counts), a couple of untimed
+   requests per page type, then N timed requests per page type.
 
 Prints a table (requests, errors, p50/p95/max ms, largest response, slowest URL) per database,
 writes it to bench/out/hostile.md and exits 1 on any error (non-200) or any p95 >= 200 ms; a max
@@ -557,7 +557,7 @@ def time_page(
     timeout: float = 60,
 ) -> Row:
     """`requests` timed GETs cycling over the page type's URLs (distinct while there are enough
-    of them; the facet-count cache is off, so a repeat is computed again); stops early after
+    of them; no cache answers a repeat, it is computed again); stops early after
     `budget` seconds (at least 3 requests) so one pathological page cannot hold the run."""
     sent = headers if page.member else {}
     for i in range(min(warmup, len(page.paths))):
@@ -607,7 +607,6 @@ class Section:
 def run_database(db: str, corpus_path: Path, corpus: Corpus, *, requests: int, workers: int):
     url = database_url(db, "hostile")
     env = server_env(url)
-    env["FACET_CACHE_SECONDS"] = "0"  # no cache answers a repeated URL
     log(f"[{db}] fresh database, migrate")
     reset_database(url)
     manage(env, "migrate", "--noinput")
@@ -708,7 +707,7 @@ def main(argv: list[str] | None = None) -> int:
         f"at its limit; {THREAD_PAPERS} papers with {COMMENTS} comments and a note each, "
         f"{NOTES} notes, {READING_LISTS} reading lists of every hostile "
         f"paper, all Markdown at {MAX_BODY:,} characters. Gunicorn {args.workers} sync workers, "
-        f"DEBUG off, facet-count cache off, PostgreSQL statement_timeout "
+        f"DEBUG off, PostgreSQL statement_timeout "
         f"{PG_STATEMENT_TIMEOUT_MS} ms (protects the shared server: a long phrase search made "
         f"ts_headline run out of memory); {args.requests} sequential requests per page type "
         f"cycling over its URLs, new connection each, request sent to last byte read. Target: "

@@ -259,8 +259,6 @@ if _site.scheme not in ("http", "https") or not _site.netloc or _site.path or _s
 # Losing it loses nothing: `manage.py rebuild_search_index` makes it again.
 SEARCH_INDEX_DIR = Path(os.environ.get("SEARCH_INDEX_DIR", BASE_DIR / "search_index"))
 
-# Large facet counts of imported data are kept per worker for this long (0 turns it off).
-FACET_CACHE_SECONDS = env_int("FACET_CACHE_SECONDS", 60)
 
 LOGGING = {
     "version": 1,

@@ -115,16 +115,9 @@ class PaperQuerySet(models.QuerySet):
     def needing_curation(self) -> PaperQuerySet:
         return self.filter(needs_curation=True)
 
-    def search(self, query: str) -> PaperQuerySet:
-        """Papers matching `query`, annotated with `search_rank` (none when nothing searchable)."""
-        from papers import search
-
-        return search.search(self, query)
-
     def sorted_by(self, sort: str) -> PaperQuerySet:
-        """Order for the list page; every order ends in the primary key so pages are stable."""
-        if sort == "relevance":
-            return self.order_by("-search_rank", "-pk")
+        """Order for author and tag pages; every order ends in the primary key so pages are
+        stable. (The list page is ordered by the search index.)"""
         if sort == "title":
             return self.order_by("title", "pk")  # papers_paper_title index
         return self.order_by("-created_at", "-pk")  # papers_paper_newest index

@@ -21,7 +21,7 @@ from papers.search.engine import BrowseQuery
 from papers.search.query import Clause
 from papers.text import MAX_ABSTRACT
 from tests.factories import make_lab_tag, make_paper, make_tag
-from tests.test_search import ODD_QUERIES
+from tests.test_search_parser import ODD_QUERIES
 
 pytestmark = pytest.mark.django_db
 

@@ -1,0 +1,80 @@
+"""The search box's language: what parse_query makes of what members type."""
+
+from __future__ import annotations
+
+from papers.search.query import MAX_PHRASE_WORDS, Clause, parse_query
+
+# Text that must never reach an engine as syntax: no results, never an error.
+ODD_QUERIES = [
+    "",
+    "   ",
+    "the and of",
+    '"',
+    '""',
+    '"unmatched quote',
+    "*",
+    "**",
+    "(",
+    ")",
+    "( )",
+    "NEAR",
+    "NEAR(zebra quokka)",
+    "AND",
+    "OR",
+    "NOT",
+    "-",
+    "--",
+    "-graph",
+    ":",
+    "title:",
+    "abstract:zebra",
+    "^",
+    "^zebra",
+    "{title}: zebra",
+    "'; DROP TABLE papers_paper; --",
+    "😀🚀",
+    "日本語の論文",
+    "x" * 1000,
+    "a\x00b",
+    "\x00",
+    "\\",
+    "%_%",
+]
+
+
+def test_bare_words_are_anded_in_one_group():
+    assert parse_query("graph Networks") == ((Clause(("graph",)), Clause(("networks",))),)
+
+
+def test_or_splits_groups_and_binds_looser_than_and():
+    assert parse_query("a graph b or robot") == (
+        (Clause(("graph",)), Clause(("b",))),
+        (Clause(("robot",)),),
+    )
+
+
+def test_quotes_make_a_phrase_and_minus_excludes():
+    assert parse_query('"message passing" -graph') == (
+        (Clause(("message", "passing")), Clause(("graph",), negated=True)),
+    )
+
+
+def test_stop_words_and_punctuation_leave_nothing_to_search():
+    assert parse_query('the and "of" * ( ) : ^ -') == ()
+
+
+def test_a_group_of_only_exclusions_is_dropped():
+    assert parse_query("graph or -robot") == ((Clause(("graph",)),),)
+
+
+def test_a_quoted_phrase_keeps_its_first_ten_words():
+    phrase = " ".join(f"w{n}" for n in range(40))
+    [[clause]] = parse_query(f'"{phrase}"')
+    assert clause.words == tuple(f"w{n}" for n in range(MAX_PHRASE_WORDS))
+
+
+def test_hostile_text_is_bounded_and_never_raises():
+    text = '"' * 3 + "a:b ^c title:x (" * 2000
+    parsed = parse_query(text)
+    assert sum(len(group) for group in parsed) <= 32
+    assert all(len(clause.words) <= MAX_PHRASE_WORDS for group in parsed for clause in group)
