@@ -135,6 +135,8 @@ def table(prepared: Prepared, results: list[PageResult], requests: int) -> str:
     )
     if prepared.reused_from:
         imported += f"; database reused, import timed {prepared.reused_from}"
+    if prepared.index_seconds is not None:
+        imported += f"; search index built or caught up in {prepared.index_seconds:.1f} s"
     lines = [
         f"### {name}: {imported}",
         "",
