@@ -478,11 +478,8 @@ def sample_targets(url: str, *, seed: int = 1, size: int = 200) -> Targets:
     rng.shuffle(author_ids)
     sampled = rng.sample(paper_ids, min(40, len(paper_ids)))
     placeholders = ", ".join(["%s"] * len(sampled))
-    titles = query(
-        url,
-        f"SELECT title FROM papers_paper WHERE id IN ({placeholders})",
-        sampled,  # noqa: S608
-    )
+    sql = f"SELECT title FROM papers_paper WHERE id IN ({placeholders})"  # noqa: S608
+    titles = query(url, sql, sampled)
     # The longest word of a random paper's title: a rarer term than the common ones.
     rare = [max(title.split(), key=len).strip(".,:;()").lower() for (title,) in titles if title]
     return Targets(
