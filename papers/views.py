@@ -3,6 +3,7 @@ search index (papers/search/) and the facet labelling (papers/facets.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 
@@ -10,11 +11,13 @@ from django.core.paginator import Paginator
 from django.db.models.functions import Substr
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils.cache import patch_vary_headers
 
 from papers.facets import cleared_query, listing_facets, selection_chips, top_authors
 from papers.filters import PER_PAGE_CHOICES, SORT_CHOICES, TAG_FACETS, PaperFilter
 from papers.models import Author, Authorship, Paper, PaperTag, Tag
 from papers.search import engine
+from papers.search.query import parse_query
 from papers.search.sync import IndexUnavailable, current_searcher
 
 logger = logging.getLogger(__name__)
@@ -30,8 +33,14 @@ MANY_PAPERS = 2000
 AUTHOR_CANDIDATES = 5000
 
 
+# Sent by the search box while typing (static/js/search_as_you_type.js), never by the form's
+# own submit: the last word matches as a prefix ("diffu" finds "diffusion").
+TYPING_PARAM = "typing"
+
+
 def paper_list(request: HttpRequest) -> HttpResponse:
     state = PaperFilter(request.GET, request=request).state
+    typing = _still_typing(request)
     searcher = current_searcher()
     mine_sets = Paper.objects.mine_sets(request.user) if state.logged_in else {}
     candidates = None
@@ -42,7 +51,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
     page_number = state.page
     results = engine.search(
         searcher,
-        state.engine_query(page=page_number, mine_sets=mine_sets),
+        _engine_query(state, typing, page=page_number, mine_sets=mine_sets),
         author_facet_size=facet_size,
     )
     last_page = max(1, math.ceil(results.total / state.options.per_page))
@@ -50,7 +59,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         page_number = last_page
         results = engine.search(
             searcher,
-            state.engine_query(page=page_number, mine_sets=mine_sets),
+            _engine_query(state, typing, page=page_number, mine_sets=mine_sets),
             author_facet_size=facet_size,
         )
     page = Paginator(range(results.total), state.options.per_page).get_page(page_number)
@@ -61,16 +70,23 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         .in_order(results.ids)
     )
     if state.searching and papers:
-        snippets = engine.snippets(searcher, state.engine_query(page=1).parsed, results.ids)
+        parsed = _engine_query(state, typing, page=1).parsed
+        snippets = engine.snippets(searcher, parsed, results.ids)
         for paper in papers:
             paper.headline = snippets.get(paper.pk, "")
 
     facets = listing_facets(results.facets, state, author_candidates=candidates)
     options = state.options
-    return render(
+    # htmx swaps the results and facets in place; a history restore after a cache miss
+    # (HX-History-Restore-Request) needs the whole page.
+    partial = (
+        "HX-Request" in request.headers and "HX-History-Restore-Request" not in request.headers
+    )
+    response = render(
         request,
-        "papers/paper_list.html",
+        "papers/_browse_results.html" if partial else "papers/paper_list.html",
         {
+            "partial": partial,
             "page": page,
             "papers": papers,
             "total": results.total,
@@ -88,6 +104,22 @@ def paper_list(request: HttpRequest) -> HttpResponse:
             "per_page_choices": PER_PAGE_CHOICES,
         },
     )
+    # One URL, two bodies: a cache must not serve the fragment as the page, or the reverse.
+    patch_vary_headers(response, ["HX-Request", "HX-History-Restore-Request"])
+    return response
+
+
+def _still_typing(request: HttpRequest) -> bool:
+    """An as-you-type request whose last word is unfinished (no space typed after it)."""
+    raw_q = request.GET.get("q", "")
+    return request.GET.get(TYPING_PARAM) == "1" and bool(raw_q) and not raw_q[-1].isspace()
+
+
+def _engine_query(state, typing: bool, **kwargs) -> engine.BrowseQuery:
+    query = state.engine_query(**kwargs)
+    if typing and query.parsed:
+        query = dataclasses.replace(query, parsed=parse_query(state.options.q, prefix_last=True))
+    return query
 
 
 def paper_detail(request: HttpRequest, pk: int) -> HttpResponse:

@@ -18,6 +18,9 @@ MAX_CLAUSES = 32
 # on a 64-word phrase; FTS5 took 45 ms per statement on a 240-word one); ten words pin down
 # any real title fragment.
 MAX_PHRASE_WORDS = 10
+# While typing, the last word matches as a prefix from this many characters on: a one-letter
+# prefix would expand to a large share of the index's vocabulary.
+MIN_PREFIX_CHARS = 2
 
 _WORD = re.compile(r"[^\W_]+")
 _BARE = re.compile(r'[^\s"]+')
@@ -39,23 +42,31 @@ STOP_WORDS = frozenset(
 
 @dataclass(frozen=True)
 class Clause:
-    """A word or a phrase (consecutive words), possibly excluded with a leading minus."""
+    """A word or a phrase (consecutive words), possibly excluded with a leading minus.
+
+    `prefix`: the last word is still being typed and matches any word it begins.
+    """
 
     words: tuple[str, ...]
     negated: bool = False
+    prefix: bool = False
 
 
 # A query is an OR of groups; a group is an AND of clauses with at least one positive clause.
 ParsedQuery = tuple[tuple[Clause, ...], ...]
 
 
-def parse_query(text: str) -> ParsedQuery:
+def parse_query(text: str, *, prefix_last: bool = False) -> ParsedQuery:
     """Read websearch syntax into groups of clauses; drop whatever cannot be searched.
 
     Like PostgreSQL's websearch_to_tsquery: `or` separates groups (AND binds tighter than OR),
     a leading `-` excludes, an unmatched quote runs to the end. Clauses made only of stop words
     or punctuation disappear, and so does a group with nothing but exclusions (it would match
     almost every paper). A phrase keeps its first MAX_PHRASE_WORDS words.
+
+    `prefix_last` (search as you type): the word the text ends in, if it is still open (no
+    space, closing quote or punctuation after it) and belongs to a wanted clause, is marked as
+    a prefix when it has MIN_PREFIX_CHARS characters or more and is not a stop word.
     """
     text = (text or "").replace("\x00", " ")[:MAX_QUERY_CHARS]
     groups: list[list[Clause]] = [[]]
@@ -80,8 +91,18 @@ def parse_query(text: str) -> ParsedQuery:
             if not negated and chunk.casefold() == "or":
                 groups.append([])
                 continue
-        words = tuple(_WORD.findall(chunk.casefold()))[:MAX_PHRASE_WORDS]
+        all_words = tuple(_WORD.findall(chunk.casefold()))
+        words = all_words[:MAX_PHRASE_WORDS]
         if words and not all(word in STOP_WORDS for word in words):
-            groups[-1].append(Clause(words, negated))
+            prefix = (
+                prefix_last
+                and not negated
+                and pos >= len(text)
+                and _WORD.fullmatch(text[-1]) is not None
+                and words == all_words
+                and len(words[-1]) >= MIN_PREFIX_CHARS
+                and words[-1] not in STOP_WORDS
+            )
+            groups[-1].append(Clause(words, negated, prefix))
             count += 1
     return tuple(tuple(group) for group in groups if any(not clause.negated for clause in group))

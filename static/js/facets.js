@@ -2,22 +2,39 @@
 // - a ticked/unticked facet or a changed sort/page size submits the form at once;
 // - typing in the author box hides the listed authors whose name does not match, and
 //   asks the server for more matches after a pause (the form's Find button does the same).
+// The form's results and facets may be swapped in place by htmx (see search_as_you_type.js),
+// so listeners are delegated from the document rather than bound to elements that get
+// replaced; the submit goes through requestSubmit(), which htmx intercepts when it is loaded:
+// one request per change, never a page load racing an htmx request.
 (function () {
   "use strict";
 
-  var form = document.querySelector("form[data-autosubmit]");
-  if (!form) {
+  var FORM = "form[data-autosubmit]";
+  if (!document.querySelector(FORM)) {
     return;
   }
   document.documentElement.classList.add("js");
+  var narrow = window.matchMedia("(max-width: 52rem)");
 
   // On a narrow screen the filters start folded so the results come first.
-  var panel = form.querySelector("details[data-collapse-narrow]");
-  if (panel && window.matchMedia("(max-width: 52rem)").matches) {
+  var panel = document.querySelector(FORM + " details[data-collapse-narrow]");
+  if (panel && narrow.matches) {
     panel.open = false;
   }
+  // A swap brings a new (open) panel: keep it as the member left it.
+  var panelOpen = null;
+  document.addEventListener("htmx:beforeSwap", function () {
+    var current = document.querySelector(FORM + " details[data-collapse-narrow]");
+    panelOpen = current ? current.open : null;
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    var swapped = document.querySelector(FORM + " details[data-collapse-narrow]");
+    if (swapped && panelOpen !== null) {
+      swapped.open = panelOpen;
+    }
+  });
 
-  function submit() {
+  function submit(form) {
     if (typeof form.requestSubmit === "function") {
       form.requestSubmit();
     } else {
@@ -25,31 +42,34 @@
     }
   }
 
-  form.addEventListener("change", function (event) {
+  document.addEventListener("change", function (event) {
     var target = event.target;
-    if (target.matches("input[type=checkbox], select")) {
-      submit();
+    var form = target.closest && target.closest(FORM);
+    if (form && target.matches("input[type=checkbox], select")) {
+      submit(form);
     }
   });
 
-  var box = form.querySelector("input[data-filter-list]");
-  if (!box) {
-    return;
-  }
-  var list = document.getElementById(box.getAttribute("data-filter-list"));
   var timer = null;
-  var initial = box.value;
   var FOCUS_KEY = "facets:author-box-focus";
 
-  // Typing continues where it left off after the page reloaded with the server's matches.
-  if (window.sessionStorage && window.sessionStorage.getItem(FOCUS_KEY)) {
+  // Typing continues where it left off after the page reloaded with the server's matches
+  // (without htmx: with it, the box keeps its focus across the swap).
+  var box = document.querySelector(FORM + " input[data-filter-list]");
+  if (box && window.sessionStorage && window.sessionStorage.getItem(FOCUS_KEY)) {
     window.sessionStorage.removeItem(FOCUS_KEY);
     box.focus();
     box.setSelectionRange(box.value.length, box.value.length);
   }
 
-  box.addEventListener("input", function () {
+  document.addEventListener("input", function (event) {
+    var box = event.target;
+    var form = box.closest && box.closest(FORM);
+    if (!form || !box.matches("input[data-filter-list]")) {
+      return;
+    }
     var needle = box.value.trim().toLowerCase();
+    var list = document.getElementById(box.getAttribute("data-filter-list"));
     if (list) {
       list.querySelectorAll(".facet-value").forEach(function (item) {
         var label = item.querySelector(".facet-label");
@@ -60,11 +80,12 @@
     }
     window.clearTimeout(timer);
     timer = window.setTimeout(function () {
-      if (box.value.trim() !== initial.trim()) {
-        if (window.sessionStorage) {
+      // The value the page was rendered with: the server's matches are for it.
+      if (box.isConnected && box.value.trim() !== box.defaultValue.trim()) {
+        if (window.sessionStorage && !window.htmx) {
           window.sessionStorage.setItem(FOCUS_KEY, "1");
         }
-        submit();
+        submit(form);
       }
     }, 600);
   });

@@ -1,0 +1,83 @@
+// Search as you type on the paper list. htmx sends the requests (the hx-* attributes of the
+// form in templates/papers/paper_list.html: the form on submit, and 250 ms after the last
+// keystroke in the search box) and swaps the results and facets in place, pushing each URL
+// into the history. Without JavaScript the form submits as a page load. This file only:
+// - adds the `typing` flag (named by data-typing-param) to requests made while typing, so the
+//   last word matches as a prefix; an explicit search (Enter, the Search button) drops it.
+//   The flag stays in the pushed URL: reloading or sharing it shows what was on screen;
+// - puts the search box and the flag back in step with the URL when the back button
+//   restores a page (the restored snapshot keeps the box's initial text, not what was typed);
+// - repeats the new count in a live region that is not replaced by the swap.
+(function () {
+  "use strict";
+
+  var FORM = "form[data-search-as-you-type]";
+  if (!document.querySelector(FORM)) {
+    return;
+  }
+
+  function form() {
+    return document.querySelector(FORM);
+  }
+
+  function setTyping(target, on) {
+    var name = target.getAttribute("data-typing-param");
+    var flag = target.querySelector('input[type=hidden][name="' + name + '"]');
+    if (on && !flag) {
+      flag = document.createElement("input");
+      flag.type = "hidden";
+      flag.name = name;
+      flag.value = "1";
+      target.appendChild(flag);
+    } else if (!on && flag) {
+      flag.remove();
+    }
+  }
+
+  function syncWithUrl(withBox) {
+    var target = form();
+    if (!target) {
+      return;
+    }
+    var params = new URLSearchParams(window.location.search);
+    var box = target.querySelector("#q");
+    if (box && withBox) {
+      box.value = params.get("q") || "";
+    }
+    setTyping(target, params.get(target.getAttribute("data-typing-param")) === "1");
+  }
+
+  // A page opened from a typed URL keeps matching that way when a facet is ticked.
+  syncWithUrl(false);
+
+  document.addEventListener("input", function (event) {
+    var target = form();
+    if (target && event.target.id === "q" && target.contains(event.target)) {
+      setTyping(target, true);
+    }
+  });
+
+  // Capture: runs before htmx reads the form's values for the request.
+  document.addEventListener(
+    "submit",
+    function (event) {
+      var button = event.submitter;
+      if (event.target.matches(FORM) && button && button.hasAttribute("data-ends-typing")) {
+        setTyping(event.target, false);
+      }
+    },
+    true
+  );
+
+  document.addEventListener("htmx:historyRestore", function () {
+    syncWithUrl(true);
+  });
+
+  document.addEventListener("htmx:afterSwap", function () {
+    var status = document.getElementById("results-status");
+    var heading = document.getElementById("results-heading");
+    if (status && heading) {
+      status.textContent = heading.textContent.replace(/\s+/g, " ").trim();
+    }
+  });
+})();
