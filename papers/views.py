@@ -87,6 +87,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         "papers/_browse_results.html" if partial else "papers/paper_list.html",
         {
             "partial": partial,
+            "typing_param": TYPING_PARAM,
             "page": page,
             "papers": papers,
             "total": results.total,
