@@ -30,6 +30,9 @@ _SLUG_RE = re.compile(r"^[-\w]{1,100}$")
 # URL parameter -> tag kind for the facets backed by tags.
 TAG_FACETS = {"venue": TagKind.VENUE, "track": TagKind.TRACK, "tag": TagKind.LAB}
 MINE_CHOICES = {"lists": "In my reading lists", "notes": "Has my note"}
+# Sent by the search box while typing (static/js/search_as_you_type.js), never by the form's
+# own submit: the last word then matches as a prefix ("diffu" finds "diffusion").
+TYPING_PARAM = "typing"
 
 
 class ValueListField(forms.Field):
@@ -198,19 +201,15 @@ class PaperFilter(django_filters.FilterSet):
     def state(self) -> BrowseState:
         """Everything the list page needs from its URL, validated, in one immutable value."""
         data = self.data if self.data is not None else {}
+        raw_q = str(data.get("q", ""))
         return BrowseState(
             options=listing_options(data),
             selection=self.selection,
             page=_page_number(data.get("page")),
             logged_in=self.user is not None,
+            # An as-you-type request whose last word is unfinished (no space typed after it).
+            typing=data.get(TYPING_PARAM) == "1" and bool(raw_q) and not raw_q[-1].isspace(),
         )
-
-    def is_active(self, facet: str) -> bool:
-        if facet == "author":
-            return bool(self.selection.authors)
-        if facet == "mine":
-            return bool(self.selection.mine)
-        return bool(self.selection.tags.get(facet))
 
 
 SORT_CHOICES = {"relevance": "Relevance", "title": "Title", "newest": "Newest imported"}
@@ -275,6 +274,7 @@ class BrowseState:
     selection: Selection
     page: int = 1
     logged_in: bool = False
+    typing: bool = False
 
     @property
     def searching(self) -> bool:
@@ -293,7 +293,7 @@ class BrowseState:
             )
         per_page = self.options.per_page
         return BrowseQuery(
-            parsed=parse_query(self.options.q) if self.options.q else None,
+            parsed=parse_query(self.options.q, prefix_last=self.typing) if self.options.q else None,
             venue_ids=self.selection.ids("venue"),
             track_ids=self.selection.ids("track"),
             lab_ids=self.selection.ids("tag"),

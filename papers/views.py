@@ -3,7 +3,6 @@ search index (papers/search/) and the facet labelling (papers/facets.py)."""
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 
@@ -14,10 +13,9 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.cache import patch_vary_headers
 
 from papers.facets import cleared_query, listing_facets, selection_chips, top_authors
-from papers.filters import PER_PAGE_CHOICES, SORT_CHOICES, TAG_FACETS, PaperFilter
+from papers.filters import PER_PAGE_CHOICES, SORT_CHOICES, TAG_FACETS, TYPING_PARAM, PaperFilter
 from papers.models import Author, Authorship, Paper, PaperTag, Tag
 from papers.search import engine
-from papers.search.query import parse_query
 from papers.search.sync import IndexUnavailable, current_searcher
 
 logger = logging.getLogger(__name__)
@@ -33,14 +31,8 @@ MANY_PAPERS = 2000
 AUTHOR_CANDIDATES = 5000
 
 
-# Sent by the search box while typing (static/js/search_as_you_type.js), never by the form's
-# own submit: the last word matches as a prefix ("diffu" finds "diffusion").
-TYPING_PARAM = "typing"
-
-
 def paper_list(request: HttpRequest) -> HttpResponse:
     state = PaperFilter(request.GET, request=request).state
-    typing = _still_typing(request)
     searcher = current_searcher()
     mine_sets = Paper.objects.mine_sets(request.user) if state.logged_in else {}
     candidates = None
@@ -48,21 +40,15 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         candidates = Author.objects.name_contains(state.options.author_q)[:AUTHOR_CANDIDATES]
     facet_size = engine.ALL_BUCKETS if candidates is not None else engine.AUTHOR_FACET_SIZE
 
-    page_number = state.page
-    results = engine.search(
-        searcher,
-        _engine_query(state, typing, page=page_number, mine_sets=mine_sets),
-        author_facet_size=facet_size,
-    )
+    query = state.engine_query(page=state.page, mine_sets=mine_sets)
+    results = engine.search(searcher, query, author_facet_size=facet_size)
     last_page = max(1, math.ceil(results.total / state.options.per_page))
-    if page_number > last_page:  # past the end: the last page, as Paginator.get_page does
-        page_number = last_page
-        results = engine.search(
-            searcher,
-            _engine_query(state, typing, page=page_number, mine_sets=mine_sets),
-            author_facet_size=facet_size,
-        )
-    page = Paginator(range(results.total), state.options.per_page).get_page(page_number)
+    if state.page > last_page:  # past the end: the last page, as Paginator.get_page does
+        query = state.engine_query(page=last_page, mine_sets=mine_sets)
+        results = engine.search(searcher, query, author_facet_size=facet_size)
+    page = Paginator(range(results.total), state.options.per_page).get_page(
+        min(state.page, last_page)
+    )
 
     papers = (
         Paper.objects.for_browsing()
@@ -70,8 +56,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         .in_order(results.ids)
     )
     if state.searching and papers:
-        parsed = _engine_query(state, typing, page=1).parsed
-        snippets = engine.snippets(searcher, parsed, results.ids)
+        snippets = engine.snippets(searcher, query.parsed, results.ids)
         for paper in papers:
             paper.headline = snippets.get(paper.pk, "")
 
@@ -96,7 +81,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
             "chips": selection_chips(facets, request.GET),
             "clear_query": cleared_query(request.GET),
             "ignored": state.selection.ignored,
-            "nothing_searchable": state.searching and not state.engine_query(page=1).parsed,
+            "nothing_searchable": query.parsed == (),
             "sort_choices": [
                 (key, label)
                 for key, label in SORT_CHOICES.items()
@@ -108,19 +93,6 @@ def paper_list(request: HttpRequest) -> HttpResponse:
     # One URL, two bodies: a cache must not serve the fragment as the page, or the reverse.
     patch_vary_headers(response, ["HX-Request", "HX-History-Restore-Request"])
     return response
-
-
-def _still_typing(request: HttpRequest) -> bool:
-    """An as-you-type request whose last word is unfinished (no space typed after it)."""
-    raw_q = request.GET.get("q", "")
-    return request.GET.get(TYPING_PARAM) == "1" and bool(raw_q) and not raw_q[-1].isspace()
-
-
-def _engine_query(state, typing: bool, **kwargs) -> engine.BrowseQuery:
-    query = state.engine_query(**kwargs)
-    if typing and query.parsed:
-        query = dataclasses.replace(query, parsed=parse_query(state.options.q, prefix_last=True))
-    return query
 
 
 def paper_detail(request: HttpRequest, pk: int) -> HttpResponse:
