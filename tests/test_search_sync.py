@@ -643,17 +643,21 @@ def shared_database_url(tmp_path) -> str:
     return f"postgres://{db['USER']}{password}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
 
 
-def manage(url: str, index: Path, *args: str, check: bool = True, **kwargs):
-    env = {
+def server_env(url: str, index: Path) -> dict[str, str]:
+    """The environment of another app server on the same database with its own index."""
+    return {
         **os.environ,
         "DATABASE_URL": url,
         "DJANGO_SECRET_KEY": "insecure-test-only-key",
         "SEARCH_INDEX_DIR": str(index),
     }
+
+
+def manage(url: str, index: Path, *args: str, check: bool = True, **kwargs):
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=BASE_DIR,
-        env=env,
+        env=server_env(url, index),
         check=check,
         capture_output=True,
         text=True,
@@ -705,12 +709,7 @@ def test_a_second_server_process_sees_a_lab_tag_within_a_second(shared_database_
             ),
         ],
         cwd=BASE_DIR,
-        env={
-            **os.environ,
-            "DATABASE_URL": url,
-            "DJANGO_SECRET_KEY": "insecure-test-only-key",
-            "SEARCH_INDEX_DIR": str(server_b),
-        },
+        env=server_env(url, server_b),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -831,12 +830,7 @@ def test_a_generation_is_switched_atomically_under_a_reading_process(shared_data
             ),
         ],
         cwd=BASE_DIR,
-        env={
-            **os.environ,
-            "DATABASE_URL": url,
-            "DJANGO_SECRET_KEY": "insecure-test-only-key",
-            "SEARCH_INDEX_DIR": str(index),
-        },
+        env=server_env(url, index),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
