@@ -8,8 +8,8 @@ from datetime import datetime
 from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from annotations.models import Comment, Note, ReadingList, ReadingListItem, Visibility
+from papers.listing import more_authors, with_listing
 from papers.models import Authorship, Paper, PaperTag, TagKind
-from papers.querysets import listed_authorships
 
 
 def notes_for_owner(user, *, query: str = "") -> QuerySet[Note]:
@@ -69,15 +69,19 @@ def visible_lists(user) -> QuerySet[ReadingList]:
     return ReadingList.objects.filter(Q(owner=user) | Q(visibility=Visibility.SHARED))
 
 
-def list_items(reading_list: ReadingList) -> QuerySet[ReadingListItem]:
-    """Items in list order with their papers and each paper's first authors, as the list page
-    shows them (papers.querysets.listed_authorships): two queries."""
-    return (
+def list_items(reading_list: ReadingList) -> list[ReadingListItem]:
+    """Items in list order with their papers, each paper with its first authors as pages
+    listing papers show them (papers.listing): two queries."""
+    items = list(
         reading_list.items.select_related("paper")
         .defer("paper__abstract")
-        .prefetch_related(listed_authorships("paper__authorships"))
+        .annotate(paper_more_authors=more_authors("paper_id"))
         .order_by("position", "pk")
     )
+    for item in items:
+        item.paper.more_authors = item.paper_more_authors
+    with_listing([item.paper for item in items], tags=False)
+    return items
 
 
 def list_items_for_export(reading_list: ReadingList) -> list[ReadingListItem]:

@@ -3,61 +3,17 @@
 from __future__ import annotations
 
 from django.db import models
-from django.db.models import Case, Count, Exists, OuterRef, Prefetch, Subquery, Value, When
-
-# Pages listing papers name at most this many authors of each, then "… and K more" linking to
-# the paper's page, which names them all. A paper may have 2,000 authors (papers.text).
-LISTED_AUTHORS = 10
-
-
-def listed_authorships(lookup: str = "authorships") -> Prefetch:
-    """Prefetch the first LISTED_AUTHORS authorships of each paper, in order, into
-    `listed_authorships`: one query for any page size, reading at most LISTED_AUTHORS rows and
-    authors per paper (an index range on the unique (paper, position) pair).
-
-    The first of them carries `more_authors`, the exact number of the paper's authorships not
-    listed (positions from LISTED_AUTHORS on), counted on that index without loading them;
-    the others carry None, so the count runs once per paper. "First" is "no authorship with a
-    lower position", which holds even if positions had a gap.
-    """
-    from papers.models import Authorship
-
-    same_paper = Authorship.objects.filter(paper=OuterRef("paper")).order_by()
-    not_listed = (
-        same_paper.filter(position__gte=LISTED_AUTHORS)
-        .values("paper")
-        .annotate(count=Count("*"))
-        .values("count")
-    )
-    is_first = ~Exists(same_paper.filter(position__lt=OuterRef("position")))
-    authorships = (
-        Authorship.objects.filter(position__lt=LISTED_AUTHORS)
-        .select_related("author")
-        .annotate(
-            more_authors=Case(
-                When(is_first, then=Subquery(not_listed)),
-                default=None,
-                output_field=models.IntegerField(),
-            )
-        )
-        .order_by("position")
-    )
-    return Prefetch(lookup, queryset=authorships, to_attr="listed_authorships")
+from django.db.models import Prefetch, Value
 
 
 def ordered_paper_tags(lookup: str = "paper_tags") -> Prefetch:
     """Prefetch a paper's tags: venue, then track, then lab tags, each by name."""
-    from papers.models import PaperTag, TagKind
+    from papers.listing import TAG_KIND_ORDER
+    from papers.models import PaperTag
 
-    # Venue, then track, then lab tags: how a reader scans a paper's labels.
-    kind_order = Case(
-        When(tag__kind=TagKind.VENUE, then=Value(0)),
-        When(tag__kind=TagKind.TRACK, then=Value(1)),
-        default=Value(2),
-    )
     return Prefetch(
         lookup,
-        queryset=PaperTag.objects.select_related("tag").order_by(kind_order, "tag__name"),
+        queryset=PaperTag.objects.select_related("tag").order_by(TAG_KIND_ORDER, "tag__name"),
     )
 
 
@@ -83,10 +39,12 @@ class PaperQuerySet(models.QuerySet):
         return self.defer("abstract").with_people_and_tags()
 
     def for_browsing(self) -> PaperQuerySet:
-        """What the public pages listing papers show: no abstract, the first LISTED_AUTHORS
-        authors with the number of the others (see listed_authorships), and the tags. Two
-        queries for any page size, with work bounded per paper whatever its author count."""
-        return self.defer("abstract").prefetch_related(listed_authorships(), ordered_paper_tags())
+        """Papers as pages listing them show them: no abstract, with `more_authors`, the number
+        of authors not listed; papers.listing.with_listing adds the listed authors and tags
+        once the page is read."""
+        from papers.listing import more_authors
+
+        return self.defer("abstract").annotate(more_authors=more_authors())
 
     def in_order(self, ids: list[int]) -> list:
         """These papers in the order of `ids` (the search index's order); ids not found (a

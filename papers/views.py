@@ -14,6 +14,7 @@ from django.utils.cache import patch_vary_headers
 
 from papers.facets import cleared_query, listing_facets, selection_chips, top_authors
 from papers.filters import PER_PAGE_CHOICES, SORT_CHOICES, TAG_FACETS, TYPING_PARAM, PaperFilter
+from papers.listing import with_listing
 from papers.models import Author, Authorship, Paper, PaperTag, Tag
 from papers.search import engine
 from papers.search.sync import IndexUnavailable, current_searcher
@@ -50,7 +51,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         min(state.page, last_page)
     )
 
-    papers = (
+    papers = with_listing(
         Paper.objects.for_browsing()
         .annotate(abstract_start=Substr("abstract", 1, EXCERPT_CHARS))
         .in_order(results.ids)
@@ -150,4 +151,6 @@ def tag_detail(request: HttpRequest, kind: str, slug: str) -> HttpResponse:
 def _page(papers, total: int, request: HttpRequest):
     paginator = Paginator(papers, PAGE_SIZE)
     paginator.count = total  # counted on the link table's index, without the papers table
-    return paginator.get_page(request.GET.get("page"))
+    page = paginator.get_page(request.GET.get("page"))
+    page.object_list = with_listing(list(page.object_list))
+    return page
