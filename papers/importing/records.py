@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlsplit
 
 from papers.importing import safe_json
@@ -61,6 +61,13 @@ class PaperRecord:
     abstract: str
     source: str
     line: int
+    # What some sources add (OpenReview, arXiv, reference managers). Readers fill them; the
+    # loader does not store them yet (issue 10: keyword and area facets, arXiv id as a key).
+    keywords: list[str] = field(default_factory=list)
+    primary_area: str = ""
+    arxiv_id: str = ""  # e.g. "2310.01234" (new style) or "hep-th/9901001" (old), no version
+    year: int | None = None
+    doi: str = ""
 
 
 def split_list(value, *, what: str, source: str, line: int) -> list[str]:
