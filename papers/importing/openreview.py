@@ -1,0 +1,383 @@
+"""Reader for notes saved from OpenReview's `/notes` endpoint (API v2, and v1).
+
+Three shapes are read, told apart by the first JSON value in the file:
+
+- one document `{"notes": [note, ...], "count": N}`, as the endpoint returns it, on one line or
+  pretty-printed over many; other top-level keys are ignored;
+- JSON lines, one note object per line (blank lines allowed): the first object of the file has
+  no "notes" key;
+- a JSON array of notes.
+
+A note's `content` holds its fields. API v2 wraps each value (`"title": {"value": "..."}`), API v1
+gives it plainly (`"title": "..."`); both are accepted, field by field. Per note:
+
+- `title`, `authors` (a list of names, kept in order as given), `abstract` ("" when missing;
+  validation rejects such a record), `keywords` (a list, or one comma-separated string) and
+  `primary_area`. LaTeX and Unicode are kept as given.
+- `forum_id` is the note's `forum`, or its `id` when it has no forum; `forum_url` is
+  https://openreview.net/forum?id=<forum_id>.
+- `pdf` is usually a path on openreview.net ("/pdf/<hash>.pdf"); it is made absolute there.
+  Absolute URLs are kept.
+- `venue` gives the tags, see `venue_tags`: "ICLR 2024 oral" -> ["ICLR 2024", "Oral"]. A venue
+  saying the paper was not accepted ("Submitted to ICLR 2024", "ICLR 2024 Conference Withdrawn
+  Submission") gives the venue alone, without a track: the tags say where a paper was presented,
+  and a decision is not a presentation track. Such a paper looks like an accepted one without
+  a track; the decision itself comes with the reader for replies. `venueid` is not used: it is
+  a path ("ICLR.cc/2024/Conference") that `venue` already names for people.
+
+Replies (reviews, comments, meta-reviews, decisions) are notes of a paper's forum too. They are
+skipped, not read as papers: a note with a `replyto`, or whose `forum` differs from its `id`, is
+a reply, whether or not it has a title (API v1 reviews and comments have one). A later issue
+reads them. A file with no notes, or only replies, fails.
+
+Each record's `line` is the line where its note object starts. Errors name the note's line and
+the field ("content.authors must be a list of names (strings), got a number"). Values are
+decoded with papers.importing.safe_json; a document's notes are decoded one at a time, so an
+error inside one is located and nothing recurses on the file's nesting.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Generator, Iterator
+from typing import Any, NoReturn
+from urllib.parse import quote
+
+from papers.importing import safe_json
+from papers.importing.records import ImportFailed, PaperRecord, split_list
+from papers.importing.tags import is_track_word
+
+SITE = "https://openreview.net"
+FORUM_URL = SITE + "/forum?id="
+
+# How much of the text looks_like examines: the first note of any shape fits many times over.
+_PROBE = 1_000_000
+# The longest track phrase at the end of a venue ("notable top 5%").
+_MAX_TRACK_WORDS = 4
+# Venue strings OpenReview gives papers that were not (or not yet) accepted; the group is the
+# venue. The forms are those of OpenReview's own venue tests and of saved ICLR 2024 notes.
+_NOT_ACCEPTED = (
+    re.compile(r"submitted to (?P<venue>.+)", re.IGNORECASE),
+    re.compile(
+        r"(?P<venue>.+?) (?:conference )?(?:(?:withdrawn|desk rejected|rejected) )?"
+        r"submission",
+        re.IGNORECASE,
+    ),
+)
+
+
+def venue_tags(venue: str) -> list[str]:
+    """[venue] or [venue, track] for a note's venue string; [] for an empty one.
+
+    A trailing track phrase known to papers.importing.tags is split off and capitalised:
+    "ICLR 2024 poster" -> ["ICLR 2024", "Poster"], "NeurIPS 2023 Datasets and Benchmarks Oral"
+    -> ["NeurIPS 2023 Datasets and Benchmarks", "Oral"], "ICLR 2023 notable top 5%" ->
+    ["ICLR 2023", "Notable top 5%"]. "Submitted to X" and "X Conference (Withdrawn|Desk
+    Rejected|Rejected) Submission" give [X].
+    """
+    name = " ".join(venue.split())
+    if not name:
+        return []
+    for pattern in _NOT_ACCEPTED:
+        match = pattern.fullmatch(name)
+        if match:
+            return [match["venue"]]
+    words = name.split(" ")
+    # Longest first: "talk" is a track word too, yet "invited talk" is the track.
+    for count in range(min(_MAX_TRACK_WORDS, len(words) - 1), 0, -1):
+        track = " ".join(words[-count:])
+        if is_track_word(track):
+            track = track.strip("()")
+            return [" ".join(words[:-count]), track[:1].upper() + track[1:]]
+    return [name]
+
+
+def read(text: str, source: str) -> Iterator[PaperRecord]:
+    """A record for each paper note in `text`, in file order; replies are skipped."""
+    papers = 0
+    replies = 0
+    for line, note in _notes(text, source):
+        record = _record(note, source, line)
+        if record is None:
+            replies += 1
+            continue
+        papers += 1
+        yield record
+    if not papers and replies:
+        raise ImportFailed(
+            source,
+            None,
+            f"the file holds only replies to papers ({replies}: reviews, comments, decisions); "
+            "replies are not imported",
+        )
+    if not papers:
+        raise ImportFailed(source, None, "no OpenReview notes in the file")
+
+
+def looks_like(text: str) -> bool:
+    """Whether the text starts like OpenReview notes: a {"notes": [...]} document, or JSON lines
+    or an array whose first object is a note (an "id" or "forum", and a "content" object holding
+    a "title"). Only the start of the text is decoded, at most _PROBE characters."""
+    scan = _Scanner(text[:_PROBE], "")
+    start = scan.space(0)
+    try:
+        if scan.at(start) == "[":
+            position = scan.space(start + 1)
+            return scan.at(position) != "]" and _is_note(scan.decode(position, depth=1)[0])
+        if scan.at(start) != "{":
+            return False
+        key, position = scan.member(start + 1, first=True)
+        while key is not None:
+            if key == "notes":
+                if scan.at(position) != "[":
+                    return False
+                position = scan.space(position + 1)
+                # A saved response that matched nothing is still OpenReview's shape.
+                return scan.at(position) == "]" or _is_note(scan.decode(position, depth=2)[0])
+            position = scan.decode(position, depth=1)[1]
+            key, position = scan.member(position, first=False)
+        # JSON lines: read only accepts a first note that is on a line of its own.
+        note, end = scan.decode(start, depth=0)
+        return "\n" not in scan.text[start:end] and _is_note(note)
+    except ImportFailed:
+        return False
+
+
+def _is_note(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    content = value.get("content")
+    has_id = isinstance(value.get("id"), str) or isinstance(value.get("forum"), str)
+    return has_id and isinstance(content, dict) and "title" in content
+
+
+class _Lines:
+    """Line numbers of text positions, counted on from the last position asked about (from the
+    start for an earlier one)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.position = 0
+        self.line = 1
+
+    def at(self, position: int) -> int:
+        if position < self.position:
+            return self.text.count("\n", 0, position) + 1
+        self.line += self.text.count("\n", self.position, position)
+        self.position = position
+        return self.line
+
+
+class _Scanner:
+    """Steps through JSON text a value at a time, failing with file:line."""
+
+    def __init__(self, text: str, source: str):
+        self.text = text
+        self.source = source
+        self.lines = _Lines(text)
+
+    def fail(self, position: int, message: str) -> NoReturn:
+        raise ImportFailed(self.source, self.lines.at(position), message)
+
+    def at(self, position: int) -> str:
+        """The character at `position`, "" at the end of the text."""
+        return self.text[position : position + 1]
+
+    def space(self, position: int) -> int:
+        return safe_json.skip_space(self.text, position)
+
+    def decode(self, position: int, depth: int) -> tuple[Any, int]:
+        """(value, end) of the JSON value at `position`, `depth` levels inside the document."""
+        if position >= len(self.text):
+            self.fail(position, "invalid JSON: the text ends where a value was expected")
+        try:
+            return safe_json.raw_decode(self.text, position, depth=depth)
+        except json.JSONDecodeError as error:
+            message = f"invalid JSON: {error.msg} (column {error.colno})"
+            raise ImportFailed(self.source, error.lineno, message) from None
+        except safe_json.JSONRejected as error:
+            self.fail(position if error.position is None else error.position, error.message)
+
+    def member(self, position: int, *, first: bool) -> tuple[str | None, int]:
+        """At an object's next member or its end: (key, start of the value), or (None, the
+        position after the closing '}'). `first` is true just after the '{'."""
+        position = self.space(position)
+        if self.at(position) == "}":
+            return None, position + 1
+        if not first:
+            if self.at(position) != ",":
+                self.fail(position, "invalid JSON: expected ',' or '}' after an object member")
+            position = self.space(position + 1)
+        if self.at(position) != '"':
+            self.fail(position, "invalid JSON: expected a key in double quotes")
+        key, position = self.decode(position, depth=1)
+        position = self.space(position)
+        if self.at(position) != ":":
+            self.fail(position, "invalid JSON: expected ':' after a key")
+        return key, self.space(position + 1)
+
+    def elements(self, bracket: int, depth: int) -> Generator[tuple[int, Any], None, int]:
+        """(line, value) for each element of the array at `bracket`; returns the position after
+        its ']'. `depth` is the elements' depth in the document."""
+        position = self.space(bracket + 1)
+        if self.at(position) == "]":
+            return position + 1
+        while True:
+            line = self.lines.at(position)
+            value, position = self.decode(position, depth=depth)
+            yield line, value
+            position = self.space(position)
+            if self.at(position) == "]":
+                return position + 1
+            if self.at(position) != ",":
+                self.fail(position, "invalid JSON: expected ',' or ']' after an array element")
+            position = self.space(position + 1)
+
+    def expect_end(self, position: int, closing: str) -> None:
+        position = self.space(position)
+        if position < len(self.text):
+            self.fail(position, f"invalid JSON: extra data after the closing {closing}")
+
+
+def _notes(text: str, source: str) -> Iterator[tuple[int, Any]]:
+    """(line, value) for each note in the file, whichever of the three shapes it has."""
+    scan = _Scanner(text, source)
+    start = scan.space(0)
+    first = scan.at(start)
+    if first == "[":
+        scan.expect_end((yield from scan.elements(start, depth=1)), "']'")
+    elif first == "{":
+        if not (yield from _document(scan, start)):
+            yield from _json_lines(text, source)
+    elif first:
+        scan.fail(start, 'expected OpenReview notes: {"notes": [...]}, a JSON array or JSON lines')
+
+
+def _document(scan: _Scanner, brace: int) -> Generator[tuple[int, Any], None, bool]:
+    """The notes of the {"notes": [...]} document at `brace`. Returns False, having yielded
+    nothing, when that object has no "notes" key: it is then the first note of JSON lines."""
+    found = False
+    key, position = scan.member(brace + 1, first=True)
+    while key is not None:
+        if key == "notes":
+            if found:
+                scan.fail(position, 'the key "notes" appears twice')
+            if scan.at(position) != "[":
+                scan.fail(position, '"notes" must be a JSON list [...] of notes')
+            found = True
+            position = yield from scan.elements(position, depth=2)
+        else:
+            position = scan.decode(position, depth=1)[1]
+        key, position = scan.member(position, first=False)
+    if found:
+        scan.expect_end(position, "'}'")
+    return found
+
+
+def _json_lines(text: str, source: str) -> Iterator[tuple[int, Any]]:
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = safe_json.loads(line)
+        except json.JSONDecodeError as error:
+            message = f"invalid JSON: {error.msg} (column {error.colno})"
+            raise ImportFailed(source, number, message) from None
+        except safe_json.JSONRejected as error:
+            column = f" (column {error.position + 1})" if error.position is not None else ""
+            raise ImportFailed(source, number, error.message + column) from None
+        yield number, value
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", bool: "true/false", str: "text"}.get(
+        type(value), "a number"
+    )
+
+
+def _record(note: Any, source: str, line: int) -> PaperRecord | None:
+    """The paper a note describes, or None for a reply."""
+
+    def fail(message: str) -> NoReturn:
+        raise ImportFailed(source, line, message)
+
+    if not isinstance(note, dict):
+        fail(f"each note must be a JSON object {{...}}, got {_kind(note)}")
+    note_id, forum, reply_to = (_note_text(note, name, fail) for name in ("id", "forum", "replyto"))
+    if reply_to or (forum and note_id and forum != note_id):
+        return None
+    content = note.get("content")
+    if content is None:
+        fail("note has no 'content' (the object holding title, authors, abstract, ...)")
+    if not isinstance(content, dict):
+        fail(f"'content' must be a JSON object {{...}}, got {_kind(content)}")
+    forum_id = forum or note_id
+    if not forum_id:
+        fail("note has neither 'forum' nor 'id'")
+    return PaperRecord(
+        title=_text(content, "title", fail).strip(),
+        forum_id=forum_id,
+        forum_url=FORUM_URL + quote(forum_id, safe=""),
+        pdf_url=_pdf_url(_text(content, "pdf", fail).strip()),
+        authors=_names(content, "authors", fail),
+        tags=venue_tags(_text(content, "venue", fail)),
+        abstract=_text(content, "abstract", fail),
+        source=source,
+        line=line,
+        keywords=split_list(
+            _value(content, "keywords", fail), what="content.keywords", source=source, line=line
+        ),
+        primary_area=_text(content, "primary_area", fail).strip(),
+    )
+
+
+def _note_text(note: dict, name: str, fail) -> str:
+    value = note.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        fail(f"note field {name!r} must be text, got {_kind(value)}")
+    return value.strip()
+
+
+def _value(content: dict, name: str, fail) -> Any:
+    """A content field's value, whether wrapped as in API v2 or plain as in API v1."""
+    value = content.get(name)
+    if isinstance(value, dict):
+        if "value" not in value:
+            fail(
+                f'content.{name} must be a value or {{"value": ...}}, got an object without "value"'
+            )
+        value = value["value"]
+    return value
+
+
+def _text(content: dict, name: str, fail) -> str:
+    value = _value(content, name, fail)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        fail(f"content.{name} must be text, got {_kind(value)}")
+    return value
+
+
+def _names(content: dict, name: str, fail) -> list[str]:
+    value = _value(content, name, fail)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        fail(f"content.{name} must be a list of names (strings), got {_kind(value)}")
+    for number, item in enumerate(value, start=1):
+        if not isinstance(item, str):
+            fail(
+                f"content.{name} must be a list of names (strings); item {number} is {_kind(item)}"
+            )
+    return [item.strip() for item in value if item.strip()]
+
+
+def _pdf_url(value: str) -> str:
+    # "//host/..." would be a URL of another host, not a path on openreview.net.
+    if value.startswith("/") and not value.startswith("//"):
+        return SITE + value
+    return value
