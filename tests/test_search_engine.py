@@ -366,6 +366,78 @@ def test_every_facet_count_equals_a_database_group_by(
     searcher = index_of(commit_every=commit_every)
     # Counts must be exact across segments, and within a single one.
     assert (searcher.num_segments > 1) == bool(commit_every)
+    assert_facets_equal_group_by(searcher, text)
+
+
+# (matches share that counts as broad, catalogue authors kept, first round's extra authors):
+# the defaults, then settings that send every base through the broad path, with the whole
+# author list or a cut one (later rounds, fallbacks), then none.
+BROAD_SETTINGS = [
+    (engine.BROAD_SHARE, engine.CATALOGUE_AUTHORS, engine.BROAD_FIRST_EXTRA),
+    (0.0, 2000, 0),
+    (0.0, 5, 0),
+    (0.0, 9, 1),
+    (2.0, 2000, 30),
+]
+
+
+@pytest.mark.parametrize("text", [None, "quokka"])
+@pytest.mark.parametrize("commit_every", [13, None])
+@pytest.mark.parametrize("broad", BROAD_SETTINGS)
+def test_author_counts_over_broad_matches_equal_a_database_group_by(
+    tagged_catalogue, index_of, monkeypatch, text, commit_every, broad
+):
+    names = ["BROAD_SHARE", "CATALOGUE_AUTHORS", "BROAD_FIRST_EXTRA"]
+    for name, value in zip(names, broad, strict=True):
+        monkeypatch.setattr(engine, name, value)
+    assert_facets_equal_group_by(index_of(commit_every=commit_every), text)
+
+
+def test_broad_matches_are_counted_without_the_full_author_aggregation(
+    tagged_catalogue, index_of, monkeypatch
+):
+    searcher = index_of(commit_every=13)
+
+    def full_aggregation(*args, **kwargs):
+        raise AssertionError("the catalogue's top authors should have settled the facet")
+
+    monkeypatch.setattr(engine, "BROAD_SHARE", 0.5)
+    monkeypatch.setattr(engine, "_top_authors", full_aggregation)
+    monkeypatch.setattr(engine, "_exact_top_authors", full_aggregation)
+    venues = tag_ids(VENUE, "ICLR 2024", "NeurIPS 2023")
+    for selection in [{}, {"venue": venues}]:
+        results = engine.search(searcher, browse(None, selection), author_facet_size=3)
+        expected = expected_authors(db_facet_counts(None, selection, "author"), 3, set())
+        assert results.total >= 30  # broad: half of the catalogue or more
+        assert results.facets.author == expected
+
+
+def test_an_author_tied_with_the_top_is_counted_before_the_top_is_settled(
+    index_of, monkeypatch
+):
+    # Yu (the lower id) has as many matches as Xi, who has more papers: Yu comes first.
+    for n in range(2):
+        make_paper(f"Yu {n}", abstract="About quokkas.", authors=["Yu Tied"])
+    for n, topic in enumerate(["quokkas", "quokkas", "wombats"]):
+        make_paper(f"Xi {n}", abstract=f"About {topic}.", authors=["Xi Often"])
+    monkeypatch.setattr(engine, "BROAD_FIRST_EXTRA", 0)  # the first round counts Xi alone
+    results = engine.search(index_of(), browse("quokkas", {}), author_facet_size=1)
+    assert results.facets.author == {Author.objects.get(name="Yu Tied").pk: 2}
+
+
+def test_catalogue_author_counts_follow_the_searcher(index_of):
+    for n in range(4):
+        make_paper(f"Paper {n}", authors=["Ann Often"] if n else ["Bo Once"])
+    before = engine.search(index_of(), BrowseQuery(), author_facet_size=1).facets.author
+    for n in range(5):
+        make_paper(f"More {n}", authors=["Bo Once"])
+    after = engine.search(index_of(), BrowseQuery(), author_facet_size=1).facets.author
+    ann, bo = Author.objects.get(name="Ann Often").pk, Author.objects.get(name="Bo Once").pk
+    assert before == {ann: 3}
+    assert after == {bo: 6}
+
+
+def assert_facets_equal_group_by(searcher, text):
     for selection in selections():
         results = engine.search(searcher, browse(text, selection), author_facet_size=3)
         expected_ids = set(db_matches(text, selection).values_list("pk", flat=True))

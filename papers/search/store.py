@@ -128,6 +128,7 @@ class SearchIndex:
         self._generation: str | None = None
         self._in_use_fd: int | None = None
         self._loaded: tuple[int, int, str] | None = None  # (seq, token, database id)
+        self._searcher: tantivy.Searcher | None = None
         self._background: threading.Thread | None = None
         # What this instance did: tests check that each change is applied once.
         self.papers_applied = 0
@@ -139,8 +140,8 @@ class SearchIndex:
         """A searcher reflecting every change committed before this call; IndexUnavailable."""
         position = SearchChange.objects.position()
         with self._lock:
-            if self._index is not None and self._loaded == _key(position):
-                return self._index.searcher()
+            if self._searcher is not None and self._loaded == _key(position):
+                return self._searcher
             try:
                 return self._advance()
             except (OSError, ValueError) as exc:
@@ -220,7 +221,10 @@ class SearchIndex:
         else:
             self._index.reload()
         self._loaded = (state.applied_seq, state.applied_token, state.database_id)
-        return self._index.searcher()
+        # One searcher per loaded state, kept: the engine computes statistics of the catalogue
+        # once per searcher (engine.catalogue_authors), which must describe the same snapshot.
+        self._searcher = self._index.searcher()
+        return self._searcher
 
     def _open_generation(self, generation: str) -> tuple[tantivy.Index, int]:
         path = self._path(generation)
@@ -474,6 +478,7 @@ class SearchIndex:
         """Let go of the open generation (tests; a process that is done searching)."""
         with self._lock:
             self._index = None
+            self._searcher = None
             self._generation = None
             self._loaded = None
             if self._in_use_fd is not None:
