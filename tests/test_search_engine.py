@@ -412,9 +412,7 @@ def test_broad_matches_are_counted_without_the_full_author_aggregation(
         assert results.facets.author == expected
 
 
-def test_an_author_tied_with_the_top_is_counted_before_the_top_is_settled(
-    index_of, monkeypatch
-):
+def test_an_author_tied_with_the_top_is_counted_before_the_top_is_settled(index_of, monkeypatch):
     # Yu (the lower id) has as many matches as Xi, who has more papers: Yu comes first.
     for n in range(2):
         make_paper(f"Yu {n}", abstract="About quokkas.", authors=["Yu Tied"])
