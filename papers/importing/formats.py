@@ -11,7 +11,7 @@ import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from papers.importing import abstract_list, csv_export, jsonl, table_dump
+from papers.importing import abstract_list, arxiv, csv_export, jsonl, openreview, table_dump
 from papers.importing.records import ImportFailed, PaperRecord
 
 READERS: dict[str, Callable[[str, str], Iterator[PaperRecord]]] = {
@@ -19,8 +19,10 @@ READERS: dict[str, Callable[[str, str], Iterator[PaperRecord]]] = {
     "abstracts": abstract_list.read,
     "jsonl": jsonl.read,
     "csv": csv_export.read,
+    "openreview": openreview.read,
+    "arxiv": arxiv.read,
 }
-DIRECTORY_SUFFIXES = {".txt", ".jsonl", ".ndjson", ".json", ".csv"}
+DIRECTORY_SUFFIXES = {".txt", ".jsonl", ".ndjson", ".json", ".csv", ".xml", ".atom"}
 _TABLE_SEPARATOR = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+\s*$", re.MULTILINE)
 NOT_REGULAR = "not a regular file (a device, FIFO or socket); only regular files are read"
 
@@ -101,12 +103,15 @@ def read_text(path: Path) -> str:
 
 
 def detect_format(text: str, source: str) -> str:
-    """Guess the format from the content: JSON, table dump, CSV with a header, abstract list."""
+    """Guess the format from the content: OpenReview notes or our JSON, an arXiv Atom feed, a
+    table dump, CSV with a header, an abstract list."""
     stripped = text.lstrip()
     if not stripped:
         raise ImportFailed(source, None, "file is empty")
     if stripped[0] in "{[":
-        return "jsonl"
+        return "openreview" if openreview.looks_like(text) else "jsonl"
+    if arxiv.looks_like(text):
+        return "arxiv"
     if _TABLE_SEPARATOR.search(text):
         return "table"
     first_line = stripped.split("\n", 1)[0]
@@ -121,8 +126,9 @@ def detect_format(text: str, source: str) -> str:
     raise ImportFailed(
         source,
         1,
-        "cannot tell the format (not JSON lines, a table dump, CSV with an 'abstract' column "
-        "or a heading followed by abstract paragraphs); pass --format",
+        "cannot tell the format (not JSON lines, OpenReview notes, an arXiv Atom feed, a table "
+        "dump, CSV with an 'abstract' column or a heading followed by abstract paragraphs); "
+        "pass --format",
     )
 
 

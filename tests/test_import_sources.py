@@ -1,0 +1,86 @@
+"""import_papers reads OpenReview notes and arXiv feeds, detected from their content, into the
+catalogue; a malformed file of either fails with file:line and writes nothing."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from papers.models import Paper, Tag, TagKind
+
+DATA = Path(__file__).resolve().parent / "data"
+OPENREVIEW = DATA / "openreview" / "iclr2024_notes_v2.json"
+ARXIV = DATA / "arxiv" / "query.xml"
+
+
+def run(*paths) -> str:
+    out = io.StringIO()
+    call_command("import_papers", *map(str, paths), stdout=out)
+    return out.getvalue()
+
+
+def tags_of(paper: Paper) -> set[tuple[str, str]]:
+    return {(tag.kind, tag.name) for tag in Tag.objects.filter(paper_tags__paper=paper)}
+
+
+@pytest.mark.django_db
+def test_openreview_notes_become_papers_with_venue_and_track(tmp_path):
+    # A name the suffix alone would not give away: detection reads the content.
+    notes = tmp_path / "saved-from-api.txt"
+    shutil.copy(OPENREVIEW, notes)
+    report = run(notes)
+    assert "3 created" in report
+    paper = Paper.objects.get(forum_id="aB3dE_f-01")
+    assert paper.forum_url == "https://openreview.net/forum?id=aB3dE_f-01"
+    assert paper.pdf_url.startswith("https://openreview.net/pdf/")
+    assert tags_of(paper) == {(TagKind.VENUE, "ICLR 2024"), (TagKind.TRACK, "Oral")}
+    assert not Paper.objects.filter(forum_id="Rev1ew-xyz").exists()  # a review, not a paper
+    assert "Total: 0 created, 0 updated, 3 unchanged" in run(notes)
+
+
+@pytest.mark.django_db
+def test_arxiv_feed_entries_become_papers():
+    report = run(ARXIV)
+    assert "3 created" in report
+    zoe = Paper.objects.get(title__startswith="Zoë")
+    assert zoe.forum_url == "https://arxiv.org/abs/2401.12345v1"
+    assert zoe.pdf_url.startswith("https://arxiv.org/pdf/2401.12345")
+    math = Paper.objects.get(title__contains="$\\alpha$-Divergence")
+    assert (TagKind.VENUE, "ICLR 2024") in tags_of(math)
+    # No forum id: a second import finds each paper again by its abstract.
+    assert "Total: 0 created, 0 updated, 3 unchanged" in run(ARXIV)
+    assert Paper.objects.count() == 3
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        (
+            "notes.json",
+            '{"notes": [\n{"id": "x1", "content": {"title": {"value": 5}}}\n]}',
+            "notes.json:2: content.title must be text, got a number",
+        ),
+        (
+            "feed.xml",
+            '<?xml version="1.0"?>\n<feed xmlns="http://www.w3.org/2005/Atom">\n<entry>\n</feed>',
+            "feed.xml:4: malformed XML",
+        ),
+    ],
+)
+def test_a_malformed_source_file_fails_with_its_line_and_writes_nothing(
+    tmp_path, name, text, message
+):
+    run(OPENREVIEW)
+    before = list(Paper.objects.order_by("pk").values())
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(CommandError) as failure:
+        run(OPENREVIEW, path)
+    assert f"{tmp_path}/{message}" in str(failure.value)
+    assert list(Paper.objects.order_by("pk").values()) == before
