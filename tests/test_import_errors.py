@@ -87,7 +87,7 @@ CASES = {
     "forum id twice in one file": (
         "x.csv",
         "title,forum_id,abstract\nOne,dup1,First.\nTwo,dup1,Second.\n",
-        "x.csv:3: forum id dup1 appears twice in this import (first at ",
+        "x.csv:3: forum id dup1 is also at line 2 of this file, with other content",
     ),
     "NUL character": ("x.jsonl", GOOD_JSON + "\n" + GOOD_JSON[:-1] + '\x00"}\n', "x.jsonl:2: NUL"),
     "NUL escaped in JSON": (
@@ -166,11 +166,12 @@ def test_every_bad_file_is_listed(db, tmp_path):
     assert f"{tmp_path}/b.jsonl:2: invalid JSON" in error
 
 
-def test_same_forum_id_in_two_files_fails(loaded, tmp_path):
+def test_a_conflict_in_one_file_fails_the_import_of_every_file(loaded, tmp_path):
     one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
     one.write_text(GOOD_JSON + "\n")
-    two.write_text("\n" + GOOD_JSON + "\n")
-    assert fails(one, two).startswith(f"{two}:2: forum id good1 appears twice in this import")
+    other = json.dumps({"title": "Other", "forum_id": "good1", "abstract": "Fine."})
+    two.write_text("\n" + GOOD_JSON + "\n" + other + "\n")
+    assert fails(one, two).startswith(f"{two}:3: forum id good1 is also at line 2 of this file")
     assert snapshot() == loaded
 
 

@@ -7,6 +7,7 @@ import json
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from papers.importing.pipeline import import_paths
 from papers.models import Author, Paper, PaperTag, TagKind
@@ -217,3 +218,63 @@ def test_html_in_a_title_is_kept_as_plain_text(tmp_path):
     hostile = {**FULL, "title": '<script>alert("x")</script> & <b>bold</b>'}
     run(write_jsonl(tmp_path / "h.jsonl", hostile))
     assert Paper.objects.get().title == '<script>alert("x")</script> & <b>bold</b>'
+
+
+def catalogue_state() -> dict:
+    """What the catalogue holds, without row ids and timestamps (two databases compared)."""
+    papers = {
+        paper.forum_id or paper.abstract_fingerprint: (
+            paper.title,
+            paper.abstract,
+            paper.pdf_url,
+            paper.author_names,
+            paper.curator_edited_fields,
+            sorted(paper.tags.values_list("kind", "name")),
+        )
+        for paper in Paper.objects.all()
+    }
+    return {"papers": papers, "authors": sorted(Author.objects.values_list("name", flat=True))}
+
+
+def two_sources(tmp_path):
+    first = write_jsonl(
+        tmp_path / "a.jsonl",
+        FULL,
+        {"title": "Only here", "url": "https://openreview.net/forum?id=solo1", "abstract": "Solo."},
+    )
+    changed = FULL | {"title": "A Full Record, Revised", "authors": ["Ann One", "Cy Three"]}
+    second = write_jsonl(
+        tmp_path / "b.jsonl", {k: v for k, v in changed.items() if k != "pdf"}, {"abstract": "New."}
+    )
+    return first, second
+
+
+@pytest.mark.parametrize("batch_size", [1000, 1], ids=["within a batch", "across batches"])
+def test_one_import_of_two_files_equals_two_imports_one_after_the_other(tmp_path, batch_size):
+    first, second = two_sources(tmp_path)
+    report = import_paths([first, second], batch_size=batch_size)
+    assert (report.total.created, report.total.updated) == (3, 1)
+    together = catalogue_state()
+    Paper.objects.all().delete()
+    Author.objects.all().delete()
+    run(first)
+    run(second)
+    assert catalogue_state() == together
+    assert together["papers"]["full1"][0] == "A Full Record, Revised"
+    assert together["papers"]["full1"][2] == "https://openreview.net/pdf?id=full1"  # kept
+
+
+def test_a_record_repeated_word_for_word_in_one_file_is_imported_once(tmp_path):
+    path = write_jsonl(tmp_path / "twice.jsonl", FULL, FULL)
+    assert "Total: 1 created, 0 updated" in run(path)
+    assert Paper.objects.count() == 1
+
+
+def test_two_different_records_with_one_forum_id_in_one_file_name_both_lines(tmp_path):
+    path = write_jsonl(tmp_path / "clash.jsonl", FULL, FULL | {"title": "Another title"})
+    with pytest.raises(CommandError) as failure:
+        run(path)
+    assert str(failure.value).startswith(
+        f"{path}:2: forum id full1 is also at line 1 of this file, with other content"
+    )
+    assert not Paper.objects.exists()

@@ -102,10 +102,12 @@ class Loader:
     def load(
         self, records: Sequence[PaperRecord], progress: Callable[[int, int], None] | None = None
     ) -> None:
-        for start in range(0, len(records), self.batch_size):
-            self._load_batch(records[start : start + self.batch_size])
+        done = 0
+        for batch in _batches(records, self.batch_size):
+            self._load_batch(batch)
+            done += len(batch)
             if progress:
-                progress(min(start + self.batch_size, len(records)), len(records))
+                progress(done, len(records))
         # One record for the whole import, in its transaction and just before it commits:
         # recording locks the change counter until commit, so recording per batch would make
         # every other recording writer (a member adding a lab tag) wait for the whole import.
@@ -371,6 +373,24 @@ class Loader:
         ]
         # query: insert tags
         self.tags.update(((t.kind, t.key), t) for t in Tag.objects.bulk_create(new))
+
+
+def _batches(records: Sequence[PaperRecord], size: int) -> Iterator[Sequence[PaperRecord]]:
+    """Consecutive batches of at most `size` records, a new one started wherever a record
+    names a paper (by forum id or abstract) that its batch already holds: the later record then
+    finds the paper as the earlier one left it, exactly as in a later import."""
+    start = 0
+    seen: set[str] = set()
+    for position, record in enumerate(records):
+        keys = {"fp:" + abstract_fingerprint(record.abstract)}
+        if record.forum_id:
+            keys.add("id:" + record.forum_id)
+        if position - start == size or not seen.isdisjoint(keys):
+            yield records[start:position]
+            start, seen = position, set()
+        seen |= keys
+    if start < len(records):
+        yield records[start:]
 
 
 def _chunks(values: Iterable, size: int = IN_CHUNK) -> Iterator[list]:

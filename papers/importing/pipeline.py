@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import astuple, replace
 
 from django.db import transaction
 
@@ -28,19 +29,11 @@ def parse_paths(paths: list[str], format: str | None = None) -> list[PaperRecord
         files = expand_paths(paths)
     except ImportFailed as error:
         raise ImportErrors([error]) from None
-    seen_forum_ids: dict[str, PaperRecord] = {}
     for path in files:
         try:
-            file_records = [validate_record(r) for r in read_records(path, format)]
-            for record in file_records:
-                first = seen_forum_ids.setdefault(record.forum_id, record)
-                if record.forum_id and first is not record:
-                    raise ImportFailed(
-                        record.source,
-                        record.line,
-                        f"forum id {record.forum_id} appears twice in this import "
-                        f"(first at {first.source}:{first.line}); remove one of the records",
-                    )
+            file_records = _one_per_forum_id(
+                [validate_record(r) for r in read_records(path, format)]
+            )
         except ImportFailed as error:
             errors.append(error)
             continue
@@ -48,6 +41,30 @@ def parse_paths(paths: list[str], format: str | None = None) -> list[PaperRecord
     if errors:
         raise ImportErrors(errors)
     return records
+
+
+def _one_per_forum_id(records: list[PaperRecord]) -> list[PaperRecord]:
+    """A file's records with a repeated record left out; two different records with one forum
+    id in one file are an error naming both lines. (Across files the same paper is expected:
+    the loader merges them in file order, as successive imports would.)"""
+    first_by_id: dict[str, PaperRecord] = {}
+    kept = []
+    for record in records:
+        first = first_by_id.setdefault(record.forum_id, record) if record.forum_id else record
+        if first is record:
+            kept.append(record)
+        elif _content(first) != _content(record):
+            raise ImportFailed(
+                record.source,
+                record.line,
+                f"forum id {record.forum_id} is also at line {first.line} of this file, with "
+                "other content; keep one of the two records",
+            )
+    return kept
+
+
+def _content(record: PaperRecord) -> tuple:
+    return astuple(replace(record, line=0))
 
 
 def import_paths(
