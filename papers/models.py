@@ -37,6 +37,8 @@ class TagKind(models.TextChoices):
     VENUE = "venue", "Venue"
     TRACK = "track", "Presentation track"
     LAB = "lab", "Lab tag"
+    KEYWORD = "keyword", "Keyword"  # the authors' keywords, as sources give them
+    AREA = "area", "Primary area"  # OpenReview's primary_area, arXiv's primary category
 
 
 class Tag(models.Model):

@@ -38,7 +38,13 @@ def test_openreview_notes_become_papers_with_venue_and_track(tmp_path):
     paper = Paper.objects.get(forum_id="aB3dE_f-01")
     assert paper.forum_url == "https://openreview.net/forum?id=aB3dE_f-01"
     assert paper.pdf_url.startswith("https://openreview.net/pdf/")
-    assert tags_of(paper) == {(TagKind.VENUE, "ICLR 2024"), (TagKind.TRACK, "Oral")}
+    assert tags_of(paper) == {
+        (TagKind.VENUE, "ICLR 2024"),
+        (TagKind.TRACK, "Oral"),
+        (TagKind.KEYWORD, "variational inference"),
+        (TagKind.KEYWORD, "disentanglement"),
+        (TagKind.AREA, "generative models"),
+    }
     assert not Paper.objects.filter(forum_id="Rev1ew-xyz").exists()  # a review, not a paper
     assert "Total: 0 created, 0 updated, 3 unchanged" in run(notes)
 

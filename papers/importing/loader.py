@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from papers.importing.records import PaperRecord
 from papers.importing.report import Conflict, Report
-from papers.importing.tags import classify_tags
+from papers.importing.tags import classify_tags, topic_tags
 from papers.models import Author, Authorship, Paper, PaperTag, SearchChange, Tag, TagKind
 from papers.text import (
     abstract_fingerprint,
@@ -45,7 +45,7 @@ BATCH_SIZE = 1000
 # whatever the batch size or the number of authors and tags a batch brings.
 IN_CHUNK = 500
 UNTITLED_REASON = "Imported without a title"
-IMPORTED_KINDS = (TagKind.VENUE, TagKind.TRACK)
+IMPORTED_KINDS = (TagKind.VENUE, TagKind.TRACK, TagKind.KEYWORD, TagKind.AREA)
 SCALAR_FIELDS = ("title", "forum_id", "forum_url", "pdf_url")
 # Paper fields the search index holds (with the authors and tags): changing one is recorded.
 INDEXED_FIELDS = frozenset({"title", "abstract"})
@@ -142,7 +142,7 @@ class Loader:
                 by_fp_target.setdefault(fp, []).append(target)
             if record.forum_id:
                 by_forum_target[record.forum_id] = target
-            tags = classify_tags(record.tags)
+            tags = classify_tags(record.tags) + topic_tags(record.keywords, record.primary_area)
             match = _Match(record, fp, record_hash(record, tags), target, created, tags)
             matches.append(match)
             if record.forum_id and not target.paper.forum_id:

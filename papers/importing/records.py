@@ -130,6 +130,8 @@ def record_from_mapping(mapping: Mapping, *, source: str, line: int) -> PaperRec
         abstract=text_field(mapping, ["abstract"], source=source, line=line),
         source=source,
         line=line,
+        keywords=split_list(mapping.get("keywords"), what="keywords", source=source, line=line),
+        primary_area=text_field(mapping, ["primary_area"], source=source, line=line).strip(),
     )
 
 
@@ -147,6 +149,7 @@ def validate_record(record: PaperRecord) -> PaperRecord:
         "pdf url": record.pdf_url,
         "authors": "".join(record.authors),
         "tags": "".join(record.tags),
+        "keywords": "".join(record.keywords) + record.primary_area,
     }
     for label, text in texts.items():
         # JSON escapes can smuggle in what the file-level checks cannot see.
@@ -179,6 +182,9 @@ def validate_record(record: PaperRecord) -> PaperRecord:
         fail(f"forum id {record.forum_id!r} is not an OpenReview id (letters, digits, -, _)")
     _check_authors(fail, record.authors)
     _check_tags(fail, record.tags)
+    _check_tags(fail, record.keywords, "keyword")
+    if record.primary_area:
+        _check_tags(fail, [record.primary_area], "primary area")
     return record
 
 
@@ -221,11 +227,11 @@ def _check_authors(fail, names: list[str]) -> None:
         )
 
 
-def _check_tags(fail, names: list[str]) -> None:
+def _check_tags(fail, names: list[str], what: str = "tag") -> None:
     if len(names) > MAX_TAGS_PER_PAPER:
-        fail(f"{len(names)} tags; at most {MAX_TAGS_PER_PAPER} are allowed")
+        fail(f"{len(names)} {what}s; at most {MAX_TAGS_PER_PAPER} are allowed")
     for name in names:
-        label = f"tag {_quote(name)}"
+        label = f"{what} {_quote(name)}"
         _check_length(fail, label, name, MAX_TAG_NAME)
         # Both the display name and the key are stored in columns of MAX_TAG_NAME.
         display = normalize_tag_name(name)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from papers.models import TagKind
-from papers.text import normalize_tag_name
+from papers.text import normalize_tag_name, tag_key
 
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
 _TRACK_WORDS = {
@@ -70,6 +70,21 @@ def classify_tags(names: list[str]) -> list[tuple[str, str]]:
             kind = TagKind.TRACK
         identity = (str(kind), name.casefold())
         if identity not in seen:
+            seen.add(identity)
+            result.append((str(kind), name))
+    return result
+
+
+def topic_tags(keywords: list[str], primary_area: str) -> list[tuple[str, str]]:
+    """(kind, display name) for a record's keywords and primary area, normalised like lab
+    tags: one per key ("Diffusion Models" and "diffusion models" are one keyword)."""
+    result: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    named = [(TagKind.KEYWORD, name) for name in keywords] + [(TagKind.AREA, primary_area)]
+    for kind, raw in named:
+        name = normalize_tag_name(raw)
+        identity = (str(kind), tag_key(name))
+        if name and identity not in seen:
             seen.add(identity)
             result.append((str(kind), name))
     return result

@@ -1,0 +1,84 @@
+"""Keywords and the primary area become tags of their own kinds, normalised like lab tags."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from papers.models import Paper, Tag, TagKind
+
+pytestmark = pytest.mark.django_db
+
+RECORD = {
+    "title": "Sparse Diffusion",
+    "forum_id": "kw1",
+    "abstract": "We sparsify diffusion models.",
+    "tags": ["ICLR 2024"],
+    "keywords": ["Diffusion Models", "diffusion  models", "Sparsity"],
+    "primary_area": "generative models",
+}
+
+
+def run(path) -> str:
+    out = io.StringIO()
+    call_command("import_papers", str(path), stdout=out)
+    return out.getvalue()
+
+
+def write(tmp_path, *records):
+    path = tmp_path / "corpus.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def tags_by_kind(paper: Paper) -> dict[str, list[str]]:
+    kinds: dict[str, list[str]] = {}
+    for kind, name in paper.tags.order_by("kind", "name").values_list("kind", "name"):
+        kinds.setdefault(kind, []).append(name)
+    return kinds
+
+
+def test_keywords_and_area_are_tags_one_per_key(tmp_path):
+    run(write(tmp_path, RECORD))
+    assert tags_by_kind(Paper.objects.get()) == {
+        TagKind.AREA: ["generative models"],
+        TagKind.KEYWORD: ["Diffusion Models", "Sparsity"],
+        TagKind.VENUE: ["ICLR 2024"],
+    }
+
+
+def test_papers_share_a_keyword_whatever_its_case_and_a_reimport_changes_nothing(tmp_path):
+    other = RECORD | {"forum_id": "kw2", "abstract": "Other.", "keywords": ["SPARSITY"]}
+    path = write(tmp_path, RECORD, other)
+    run(path)
+    sparsity = Tag.objects.get(kind=TagKind.KEYWORD, key="sparsity")
+    assert sparsity.papers.count() == 2
+    assert "Total: 0 created, 0 updated, 2 unchanged" in run(path)
+
+
+def test_a_keyword_list_may_be_one_comma_separated_string(tmp_path):
+    run(write(tmp_path, RECORD | {"keywords": "graphs, message passing"}))
+    assert tags_by_kind(Paper.objects.get())[TagKind.KEYWORD] == ["graphs", "message passing"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"keywords": ["ok", "\u202eevil"]}, "keyword '\\u202eevil': A tag cannot contain"),
+        ({"keywords": ["x" * 101]}, "keyword 'xxxx"),
+        ({"keywords": [f"k{n}" for n in range(101)]}, "101 keywords; at most 100"),
+        ({"primary_area": " \u200b "}, "primary area"),
+        ({"keywords": {"a": 1}}, "keywords"),
+    ],
+)
+def test_bad_keywords_fail_with_the_line_and_write_nothing(tmp_path, change, message):
+    path = write(tmp_path, RECORD | {"forum_id": "fine"}, RECORD | change)
+    with pytest.raises(CommandError) as failure:
+        run(path)
+    assert str(failure.value).startswith(f"{path}:2: ")
+    assert message in str(failure.value)
+    assert not Paper.objects.exists()
