@@ -1,0 +1,416 @@
+r"""Reader for BibTeX files: Zotero, JabRef and Mendeley exports, and our own reading-list export.
+
+Every entry is one paper, whatever its type; `@comment`, `@preamble` and text between entries are
+not papers, and `@string` definitions are expanded where they are used (also inside `#`
+concatenations), each one from where it is defined on, as BibTeX does. bibtexparser 2 splits the
+file into entries and fields (with the line each starts on) and splits author lists into names;
+pylatexenc, which it brings, decodes LaTeX.
+
+Field by field:
+
+- title, abstract: LaTeX decoded to Unicode (`{\"u}` -> ü, `\&` -> &, `{BERT}` -> BERT) with
+  mathematics kept as written (`$\alpha$-VAE` stays) and TeX's ligatures (`--`, ``` `` ```) as
+  typed, since our export and Zotero's write those as they are. The title becomes one line; the
+  abstract keeps its paragraphs (blank lines) and joins the lines within each, as LaTeX does.
+- author: "von Last, Jr, First" and "First von Last" both become "First von Last Jr"; a name in
+  braces (`{OpenAI}`) stays whole; "and others" is not a name.
+- booktitle, else journal: the venue, the record's one tag, as written.
+- year, else date: the year as a number, from the first four digits.
+- url: an OpenReview forum URL is the forum URL, an arXiv abs/pdf URL gives the arXiv id, a URL
+  ending in .pdf (or OpenReview's /pdf?id=) is the PDF link; other URLs are not kept. `eprint`
+  with `archiveprefix` (or biblatex's `eprinttype`) arXiv, or an arXiv DOI, gives the arXiv id.
+- doi; keywords split on commas and semicolons.
+
+A record's line is the line of its `@type{`. An entry bibtexparser cannot read, an `@string`
+name that is not defined, a field we read that is given twice, a malformed name or LaTeX nested
+deeper than MAX_NESTING fails with ImportFailed at the line of the entry or of the field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from urllib.parse import urlsplit
+
+import bibtexparser
+from bibtexparser.exceptions import BlockAbortedException, ParsingException
+from bibtexparser.middlewares.names import (
+    InvalidNameError,
+    parse_single_name_into_parts,
+    split_multiple_persons_names,
+)
+from bibtexparser.model import Entry, Field, ParsingFailedBlock, String
+from pylatexenc import latexwalker
+from pylatexenc.latex2text import (
+    LatexNodes2Text,
+    MacroTextSpec,
+    SpecialsTextSpec,
+    get_default_latex_context_db,
+)
+
+from papers.importing.records import ImportFailed, PaperRecord, forum_id_from_url
+
+# No real title nests braces or environments this deep; pylatexenc recurses per level and would
+# hit Python's recursion limit a few hundred levels down.
+MAX_NESTING = 32
+# looks_like reads no further than this into a file.
+HEAD = 10_000
+
+_ENTRY_START = re.compile(r"@[A-Za-z]\w*[ \t]*[{(]")
+_FIELDS_READ = frozenset(
+    {
+        "title",
+        "author",
+        "abstract",
+        "booktitle",
+        "journal",
+        "year",
+        "date",
+        "url",
+        "doi",
+        "eprint",
+        "archiveprefix",
+        "eprinttype",
+        "keywords",
+    }
+)
+
+# The characters _DECODER changes; text without any of them decodes to itself.
+_LATEX_SPECIAL = re.compile(r"[\\{}%&~]")
+# Text with none of these has nothing but braces for _DECODER to change: Zotero protects the
+# case of most title words that way ({Recursive} {Retrieval}), and dropping the braces is all
+# decoding does to them. Math is left to the decoder, which keeps its braces.
+_NEEDS_DECODER = re.compile(r"[\\%&~$]")
+# TeX's ligatures, kept as typed: our export and Zotero's write a title's "--" or "``" as it is,
+# so reading them as dashes and curly quotes would change the title.
+_LIGATURES = ("---", "--", "``", "''", "!`", "?`")
+# A `%` or `&` without a backslash of its own: in a field they are meant as text, but LaTeX
+# would start a comment (dropping the rest of the value) or an alignment cell.
+_BARE_SPECIAL = re.compile(r"(?<!\\)((?:\\\\)*)([%&])")
+_LATEX_TOKEN = re.compile(r"\\(?:[A-Za-z@]+|.)|[{}$]|\s+", re.DOTALL)
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
+_KEYWORD_SEPARATOR = re.compile(r"[,;]")
+_LEADING_YEAR = re.compile(r"\s*(\d{4})(?!\d)")
+# What follows `#` in a concatenation: a bare @string name or number.
+_BARE_WORD = re.compile(r"[^\s#{}\",]+")
+_BRACE = re.compile(r"(?<!\\)[{}]")
+_BRACE_OR_QUOTE = re.compile(r"(?<!\\)[{}\"]")
+
+# New-style (2310.01234) and old-style (hep-th/9901001, math.GT/0309136) arXiv identifiers.
+_ARXIV_ID = r"(\d{4}\.\d{4,5}|[a-z]+(?:-[a-z]+)*(?:\.[A-Za-z-]+)?/\d{7})"
+_ARXIV_PATH = re.compile(rf"/(?:abs|pdf)/{_ARXIV_ID}(?:v\d+)?(?:\.pdf)?/?")
+_ARXIV_EPRINT = re.compile(rf"(?:arxiv:)?{_ARXIV_ID}(?:v\d+)?", re.IGNORECASE)
+_ARXIV_DOI = re.compile(rf"10\.48550/arxiv\.{_ARXIV_ID}(?:v\d+)?", re.IGNORECASE)
+
+
+def _decoder() -> LatexNodes2Text:
+    """pylatexenc as bibtexparser's LaTeX-decoding middleware sets it up (braces dropped, math
+    verbatim, \\url's argument as is), ligatures kept, plus three text commands our BibTeX
+    export writes and pylatexenc 2.11 gets wrong: it drops \\textbraceleft and
+    \\textbraceright and turns \\textasciicircum into U+02C6."""
+    context = get_default_latex_context_db()
+    context.add_context_category(
+        "paperbrowser-bibtex",
+        prepend=True,
+        macros=[
+            MacroTextSpec("url", simplify_repl="%s"),
+            MacroTextSpec("textbraceleft", simplify_repl="{"),
+            MacroTextSpec("textbraceright", simplify_repl="}"),
+            MacroTextSpec("textasciicircum", simplify_repl="^"),
+        ],
+        specials=[SpecialsTextSpec(ligature, simplify_repl=ligature) for ligature in _LIGATURES],
+    )
+    return LatexNodes2Text(latex_context=context, keep_braced_groups=False, math_mode="verbatim")
+
+
+_DECODER = _decoder()
+# How LaTeX is parsed (which macros take arguments). pylatexenc builds it anew for every string
+# unless it is given one, which took a third of the decoding time.
+_PARSING_CONTEXT = latexwalker.get_default_latex_context_db()
+
+
+def looks_like(text: str) -> bool:
+    """The first content that is neither blank nor a `%` comment line opens an entry."""
+    for line in text[:HEAD].split("\n"):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("%"):
+            return _ENTRY_START.match(stripped) is not None
+    return False
+
+
+def read(text: str, source: str) -> Iterator[PaperRecord]:
+    try:
+        # No middleware: @string expansion and enclosing removal happen in _expand, the same
+        # way for every entry (bibtexparser leaves the entries it flags as duplicates raw).
+        library = bibtexparser.parse_string(text, parse_stack=[])
+    except ParsingException as error:
+        raise ImportFailed(source, None, f"the BibTeX parser failed: {error}") from None
+    strings: dict[str, str] = {}
+    found = False
+    for block in library.blocks:
+        line = block.start_line + 1
+        if isinstance(block, ParsingFailedBlock):
+            inner = block.ignore_error_block
+            if not isinstance(inner, Entry | String):
+                raise ImportFailed(source, line, _failure_message(block))
+            # A repeated entry key or @string name is no obstacle: keys mean nothing here and
+            # BibTeX lets a later @string replace an earlier one. Repeated fields are checked
+            # in _fields, against the fields we read.
+            block = inner
+        if isinstance(block, String):
+            try:
+                strings[block.key.lower()] = _expand(block.value, strings)
+            except ValueError as error:
+                raise ImportFailed(source, line, f"@string {block.key}: {error}") from None
+        elif isinstance(block, Entry):
+            found = True
+            yield _record(block, strings, source)
+    if not found:
+        raise ImportFailed(source, None, "no BibTeX entries in the file (such as '@article{')")
+
+
+def _failure_message(block: ParsingFailedBlock) -> str:
+    start = _ENTRY_START.match(block.raw or "")
+    what = "this " + start.group().rstrip(" \t{(") + " entry" if start else "this entry"
+    error = block.error
+    reason = error.abort_reason if isinstance(error, BlockAbortedException) else str(error)
+    return f"cannot read {what}: {reason.strip()}"
+
+
+def _record(entry: Entry, strings: Mapping[str, str], source: str) -> PaperRecord:
+    line = entry.start_line + 1
+    fields = _fields(entry, source, line)
+
+    def value(name: str) -> str:
+        field = fields.get(name)
+        if field is None:
+            return ""
+        try:
+            expanded = _expand(field.value, strings)
+            # url is verbatim in biblatex, and a LaTeX decoder would take its `%` for a comment.
+            return expanded.strip() if name == "url" else latex_to_text(expanded)
+        except ValueError as error:
+            raise ImportFailed(source, field.start_line + 1, f"{name}: {error}") from None
+
+    try:
+        authors = _authors(fields["author"].value, strings) if "author" in fields else []
+    except ValueError as error:
+        raise ImportFailed(source, fields["author"].start_line + 1, f"author: {error}") from None
+    forum_url, pdf_url, url_arxiv_id = reference_links([value("url")])
+    doi = _one_line(value("doi"))
+    eprint_arxiv_id = ""
+    if "arxiv" in {value("archiveprefix").lower(), value("eprinttype").lower()}:
+        eprint_arxiv_id = arxiv_id_from_eprint(value("eprint"))
+    venue = _one_line(value("booktitle") or value("journal"))
+    keywords = [_one_line(word) for word in _KEYWORD_SEPARATOR.split(value("keywords"))]
+    return PaperRecord(
+        title=_one_line(value("title")),
+        forum_id="",
+        forum_url=forum_url,
+        pdf_url=pdf_url,
+        authors=authors,
+        tags=[venue] if venue else [],
+        abstract=_paragraphs(value("abstract")),
+        source=source,
+        line=line,
+        keywords=[word for word in keywords if word],
+        arxiv_id=eprint_arxiv_id or url_arxiv_id or arxiv_id_from_doi(doi),
+        year=year_from_date(value("year") or value("date")),
+        doi=doi,
+    )
+
+
+def _fields(entry: Entry, source: str, line: int) -> dict[str, Field]:
+    """The entry's fields by lower-cased name (Zotero writes `archivePrefix`)."""
+    fields: dict[str, Field] = {}
+    for field in entry.fields:
+        name = field.key.lower()
+        if name in fields and name in _FIELDS_READ:
+            raise ImportFailed(
+                source,
+                field.start_line + 1,
+                f"the field {name!r} is given twice in this entry (first on line "
+                f"{fields[name].start_line + 1}); which one is meant is unclear",
+            )
+        fields.setdefault(name, field)
+    return fields
+
+
+def _expand(raw: str, strings: Mapping[str, str]) -> str:
+    """A field value as BibTeX reads it: `{...}` and `"..."` pieces, numbers and @string names,
+    joined by `#`. Braces count as the splitter counts them, so an escaped one (`\\{`) does not."""
+    parts: list[str] = []
+    position = _skip_space(raw, 0)
+    while True:
+        if position == len(raw):
+            raise ValueError("a value is missing (around '#')" if parts else "the value is empty")
+        opening = raw[position]
+        if opening in '{"':
+            close = _closing(raw, position)
+            parts.append(raw[position + 1 : close])
+            position = close + 1
+        else:
+            word = _BARE_WORD.match(raw, position)
+            if word is None:
+                raise ValueError(f"unexpected {opening!r} in the value")
+            name = word.group()
+            if not name.isdigit() and name.lower() not in strings:
+                raise ValueError(f"{name!r} is not a defined @string")
+            parts.append(name if name.isdigit() else strings[name.lower()])
+            position = word.end()
+        position = _skip_space(raw, position)
+        if position == len(raw):
+            return "".join(parts)
+        if raw[position] != "#":
+            raise ValueError(
+                f"expected '#' between the parts of the value, found {raw[position]!r}"
+            )
+        position = _skip_space(raw, position + 1)
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position].isspace():
+        position += 1
+    return position
+
+
+def _closing(raw: str, start: int) -> int:
+    """Where the `{` or `"` at `start` is closed; a quote only closes outside braces."""
+    depth = 0
+    pattern = _BRACE if raw[start] == "{" else _BRACE_OR_QUOTE
+    for mark in pattern.finditer(raw, start + 1):
+        char = mark.group()
+        if char == "{":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+        elif char == "}" and raw[start] == '"':
+            raise ValueError("a '}' in the value closes a brace that was never opened")
+        else:  # the closing brace, or a quote outside braces
+            return mark.start()
+    raise ValueError(f"the {raw[start]!r} opening the value is not closed")
+
+
+def _authors(raw: str, strings: Mapping[str, str]) -> list[str]:
+    names = []
+    for name in split_multiple_persons_names(_expand(raw, strings)):
+        if name.strip() == "others":  # BibTeX's "et al."
+            continue
+        try:
+            parts = parse_single_name_into_parts(name)
+        except InvalidNameError as error:
+            raise ValueError(f"cannot read the name {_shown(name)}: {error.reason}") from None
+        full = _one_line(latex_to_text(parts.merge_first_name_first))
+        if full:
+            names.append(full)
+    return names
+
+
+def latex_to_text(value: str) -> str:
+    """LaTeX as the Unicode text it prints, mathematics kept as written.
+
+    pylatexenc takes some milliseconds per kilobyte, too slow for 10,000s of abstracts, and
+    most words in a field are plain text. So the value is cut at spaces that are outside
+    braces, environments and math and do not follow a command (whose argument may come after
+    the space), and only the pieces holding something LaTeX would change go through
+    pylatexenc. Raises ValueError for nesting deeper than MAX_NESTING.
+    """
+    value = _BARE_SPECIAL.sub(r"\1\\\2", value)
+    if not _LATEX_SPECIAL.search(value):
+        return value
+    pieces: list[str] = []
+    start = depth = 0
+    in_math = after_command = False
+    for token in _LATEX_TOKEN.finditer(value):
+        text = token.group()
+        if text[0].isspace():
+            if not (depth or in_math or after_command):
+                pieces.append(_decode_piece(value[start : token.start()]))
+                pieces.append(text)
+                start = token.end()
+            after_command = False
+            continue
+        after_command = text[0] == "\\"
+        if text in ("{", "\\begin"):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise ValueError(f"braces or environments nest deeper than {MAX_NESTING} levels")
+        elif text in ("}", "\\end"):
+            depth = max(depth - 1, 0)
+        elif text == "$":
+            in_math = not in_math
+        elif text in ("\\(", "\\["):
+            in_math = True
+        elif text in ("\\)", "\\]"):
+            in_math = False
+    pieces.append(_decode_piece(value[start:]))
+    return "".join(pieces)
+
+
+def _decode_piece(piece: str) -> str:
+    if not _LATEX_SPECIAL.search(piece):
+        return piece
+    if not _NEEDS_DECODER.search(piece):
+        return piece.replace("{", "").replace("}", "")
+    try:
+        return _DECODER.latex_to_text(piece, latex_context=_PARSING_CONTEXT)
+    except RecursionError:
+        # Unreachable within MAX_NESTING; kept so a construct it misses fails one file cleanly.
+        raise ValueError("the LaTeX nests too deeply to decode") from None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _paragraphs(text: str) -> str:
+    return "\n\n".join(
+        _one_line(part) for part in _PARAGRAPH_BREAK.split(text.strip()) if part.strip()
+    )
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."
+
+
+def reference_links(urls: Iterable[str]) -> tuple[str, str, str]:
+    """(forum URL, PDF URL, arXiv id) from a reference's URLs, "" for each that none gives.
+
+    Shared with the RIS reader.
+    """
+    forum_url = pdf_url = arxiv_id = ""
+    for url in urls:
+        url = url.strip()
+        try:
+            parts = urlsplit(url)
+            host = (parts.hostname or "").lower()
+        except ValueError:  # e.g. an unclosed "[" of an IPv6 host
+            continue
+        openreview = host in ("openreview.net", "www.openreview.net")
+        if openreview and parts.path == "/forum" and forum_id_from_url(url):
+            forum_url = forum_url or url
+        if host == "arxiv.org" or host.endswith(".arxiv.org"):
+            match = _ARXIV_PATH.fullmatch(parts.path)
+            if match:
+                arxiv_id = arxiv_id or match.group(1)
+        is_pdf = parts.path.lower().endswith(".pdf") or (openreview and parts.path == "/pdf")
+        if is_pdf and parts.scheme.lower() in ("http", "https"):
+            pdf_url = pdf_url or url
+    return forum_url, pdf_url, arxiv_id
+
+
+def arxiv_id_from_eprint(eprint: str) -> str:
+    match = _ARXIV_EPRINT.fullmatch(eprint.strip())
+    return match.group(1) if match else ""
+
+
+def arxiv_id_from_doi(doi: str) -> str:
+    """arXiv's own DOIs (10.48550/arXiv.2310.01234) name the preprint."""
+    match = _ARXIV_DOI.fullmatch(doi.strip())
+    return match.group(1) if match else ""
+
+
+def year_from_date(text: str) -> int | None:
+    """2024 from "2024", "2024-05-07" or RIS's "2024/05/07/"; None without a leading year."""
+    match = _LEADING_YEAR.match(text)
+    return int(match.group(1)) if match else None
