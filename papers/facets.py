@@ -17,19 +17,32 @@ from papers.models import Author, Tag
 from papers.search.engine import Facets
 
 LAB_TAG_FACET_SIZE = 30
+KEYWORD_FACET_SIZE = 20
 AUTHOR_FACET_SIZE = 15
 
 FACET_TITLES = {
     "venue": "Venue",
     "track": "Presentation track",
     "author": "Authors",
+    "area": "Primary area",
+    "keyword": "Keywords",
     "tag": "Lab tags",
     "mine": "Mine",
 }
 # Poster, Spotlight, Oral read best in this order, not alphabetically.
 _TRACK_ORDER = {"poster": 0, "spotlight": 1, "oral": 2}
 # URL parameter -> the engine's facet name.
-_ENGINE_FACETS = {"venue": "venue", "track": "track", "tag": "lab"}
+_ENGINE_FACETS = {
+    "venue": "venue",
+    "track": "track",
+    "area": "area",
+    "keyword": "keyword",
+    "tag": "lab",
+}
+# Facets of data not every source has: left out of the page when nothing matches them.
+_OPTIONAL_FACETS = {"area", "keyword"}
+# Facets that list only their most frequent values (and the selected ones).
+_CUT_FACETS = {"tag": LAB_TAG_FACET_SIZE, "keyword": KEYWORD_FACET_SIZE}
 
 
 @dataclass
@@ -50,13 +63,16 @@ class Facet:
 def listing_facets(
     counts: Facets, state: BrowseState, *, author_candidates: list[int] | None = None
 ) -> list[Facet]:
-    """Venue, track, authors, lab tags and (logged in) mine, in the order the page shows them.
+    """Venue, track, area, authors, keywords, lab tags and (logged in) mine, in the order the
+    page shows them.
 
     `author_candidates`: the authors whose names match the page's "find an author" box, in
     the order to show them; None when the box is empty (the top authors are shown).
     """
     facets = _tag_facets(counts, state)
-    facets.insert(2, _author_facet(counts, state, author_candidates))
+    # Authors come after what a paper is (venue, track, area), before what it is about.
+    position = sum(1 for facet in facets if facet.param in ("venue", "track", "area"))
+    facets.insert(position, _author_facet(counts, state, author_candidates))
     if state.logged_in:
         facets.append(_mine_facet(counts, state))
     return facets
@@ -69,6 +85,8 @@ def _tag_facets(counts: Facets, state: BrowseState) -> list[Facet]:
     tags = {tag.pk: tag for tag in Tag.objects.filter(pk__in=ids).only("slug", "name", "kind")}
     facets = []
     for param in TAG_FACETS:
+        if param in _OPTIONAL_FACETS and not (wanted[param] or selected[param]):
+            continue
         facet = Facet(param=param, title=FACET_TITLES[param])
         shown = dict(wanted[param])
         for pk in selected[param]:
@@ -81,8 +99,8 @@ def _tag_facets(counts: Facets, state: BrowseState) -> list[Facet]:
             facet.values.sort(key=lambda v: (_TRACK_ORDER.get(v.value, 9), v.label.casefold()))
         else:
             facet.values.sort(key=lambda v: (not v.selected, -v.count, v.label.casefold()))
-        if param == "tag":
-            facet.values = facet.values[:LAB_TAG_FACET_SIZE]
+        if param in _CUT_FACETS:
+            facet.values = facet.values[: _CUT_FACETS[param]]
         facets.append(facet)
     return facets
 

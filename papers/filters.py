@@ -28,7 +28,13 @@ _MAX_ID = 2**63 - 1
 _SLUG_RE = re.compile(r"^[-\w]{1,100}$")
 
 # URL parameter -> tag kind for the facets backed by tags.
-TAG_FACETS = {"venue": TagKind.VENUE, "track": TagKind.TRACK, "tag": TagKind.LAB}
+TAG_FACETS = {
+    "venue": TagKind.VENUE,
+    "track": TagKind.TRACK,
+    "area": TagKind.AREA,
+    "keyword": TagKind.KEYWORD,
+    "tag": TagKind.LAB,
+}
 MINE_CHOICES = {"lists": "In my reading lists", "notes": "Has my note"}
 # Sent by the search box while typing (static/js/search_as_you_type.js), never by the form's
 # own submit: the last word then matches as a prefix ("diffu" finds "diffusion").
@@ -127,6 +133,8 @@ class PaperFilter(django_filters.FilterSet):
     venue = FacetFilter()
     track = FacetFilter()
     author = AuthorFacetFilter()
+    area = FacetFilter()
+    keyword = FacetFilter()
     tag = FacetFilter()
     mine = MineFacetFilter()
 
@@ -297,6 +305,8 @@ class BrowseState:
             venue_ids=self.selection.ids("venue"),
             track_ids=self.selection.ids("track"),
             lab_ids=self.selection.ids("tag"),
+            keyword_ids=self.selection.ids("keyword"),
+            area_ids=self.selection.ids("area"),
             author_ids=self.selection.ids("author"),
             mine_ids=mine_ids,
             mine_sets=mine_sets,

@@ -22,11 +22,13 @@ from papers.models import Authorship, Paper, PaperTag, TagKind
 # the paper's page, which names them all. A paper may have 2,000 authors (papers.text).
 LISTED_AUTHORS = 10
 
-# Venue, then track, then lab tags: how a reader scans a paper's labels.
+# Venue, track, area, lab tags, then keywords: how a reader scans a paper's labels.
 TAG_KIND_ORDER = Case(
     When(tag__kind=TagKind.VENUE, then=Value(0)),
     When(tag__kind=TagKind.TRACK, then=Value(1)),
-    default=Value(2),
+    When(tag__kind=TagKind.AREA, then=Value(2)),
+    When(tag__kind=TagKind.LAB, then=Value(3)),
+    default=Value(4),
 )
 
 
@@ -55,7 +57,7 @@ def more_authors(paper_ref: str = "pk") -> Subquery:
 
 def with_listing(papers: Sequence[Paper], *, tags: bool = True) -> Sequence[Paper]:
     """Give each paper `listed_authors` (its first LISTED_AUTHORS authors in order, as Links)
-    and, unless `tags` is off, `listed_tags` (venue, track, then lab tags by name). A query
+    and, unless `tags` is off, `listed_tags` (venue, track, area, then lab tags by name). A query
     for each, whatever the page size; each paper's `more_authors` comes with it
     (PaperQuerySet.for_browsing)."""
     ids = [paper.pk for paper in papers]
@@ -81,7 +83,9 @@ def _add_tags(papers: Sequence[Paper], ids: list[int]) -> None:
     tags: dict[int, list[Link]] = defaultdict(list)
     links: dict[int, Link] = {}  # one per tag: a venue is on every paper of a page
     rows = (
+        # Keywords stay on the paper's page: a paper has several, a listing would drown in them.
         PaperTag.objects.filter(paper_id__in=ids)
+        .exclude(tag__kind=TagKind.KEYWORD)
         .order_by(TAG_KIND_ORDER, "tag__name", "tag_id")
         .values_list("paper_id", "tag_id", "tag__kind", "tag__slug", "tag__name")
     )

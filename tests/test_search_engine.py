@@ -26,6 +26,7 @@ from tests.test_search_parser import ODD_QUERIES
 pytestmark = pytest.mark.django_db
 
 VENUE, TRACK, LAB = TagKind.VENUE, TagKind.TRACK, TagKind.LAB
+KEYWORD, AREA = TagKind.KEYWORD, TagKind.AREA
 
 
 def build_index(path, *, commit_every: int | None = None) -> tantivy.Searcher:
@@ -263,6 +264,7 @@ def tagged_catalogue():
     venues = ["ICLR 2024", "NeurIPS 2023", "ICML 2023"]
     tracks = ["Poster", "Spotlight", "Oral"]
     labs = ["rl", "vision", "theory", "nlp"]
+    topics = random.Random(11)
     for n in range(60):
         topic = "quokka" if rng.random() < 0.5 else "wombat"
         paper = make_paper(
@@ -273,9 +275,16 @@ def tagged_catalogue():
         )
         for lab in rng.sample(labs, rng.randint(0, 2)):
             make_lab_tag(paper, lab)
+        # Keywords and areas from their own generator: the data above stays as it was.
+        for keyword in topics.sample(KEYWORDS, topics.randint(0, 3)):
+            PaperTag.objects.create(paper=paper, tag=make_tag(keyword, KEYWORD))
+        if topics.random() < 0.8:
+            PaperTag.objects.create(paper=paper, tag=make_tag(topics.choice(AREAS), AREA))
 
 
-FACET_KINDS = {"venue": VENUE, "track": TRACK, "lab": LAB}
+KEYWORDS = ["graphs", "bandits", "kernels", "diffusion", "sparsity", "agents", "privacy", "music"]
+AREAS = ["generative models", "optimization", "reinforcement learning"]
+FACET_KINDS = {"venue": VENUE, "track": TRACK, "lab": LAB, "area": AREA}
 
 
 def db_matches(text: str | None, selection: dict[str, set[int]], mine=None):
@@ -300,7 +309,8 @@ def db_facet_counts(text, selection, facet, mine=None) -> dict[int, int]:
         links = Authorship.objects.filter(paper__in=base).values("author_id")
         rows = links.annotate(n=Count("paper_id")).values_list("author_id", "n")
     else:
-        links = PaperTag.objects.filter(paper__in=base, tag__kind=FACET_KINDS[facet])
+        kind = KEYWORD if facet == "keyword" else FACET_KINDS[facet]
+        links = PaperTag.objects.filter(paper__in=base, tag__kind=kind)
         rows = links.values("tag_id").annotate(n=Count("paper_id")).values_list("tag_id", "n")
     return dict(rows)
 
@@ -323,6 +333,9 @@ def selections():
             "venue": tag_ids(VENUE, "ICLR 2024", "NeurIPS 2023"),
             "track": tag_ids(TRACK, "Poster"),
         },
+        {"keyword": tag_ids(KEYWORD, "music", "privacy")},
+        {"keyword": tag_ids(KEYWORD, "graphs"), "area": tag_ids(AREA, "optimization")},
+        {"area": tag_ids(AREA, "generative models"), "venue": tag_ids(VENUE, "ICLR 2024")},
     ]
 
 
@@ -332,6 +345,8 @@ def browse(text, selection, **fields) -> BrowseQuery:
         venue_ids=frozenset(selection.get("venue", ())),
         track_ids=frozenset(selection.get("track", ())),
         lab_ids=frozenset(selection.get("lab", ())),
+        keyword_ids=frozenset(selection.get("keyword", ())),
+        area_ids=frozenset(selection.get("area", ())),
         author_ids=frozenset(selection.get("author", ())),
         **fields,
     )
@@ -379,6 +394,17 @@ BROAD_SETTINGS = [
     (0.0, 9, 1),
     (2.0, 2000, 30),
 ]
+
+
+@pytest.mark.parametrize("text", [None, "quokka"])
+@pytest.mark.parametrize("commit_every", [13, None])
+@pytest.mark.parametrize("top_keywords", [engine.TOP_KEYWORDS, 2, 5])
+def test_keyword_counts_equal_a_database_group_by(
+    tagged_catalogue, index_of, monkeypatch, text, commit_every, top_keywords
+):
+    # Few keywords shown: the cut falls among ties, which must all be counted.
+    monkeypatch.setattr(engine, "TOP_KEYWORDS", top_keywords)
+    assert_facets_equal_group_by(index_of(commit_every=commit_every), text)
 
 
 @pytest.mark.parametrize("text", [None, "quokka"])
@@ -453,6 +479,10 @@ def assert_facets_equal_group_by(searcher, text):
         authors = db_facet_counts(text, selection, "author")
         assert results.facets.author == expected_authors(
             authors, 3, selection.get("author", set())
+        ), selection
+        keywords = db_facet_counts(text, selection, "keyword")
+        assert results.facets.keyword == expected_authors(
+            keywords, engine.TOP_KEYWORDS, selection.get("keyword", set())
         ), selection
 
 

@@ -24,6 +24,8 @@ _TAG_FIELDS = {
     TagKind.VENUE: schema.VENUE_IDS,
     TagKind.TRACK: schema.TRACK_IDS,
     TagKind.LAB: schema.LAB_IDS,
+    TagKind.KEYWORD: schema.KEYWORD_IDS,
+    TagKind.AREA: schema.AREA_IDS,
 }
 
 

@@ -64,6 +64,8 @@ class BrowseQuery:
     venue_ids: frozenset[int] = frozenset()
     track_ids: frozenset[int] = frozenset()
     lab_ids: frozenset[int] = frozenset()
+    keyword_ids: frozenset[int] = frozenset()
+    area_ids: frozenset[int] = frozenset()
     author_ids: frozenset[int] = frozenset()
     mine_ids: frozenset[int] | None = None
     mine_sets: Mapping[str, frozenset[int]] = field(default_factory=dict)
@@ -76,7 +78,8 @@ class BrowseQuery:
 class Facets:
     """Disjunctive counts: each facet over the matches of every other facet but its own.
 
-    Tag facets hold every value with a match; `author` the top authors by count (ties by id).
+    Venue, track, lab and area facets hold every value with a match; `keyword` the top
+    TOP_KEYWORDS keywords and `author` the top authors, by count (ties by id).
     Every selected value is there too, with 0 if nothing matches it. `mine` has one count per
     `BrowseQuery.mine_sets` name. Dicts are ordered by count, highest first, then by id, with
     selected values outside the top authors last.
@@ -85,6 +88,8 @@ class Facets:
     venue: dict[int, int]
     track: dict[int, int]
     lab: dict[int, int]
+    keyword: dict[int, int]
+    area: dict[int, int]
     author: dict[int, int]
     mine: dict[str, int]
 
@@ -323,6 +328,8 @@ _FACETS = {
     "venue": (schema.VENUE_IDS, "venue_ids"),
     "track": (schema.TRACK_IDS, "track_ids"),
     "lab": (schema.LAB_IDS, "lab_ids"),
+    "keyword": (schema.KEYWORD_IDS, "keyword_ids"),
+    "area": (schema.AREA_IDS, "area_ids"),
     "author": (schema.AUTHOR_IDS, "author_ids"),
 }
 
@@ -456,11 +463,16 @@ def _facets(searcher, query: BrowseQuery, matches, total: int, author_facet_size
         for name in names:
             top = author_facet_size + AUTHOR_FACET_SLACK if name == "author" else None
             request[name] = _terms_request(_FACETS[name][0], size=top)
+        if "keyword" in names:  # every segment reports every keyword: exact, cut after
+            request["keyword"] = _terms_request(schema.KEYWORD_IDS, exact_top=TOP_KEYWORDS + 1)
+            request |= _value_filters("keyword", schema.KEYWORD_IDS, query.keyword_ids)
         if "author" in names:  # the selected authors are counted in the same pass
             request |= _author_filters(query.author_ids)
         answer = searcher.aggregate(base, request)
         for name in names:
-            if name == "author":
+            if name == "keyword":
+                found = _top_keywords(searcher, base, answer, query.keyword_ids)
+            elif name == "author":
                 selected = _filtered_counts(answer, query.author_ids)
                 found = _top_authors(
                     searcher, base, answer[name], author_facet_size, selected, whole=whole
@@ -476,7 +488,39 @@ def _facets(searcher, query: BrowseQuery, matches, total: int, author_facet_size
     return Facets(**counts, mine=mine)
 
 
-def _terms_request(field_name: str, *, size: int | None = None, min_count: int = 1) -> dict:
+# The keyword facet shows this many keywords (plus the selected ones); a catalogue has
+# thousands, and every one listed costs a bucket turned into Python.
+TOP_KEYWORDS = 30
+
+
+def _top_keywords(searcher, base: Query, answer: dict, selected: Iterable[int]) -> dict[int, int]:
+    """The TOP_KEYWORDS keywords by count (ties by id), then the selected ones: exact.
+
+    The aggregation listed one keyword more than shown: if that one ties the last shown, the
+    cut may have left out others of that count with lower ids, so those are all counted.
+    """
+    buckets = answer["keyword"]["buckets"]
+    found = _ordered({int(b["key"]): b["doc_count"] for b in buckets})
+    counts = list(found.values())
+    if len(counts) > TOP_KEYWORDS and counts[TOP_KEYWORDS] == counts[TOP_KEYWORDS - 1]:
+        request = {"keyword": _terms_request(schema.KEYWORD_IDS, min_count=counts[TOP_KEYWORDS])}
+        tied = searcher.aggregate(base, request)["keyword"]["buckets"]
+        found = _ordered(found | {int(b["key"]): b["doc_count"] for b in tied})
+    chosen = dict(list(found.items())[:TOP_KEYWORDS])
+    for pk in _valid_ids(selected):
+        if pk not in chosen:
+            chosen[pk] = answer[f"keyword_{pk}"]["doc_count"]
+    return chosen
+
+
+def _value_filters(name: str, field_name: str, ids: Iterable[int]) -> dict:
+    """Filter aggregations counting each value's matches exactly, all in one pass."""
+    return {f"{name}_{pk}": {"filter": f"{field_name}:{pk}"} for pk in _valid_ids(ids)}
+
+
+def _terms_request(
+    field_name: str, *, size: int | None = None, min_count: int = 1, exact_top: int | None = None
+) -> dict:
     """A terms aggregation, by count. Without `size`: every value, each count exact.
 
     Tantivy cuts each segment's list at segment_size before merging, which makes merged counts
@@ -485,6 +529,8 @@ def _terms_request(field_name: str, *, size: int | None = None, min_count: int =
     AUTHOR_SEGMENT_SIZE, and _top_authors makes the result exact.
     """
     request = {"field": field_name, "size": ALL_BUCKETS, "segment_size": ALL_BUCKETS}
+    if exact_top is not None:  # every value counted in every segment; only the list is cut
+        request["size"] = exact_top
     if size is not None:
         request |= {"size": size, "segment_size": max(size, AUTHOR_SEGMENT_SIZE)}
         request["show_term_doc_count_error"] = True
@@ -498,9 +544,7 @@ def _author_filters(author_ids: Iterable[int]) -> dict:
 
     Tantivy parses a filter's query text; here it is only a field name and a number.
     """
-    return {
-        f"author_{pk}": {"filter": f"{schema.AUTHOR_IDS}:{pk}"} for pk in _valid_ids(author_ids)
-    }
+    return _value_filters("author", schema.AUTHOR_IDS, author_ids)
 
 
 def _filtered_counts(answer: dict, author_ids: Iterable[int]) -> dict[int, int]:
@@ -706,6 +750,8 @@ def _no_facets(query: BrowseQuery) -> Facets:
         venue={pk: 0 for pk in sorted(query.venue_ids)},
         track={pk: 0 for pk in sorted(query.track_ids)},
         lab={pk: 0 for pk in sorted(query.lab_ids)},
+        keyword={pk: 0 for pk in sorted(query.keyword_ids)},
+        area={pk: 0 for pk in sorted(query.area_ids)},
         author={pk: 0 for pk in sorted(query.author_ids)},
         mine=dict.fromkeys(query.mine_sets, 0),
     )

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import tantivy
 
-SCHEMA_VERSION = 2  # 2: coarse sort keys (title_prefix, created), stored author ids
+SCHEMA_VERSION = 3  # 2: coarse sort keys, stored author ids; 3: keyword and area ids
 
 # The paper's primary key: stored (results name papers by it), indexed (delete and update by
 # term), fast (read for a page of hits without loading documents).
@@ -34,7 +34,9 @@ AUTHOR_IDS = "author_ids"
 VENUE_IDS = "venue_ids"
 TRACK_IDS = "track_ids"
 LAB_IDS = "lab_ids"
-FACET_FIELDS = (VENUE_IDS, TRACK_IDS, LAB_IDS, AUTHOR_IDS)
+KEYWORD_IDS = "keyword_ids"
+AREA_IDS = "area_ids"
+FACET_FIELDS = (VENUE_IDS, TRACK_IDS, LAB_IDS, KEYWORD_IDS, AREA_IDS, AUTHOR_IDS)
 
 # Sort keys, fast text fields compared byte by byte (raw tokenizer: the whole value is one
 # term). Each ends with the zero-padded paper id, so no two papers tie and the order is total,
