@@ -265,4 +265,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
+    # bibtexparser warns about each block it cannot read, with 0-based line numbers; the
+    # importer reports the same problem as file:line itself.
+    "loggers": {"bibtexparser": {"level": "ERROR"}},
 }

@@ -90,3 +90,69 @@ def test_a_malformed_source_file_fails_with_its_line_and_writes_nothing(
         run(OPENREVIEW, path)
     assert f"{tmp_path}/{message}" in str(failure.value)
     assert list(Paper.objects.order_by("pk").values()) == before
+
+
+BIB = """@inproceedings{alpha2024,
+  title = {{$\\alpha$}-Divergence Flows for {BERT}},
+  author = {M{\\"u}ller, J{\\"o}rg and Doe, Jane},
+  booktitle = {ICLR 2024},
+  year = {2024},
+  abstract = {We study flows.},
+  keywords = {flows; divergences},
+}
+"""
+RIS = """TY  - CONF
+TI  - Sparse Graph Models
+AU  - Smith, Ann
+AU  - Ünal, Zoë
+T2  - NeurIPS 2023
+PY  - 2023
+AB  - Graphs, sparsely.
+KW  - graphs
+ER  - 
+"""
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("text", "title", "authors", "tags"),
+    [
+        (
+            BIB,
+            "$\\alpha$-Divergence Flows for BERT",
+            "Jörg Müller, Jane Doe",
+            {
+                (TagKind.VENUE, "ICLR 2024"),
+                (TagKind.KEYWORD, "flows"),
+                (TagKind.KEYWORD, "divergences"),
+            },
+        ),
+        (
+            RIS,
+            "Sparse Graph Models",
+            "Ann Smith, Zoë Ünal",
+            {(TagKind.VENUE, "NeurIPS 2023"), (TagKind.KEYWORD, "graphs")},
+        ),
+    ],
+    ids=["bibtex", "ris"],
+)
+def test_reference_manager_exports_become_papers(tmp_path, text, title, authors, tags):
+    exported = tmp_path / "library.txt"  # the reader is chosen from the content
+    exported.write_text(text, encoding="utf-8")
+    assert "Total: 1 created" in run(exported)
+    paper = Paper.objects.get()
+    assert (paper.title, paper.author_names) == (title, authors)
+    assert tags_of(paper) == tags
+    assert "Total: 0 created, 0 updated, 1 unchanged" in run(exported)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("name", "line"), [("zotero.bib", 26), ("zotero.ris", 34)])
+def test_an_entry_without_an_abstract_is_refused_at_its_line(tmp_path, name, line):
+    # Papers are told apart by forum id or abstract; a reference without either has no identity
+    # an import could find again, so it is refused rather than duplicated on every import.
+    path = DATA / "references" / name
+    with pytest.raises(CommandError) as failure:
+        run(path)
+    assert str(failure.value).startswith(f"{path}:{line}: record has no abstract")
+    assert not Paper.objects.exists()

@@ -11,7 +11,16 @@ import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from papers.importing import abstract_list, arxiv, csv_export, jsonl, openreview, table_dump
+from papers.importing import (
+    abstract_list,
+    arxiv,
+    bibtex,
+    csv_export,
+    jsonl,
+    openreview,
+    ris,
+    table_dump,
+)
 from papers.importing.records import ImportFailed, PaperRecord
 
 READERS: dict[str, Callable[[str, str], Iterator[PaperRecord]]] = {
@@ -21,8 +30,10 @@ READERS: dict[str, Callable[[str, str], Iterator[PaperRecord]]] = {
     "csv": csv_export.read,
     "openreview": openreview.read,
     "arxiv": arxiv.read,
+    "bibtex": bibtex.read,
+    "ris": ris.read,
 }
-DIRECTORY_SUFFIXES = {".txt", ".jsonl", ".ndjson", ".json", ".csv", ".xml", ".atom"}
+DIRECTORY_SUFFIXES = {".txt", ".jsonl", ".ndjson", ".json", ".csv", ".xml", ".atom", ".bib", ".ris"}
 _TABLE_SEPARATOR = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+\s*$", re.MULTILINE)
 NOT_REGULAR = "not a regular file (a device, FIFO or socket); only regular files are read"
 
@@ -103,8 +114,8 @@ def read_text(path: Path) -> str:
 
 
 def detect_format(text: str, source: str) -> str:
-    """Guess the format from the content: OpenReview notes or our JSON, an arXiv Atom feed, a
-    table dump, CSV with a header, an abstract list."""
+    """Guess the format from the content: OpenReview notes or our JSON, an arXiv Atom feed,
+    BibTeX, RIS, a table dump, CSV with a header, an abstract list."""
     stripped = text.lstrip()
     if not stripped:
         raise ImportFailed(source, None, "file is empty")
@@ -112,6 +123,10 @@ def detect_format(text: str, source: str) -> str:
         return "openreview" if openreview.looks_like(text) else "jsonl"
     if arxiv.looks_like(text):
         return "arxiv"
+    if bibtex.looks_like(text):
+        return "bibtex"
+    if ris.looks_like(text):
+        return "ris"
     if _TABLE_SEPARATOR.search(text):
         return "table"
     first_line = stripped.split("\n", 1)[0]
@@ -126,9 +141,9 @@ def detect_format(text: str, source: str) -> str:
     raise ImportFailed(
         source,
         1,
-        "cannot tell the format (not JSON lines, OpenReview notes, an arXiv Atom feed, a table "
-        "dump, CSV with an 'abstract' column or a heading followed by abstract paragraphs); "
-        "pass --format",
+        "cannot tell the format (not JSON lines, OpenReview notes, an arXiv Atom feed, BibTeX, "
+        "RIS, a table dump, CSV with an 'abstract' column or a heading followed by abstract "
+        "paragraphs); pass --format",
     )
 
 
