@@ -61,15 +61,20 @@ class Facet:
 
 
 def listing_facets(
-    counts: Facets, state: BrowseState, *, author_candidates: list[int] | None = None
+    counts: Facets,
+    state: BrowseState,
+    *,
+    author_candidates: list[int] | None = None,
+    keyword_candidates: list[int] | None = None,
 ) -> list[Facet]:
     """Venue, track, area, authors, keywords, lab tags and (logged in) mine, in the order the
     page shows them.
 
     `author_candidates`: the authors whose names match the page's "find an author" box, in
     the order to show them; None when the box is empty (the top authors are shown).
+    `keyword_candidates` likewise for the "find a keyword" box.
     """
-    facets = _tag_facets(counts, state)
+    facets = _tag_facets(counts, state, keyword_candidates)
     # Authors come after what a paper is (venue, track, area), before what it is about.
     position = sum(1 for facet in facets if facet.param in ("venue", "track", "area"))
     facets.insert(position, _author_facet(counts, state, author_candidates))
@@ -78,14 +83,19 @@ def listing_facets(
     return facets
 
 
-def _tag_facets(counts: Facets, state: BrowseState) -> list[Facet]:
+def _tag_facets(
+    counts: Facets, state: BrowseState, keyword_candidates: list[int] | None
+) -> list[Facet]:
     wanted = {param: getattr(counts, name) for param, name in _ENGINE_FACETS.items()}
+    if keyword_candidates is not None:  # the keyword box: its matches instead of the top
+        wanted["keyword"] = {pk: wanted["keyword"].get(pk, 0) for pk in keyword_candidates}
     selected = {param: state.selection.ids(param) for param in TAG_FACETS}
     ids = set().union(*(set(found) for found in wanted.values()), *selected.values())
     tags = {tag.pk: tag for tag in Tag.objects.filter(pk__in=ids).only("slug", "name", "kind")}
     facets = []
     for param in TAG_FACETS:
-        if param in _OPTIONAL_FACETS and not (wanted[param] or selected[param]):
+        finding = param == "keyword" and keyword_candidates is not None
+        if param in _OPTIONAL_FACETS and not (wanted[param] or selected[param] or finding):
             continue
         facet = Facet(param=param, title=FACET_TITLES[param])
         shown = dict(wanted[param])
@@ -182,6 +192,6 @@ def selection_chips(facets: list[Facet], params) -> list[dict]:
 def cleared_query(params):
     """The current query string with every facet (and the author box) removed."""
     query = params.copy()
-    for name in (*FACET_TITLES, "author_q", "page"):
+    for name in (*FACET_TITLES, "author_q", "keyword_q", "page"):
         query.pop(name, None)
     return query

@@ -231,6 +231,7 @@ class ListingOptions:
     sort: str
     per_page: int
     author_q: str
+    keyword_q: str = ""
 
 
 def _search_text(value) -> str:
@@ -238,7 +239,7 @@ def _search_text(value) -> str:
 
 
 def listing_options(params) -> ListingOptions:
-    """Search text, sort, page size and author-name filter; anything invalid falls back.
+    """Search text, sort, page size and the facets' find boxes; anything invalid falls back.
 
     The list page's form also sends `sort_for`: the search its sort menu was showing. When the
     search changed (a new one typed into the box), that sort belonged to another result list,
@@ -254,8 +255,18 @@ def listing_options(params) -> ListingOptions:
         sort = "relevance" if q else "newest"
     raw_per_page = str(params.get("per_page", ""))
     per_page = int(raw_per_page) if raw_per_page in {str(n) for n in PER_PAGE_CHOICES} else 0
-    author_q = " ".join(str(params.get("author_q", "")).split())[:100]
-    return ListingOptions(q=q, sort=sort, per_page=per_page or DEFAULT_PER_PAGE, author_q=author_q)
+    return ListingOptions(
+        q=q,
+        sort=sort,
+        per_page=per_page or DEFAULT_PER_PAGE,
+        author_q=_find_text(params, "author_q"),
+        keyword_q=_find_text(params, "keyword_q"),
+    )
+
+
+def _find_text(params, name: str) -> str:
+    """What a facet's "find" box holds: single spaces, at most 100 characters."""
+    return " ".join(str(params.get(name, "")).split())[:100]
 
 
 # Page numbers past the results show the last page; numbers are capped so the offset stays an
@@ -289,10 +300,15 @@ class BrowseState:
         return bool(self.options.q)
 
     def engine_query(
-        self, *, page: int, mine_sets: Mapping[str, frozenset[int]] | None = None
+        self,
+        *,
+        page: int,
+        mine_sets: Mapping[str, frozenset[int]] | None = None,
+        keyword_candidates: frozenset[int] = frozenset(),
     ) -> BrowseQuery:
         """What the search index is asked: `mine_sets` are the user's paper ids by "mine"
-        value (from the database); the selected ones filter, all of them are counted."""
+        value (from the database); the selected ones filter, all of them are counted.
+        `keyword_candidates`: the keywords matching the keyword box, counted too."""
         mine_sets = mine_sets or {}
         mine_ids = None
         if self.selection.mine:
@@ -307,6 +323,7 @@ class BrowseState:
             lab_ids=self.selection.ids("tag"),
             keyword_ids=self.selection.ids("keyword"),
             area_ids=self.selection.ids("area"),
+            keyword_candidates=keyword_candidates,
             author_ids=self.selection.ids("author"),
             mine_ids=mine_ids,
             mine_sets=mine_sets,

@@ -3,6 +3,7 @@ search index (papers/search/) and the facet labelling (papers/facets.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 
@@ -16,6 +17,7 @@ from papers.facets import cleared_query, listing_facets, selection_chips, top_au
 from papers.filters import PER_PAGE_CHOICES, SORT_CHOICES, TAG_FACETS, TYPING_PARAM, PaperFilter
 from papers.listing import with_listing
 from papers.models import Author, Authorship, Paper, PaperTag, Tag
+from papers.querysets import keywords_containing
 from papers.search import engine
 from papers.search.sync import IndexUnavailable, current_searcher
 
@@ -30,6 +32,9 @@ EXCERPT_CHARS = 300
 MANY_PAPERS = 2000
 # Authors whose names match the "find an author" box that the facet considers (by id).
 AUTHOR_CANDIDATES = 5000
+# Keywords matching the "find a keyword" box that the facet counts (each is one more filter in
+# the facet's aggregation).
+KEYWORD_CANDIDATES = 50
 
 
 def paper_list(request: HttpRequest) -> HttpResponse:
@@ -40,12 +45,17 @@ def paper_list(request: HttpRequest) -> HttpResponse:
     if state.options.author_q:
         candidates = Author.objects.name_contains(state.options.author_q)[:AUTHOR_CANDIDATES]
     facet_size = engine.ALL_BUCKETS if candidates is not None else engine.AUTHOR_FACET_SIZE
+    keywords = None
+    if state.options.keyword_q:
+        keywords = keywords_containing(state.options.keyword_q, limit=KEYWORD_CANDIDATES)
 
-    query = state.engine_query(page=state.page, mine_sets=mine_sets)
+    query = state.engine_query(
+        page=state.page, mine_sets=mine_sets, keyword_candidates=frozenset(keywords or ())
+    )
     results = engine.search(searcher, query, author_facet_size=facet_size)
     last_page = max(1, math.ceil(results.total / state.options.per_page))
     if state.page > last_page:  # past the end: the last page, as Paginator.get_page does
-        query = state.engine_query(page=last_page, mine_sets=mine_sets)
+        query = dataclasses.replace(query, offset=(last_page - 1) * state.options.per_page)
         results = engine.search(searcher, query, author_facet_size=facet_size)
     page = Paginator(range(results.total), state.options.per_page).get_page(
         min(state.page, last_page)
@@ -61,7 +71,9 @@ def paper_list(request: HttpRequest) -> HttpResponse:
         for paper in papers:
             paper.headline = snippets.get(paper.pk, "")
 
-    facets = listing_facets(results.facets, state, author_candidates=candidates)
+    facets = listing_facets(
+        results.facets, state, author_candidates=candidates, keyword_candidates=keywords
+    )
     options = state.options
     # htmx swaps the results and facets in place; a history restore after a cache miss
     # (HX-History-Restore-Request) needs the whole page.

@@ -71,3 +71,25 @@ def test_a_catalogue_without_keywords_shows_no_keyword_or_area_facet(client, db)
     html = client.get(reverse("papers:list")).content.decode()
     assert 'id="facet-venue"' in html
     assert 'id="facet-keyword"' not in html and 'id="facet-area"' not in html
+
+
+def test_the_keyword_box_finds_keywords_beyond_the_top(client, catalogue):
+    html = client.get(reverse("papers:list"), {"keyword_q": "GRAPH"}).content.decode()
+    assert facet(html, "keyword") == {"graphs": 2}
+    assert 'value="GRAPH"' in html
+
+
+def test_the_keyword_box_says_when_nothing_matches(client, catalogue):
+    html = client.get(reverse("papers:list"), {"keyword_q": "zebra"}).content.decode()
+    assert facet(html, "keyword") == {}
+    assert "No keyword matches “zebra”." in html
+
+
+def test_keywords_beyond_the_top_are_found_with_their_counts(client, catalogue, monkeypatch):
+    from papers.search import engine
+
+    monkeypatch.setattr(engine, "TOP_KEYWORDS", 1)
+    plain = client.get(reverse("papers:list")).content.decode()
+    assert facet(plain, "keyword") == {"graphs": 2}
+    found = client.get(reverse("papers:list"), {"keyword_q": "diff"}).content.decode()
+    assert facet(found, "keyword") == {"diffusion": 1}

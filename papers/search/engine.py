@@ -65,6 +65,8 @@ class BrowseQuery:
     track_ids: frozenset[int] = frozenset()
     lab_ids: frozenset[int] = frozenset()
     keyword_ids: frozenset[int] = frozenset()
+    # Keywords the caller wants counted whatever their rank (a "find a keyword" box's matches).
+    keyword_candidates: frozenset[int] = frozenset()
     area_ids: frozenset[int] = frozenset()
     author_ids: frozenset[int] = frozenset()
     mine_ids: frozenset[int] | None = None
@@ -465,13 +467,14 @@ def _facets(searcher, query: BrowseQuery, matches, total: int, author_facet_size
             request[name] = _terms_request(_FACETS[name][0], size=top)
         if "keyword" in names:  # every segment reports every keyword: exact, cut after
             request["keyword"] = _terms_request(schema.KEYWORD_IDS, exact_top=TOP_KEYWORDS + 1)
-            request |= _value_filters("keyword", schema.KEYWORD_IDS, query.keyword_ids)
+            counted = query.keyword_ids | query.keyword_candidates
+            request |= _value_filters("keyword", schema.KEYWORD_IDS, counted)
         if "author" in names:  # the selected authors are counted in the same pass
             request |= _author_filters(query.author_ids)
         answer = searcher.aggregate(base, request)
         for name in names:
             if name == "keyword":
-                found = _top_keywords(searcher, base, answer, query.keyword_ids)
+                found = _top_keywords(searcher, base, answer, counted)
             elif name == "author":
                 selected = _filtered_counts(answer, query.author_ids)
                 found = _top_authors(
@@ -494,7 +497,8 @@ TOP_KEYWORDS = 30
 
 
 def _top_keywords(searcher, base: Query, answer: dict, selected: Iterable[int]) -> dict[int, int]:
-    """The TOP_KEYWORDS keywords by count (ties by id), then the selected ones: exact.
+    """The TOP_KEYWORDS keywords by count (ties by id), then the selected (and other
+    wanted) ones: exact.
 
     The aggregation listed one keyword more than shown: if that one ties the last shown, the
     cut may have left out others of that count with lower ids, so those are all counted.

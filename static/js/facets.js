@@ -51,15 +51,18 @@
   });
 
   var timer = null;
-  var FOCUS_KEY = "facets:author-box-focus";
+  var FOCUS_KEY = "facets:find-box-focus";
 
-  // Typing continues where it left off after the page reloaded with the server's matches
-  // (without htmx: with it, the box keeps its focus across the swap).
-  var box = document.querySelector(FORM + " input[data-filter-list]");
-  if (box && window.sessionStorage && window.sessionStorage.getItem(FOCUS_KEY)) {
+  // Typing continues where it left off, in the box it was in (authors or keywords), after the
+  // page reloaded with the server's matches (without htmx: with it, the box keeps its focus).
+  var focused = window.sessionStorage && window.sessionStorage.getItem(FOCUS_KEY);
+  if (focused) {
     window.sessionStorage.removeItem(FOCUS_KEY);
-    box.focus();
-    box.setSelectionRange(box.value.length, box.value.length);
+    var box = document.getElementById(focused);
+    if (box && box.matches(FORM + " input[data-filter-list]")) {
+      box.focus();
+      box.setSelectionRange(box.value.length, box.value.length);
+    }
   }
 
   document.addEventListener("input", function (event) {
@@ -83,7 +86,7 @@
       // The value the page was rendered with: the server's matches are for it.
       if (box.isConnected && box.value.trim() !== box.defaultValue.trim()) {
         if (window.sessionStorage && !window.htmx) {
-          window.sessionStorage.setItem(FOCUS_KEY, "1");
+          window.sessionStorage.setItem(FOCUS_KEY, box.id);
         }
         submit(form);
       }
