@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 from papers.importing import safe_json
 from papers.importing.records import ImportFailed, PaperRecord, record_from_mapping
@@ -22,6 +23,18 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
         yield from _read_array(text, source)
         return
     found = False
+    for number, value in json_lines(text, source):
+        if not isinstance(value, dict):
+            raise ImportFailed(source, number, "each line must be a JSON object {...}")
+        found = True
+        yield record_from_mapping(value, source=source, line=number)
+    if not found:
+        raise ImportFailed(source, None, "no JSON records in the file")
+
+
+def json_lines(text: str, source: str) -> Iterator[tuple[int, Any]]:
+    """(line number, decoded value) for each non-blank line; a line that is not JSON fails
+    with its line and column."""
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
@@ -33,12 +46,7 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
         except safe_json.JSONRejected as error:
             column = f" (column {error.position + 1})" if error.position is not None else ""
             raise ImportFailed(source, number, error.message + column) from None
-        if not isinstance(value, dict):
-            raise ImportFailed(source, number, "each line must be a JSON object {...}")
-        found = True
-        yield record_from_mapping(value, source=source, line=number)
-    if not found:
-        raise ImportFailed(source, None, "no JSON records in the file")
+        yield number, value
 
 
 class _Lines:

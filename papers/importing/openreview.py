@@ -44,7 +44,7 @@ from collections.abc import Generator, Iterator
 from typing import Any, NoReturn
 from urllib.parse import quote
 
-from papers.importing import safe_json
+from papers.importing import jsonl, safe_json
 from papers.importing.records import ImportFailed, PaperRecord, split_list
 from papers.importing.tags import is_track_word
 
@@ -249,7 +249,7 @@ def _notes(text: str, source: str) -> Iterator[tuple[int, Any]]:
         scan.expect_end((yield from scan.elements(start, depth=1)), "']'")
     elif first == "{":
         if not (yield from _document(scan, start)):
-            yield from _json_lines(text, source)
+            yield from jsonl.json_lines(text, source)
     elif first:
         scan.fail(start, 'expected OpenReview notes: {"notes": [...]}, a JSON array or JSON lines')
 
@@ -273,21 +273,6 @@ def _document(scan: _Scanner, brace: int) -> Generator[tuple[int, Any], None, bo
     if found:
         scan.expect_end(position, "'}'")
     return found
-
-
-def _json_lines(text: str, source: str) -> Iterator[tuple[int, Any]]:
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            value = safe_json.loads(line)
-        except json.JSONDecodeError as error:
-            message = f"invalid JSON: {error.msg} (column {error.colno})"
-            raise ImportFailed(source, number, message) from None
-        except safe_json.JSONRejected as error:
-            column = f" (column {error.position + 1})" if error.position is not None else ""
-            raise ImportFailed(source, number, error.message + column) from None
-        yield number, value
 
 
 def _kind(value: Any) -> str:
