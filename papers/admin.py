@@ -1,6 +1,9 @@
-"""Admin for curators: a paper changelist that scales, a curation queue, author merging."""
+"""Admin for curators: a paper changelist that scales, a curation queue, author merging, and
+the import history."""
 
 from __future__ import annotations
+
+from pathlib import PurePath
 
 from django import forms
 from django.contrib import admin, messages
@@ -11,7 +14,7 @@ from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 
 from papers import services
@@ -19,6 +22,7 @@ from papers.models import (
     UNTITLED_PLACEHOLDER,
     Author,
     Authorship,
+    ImportRun,
     Paper,
     PaperTag,
     SearchChange,
@@ -123,6 +127,32 @@ class ReviewedFilter(YesNoFilter):
         return queryset
 
 
+class ImportRunFilter(admin.SimpleListFilter):
+    """Papers pointing to one import run, as linked from the import history.
+
+    Listed only while active: the choice is the run in the URL, so the curator sees which run
+    the list shows (and can clear it) without the sidebar offering every import ever run.
+    """
+
+    def lookups(self, request, model_admin):
+        return [(self.value(), f"Import #{self.value()}")] if self.value() else []
+
+    def queryset(self, request, queryset):
+        if not self.value():
+            return queryset
+        return queryset.filter(**{self.parameter_name: self.value()})
+
+
+class CreatedByImportFilter(ImportRunFilter):
+    title = "import that created it"
+    parameter_name = "created_by_import__id__exact"
+
+
+class ChangedByImportFilter(ImportRunFilter):
+    title = "import that last changed it"
+    parameter_name = "changed_by_import__id__exact"
+
+
 # --- Paper ------------------------------------------------------------------------------
 
 
@@ -198,7 +228,15 @@ class PaperAdmin(admin.ModelAdmin):
         "updated_at",
     ]
     list_display_links = ["title_or_placeholder"]
-    list_filter = [TrackFilter, VenueFilter, "needs_curation", HasPdfFilter, ReviewedFilter]
+    list_filter = [
+        TrackFilter,
+        VenueFilter,
+        "needs_curation",
+        HasPdfFilter,
+        ReviewedFilter,
+        CreatedByImportFilter,
+        ChangedByImportFilter,
+    ]
     search_fields = ["title", "abstract", "authorships__author__name", "=forum_id"]
     search_help_text = "Title, abstract, author name, or an exact OpenReview forum id."
     list_per_page = 50
@@ -212,6 +250,8 @@ class PaperAdmin(admin.ModelAdmin):
         "author_names",
         "created_at",
         "updated_at",
+        "created_by_import",
+        "changed_by_import",
     ]
     fieldsets = [
         (None, {"fields": ["title", "abstract"]}),
@@ -227,7 +267,18 @@ class PaperAdmin(admin.ModelAdmin):
                 ]
             },
         ),
-        ("Record", {"fields": ["author_names", "created_at", "updated_at"]}),
+        (
+            "Record",
+            {
+                "fields": [
+                    "author_names",
+                    "created_at",
+                    "updated_at",
+                    "created_by_import",
+                    "changed_by_import",
+                ]
+            },
+        ),
     ]
 
     # Curators paste "openreview.net/forum?id=..." without a scheme.
@@ -557,3 +608,98 @@ class TagAdmin(admin.ModelAdmin):
     @admin.display(description="papers", ordering="paper_count")
     def paper_count(self, tag: Tag) -> int:
         return tag.paper_count
+
+
+# --- Import history ---------------------------------------------------------------------
+
+
+def imported_papers_url(run: ImportRun, by: type[ImportRunFilter]) -> str:
+    return f"{reverse('admin:papers_paper_changelist')}?{by.parameter_name}={run.pk}"
+
+
+@admin.register(ImportRun)
+class ImportRunAdmin(admin.ModelAdmin):
+    list_display = [
+        "__str__",
+        "started_at",
+        "who",
+        "short_files",
+        "created",
+        "updated",
+        "unchanged",
+        "conflicts",
+        "duration_shown",
+        "paper_links",
+    ]
+    list_select_related = ["user"]
+    date_hierarchy = "started_at"
+    search_fields = ["invoked_by", "user__username"]
+    fields = [
+        "started_at",
+        "finished_at",
+        "duration_shown",
+        "invoked_by",
+        "user",
+        "file_table",
+        ("created", "updated", "unchanged", "conflicts"),
+        "paper_links",
+    ]
+    readonly_fields = ["duration_shown", "file_table", "paper_links"]
+
+    # The history is what the imports did. Nobody adds or edits it by hand; nor deletes it:
+    # deleting a run would not undo its import, only cut its papers' links to it (and what
+    # later features count as new since a visit).
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    @admin.display(description="who")
+    def who(self, run: ImportRun) -> str:
+        who = [run.user.get_username()] if run.user else []
+        if run.invoked_by:
+            who.append(run.invoked_by)
+        return " via ".join(who) or "-"
+
+    @admin.display(description="files")
+    def short_files(self, run: ImportRun) -> str:
+        paths = [entry["path"] for entry in run.files]
+        if not paths:
+            return "-"
+        first = PurePath(paths[0]).name
+        return first if len(paths) == 1 else f"{first} and {len(paths) - 1} more"
+
+    @admin.display(description="duration")
+    def duration_shown(self, run: ImportRun) -> str:
+        duration = run.duration
+        return "-" if duration is None else f"{duration.total_seconds():.1f} s"
+
+    @admin.display(description="files and their counts")
+    def file_table(self, run: ImportRun) -> str:
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (e["path"], e["created"], e["updated"], e["unchanged"], e["conflicts"])
+                for e in run.files
+            ),
+        )
+        return format_html(
+            "<table><thead><tr><th>file</th><th>created</th><th>updated</th>"
+            "<th>unchanged</th><th>conflicts</th></tr></thead><tbody>{}</tbody></table>",
+            rows,
+        )
+
+    @admin.display(description="papers")
+    def paper_links(self, run: ImportRun) -> str:
+        # "Changed" lists the papers this run changed last: a later import that changes one
+        # again takes it over.
+        return format_html(
+            '<a href="{}">created</a> · <a href="{}">last changed</a>',
+            imported_papers_url(run, CreatedByImportFilter),
+            imported_papers_url(run, ChangedByImportFilter),
+        )

@@ -1,4 +1,5 @@
-"""The catalogue: papers, their ordered authors and their tags (venue, track, lab)."""
+"""The catalogue: papers, their ordered authors, their tags (venue, track, lab) and the imports
+that wrote them."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import secrets
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -100,6 +102,52 @@ class Author(models.Model):
             raise ValidationError({"name": problem})
 
 
+MAX_INVOKED_BY = 200
+
+
+class ImportRun(models.Model):
+    """One import that wrote to the catalogue: when, who, which files, and what it did.
+
+    Created at the start of the import's transaction, so that the papers it writes can point
+    to it, and completed just before that transaction commits: a failed or killed import, or a
+    dry run, leaves no run behind.
+    """
+
+    # Taken before the files are read: the duration covers reading, validating and loading.
+    started_at = models.DateTimeField()
+    # Null only inside the import's own transaction; every committed run has it.
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Who and how, e.g. "manage.py import_papers (alice)": kept as text so that it outlives
+    # the user account and also names imports that no site user started.
+    invoked_by = models.CharField(max_length=MAX_INVOKED_BY, blank=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="import_runs",
+        help_text="The site user who started the import; empty for the command line.",
+    )
+    # In import order: {"path", "created", "updated", "unchanged", "conflicts"} per file.
+    files = models.JSONField(default=list, blank=True)
+    created = models.PositiveIntegerField(default=0)
+    updated = models.PositiveIntegerField(default=0)
+    unchanged = models.PositiveIntegerField(default=0)
+    conflicts = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-started_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"Import #{self.pk}"
+
+    @property
+    def duration(self) -> timedelta | None:
+        if self.finished_at is None:
+            return None
+        return self.finished_at - self.started_at
+
+
 class Paper(models.Model):
     # Blank when a source gave only an abstract; such papers are flagged for curation.
     title = models.CharField(max_length=MAX_TITLE, blank=True)
@@ -123,6 +171,24 @@ class Paper(models.Model):
     curator_edited_fields = models.JSONField(default=list, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Set by the importer only; a curator's edit in admin leaves both as they are.
+    created_by_import = models.ForeignKey(
+        ImportRun,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="papers_created",
+    )
+    # The latest import that created or changed the paper (fields, authors or tags).
+    changed_by_import = models.ForeignKey(
+        ImportRun,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="papers_changed",
+    )
 
     authors = models.ManyToManyField(Author, through="Authorship", related_name="papers")
     tags = models.ManyToManyField(Tag, through="PaperTag", related_name="papers")

@@ -17,8 +17,8 @@ BATCHES = RECORDS // BATCH
 # Per batch: papers by forum id, papers by fingerprint, current authors, current tags, authors
 # by name, insert authors, insert papers, update papers, drop replaced authorships, insert
 # authorships, insert paper-tags. SQLite caps a statement at 999 parameters, so Django splits a
-# 100-paper insert in two: 12 covers both backends. Plus BEGIN/COMMIT/savepoint and the first
-# batch's tag lookup and creation.
+# 100-paper insert in two: 12 covers both backends. Plus BEGIN/COMMIT/savepoint, the import
+# run's insert and completion, and the first batch's tag lookup and creation.
 PER_BATCH = 12
 FIXED = 8
 

@@ -31,7 +31,16 @@ from django.utils import timezone
 from papers.importing.records import PaperRecord
 from papers.importing.report import Conflict, Report
 from papers.importing.tags import classify_tags, topic_tags
-from papers.models import Author, Authorship, Paper, PaperTag, SearchChange, Tag, TagKind
+from papers.models import (
+    Author,
+    Authorship,
+    ImportRun,
+    Paper,
+    PaperTag,
+    SearchChange,
+    Tag,
+    TagKind,
+)
 from papers.text import (
     abstract_fingerprint,
     normalize_author_name,
@@ -92,8 +101,10 @@ class _Match:
 
 
 class Loader:
-    def __init__(self, report: Report, *, batch_size: int = BATCH_SIZE):
+    def __init__(self, report: Report, import_run: ImportRun, *, batch_size: int = BATCH_SIZE):
         self.report = report
+        # Papers this load creates or changes point to it; the caller completes it.
+        self.import_run = import_run
         self.batch_size = batch_size
         self.tags: dict[tuple[str, str], Tag] = {}
         # Papers created or changed: recorded for the search index once, at the end.
@@ -288,17 +299,21 @@ class Loader:
                 target.changed.add("author_names")
 
         new = [t for t in unique if t.is_new]
+        for target in new:
+            target.paper.created_by_import = target.paper.changed_by_import = self.import_run
         if new:  # query: insert papers (ids come back on SQLite and PostgreSQL)
             Paper.objects.bulk_create([t.paper for t in new])
+        # A paper whose authors or tags changed has a new import_hash, so it is in here too.
         changed = [t for t in unique if not t.is_new and t.changed]
         if changed:
             now = timezone.now()
-            fields = set()
+            fields = {"updated_at", "changed_by_import"}
             for target in changed:
                 target.paper.updated_at = now
+                target.paper.changed_by_import = self.import_run
                 fields |= target.changed
             # query: update changed papers
-            Paper.objects.bulk_update([t.paper for t in changed], sorted(fields | {"updated_at"}))
+            Paper.objects.bulk_update([t.paper for t in changed], sorted(fields))
 
         replaced = [t.paper.pk for t in unique if t.authors_changed and not t.is_new]
         for chunk in _chunks(replaced):  # query: drop the author lists being replaced

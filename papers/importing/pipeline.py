@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import astuple, replace
 
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils import timezone
 
 from papers.importing.formats import expand_paths, read_records
 from papers.importing.loader import BATCH_SIZE, Loader
 from papers.importing.records import ImportFailed, PaperRecord, validate_record
 from papers.importing.report import Report
+from papers.models import MAX_INVOKED_BY, ImportRun
 
 
 class ImportErrors(Exception):
@@ -74,17 +77,47 @@ def import_paths(
     dry_run: bool = False,
     progress: Callable[[int, int], None] | None = None,
     batch_size: int = BATCH_SIZE,
+    invoked_by: str = "",
+    user: AbstractBaseUser | None = None,
 ) -> Report:
-    """Import every file under `paths` in one transaction; dry_run rolls it back.
+    """Import every file under `paths` in one transaction, recorded as an ImportRun (its id in
+    report.import_run_id); dry_run rolls it all back, the run included.
 
-    Raises ImportErrors (nothing written) when any file is unreadable or invalid.
+    `invoked_by` says who or what started the import, `user` the site user if one did.
+    Raises ImportErrors (nothing written, no run recorded) when any file is unreadable or invalid.
     """
+    started_at = timezone.now()
     records = parse_paths(paths, format)
     report = Report(dry_run=dry_run)
     for record in records:
         report.for_file(record.source)
     with transaction.atomic():
-        Loader(report, batch_size=batch_size).load(records, progress)
+        # A dry run creates its run too, so that it loads exactly as the real import would.
+        run = ImportRun.objects.create(
+            started_at=started_at, invoked_by=invoked_by[:MAX_INVOKED_BY], user=user
+        )
+        Loader(report, run, batch_size=batch_size).load(records, progress)
         if dry_run:
             transaction.set_rollback(True)
+        else:
+            _complete(run, report)
+            report.import_run_id = run.pk
     return report
+
+
+def _complete(run: ImportRun, report: Report) -> None:
+    run.files = [
+        {
+            "path": source,
+            "created": counts.created,
+            "updated": counts.updated,
+            "unchanged": counts.unchanged,
+            "conflicts": len(counts.conflicts),
+        }
+        for source, counts in report.files.items()
+    ]
+    total = report.total
+    run.created, run.updated, run.unchanged = total.created, total.updated, total.unchanged
+    run.conflicts = len(total.conflicts)
+    run.finished_at = timezone.now()
+    run.save()

@@ -52,6 +52,8 @@ class Counts:
 class Report:
     dry_run: bool = False
     files: dict[str, Counts] = field(default_factory=dict)
+    # The ImportRun that recorded the import; None for a dry run.
+    import_run_id: int | None = None
 
     def for_file(self, source: str) -> Counts:
         return self.files.setdefault(source, Counts())
@@ -74,6 +76,8 @@ class Report:
         if total.conflicts:
             lines.append("Conflicts (curator values kept):")
             lines.extend(f"  {conflict}" for conflict in total.conflicts)
+        if self.import_run_id is not None:
+            lines.append(f"Import #{self.import_run_id}: recorded in the import history.")
         return lines
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import getpass
+
 from django.core.management.base import BaseCommand, CommandError
 
 from papers.importing.formats import READERS
@@ -30,8 +32,21 @@ class Command(BaseCommand):
         # The raw stream: OutputWrapper would end every redraw of the bar with a newline.
         progress = ProgressBar(self.stderr._out)
         try:
-            report = import_paths(paths, format=format, dry_run=dry_run, progress=progress)
+            report = import_paths(
+                paths,
+                format=format,
+                dry_run=dry_run,
+                progress=progress,
+                invoked_by=f"manage.py import_papers ({_login_name()})",
+            )
         except ImportErrors as errors:
             raise CommandError(f"{errors}\nNothing was imported.") from None
         for line in report.lines():
             self.stdout.write(line)
+
+
+def _login_name() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # a container's user may have neither a login name nor an entry
+        return "unknown user"
