@@ -25,9 +25,11 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
+from papers.importing.bulk_rows import insert_rows
 from papers.importing.records import PaperRecord
 from papers.importing.report import Conflict, Report
 from papers.importing.tags import classify_tags, topic_tags
@@ -114,8 +116,9 @@ class Loader:
         self, records: Sequence[PaperRecord], progress: Callable[[int, int], None] | None = None
     ) -> None:
         done = 0
-        for batch in _batches(records, self.batch_size):
-            self._load_batch(batch)
+        fingerprints = [abstract_fingerprint(record.abstract) for record in records]
+        for batch, batch_fingerprints in _batches(records, fingerprints, self.batch_size):
+            self._load_batch(batch, batch_fingerprints)
             done += len(batch)
             if progress:
                 progress(done, len(records))
@@ -126,8 +129,7 @@ class Loader:
 
     # -- matching ---------------------------------------------------------------------------
 
-    def _load_batch(self, batch: Sequence[PaperRecord]) -> None:
-        fingerprints = [abstract_fingerprint(record.abstract) for record in batch]
+    def _load_batch(self, batch: Sequence[PaperRecord], fingerprints: Sequence[str]) -> None:
         forum_ids = {record.forum_id for record in batch if record.forum_id}
         found: dict[int, Paper] = {}
         for chunk in _chunks(forum_ids):  # query: papers by forum id
@@ -319,23 +321,24 @@ class Loader:
         for chunk in _chunks(replaced):  # query: drop the author lists being replaced
             Authorship.objects.filter(paper_id__in=chunk).delete()
         authorships = [
-            Authorship(paper=t.paper, author=authors[key], position=position)
+            (t.paper.pk, authors[key].pk, position)
             for t in unique
             if t.authors_changed
             for position, (key, _) in enumerate(t.authors)
         ]
-        if authorships:  # query: insert authorships
-            Authorship.objects.bulk_create(authorships)
+        # query: insert authorships (COPY on PostgreSQL)
+        insert_rows(Authorship, ("paper", "author", "position"), authorships)
 
         tagged = [t for t in unique if t.new_tags]
         tags = self._tags_for({(kind, name) for t in tagged for kind, name in t.new_tags})
+        now = connection.ops.adapt_datetimefield_value(timezone.now())
         links = [
-            PaperTag(paper=t.paper, tag=tags[(kind, tag_key(name))], added_by=None)
+            (t.paper.pk, tags[(kind, tag_key(name))].pk, now)
             for t in tagged
             for kind, name in t.new_tags
         ]
-        if links:  # query: insert paper-tag links
-            PaperTag.objects.bulk_create(links)
+        # query: insert paper-tag links (COPY on PostgreSQL); added_by is null for imports
+        insert_rows(PaperTag, ("paper", "tag", "created_at"), links)
         self.changed_paper_ids.update(
             t.paper.pk
             for t in unique
@@ -390,22 +393,25 @@ class Loader:
         self.tags.update(((t.kind, t.key), t) for t in Tag.objects.bulk_create(new))
 
 
-def _batches(records: Sequence[PaperRecord], size: int) -> Iterator[Sequence[PaperRecord]]:
-    """Consecutive batches of at most `size` records, a new one started wherever a record
-    names a paper (by forum id or abstract) that its batch already holds: the later record then
-    finds the paper as the earlier one left it, exactly as in a later import."""
+def _batches(
+    records: Sequence[PaperRecord], fingerprints: Sequence[str], size: int
+) -> Iterator[tuple[Sequence[PaperRecord], Sequence[str]]]:
+    """Consecutive batches of at most `size` records (with their abstracts' fingerprints), a
+    new one started wherever a record names a paper (by forum id or abstract) that its batch
+    already holds: the later record then finds the paper as the earlier one left it, exactly
+    as in a later import."""
     start = 0
     seen: set[str] = set()
-    for position, record in enumerate(records):
-        keys = {"fp:" + abstract_fingerprint(record.abstract)}
+    for position, (record, fingerprint) in enumerate(zip(records, fingerprints, strict=True)):
+        keys = {"fp:" + fingerprint}
         if record.forum_id:
             keys.add("id:" + record.forum_id)
         if position - start == size or not seen.isdisjoint(keys):
-            yield records[start:position]
+            yield records[start:position], fingerprints[start:position]
             start, seen = position, set()
         seen |= keys
     if start < len(records):
-        yield records[start:]
+        yield records[start:], fingerprints[start:]
 
 
 def _chunks(values: Iterable, size: int = IN_CHUNK) -> Iterator[list]:
