@@ -24,6 +24,7 @@ import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.db import connection
 from django.db.models import Q
@@ -100,6 +101,11 @@ class _Match:
     tags: list[tuple[str, str]]
     # The record gave a forum id to a paper that had none (matched by abstract).
     claimed: bool = False
+
+
+class _AuthorRow(NamedTuple):
+    pk: int
+    name: str
 
 
 class Loader:
@@ -349,25 +355,29 @@ class Loader:
             target.new_tags = []
             target.authors_changed = False
 
-    def _authors_for(self, targets: list[_Target]) -> dict[str, Author]:
+    def _authors_for(self, targets: list[_Target]) -> dict[str, _AuthorRow]:
+        """Each wanted author's (id, stored name) by normalised name, created when missing.
+        Read as values: most authors of a large import already exist after its first batches."""
         wanted: dict[str, str] = {}
         for target in targets:
             for key, name in target.authors:
                 wanted.setdefault(key, name)
         if not wanted:
             return {}
-        authors: dict[str, Author] = {}
+        authors: dict[str, _AuthorRow] = {}
         for chunk in _chunks(wanted):  # query: existing authors by normalised name
-            authors.update(
-                (a.normalized_name, a) for a in Author.objects.filter(normalized_name__in=chunk)
+            rows = Author.objects.filter(normalized_name__in=chunk).values_list(
+                "normalized_name", "pk", "name"
             )
+            authors.update((key, _AuthorRow(pk, name)) for key, pk, name in rows)
         missing = [
             Author(name=name, normalized_name=key)
             for key, name in wanted.items()
             if key not in authors
         ]
         if missing:  # query: insert new authors
-            authors.update((a.normalized_name, a) for a in Author.objects.bulk_create(missing))
+            created = Author.objects.bulk_create(missing)
+            authors.update((a.normalized_name, _AuthorRow(a.pk, a.name)) for a in created)
         return authors
 
     def _tags_for(self, wanted: set[tuple[str, str]]) -> dict[tuple[str, str], Tag]:
