@@ -484,3 +484,28 @@ class SearchChange(models.Model):
 
     def __str__(self) -> str:
         return f"paper {self.paper_id} changed at {self.seq}"
+
+
+class MergedPaper(models.Model):
+    """A paper a curator merged into another, kept by its identity: an import that brings its
+    forum id (or, lacking one, its abstract) again updates the paper it was merged into."""
+
+    # The deleted paper's id: its old URL and search document are gone, the number is history.
+    paper_id = models.BigIntegerField()
+    forum_id = models.CharField(max_length=MAX_FORUM_ID, blank=True)
+    abstract_fingerprint = models.CharField(max_length=64, blank=True)
+    title = models.CharField(max_length=MAX_TITLE, blank=True)
+    # Merging `into` later moves these rows on to its own kept paper.
+    into = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="merged_papers")
+    merged_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-merged_at", "-pk"]
+        indexes = [
+            # The importer looks forum ids and fingerprints up here when no paper has them.
+            models.Index(fields=["forum_id"], name="papers_merged_forum_id"),
+            models.Index(fields=["abstract_fingerprint"], name="papers_merged_fingerprint"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.paper_id} merged into #{self.into_id}"

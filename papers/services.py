@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from papers.models import Author, Authorship, Paper, SearchChange
+from papers.models import Author, Authorship, MergedPaper, Paper, SearchChange
 
 # Names recorded in Paper.curator_edited_fields for the two inline-edited relations; the
 # scalar fields are recorded under their own names.
 AUTHORS_EDIT = "authors"
 TAGS_EDIT = "tags"
+
+# Fields a kept paper takes from a merged one when its own is blank, in the order given.
+MERGE_FILLED_FIELDS = ("title", "abstract", "forum_id", "forum_url", "pdf_url")
+# Curation reasons that start so are about duplicates: merging resolves them.
+DUPLICATE_REASON_PREFIX = "possible duplicate of #"
 
 # Rows are parked above this position while a paper's authors are renumbered: the
 # (paper, position) constraint is checked row by row on PostgreSQL, so a swap needs room.
@@ -170,3 +175,160 @@ def mark_reviewed(*, papers: QuerySet[Paper]) -> int:
     """Take papers out of the curation queue and stamp when a curator reviewed them."""
     now = timezone.now()
     return papers.update(needs_curation=False, curation_reason="", reviewed_at=now, updated_at=now)
+
+
+class MergeRefused(Exception):
+    """A merge would have to drop rows holding someone's text; nothing was changed."""
+
+
+@dataclass
+class PaperMergeResult:
+    target: Paper
+    merged_ids: list[int] = field(default_factory=list)
+    filled: dict[str, int] = field(default_factory=dict)  # field name -> paper it came from
+    authors_from: int | None = None  # the merged paper whose authors the target took
+    moved: Counter[str] = field(default_factory=Counter)  # rows handed over, by model
+    dropped: Counter[str] = field(default_factory=Counter)  # exact duplicates left behind
+
+    def summary(self) -> str:
+        merged = ", ".join(f"#{pk}" for pk in self.merged_ids) or "no other paper"
+        parts = [f"Merged {merged} into #{self.target.pk} “{self.target.display_title}”"]
+        if self.filled:
+            parts.append(
+                "filled " + ", ".join(f"{name} from #{pk}" for name, pk in self.filled.items())
+            )
+        if self.authors_from is not None:
+            parts.append(f"took the authors of #{self.authors_from}")
+        if self.moved:
+            parts.append(
+                "moved " + ", ".join(f"{n} {name}" for name, n in sorted(self.moved.items()))
+            )
+        if self.dropped:
+            parts.append(
+                "dropped as duplicates "
+                + ", ".join(f"{n} {name}" for name, n in sorted(self.dropped.items()))
+            )
+        return "; ".join(parts) + "."
+
+
+@transaction.atomic
+def merge_papers(*, target: Paper, others: Iterable[Paper]) -> PaperMergeResult:
+    """Fold duplicate papers into `target`, then delete them, remembering their identities.
+
+    The target keeps its own fields and authors, taking from the others only what it lacks.
+    Every row of any model that points at a merged paper (tags, notes, reading-list items,
+    comments, earlier merges...) moves to the target, found through the model metadata so
+    that the catalogue needs no knowledge of the apps that annotate it.
+    """
+    target = Paper.objects.select_for_update().get(pk=target.pk)
+    others = list(
+        Paper.objects.select_for_update()
+        .filter(pk__in=[p.pk for p in others if p.pk != target.pk])
+        .order_by("pk")
+    )
+    result = PaperMergeResult(target=target, merged_ids=[p.pk for p in others])
+    if not others:
+        return result
+    other_ids = result.merged_ids
+
+    MergedPaper.objects.bulk_create(
+        MergedPaper(
+            paper_id=p.pk,
+            forum_id=p.forum_id,
+            abstract_fingerprint=p.abstract_fingerprint,
+            title=p.title,
+            into=target,
+        )
+        for p in others
+    )
+    _fill_blank_fields(target, others, result)
+    if not target.authorships.exists():
+        donor = next((p for p in others if p.authorships.exists()), None)
+        if donor is not None:
+            Authorship.objects.filter(paper=donor).update(paper=target)
+            result.authors_from = donor.pk
+    for relation in _relations_to_paper():
+        if relation.related_model is not Authorship:
+            _move_rows(relation, target, other_ids, result)
+
+    # Deleting records the merged ids for the search index (papers.signals); the forum ids
+    # the target takes over are free only once the others are gone.
+    Paper.objects.filter(pk__in=other_ids).delete()
+    target.save()
+    refresh_author_names(paper_ids=[target.pk])
+    return result
+
+
+def _fill_blank_fields(target: Paper, others: list[Paper], result: PaperMergeResult) -> None:
+    curated = set(target.curator_edited_fields)
+    for name in MERGE_FILLED_FIELDS:
+        if getattr(target, name):
+            continue
+        donor = next((p for p in others if getattr(p, name)), None)
+        if donor is None:
+            continue
+        setattr(target, name, getattr(donor, name))
+        if name == "abstract":
+            target.abstract_fingerprint = donor.abstract_fingerprint
+        if name in donor.curator_edited_fields:
+            curated.add(name)
+        result.filled[name] = donor.pk
+    target.curator_edited_fields = sorted(curated)
+    if target.curation_reason.startswith(DUPLICATE_REASON_PREFIX):
+        target.needs_curation = False
+        target.curation_reason = ""
+
+
+def _relations_to_paper() -> list:
+    """Every foreign key to Paper, from any app, hidden ones (related_name="+") included.
+
+    No model has a one-to-one key to Paper; should one appear, moving a second row onto the
+    target fails its constraint and the whole merge rolls back, losing nothing.
+    """
+    return [
+        rel
+        for rel in Paper._meta.get_fields(include_hidden=True)
+        if rel.one_to_many and rel.auto_created and not rel.concrete
+    ]
+
+
+def _unique_keys(model: type, fk_name: str) -> list[tuple[str, ...]]:
+    """The other fields of each unique constraint that includes the foreign key to Paper
+    (conditional and expression constraints aside: none of those involve a paper)."""
+    field_sets = [tuple(c.fields) for c in model._meta.total_unique_constraints]
+    field_sets += [tuple(names) for names in model._meta.unique_together]
+    return [tuple(f for f in names if f != fk_name) for names in field_sets if fk_name in names]
+
+
+def _move_rows(relation, target: Paper, other_ids: list[int], result: PaperMergeResult) -> None:
+    """Point the rows of one relation at `target`; a row that would break a unique constraint
+    (the target's list already holds the paper, it already has the tag) stays behind, to be
+    deleted with its paper. No such row holds text today (reading-list items, paper tags); one
+    that did would be lost, so the merge is refused instead."""
+    model, fk_name = relation.related_model, relation.field.name
+    label = str(model._meta.verbose_name_plural)
+    rows = model._default_manager.filter(**{f"{fk_name}__in": other_ids}).order_by("pk")
+    keys = _unique_keys(model, fk_name)
+    if not keys:
+        result.moved[label] += rows.update(**{fk_name: target})
+        return
+    kept = model._default_manager.filter(**{fk_name: target})
+    taken = [set(kept.values_list(*key)) for key in keys]
+    moving, staying = [], []
+    for row in rows:
+        row_keys = [
+            tuple(getattr(row, model._meta.get_field(f).attname) for f in key) for key in keys
+        ]
+        if any(k in seen for k, seen in zip(row_keys, taken, strict=True)):
+            staying.append(row)
+            continue
+        for k, seen in zip(row_keys, taken, strict=True):
+            seen.add(k)
+        moving.append(row.pk)
+    texts = [f.attname for f in model._meta.concrete_fields if isinstance(f, models.TextField)]
+    if any(getattr(row, name) for row in staying for name in texts):
+        raise MergeRefused(
+            f"Some {label} of the merged papers clash with the kept paper's and hold text."
+        )
+    result.moved[label] += model._default_manager.filter(pk__in=moving).update(**{fk_name: target})
+    result.dropped[label] += len(staying)

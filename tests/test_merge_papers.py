@@ -1,0 +1,124 @@
+"""Merging duplicate papers: nothing anyone added is lost, and the merged identity lives on."""
+
+from __future__ import annotations
+
+import pytest
+import tantivy
+
+from annotations.models import Comment, Note, ReadingListItem
+from papers.models import MergedPaper, Paper, PaperTag, TagKind
+from papers.search import schema, sync
+from papers.services import merge_papers
+from tests.factories import (
+    make_comment,
+    make_lab_tag,
+    make_note,
+    make_paper,
+    make_reading_list,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def found_by_title(word: str) -> list[int]:
+    searcher = sync.current_searcher()
+    query = tantivy.Query.term_query(schema.build_schema(), schema.TITLE, word)
+    hits = searcher.search(query, 100).hits
+    return sorted(searcher.doc(address).get_first(schema.ID) for _, address in hits)
+
+
+@pytest.fixture
+def pair():
+    keep = make_paper("Axolotl Attention Is All You Need", authors=["Ann One"], pdf_url="")
+    other = make_paper(
+        "Axolotl attention is all you need.",
+        authors=["A. One", "Bob Two"],
+        pdf_url="https://example.org/other.pdf",
+        tags=[("ICLR 2024", TagKind.VENUE)],
+    )
+    return keep, other
+
+
+def test_merging_keeps_every_annotation(pair, user, other_user):
+    keep, other = pair
+    make_note(user, keep, "Alice on the kept paper.")
+    make_note(user, other, "Alice on the duplicate.")  # same owner, both papers
+    make_note(other_user, other, "Bob on the duplicate.")
+    both = make_reading_list(user, "Both", papers=[keep, other])
+    only_other = make_reading_list(other_user, "Other only", papers=[other])
+    make_comment(user, keep, "First thread.")
+    make_comment(other_user, other, "Second thread.")
+    make_lab_tag(keep, "transformers", added_by=user)
+    make_lab_tag(other, "transformers", added_by=other_user)  # the same lab tag twice
+    make_lab_tag(other, "attention", added_by=other_user)
+
+    result = merge_papers(target=keep, others=[other])
+
+    assert not Paper.objects.filter(pk=other.pk).exists()
+    assert sorted(Note.objects.filter(paper=keep).values_list("owner__username", "body")) == [
+        ("alice", "Alice on the duplicate."),
+        ("alice", "Alice on the kept paper."),
+        ("bob", "Bob on the duplicate."),
+    ]
+    assert list(
+        ReadingListItem.objects.filter(reading_list=both).values_list("paper", flat=True)
+    ) == [keep.pk]
+    assert list(only_other.items.values_list("paper", flat=True)) == [keep.pk]
+    assert sorted(Comment.objects.filter(paper=keep).values_list("body", flat=True)) == [
+        "First thread.",
+        "Second thread.",
+    ]
+    assert sorted(PaperTag.objects.filter(paper=keep).values_list("tag__kind", "tag__name")) == [
+        ("lab", "attention"),
+        ("lab", "transformers"),
+        ("venue", "ICLR 2024"),
+    ]
+    assert result.moved["notes"] == 2
+    assert result.dropped == {"reading list items": 1, "paper tags": 1}
+
+
+def test_the_target_keeps_its_fields_and_authors_and_fills_the_blanks(pair):
+    keep, other = pair
+    result = merge_papers(target=keep, others=[other])
+    keep.refresh_from_db()
+    assert keep.title == "Axolotl Attention Is All You Need"
+    assert keep.pdf_url == "https://example.org/other.pdf"
+    assert keep.author_names == "Ann One"
+    assert result.filled == {"pdf_url": other.pk}
+    assert "filled pdf_url from #" in result.summary()
+
+
+def test_a_target_without_authors_or_forum_id_takes_the_first_others():
+    keep = make_paper(
+        "", forum_id="", needs_curation=True, curation_reason="possible duplicate of #1"
+    )
+    other = make_paper("Full", authors=["Ann One", "Bob Two"], forum_id="abc")
+    result = merge_papers(target=keep, others=[other])
+    keep.refresh_from_db()
+    assert (keep.title, keep.forum_id, keep.author_names) == ("Full", "abc", "Ann One, Bob Two")
+    assert result.authors_from == other.pk
+    assert not keep.needs_curation  # the duplicate flag is resolved by the merge
+
+
+def test_the_merged_identity_is_remembered_and_follows_a_later_merge(pair):
+    keep, other = pair
+    merge_papers(target=keep, others=[other])
+    final = make_paper("Third copy")
+    merge_papers(target=final, others=[keep])
+    assert sorted(MergedPaper.objects.values_list("paper_id", "forum_id", "into")) == sorted(
+        [(other.pk, other.forum_id, final.pk), (keep.pk, keep.forum_id, final.pk)]
+    )
+
+
+def test_the_merged_papers_url_is_gone(client, pair):
+    keep, other = pair
+    merge_papers(target=keep, others=[other])
+    assert client.get(other.get_absolute_url()).status_code == 404
+    assert client.get(keep.get_absolute_url()).status_code == 200
+
+
+def test_the_search_index_finds_the_kept_paper_and_not_the_merged_one(pair):
+    keep, other = pair
+    assert found_by_title("axolotl") == sorted([keep.pk, other.pk])
+    merge_papers(target=keep, others=[other])
+    assert found_by_title("axolotl") == [keep.pk]
