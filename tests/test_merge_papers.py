@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import tantivy
 
 from annotations.models import Comment, Note, ReadingListItem
+from papers.importing.pipeline import import_paths
 from papers.models import MergedPaper, Paper, PaperTag, TagKind
 from papers.search import schema, sync
 from papers.services import merge_papers
@@ -16,6 +19,8 @@ from tests.factories import (
     make_paper,
     make_reading_list,
 )
+
+CHANGELIST = "admin:papers_paper_changelist"
 
 pytestmark = pytest.mark.django_db
 
@@ -122,3 +127,53 @@ def test_the_search_index_finds_the_kept_paper_and_not_the_merged_one(pair):
     assert found_by_title("axolotl") == sorted([keep.pk, other.pk])
     merge_papers(target=keep, others=[other])
     assert found_by_title("axolotl") == [keep.pk]
+
+
+# --- re-imports ---------------------------------------------------------------------------
+
+
+def write_jsonl(path, *records) -> str:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    return str(path)
+
+
+def test_a_reimport_of_the_merged_forum_id_updates_the_kept_paper(tmp_path, pair):
+    keep, other = pair
+    merge_papers(target=keep, others=[other])
+    record = {
+        "title": "Axolotl attention is all you need.",
+        "url": f"https://openreview.net/forum?id={other.forum_id}",
+        "authors": ["A. One", "Bob Two"],
+        "abstract": other.abstract,
+        "pdf": "https://example.org/newer.pdf",
+        "tags": "NeurIPS 2024",
+    }
+    import_paths([write_jsonl(tmp_path / "again.jsonl", record)])
+    assert Paper.objects.count() == 1
+    keep.refresh_from_db()
+    assert keep.pdf_url == "https://example.org/newer.pdf"
+    assert keep.forum_id != other.forum_id  # the kept paper's identity and forum page stay
+    assert keep.forum_url == ""
+    assert "NeurIPS 2024" in keep.tags.values_list("name", flat=True)
+
+
+def test_a_reimport_of_the_merged_abstract_alone_updates_the_kept_paper(tmp_path, pair):
+    keep, other = pair
+    merge_papers(target=keep, others=[other])
+    record = {"title": "", "abstract": other.abstract, "pdf": "https://example.org/v3.pdf"}
+    import_paths([write_jsonl(tmp_path / "abstract.jsonl", record)])
+    assert list(Paper.objects.values_list("pk", "pdf_url")) == [
+        (keep.pk, "https://example.org/v3.pdf")
+    ]
+
+
+def test_another_forum_id_with_the_merged_abstract_is_a_paper_of_its_own(tmp_path, pair):
+    keep, other = pair
+    merge_papers(target=keep, others=[other])
+    record = {
+        "title": "T",
+        "abstract": other.abstract,
+        "url": "https://openreview.net/forum?id=zz9",
+    }
+    import_paths([write_jsonl(tmp_path / "new.jsonl", record)])
+    assert Paper.objects.count() == 2

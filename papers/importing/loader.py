@@ -38,6 +38,7 @@ from papers.models import (
     Author,
     Authorship,
     ImportRun,
+    MergedPaper,
     Paper,
     PaperTag,
     SearchChange,
@@ -117,6 +118,8 @@ class Loader:
         self.tags: dict[tuple[str, str], Tag] = {}
         # Papers created or changed: recorded for the search index once, at the end.
         self.changed_paper_ids: set[int] = set()
+        # Most catalogues never merged a paper: their imports skip those lookups.
+        self.any_merged = MergedPaper.objects.exists()
 
     def load(
         self, records: Sequence[PaperRecord], progress: Callable[[int, int], None] | None = None
@@ -141,16 +144,28 @@ class Loader:
         for chunk in _chunks(forum_ids):  # query: papers by forum id
             found.update((p.pk, p) for p in Paper.objects.filter(forum_id__in=chunk))
         by_forum = {p.forum_id: p for p in found.values()}
+        merged_forum = self._merged_into("forum_id", forum_ids - by_forum.keys())
         pairs = zip(batch, fingerprints, strict=True)
-        wanted = {fp for record, fp in pairs if record.forum_id not in by_forum}
+        known = by_forum.keys() | merged_forum.keys()
+        wanted = {fp for record, fp in pairs if record.forum_id not in known}
         for chunk in _chunks(wanted):  # query: papers by abstract fingerprint
             for paper in Paper.objects.filter(abstract_fingerprint__in=chunk):
                 found.setdefault(paper.pk, paper)
+        stored_fps = {p.abstract_fingerprint for p in found.values()}
+        merged_fp = self._merged_into("abstract_fingerprint", wanted - stored_fps)
+        kept_ids = {*merged_forum.values(), *merged_fp.values()} - found.keys()
+        for chunk in _chunks(kept_ids):  # query: papers that merged papers were folded into
+            found.update((p.pk, p) for p in Paper.objects.filter(pk__in=chunk))
         targets = {pk: _Target(paper, is_new=False) for pk, paper in sorted(found.items())}
         by_forum_target = {t.paper.forum_id: t for t in targets.values() if t.paper.forum_id}
         by_fp_target: dict[str, list[_Target]] = {}
         for target in targets.values():
             by_fp_target.setdefault(target.paper.abstract_fingerprint, []).append(target)
+        # A merged paper's forum id or abstract finds the paper it was merged into.
+        for forum_id, kept_id in merged_forum.items():
+            by_forum_target[forum_id] = targets[kept_id]
+        for fp, kept_id in merged_fp.items():
+            by_fp_target.setdefault(fp, []).append(targets[kept_id])
 
         matches: list[_Match] = []
         for record, fp in zip(batch, fingerprints, strict=True):
@@ -174,6 +189,20 @@ class Loader:
         for match in matches:
             self._merge(match)
         self._write([m.target for m in matches])
+
+    def _merged_into(self, field_name: str, values: set[str]) -> dict[str, int]:
+        """Which kept paper each of these forum ids or fingerprints of merged papers means."""
+        into: dict[str, int] = {}
+        if not self.any_merged:
+            return into
+        for chunk in _chunks(sorted(values - {""})):  # query: merged papers
+            rows = MergedPaper.objects.filter(**{f"{field_name}__in": chunk})
+            # The latest merge wins should one value have been merged into two papers.
+            for value, kept_id in rows.order_by("merged_at", "pk").values_list(
+                field_name, "into_id"
+            ):
+                into[value] = kept_id
+        return into
 
     @staticmethod
     def _match(record, fp, by_forum, by_fp) -> _Target | None:
@@ -247,6 +276,8 @@ class Loader:
                 continue
             if name in curated:
                 conflict(name, current, incoming)
+            elif name == "forum_url" and record.forum_id and record.forum_id != paper.forum_id:
+                continue  # a merged paper's record: its forum page is not the kept paper's
             elif name != "forum_id":  # a stored forum id is identity: matching never changes it
                 setattr(paper, name, incoming)
                 changes.append(name)
