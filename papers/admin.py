@@ -40,6 +40,7 @@ TAGS_EDIT = services.TAGS_EDIT
 FIRST_AUTHORS_SHOWN = 3
 MAX_AUTHOR_POSITION = 9_999
 MAX_AUTHORS_MERGED = 20
+MAX_PAPERS_MERGED = 10
 CURATION_QUEUE_QUERY = "needs_curation__exact=1"
 
 
@@ -243,7 +244,7 @@ class PaperAdmin(admin.ModelAdmin):
     # An exact total over 100,000 rows costs a second COUNT on every filtered page.
     show_full_result_count = False
     inlines = [AuthorshipInline, PaperTagInline]
-    actions = ["mark_reviewed", "flag_for_curation", "forget_curator_edits"]
+    actions = ["mark_reviewed", "flag_for_curation", "forget_curator_edits", "merge_papers"]
     readonly_fields = [
         "reviewed_at",
         "curator_edited_fields",
@@ -359,6 +360,52 @@ class PaperAdmin(admin.ModelAdmin):
         count = queryset.update(curator_edited_fields=[])
         self.message_user(request, f"Cleared curator edits on {count} paper(s).", messages.SUCCESS)
 
+    @admin.action(description="Merge selected papers into one", permissions=["merge"])
+    def merge_papers(self, request: HttpRequest, queryset: QuerySet[Paper]) -> HttpResponse | None:
+        papers = queryset.order_by("pk")
+        selected = papers.count()
+        if selected < 2:
+            self.message_user(request, "Select at least two papers to merge.", messages.WARNING)
+            return None
+        if selected > MAX_PAPERS_MERGED:
+            self.message_user(
+                request,
+                f"Merge at most {MAX_PAPERS_MERGED} papers at a time ({selected} selected).",
+                messages.WARNING,
+            )
+            return None
+        if "confirm" in request.POST:
+            form = MergePapersForm(request.POST, papers=papers)
+            if form.is_valid():
+                target = form.cleaned_data["target"]
+                try:
+                    result = services.merge_papers(
+                        target=target, others=[p for p in papers if p.pk != target.pk]
+                    )
+                except services.MergeRefused as refusal:
+                    self.message_user(request, str(refusal), messages.ERROR)
+                    return None
+                self.log_change(request, target, result.summary())
+                self.message_user(request, result.summary(), messages.SUCCESS)
+                return None
+        else:
+            form = MergePapersForm(papers=papers, initial={"target": papers.first()})
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Merge papers",
+            "opts": self.opts,
+            "form": form,
+            "papers": _with_related_counts(list(papers.prefetch_related("authorships__author"))),
+            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            "media": self.media,
+        }
+        return render(request, "admin/papers/paper/merge.html", context)
+
+    def has_merge_permission(self, request: HttpRequest) -> bool:
+        # Not permissions=["change", "delete"]: Django offers an action to anyone with any one
+        # of its permissions, and a merge both changes one paper and deletes the others.
+        return self.has_change_permission(request) and self.has_delete_permission(request)
+
     # Saving
 
     def save_model(self, request, obj: Paper, form, change: bool) -> None:
@@ -435,6 +482,45 @@ class PaperAdmin(admin.ModelAdmin):
         if merged != paper.curator_edited_fields:
             paper.curator_edited_fields = merged
             Paper.objects.filter(pk=paper.pk).update(curator_edited_fields=merged)
+
+
+class MergePapersForm(forms.Form):
+    target = forms.ModelChoiceField(
+        queryset=Paper.objects.none(),
+        widget=forms.RadioSelect,
+        label="Keep this paper",
+        empty_label=None,
+    )
+
+    def __init__(self, *args, papers: QuerySet[Paper], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["target"].queryset = papers
+        self.fields["target"].label_from_instance = lambda paper: (
+            f"#{paper.pk} {paper.display_title} ({paper.forum_id or 'no forum id'})"
+        )
+
+
+def _with_related_counts(papers: list[Paper]) -> list[Paper]:
+    """Attach to each paper the rows of other models that a merge would move, counted per
+    model (notes, list items, comments...) in one GROUP BY per relation."""
+    ids = [paper.pk for paper in papers]
+    counts: dict[int, list[tuple[str, int]]] = {pk: [] for pk in ids}
+    for relation in services.relations_to_paper():
+        if relation.related_model is Authorship:  # shown as the author list
+            continue
+        fk = relation.field.name
+        rows = (
+            relation.related_model._default_manager.filter(**{f"{fk}__in": ids})
+            .order_by()
+            .values_list(fk)
+            .annotate(n=Count("*"))
+        )
+        label = str(relation.related_model._meta.verbose_name_plural)
+        for paper_id, n in rows:
+            counts[paper_id].append((label, n))
+    for paper in papers:
+        paper.related_counts = sorted(counts[paper.pk])
+    return papers
 
 
 def _tag_names(paper: Paper, kind: str) -> str:

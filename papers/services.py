@@ -199,15 +199,11 @@ class PaperMergeResult:
             )
         if self.authors_from is not None:
             parts.append(f"took the authors of #{self.authors_from}")
-        if self.moved:
-            parts.append(
-                "moved " + ", ".join(f"{n} {name}" for name, n in sorted(self.moved.items()))
-            )
-        if self.dropped:
-            parts.append(
-                "dropped as duplicates "
-                + ", ".join(f"{n} {name}" for name, n in sorted(self.dropped.items()))
-            )
+        # Unary + drops the relations with nothing moved or dropped.
+        for verb, counts in (("moved", +self.moved), ("dropped as duplicates", +self.dropped)):
+            if counts:
+                listed = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
+                parts.append(f"{verb} {listed}")
         return "; ".join(parts) + "."
 
 
@@ -247,7 +243,7 @@ def merge_papers(*, target: Paper, others: Iterable[Paper]) -> PaperMergeResult:
         if donor is not None:
             Authorship.objects.filter(paper=donor).update(paper=target)
             result.authors_from = donor.pk
-    for relation in _relations_to_paper():
+    for relation in relations_to_paper():
         if relation.related_model is not Authorship:
             _move_rows(relation, target, other_ids, result)
 
@@ -279,7 +275,7 @@ def _fill_blank_fields(target: Paper, others: list[Paper], result: PaperMergeRes
         target.curation_reason = ""
 
 
-def _relations_to_paper() -> list:
+def relations_to_paper() -> list:
     """Every foreign key to Paper, from any app, hidden ones (related_name="+") included.
 
     No model has a one-to-one key to Paper; should one appear, moving a second row onto the

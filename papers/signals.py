@@ -22,6 +22,9 @@ transaction: deleting 1,000 papers is one record, not 1,000.
 Explicit record() calls, for bulk writes that send no signals:
   the importer (bulk_create / bulk_update / queryset delete)  importing.loader.Loader.load
   author lists rewritten: rename, merge, admin author inline  services.refresh_author_names
+  papers merged (tags and authors moved by update; the merged
+  papers' deletions record themselves)                        services.merge_papers, through
+                                                              services.refresh_author_names
   a paper's author list refreshed by the model                Paper.refresh_author_names
   the admin tag inline (bulk_create)                          PaperAdmin._save_paper_tags
 

@@ -6,6 +6,11 @@ import json
 
 import pytest
 import tantivy
+from django.contrib.admin.models import CHANGE, LogEntry
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.contrib.messages import get_messages
+from django.urls import reverse
 
 from annotations.models import Comment, Note, ReadingListItem
 from papers.importing.pipeline import import_paths
@@ -18,6 +23,7 @@ from tests.factories import (
     make_note,
     make_paper,
     make_reading_list,
+    make_user,
 )
 
 CHANGELIST = "admin:papers_paper_changelist"
@@ -177,3 +183,78 @@ def test_another_forum_id_with_the_merged_abstract_is_a_paper_of_its_own(tmp_pat
     }
     import_paths([write_jsonl(tmp_path / "new.jsonl", record)])
     assert Paper.objects.count() == 2
+
+
+# --- the admin action ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def curator(client):
+    """Staff who may change and delete papers, and nothing more."""
+    user = make_user("curator", is_staff=True)
+    user.user_permissions.set(
+        Permission.objects.filter(
+            content_type__app_label="papers",
+            codename__in=["view_paper", "change_paper", "delete_paper"],
+        )
+    )
+    client.force_login(user)
+    return client
+
+
+def merge_post(client, papers: list[Paper], *, keep: Paper | None = None):
+    data = {"action": "merge_papers", "_selected_action": [p.pk for p in papers]}
+    if keep is not None:
+        data.update(confirm="yes", target=keep.pk)
+    return client.post(reverse(CHANGELIST), data, follow=keep is not None)
+
+
+def test_the_action_asks_which_paper_to_keep_and_shows_what_moves(curator, pair, user):
+    keep, other = pair
+    make_note(user, other)
+    make_comment(user, other)
+    make_reading_list(user, papers=[other])
+    response = merge_post(curator, [keep, other])
+    assert response.status_code == 200
+    assert [t.name for t in response.templates][0] == "admin/papers/paper/merge.html"
+    content = response.content.decode()
+    assert other.forum_id in content and "Bob Two" in content
+    assert "1 comments, 1 notes, 1 paper tags, 1 reading list items" in content
+    assert Paper.objects.count() == 2  # nothing merged before confirmation
+
+
+def test_confirming_merges_and_reports(curator, pair, user):
+    keep, other = pair
+    make_note(user, other)
+    response = merge_post(curator, [keep, other], keep=keep)
+    assert list(Paper.objects.values_list("pk", flat=True)) == [keep.pk]
+    assert Note.objects.get().paper == keep
+    [message] = [str(m) for m in get_messages(response.wsgi_request)]
+    assert message.startswith(f"Merged #{other.pk} into #{keep.pk}")
+    assert LogEntry.objects.filter(object_id=str(keep.pk), action_flag=CHANGE).exists()
+
+
+def test_the_action_needs_two_papers(curator, pair):
+    keep, _ = pair
+    response = curator.post(
+        reverse(CHANGELIST), {"action": "merge_papers", "_selected_action": [keep.pk]}, follow=True
+    )
+    assert "Select at least two papers to merge." in [
+        str(m) for m in get_messages(response.wsgi_request)
+    ]
+    assert Paper.objects.count() == 2
+
+
+def test_the_action_is_refused_without_delete_permission(curator, pair):
+    user = get_user_model().objects.get(username="curator")
+    user.user_permissions.remove(Permission.objects.get(codename="delete_paper"))
+    keep, other = pair
+    merge_post(curator, [keep, other], keep=keep)
+    assert Paper.objects.count() == 2
+
+
+def test_the_action_merges_at_most_ten_papers(curator):
+    papers = [make_paper() for _ in range(11)]
+    response = merge_post(curator, papers, keep=papers[0])
+    assert any("at most 10" in str(m) for m in get_messages(response.wsgi_request))
+    assert Paper.objects.count() == 11
