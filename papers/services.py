@@ -11,6 +11,7 @@ from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from papers.models import Author, Authorship, MergedPaper, Paper, SearchChange
+from papers.text import title_key
 
 # Names recorded in Paper.curator_edited_fields for the two inline-edited relations; the
 # scalar fields are recorded under their own names.
@@ -328,3 +329,36 @@ def _move_rows(relation, target: Paper, other_ids: list[int], result: PaperMerge
         )
     result.moved[label] += model._default_manager.filter(pk__in=moving).update(**{fk_name: target})
     result.dropped[label] += len(staying)
+
+
+@transaction.atomic
+def flag_duplicate_papers() -> int:
+    """Put papers whose titles are equal once normalised in the curation queue; the count.
+
+    One pass over the titles, grouped by key in a dict: linear in the catalogue, never a
+    comparison of every pair. A paper already in the queue keeps its own reason, and one a
+    curator reviewed stays out unless a paper with its title arrived after the review.
+    """
+    groups: dict[str, list[tuple]] = defaultdict(list)
+    rows = (
+        Paper.objects.exclude(title="")
+        .order_by("pk")
+        .values_list("pk", "title", "created_at", "needs_curation", "reviewed_at")
+    )
+    for pk, title, *state in rows.iterator(chunk_size=5_000):
+        key = title_key(title)
+        if key:
+            groups[key].append((pk, *state))
+    flagged = []
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        newest = max(created_at for _, created_at, _, _ in group)
+        first, second = group[0][0], group[1][0]
+        for pk, _, needs_curation, reviewed_at in group:
+            if needs_curation or (reviewed_at is not None and reviewed_at >= newest):
+                continue
+            reason = f"{DUPLICATE_REASON_PREFIX}{second if pk == first else first}"
+            flagged.append(Paper(pk=pk, needs_curation=True, curation_reason=reason))
+    Paper.objects.bulk_update(flagged, ["needs_curation", "curation_reason"], batch_size=500)
+    return len(flagged)

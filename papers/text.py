@@ -115,3 +115,9 @@ def abstract_fingerprint(abstract: str) -> str:
     if not normalised:
         return ""
     return hashlib.sha256(normalised.encode()).hexdigest()
+
+
+def title_key(title: str) -> str:
+    """A title with case, punctuation and spacing removed: near-identical titles share it."""
+    folded = unicodedata.normalize("NFKC", title).casefold()
+    return " ".join("".join(c if c.isalnum() else " " for c in folded).split())

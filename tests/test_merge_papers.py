@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -10,13 +11,15 @@ from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.contrib.messages import get_messages
+from django.core.management import call_command
 from django.urls import reverse
+from django.utils import timezone
 
 from annotations.models import Comment, Note, ReadingListItem
 from papers.importing.pipeline import import_paths
 from papers.models import MergedPaper, Paper, PaperTag, TagKind
 from papers.search import schema, sync
-from papers.services import merge_papers
+from papers.services import flag_duplicate_papers, merge_papers
 from tests.factories import (
     make_comment,
     make_lab_tag,
@@ -258,3 +261,40 @@ def test_the_action_merges_at_most_ten_papers(curator):
     response = merge_post(curator, papers, keep=papers[0])
     assert any("at most 10" in str(m) for m in get_messages(response.wsgi_request))
     assert Paper.objects.count() == 11
+
+
+# --- flagging likely duplicates -----------------------------------------------------------
+
+
+def test_papers_with_the_same_normalised_title_are_flagged(pair):
+    keep, other = pair
+    make_paper("Axolotl attention, is all you need")  # a third spelling
+    unrelated = make_paper("Something else")
+    untitled = [make_paper(""), make_paper("")]
+    out = io.StringIO()
+    call_command("flag_duplicate_papers", stdout=out)
+    assert "Flagged 3 paper(s)" in out.getvalue()
+    keep.refresh_from_db()
+    other.refresh_from_db()
+    assert keep.needs_curation and keep.curation_reason == f"possible duplicate of #{other.pk}"
+    assert other.curation_reason == f"possible duplicate of #{keep.pk}"
+    assert not Paper.objects.filter(pk__in=[unrelated.pk, *(p.pk for p in untitled)]).filter(
+        needs_curation=True
+    )
+
+
+def test_flagging_keeps_other_reasons_and_reviews(pair):
+    keep, other = pair
+    Paper.objects.filter(pk=keep.pk).update(needs_curation=True, curation_reason="Check the PDF")
+    Paper.objects.filter(pk=other.pk).update(reviewed_at=timezone.now())
+    assert flag_duplicate_papers() == 0
+    keep.refresh_from_db()
+    assert keep.curation_reason == "Check the PDF"
+
+
+def test_merging_flagged_papers_clears_the_flag(pair):
+    keep, other = pair
+    flag_duplicate_papers()
+    merge_papers(target=keep, others=[other])
+    keep.refresh_from_db()
+    assert (keep.needs_curation, keep.curation_reason) == (False, "")

@@ -1,0 +1,19 @@
+"""Put likely duplicate papers in the curation queue, where a curator can merge them."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand
+
+from papers import services
+
+
+class Command(BaseCommand):
+    help = (
+        "Flag papers whose titles are equal once case, punctuation and spacing are ignored as "
+        "needing curation ('possible duplicate of #<id>'), for the admin's 'Merge selected "
+        "papers into one' action."
+    )
+
+    def handle(self, *args, **options):
+        count = services.flag_duplicate_papers()
+        self.stdout.write(self.style.SUCCESS(f"Flagged {count} paper(s) as possible duplicates."))
