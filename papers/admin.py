@@ -390,16 +390,8 @@ class PaperAdmin(admin.ModelAdmin):
                 return None
         else:
             form = MergePapersForm(papers=papers, initial={"target": papers.first()})
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Merge papers",
-            "opts": self.opts,
-            "form": form,
-            "papers": _with_related_counts(list(papers.prefetch_related("authorships__author"))),
-            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
-            "media": self.media,
-        }
-        return render(request, "admin/papers/paper/merge.html", context)
+        shown = _with_related_counts(list(papers.prefetch_related("authorships__author")))
+        return _merge_page(self, request, form, shown, papers=shown)
 
     def has_merge_permission(self, request: HttpRequest) -> bool:
         # Not permissions=["change", "delete"]: Django offers an action to anyone with any one
@@ -626,16 +618,27 @@ class AuthorAdmin(admin.ModelAdmin):
                 return None
         else:
             form = MergeAuthorsForm(authors=authors, initial={"target": authors.first()})
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Merge authors",
-            "opts": self.opts,
-            "form": form,
-            "authors": _with_sample_titles(list(authors)),
-            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
-            "media": self.media,
-        }
-        return render(request, "admin/papers/author/merge.html", context)
+        shown = _with_sample_titles(list(authors))
+        return _merge_page(self, request, form, shown, authors=shown)
+
+
+def _merge_page(model_admin, request: HttpRequest, form, selected: list, **extra) -> HttpResponse:
+    """The confirmation page of a merge action (admin/papers/merge_base.html and the model's
+    merge.html): `form` chooses the object to keep among `selected`, posted back to the
+    action named merge_<model>s."""
+    opts = model_admin.opts
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "title": f"Merge {opts.verbose_name_plural}",
+        "opts": opts,
+        "form": form,
+        "selected_ids": [obj.pk for obj in selected],
+        "action": f"merge_{opts.model_name}s",
+        "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+        "media": model_admin.media,
+        **extra,
+    }
+    return render(request, f"admin/papers/{opts.model_name}/merge.html", context)
 
 
 def _with_sample_titles(authors: list[Author], per_author: int = 5) -> list[Author]:

@@ -53,6 +53,10 @@ def test_merge_asks_for_confirmation_defaulting_to_the_author_with_most_papers(a
     content = response.content.decode()
     assert "John Smith (2 paper(s))" in content
     assert "Three" in content  # sample titles help tell the two apart
+    # The page's own form posts back the action and both authors.
+    assert '<input type="hidden" name="action" value="merge_authors">' in content
+    for pk in (author("J. Smith").pk, author("John Smith").pk):
+        assert f'<input type="hidden" name="_selected_action" value="{pk}">' in content
     assert Author.objects.count() == 2  # nothing merged before confirmation
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 import tantivy
@@ -224,6 +225,23 @@ def test_the_action_asks_which_paper_to_keep_and_shows_what_moves(curator, pair,
     assert other.forum_id in content and "Bob Two" in content
     assert "1 comments, 1 notes, 1 paper tags, 1 reading list items" in content
     assert Paper.objects.count() == 2  # nothing merged before confirmation
+
+
+def test_the_confirmation_page_posts_back_the_selection_and_the_action(curator, pair):
+    keep, other = pair
+    page = merge_post(curator, [keep, other]).content.decode()
+    hidden = re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]+)">', page)
+    assert ("action", "merge_papers") in hidden and ("confirm", "yes") in hidden
+    data = [pair for pair in hidden if pair[0] != "csrfmiddlewaretoken"]
+    assert sorted(v for k, v in data if k == "_selected_action") == sorted(
+        [str(keep.pk), str(other.pk)]
+    )
+    assert 'type="submit" class="default" value="Merge papers"' in page
+    fields = {}
+    for name, value in [*data, ("target", str(keep.pk))]:
+        fields.setdefault(name, []).append(value)
+    curator.post(reverse(CHANGELIST), fields)
+    assert list(Paper.objects.values_list("pk", flat=True)) == [keep.pk]
 
 
 def test_confirming_merges_and_reports(curator, pair, user):
