@@ -3,7 +3,6 @@ search index (papers/search/) and the facet labelling (papers/facets.py)."""
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 
@@ -49,13 +48,12 @@ def paper_list(request: HttpRequest) -> HttpResponse:
     if state.options.keyword_q:
         keywords = keywords_containing(state.options.keyword_q, limit=KEYWORD_CANDIDATES)
 
-    query = state.engine_query(
-        page=state.page, mine_sets=mine_sets, keyword_candidates=frozenset(keywords or ())
-    )
+    wanted = {"mine_sets": mine_sets, "keyword_candidates": frozenset(keywords or ())}
+    query = state.engine_query(page=state.page, **wanted)
     results = engine.search(searcher, query, author_facet_size=facet_size)
     last_page = max(1, math.ceil(results.total / state.options.per_page))
     if state.page > last_page:  # past the end: the last page, as Paginator.get_page does
-        query = dataclasses.replace(query, offset=(last_page - 1) * state.options.per_page)
+        query = state.engine_query(page=last_page, **wanted)
         results = engine.search(searcher, query, author_facet_size=facet_size)
     page = Paginator(range(results.total), state.options.per_page).get_page(
         min(state.page, last_page)

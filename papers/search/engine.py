@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 
 import tantivy
 from django.utils.html import escape
@@ -463,11 +463,13 @@ def _facets(searcher, query: BrowseQuery, matches, total: int, author_facet_size
                     continue
         request = {}
         for name in names:
-            top = author_facet_size + AUTHOR_FACET_SLACK if name == "author" else None
-            request[name] = _terms_request(_FACETS[name][0], size=top)
-        if "keyword" in names:  # every segment reports every keyword: exact, cut after
-            request["keyword"] = _terms_request(schema.KEYWORD_IDS, exact_top=TOP_KEYWORDS + 1)
-            counted = query.keyword_ids | query.keyword_candidates
+            if name == "keyword":  # every segment reports every keyword: exact, cut after
+                request[name] = _terms_request(schema.KEYWORD_IDS, exact_top=TOP_KEYWORDS + 1)
+            else:
+                top = author_facet_size + AUTHOR_FACET_SLACK if name == "author" else None
+                request[name] = _terms_request(_FACETS[name][0], size=top)
+        counted = query.keyword_ids | query.keyword_candidates
+        if "keyword" in names:  # the selected and wanted keywords are counted in the same pass
             request |= _value_filters("keyword", schema.KEYWORD_IDS, counted)
         if "author" in names:  # the selected authors are counted in the same pass
             request |= _author_filters(query.author_ids)
@@ -647,6 +649,11 @@ class CatalogueAuthors:
     ranked: list[tuple[int, int]]
     floor: int
 
+    @cached_property
+    def papers(self) -> dict[int, int]:
+        """The same counts by author id, built once per searcher."""
+        return dict(self.ranked)
+
 
 _catalogue: tuple[tantivy.Searcher, CatalogueAuthors] | None = None
 
@@ -660,15 +667,7 @@ def catalogue_authors(searcher: tantivy.Searcher) -> CatalogueAuthors:
         return known[1]
     # Every segment reports every author (segment_size), so the merged counts are exact; only
     # the list is cut, after the merge, at the top CATALOGUE_AUTHORS.
-    request = {
-        "author": {
-            "terms": {
-                "field": schema.AUTHOR_IDS,
-                "size": CATALOGUE_AUTHORS,
-                "segment_size": ALL_BUCKETS,
-            }
-        }
-    }
+    request = {"author": _terms_request(schema.AUTHOR_IDS, exact_top=CATALOGUE_AUTHORS)}
     buckets = searcher.aggregate(Query.all_query(), request)["author"]["buckets"]
     counts = {int(b["key"]): b["doc_count"] for b in buckets}
     # A cut list may have left out some authors tied with its last count: keep only those above.
@@ -732,7 +731,7 @@ def _counts_among(
 
 def _catalogue_counts(searcher, catalogue: CatalogueAuthors, author_ids) -> dict[int, int]:
     """Each author's papers in the catalogue: from the ranked list, else its posting list."""
-    known = dict(catalogue.ranked)
+    known = catalogue.papers
     return {
         pk: known[pk]
         if pk in known
