@@ -1,4 +1,5 @@
-# Every target bootstraps .venv from pyproject.toml, so a fresh clone needs only Python 3.11+.
+# Every target bootstraps .venv from the lock files in requirements/ (pinned from pyproject.toml
+# by `make lock`), so a fresh clone needs only Python 3.11+ and installs the versions tested.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -16,13 +17,39 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(RUNTIME): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet .
+# The lock files: every package pinned, runtime.txt for run/serve/bench, dev.txt (runtime.txt's
+# pins plus the test and lint tools) for test/lint. A changed lock file makes the venv stale.
+RUNTIME_LOCK := requirements/runtime.txt
+DEV_LOCK := requirements/dev.txt
+# pip-compile resolves with pip's own configuration (index, find-links, certificates) and writes
+# none of it into the lock files; LOCK_ARGS=--upgrade moves every pin to the newest release.
+PIP_COMPILE := CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --strip-extras \
+	--allow-unsafe --no-emit-index-url --no-emit-find-links $(LOCK_ARGS)
+
+$(RUNTIME): $(RUNTIME_LOCK) pyproject.toml | $(BIN)/python
+	$(BIN)/python requirements/check_lock.py $(RUNTIME_LOCK)
+	$(BIN)/python -m pip install --quiet -r $(RUNTIME_LOCK)
 	touch $@
 
-$(DEV): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet ".[dev]"
+$(DEV): $(DEV_LOCK) $(RUNTIME_LOCK) pyproject.toml | $(BIN)/python
+	$(BIN)/python requirements/check_lock.py $(DEV_LOCK) --extra dev
+	$(BIN)/python -m pip install --quiet -r $(DEV_LOCK)
 	touch $(RUNTIME) $@
+
+.PHONY: lock typecheck
+
+## lock: pin pyproject.toml's dependencies into requirements/runtime.txt and requirements/dev.txt
+##       (keeps existing pins that still fit; LOCK_ARGS=--upgrade for the newest releases)
+lock: | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --constraint $(DEV_LOCK) pip-tools
+	$(PIP_COMPILE) --output-file=$(RUNTIME_LOCK) pyproject.toml
+	$(PIP_COMPILE) --extra=dev --constraint=$(RUNTIME_LOCK) --output-file=$(DEV_LOCK) pyproject.toml
+	$(BIN)/python -m pip install --quiet -r $(DEV_LOCK)
+	touch $(RUNTIME) $(DEV)
+
+## typecheck: mypy with django-stubs over the apps and config/
+typecheck: $(DEV)
+	$(TEST_ENV) $(BIN)/mypy papers annotations config
 
 ## run: create the environment, migrate, import fixtures/, build the search index if missing and
 ##      serve on http://127.0.0.1:8000 (SQLite)
