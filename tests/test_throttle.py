@@ -19,8 +19,6 @@ LOCKED = "Too many failed login attempts"
 def _small_limit(settings):
     settings.LOGIN_MAX_FAILURES = LIMIT
     settings.LOGIN_LOCKOUT_SECONDS = 900
-    # Dozens of logins per module: a fast hasher keeps it quick (users are made after this).
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def _client(address: str = "192.0.2.10") -> Client:
