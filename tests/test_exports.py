@@ -459,19 +459,26 @@ def test_exports_of_a_shared_list_work_for_other_members(client, user):
 
 @pytest.mark.parametrize("authors_per_paper", [2, 25])
 def test_export_has_bounded_queries(client, user, django_assert_max_num_queries, authors_per_paper):
-    papers = [
-        make_paper(
-            authors=[f"Given{k} Family{n}x{k}" for k in range(authors_per_paper)],
-            tags=[("ICLR 2024", "venue")],
-        )
+    authors = {
+        f"Paper {n}": [f"Given{k} Family{n}x{k}" for k in range(authors_per_paper)]
         for n in range(12)
+    }
+    papers = [
+        make_paper(title, authors=names, tags=[("ICLR 2024", "venue")])
+        for title, names in authors.items()
     ]
     reading_list = make_reading_list(user, "Many", papers=papers)
     client.force_login(user)
     # session, user, list, items with papers, paper_tags+tags, author names as values
-    for name in ["annotations:list-export-bibtex", "annotations:list-export-csv"]:
-        with django_assert_max_num_queries(6):
-            client.get(reverse(name, args=[reading_list.pk]))
+    with django_assert_max_num_queries(6):
+        bibtex = _export(client, reading_list)
+    with django_assert_max_num_queries(6):
+        rows = _csv_rows(client, reading_list)
+    entries = _read_back(bibtex)
+    assert {entry.fields["title"]: entry.authors for entry in entries} == authors
+    assert {row[0]: row[1] for row in rows[1:]} == {
+        title: "; ".join(names) for title, names in authors.items()
+    }
 
 
 # Two papers, so that each author list must stay with its own paper.
