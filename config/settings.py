@@ -119,6 +119,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # request.htmx: which requests come from htmx, and what they ask for (views answer a fragment).
+    "django_htmx.middleware.HtmxMiddleware",
     "config.middleware.DatabaseUnavailableMiddleware",
 ]
 if REQUIRE_LOGIN:

@@ -75,9 +75,7 @@ def paper_list(request: HttpRequest) -> HttpResponse:
     options = state.options
     # htmx swaps the results and facets in place; a history restore after a cache miss
     # (HX-History-Restore-Request) needs the whole page.
-    partial = (
-        "HX-Request" in request.headers and "HX-History-Restore-Request" not in request.headers
-    )
+    partial = bool(request.htmx) and not request.htmx.history_restore_request
     response = render(
         request,
         "papers/_browse_results.html" if partial else "papers/paper_list.html",

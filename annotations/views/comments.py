@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 from annotations import services
 from annotations.forms import CommentForm
 from annotations.models import Comment
-from annotations.views.common import finish, is_htmx, paper_anchor, paper_section
+from annotations.views.common import finish, paper_anchor, paper_section
 from papers.models import Paper
 
 
@@ -40,7 +40,7 @@ def comment_add(request: HttpRequest, paper_pk: int) -> HttpResponse:
     paper = get_object_or_404(Paper, pk=paper_pk)
     form = CommentForm(request.POST)
     if not form.is_valid():
-        if is_htmx(request):
+        if request.htmx:
             template, context = paper_section(request, paper, "comments", comment_form=form)
             return render(request, template, context)
         return render(request, "annotations/comment_form.html", {"form": form, "paper": paper})

@@ -13,10 +13,6 @@ from annotations.panel import SECTIONS, section_context
 from papers.models import Paper
 
 
-def is_htmx(request: HttpRequest) -> bool:
-    return request.headers.get("HX-Request") == "true"
-
-
 def next_url(request: HttpRequest, default: str) -> str:
     """The form's `next` target when it points back into this site, else `default`."""
     candidate = request.POST.get("next") or request.GET.get("next") or ""
@@ -37,7 +33,7 @@ def finish(
 ) -> HttpResponse:
     """htmx gets the refreshed fragment with the message in it; a plain form POST gets
     the message stored for the next page and a redirect (so a reload never re-posts)."""
-    if fragment is not None and is_htmx(request):
+    if fragment is not None and request.htmx:
         template, context = fragment
         flash_level = "error" if level >= messages.WARNING else "success"
         return render(request, template, {**context, "flash": message, "flash_level": flash_level})

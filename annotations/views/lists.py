@@ -22,7 +22,6 @@ from annotations.models import ReadingList, ReadingListItem
 from annotations.views.common import (
     finish,
     form_errors_text,
-    is_htmx,
     next_url,
     paper_anchor,
     paper_section,
@@ -67,7 +66,7 @@ def _items_fragment(request, reading_list: ReadingList, **overrides):
 
 def _item_fragment(request, reading_list: ReadingList, paper: Paper):
     """The fragment to refresh: the paper page's list section or the list page's items."""
-    if request.headers.get("HX-Target") == "paper-lists":
+    if request.htmx.target == "paper-lists":
         return paper_section(request, paper, "lists")
     return _items_fragment(request, reading_list)
 
@@ -192,7 +191,7 @@ def list_item_add(request: HttpRequest, pk: int) -> HttpResponse:
     form = AddPaperForm(request.POST)
     if not form.is_valid():
         template = (
-            "annotations/_list_items.html" if is_htmx(request) else "annotations/list_detail.html"
+            "annotations/_list_items.html" if request.htmx else "annotations/list_detail.html"
         )
         return render(request, template, _list_page_context(request, reading_list, add_form=form))
     paper = form.cleaned_data["paper"]

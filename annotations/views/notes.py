@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 from annotations import selectors
 from annotations.forms import NoteForm
 from annotations.models import Note
-from annotations.views.common import finish, is_htmx, next_url, paper_anchor, paper_section
+from annotations.views.common import finish, next_url, paper_anchor, paper_section
 from papers.models import Paper
 
 NOTES_PER_PAGE = 20
@@ -35,7 +35,7 @@ def note_add(request: HttpRequest, paper_pk: int) -> HttpResponse:
     paper = get_object_or_404(Paper, pk=paper_pk)
     form = NoteForm(request.POST)
     if not form.is_valid():
-        if is_htmx(request):
+        if request.htmx:
             template, context = paper_section(request, paper, "notes", note_form=form)
             return render(request, template, context)
         return render(request, "annotations/note_form.html", {"form": form, "paper": paper})
@@ -59,7 +59,7 @@ def note_edit(request: HttpRequest, pk: int) -> HttpResponse:
     form = NoteForm(data, instance=note, auto_id=f"note{note.pk}_%s")
     if request.method == "POST" and form.is_valid():
         form.save()
-        if is_htmx(request):
+        if request.htmx:
             context = {"note": note, "flash": "Note updated.", "flash_level": "success"}
             return render(request, "annotations/_note.html", context)
         return finish(
@@ -67,7 +67,7 @@ def note_edit(request: HttpRequest, pk: int) -> HttpResponse:
             "Note updated.",
             redirect_to=next_url(request, paper_anchor(note.paper, "notes")),
         )
-    if is_htmx(request):
+    if request.htmx:
         return render(request, "annotations/_note_edit.html", {"form": form, "note": note})
     return render(
         request,
