@@ -58,6 +58,8 @@ def test_activity_has_bounded_queries(client, user, other_user, django_assert_ma
     with django_assert_max_num_queries(5):
         response = client.get(reverse("annotations:activity"))
     assert response.status_code == 200
+    content = response.content.decode()
+    assert "remark 19" in content and "tag 19" in content and "Shared" in content
 
 
 def test_activity_escapes_user_text(client, user, other_user):

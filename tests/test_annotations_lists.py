@@ -287,8 +287,10 @@ def test_htmx_remove_from_paper_page_returns_the_paper_lists_fragment(client, us
 
 def test_list_page_has_bounded_queries(client, user, django_assert_max_num_queries):
     papers = [
-        make_paper(authors=["Ada Lovelace", "Alan Turing"], tags=[("ICLR 2024", "venue")])
-        for _ in range(15)
+        make_paper(
+            f"Paper {n}", authors=["Ada Lovelace", "Alan Turing"], tags=[("ICLR 2024", "venue")]
+        )
+        for n in range(15)
     ]
     reading_list = make_reading_list(user, "Big", papers=papers)
     client.force_login(user)
@@ -297,6 +299,11 @@ def test_list_page_has_bounded_queries(client, user, django_assert_max_num_queri
     with django_assert_max_num_queries(5):
         response = client.get(reading_list.get_absolute_url())
     assert response.status_code == 200
+    content = response.content.decode()
+    assert [content.index(f"Paper {n}<") for n in range(15)] == sorted(
+        content.index(f"Paper {n}<") for n in range(15)
+    )
+    assert "Ada Lovelace" in content
 
 
 def test_shared_lists_index_shows_only_shared_lists(client, user, other_user):

@@ -139,8 +139,13 @@ def test_my_notes_is_paginated_with_bounded_queries(client, user, django_assert_
     # session, user, count, page of notes with their papers
     with django_assert_max_num_queries(4):
         response = client.get(reverse("annotations:notes"), {"page": 3})
+    assert response.status_code == 200
     assert response.context["page"].number == 3
     assert len(response.context["page"].object_list) == 5
+    # Newest first: the third page holds the five oldest notes.
+    content = response.content.decode()
+    assert all(f"note {n}<" in content for n in range(5))
+    assert "note 5<" not in content
     assert client.get(reverse("annotations:notes"), {"page": "junk"}).status_code == 200
 
 

@@ -49,23 +49,33 @@ def test_logged_in_paper_page_stays_within_the_query_budget(
     with django_assert_max_num_queries(11):
         response = client.get(paper.get_absolute_url())
     assert response.status_code == 200
+    content = response.content.decode()
+    assert all(text in content for text in PANEL_TEXTS)
 
 
-def _queries_of(client, url) -> list[str]:
+# What the panel of `_paper_with_everything` shows its member: notes, lists, comments, tags.
+PANEL_TEXTS = ["first note", "second note", "Mine", "my comment", "their comment", "vision"]
+
+
+def _annotation_queries_and_content(client, url) -> tuple[list[str], str]:
+    """The queries of one page view that read annotation tables, and the page it answered."""
     with CaptureQueriesContext(connection) as captured:
-        client.get(url)
-    return [query["sql"] for query in captured.captured_queries]
+        response = client.get(url)
+    assert response.status_code == 200
+    queries = [query["sql"] for query in captured.captured_queries]
+    return [sql for sql in queries if "annotations_" in sql], response.content.decode()
 
 
 def test_panel_adds_three_queries_for_a_member_and_none_for_anonymous(client, user, other_user):
     paper = _paper_with_everything(user, other_user)
-    anonymous_sql = _queries_of(client, paper.get_absolute_url())
-    assert not [sql for sql in anonymous_sql if "annotations_" in sql]
+    queries, content = _annotation_queries_and_content(client, paper.get_absolute_url())
+    assert queries == []
+    assert "Log in to comment" in content and "first note" not in content
     client.force_login(user)
-    member_sql = _queries_of(client, paper.get_absolute_url())
-    annotation_queries = [sql for sql in member_sql if "annotations_" in sql]
+    queries, content = _annotation_queries_and_content(client, paper.get_absolute_url())
     # notes, lists (+ subquery over items, same statement), comments
-    assert len(annotation_queries) == 3
+    assert len(queries) == 3
+    assert all(text in content for text in PANEL_TEXTS)
 
 
 def test_member_sees_own_notes_lists_comments_and_lab_tags(client, user, other_user):
