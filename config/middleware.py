@@ -15,50 +15,15 @@ from papers.search.store import IndexUnavailable
 
 logger = logging.getLogger(__name__)
 
-# Only our own static files run or style anything. KaTeX writes its layout into style
-# attributes, hence style-src-attr; fonts and small images may come inline as data: URLs.
-CONTENT_SECURITY_POLICY = "; ".join(
-    [
-        "default-src 'self'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "style-src-attr 'unsafe-inline'",
-        "img-src 'self' data:",
-        "font-src 'self' data:",
-        "connect-src 'self'",
-        "frame-ancestors 'none'",
-        "form-action 'self'",
-        "base-uri 'self'",
-        "object-src 'none'",
-    ]
-)
 
-# Powerful browser features the site never uses are switched off for it and anything it embeds.
-PERMISSIONS_POLICY = ", ".join(
-    f"{feature}=()"
-    for feature in (
-        "accelerometer",
-        "camera",
-        "geolocation",
-        "gyroscope",
-        "magnetometer",
-        "microphone",
-        "payment",
-        "usb",
-    )
-)
-
-
-def response_headers() -> dict[str, str]:
-    """Headers every response of ours carries, whoever made it.
-
-    Django's SecurityMiddleware and XFrameOptionsMiddleware set the last four too, but only on
-    responses that pass through them: a 400 for a bad Host raised inside SecurityMiddleware or
-    a static file served by WhiteNoise would go without. Values come from the same settings.
+def django_security_headers() -> dict[str, str]:
+    """The headers Django's SecurityMiddleware and XFrameOptionsMiddleware set, from the same
+    settings, for the responses that never pass through those two: a 400 for a bad Host raised
+    inside SecurityMiddleware, its HTTPS redirect (before XFrameOptionsMiddleware), a static file
+    served by WhiteNoise. Content-Security-Policy and Permissions-Policy come from django-csp
+    and django-permissions-policy, whose middleware sits outside this one (config/settings.py).
     """
     return {
-        "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-        "Permissions-Policy": PERMISSIONS_POLICY,
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": settings.SECURE_REFERRER_POLICY,
         "Cross-Origin-Opener-Policy": settings.SECURE_CROSS_ORIGIN_OPENER_POLICY,
@@ -67,7 +32,7 @@ def response_headers() -> dict[str, str]:
 
 
 class SecurityHeadersMiddleware:
-    """Outermost middleware: the security headers on every response, and no shared caching of
+    """Django's security headers on every response, whoever made it, and no shared caching of
     anything personal.
 
     A response is personal when the request carries a session cookie (a logged-in member's
@@ -78,16 +43,12 @@ class SecurityHeadersMiddleware:
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
-        self.headers = response_headers()
+        self.headers = django_security_headers()
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
         if self._is_personal(request, response):
             patch_cache_control(response, private=True, no_store=True)
-        if settings.DEBUG and response.status_code >= 400:
-            # Django's debug error pages style and script themselves inline; in development
-            # they must stay readable. Production error pages are ours and obey the policy.
-            return response
         for name, value in self.headers.items():
             response.headers.setdefault(name, value)
         return response
