@@ -261,10 +261,11 @@ def test_a_flushed_database_gets_its_counter_back():
 
 
 def test_the_fast_path_is_one_query(django_assert_num_queries):
-    make_paper("One")
+    paper = make_paper("Okapi")
     current()
     with django_assert_num_queries(1):
-        current()
+        searcher = current()
+    assert found(searcher, schema.TITLE, "okapi") == [paper.pk]
 
 
 def test_two_servers_with_their_own_directories_both_see_a_lab_tag(tmp_path, user):
