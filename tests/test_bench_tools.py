@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.core.management import call_command
 
+from bench import harness
 from bench.fault_db_down import error_markers
 from bench.fault_kill_import import _PROGRESS
 from bench.generate_corpus import generate_records, write_jsonl
@@ -109,7 +110,10 @@ def test_generated_corpus_imports_with_the_importer(tmp_path):
     assert paper.author_names == ", ".join(first["authors"])
 
 
-def test_reset_refuses_any_postgres_database_but_bench():
+def test_reset_refuses_any_postgres_database_but_bench(monkeypatch, tmp_path):
+    # reset_database forgets the bench's import record and search index before it checks
+    # the name: pointed at tmp_path, so this test never touches bench/out/.
+    monkeypatch.setattr(harness, "OUT", tmp_path)
     with pytest.raises(SystemExit, match="refusing"):
         reset_database("postgres://postgres@127.0.0.1:5432/test")
     with pytest.raises(SystemExit, match="refusing"):
