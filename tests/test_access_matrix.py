@@ -148,6 +148,7 @@ def test_stranger_reads_a_shared_list_but_cannot_change_it(world, client, action
     response = _call(client, method, url, data)
     if action in READ_ONLY:
         assert response.status_code == 200
+        assert b"Shared paper" in response.content and b"Another paper" in response.content
     else:
         assert response.status_code == 404
         assert b"Shared paper" not in response.content
@@ -212,17 +213,43 @@ def test_anonymous_users_are_sent_to_login_everywhere(world, client):
     assert _snapshot(world) == before
 
 
+def _titles_in_order(reading_list: ReadingList) -> list[str]:
+    return list(reading_list.items.order_by("position").values_list("paper__title", flat=True))
+
+
 def test_owner_can_use_every_list_action(world, client):
     client.force_login(world.owner)
-    urls = _list_urls(world, world.private_list, world.private_item)
-    for action, method, data in LIST_ACTIONS:
-        if action in {"delete", "item-remove"}:
-            continue
-        response = _call(client, method, urls[action], data)
-        assert response.status_code in {200, 302}, action
-    assert client.post(urls["item-remove"]).status_code == 302
-    assert client.post(urls["delete"]).status_code == 302
-    assert not ReadingList.objects.filter(pk=world.private_list.pk).exists()
+    reading_list, item = world.private_list, world.private_item
+    urls = _list_urls(world, reading_list, item)
+    assert {action for action, _, _ in LIST_ACTIONS} == set(urls)  # each one is tried below
+
+    def page(action: str) -> str:
+        response = client.get(urls[action])
+        assert response.status_code == 200, action
+        return response.content.decode()
+
+    def redirected(action: str, data: dict) -> None:
+        response = client.post(urls[action], data)
+        assert response.status_code == 302, action
+
+    assert "Shared paper" in page("detail") and "Another paper" in page("detail")
+    assert 'value="Private list"' in page("edit")
+    assert "Shared paper" in page("bibtex") and "Shared paper" in page("csv")
+    redirected("edit", {"name": "Renamed", "visibility": "private"})
+    reading_list.refresh_from_db()
+    assert reading_list.name == "Renamed"
+    third = make_paper("Third paper")
+    redirected("item-add", {"paper": str(third.pk)})
+    assert _titles_in_order(reading_list) == ["Shared paper", "Another paper", "Third paper"]
+    redirected("item-move", {"direction": "down"})
+    assert _titles_in_order(reading_list) == ["Another paper", "Shared paper", "Third paper"]
+    redirected("item-status", {"status": "read", "priority": "1"})
+    item.refresh_from_db()
+    assert (item.status, item.priority) == ("read", 1)
+    redirected("item-remove", {})
+    assert not reading_list.items.filter(pk=item.pk).exists()
+    redirected("delete", {})
+    assert not ReadingList.objects.filter(pk=reading_list.pk).exists()
 
 
 MUTATION_URL_NAMES = [
@@ -312,11 +339,13 @@ def test_staff_may_remove_any_comment_and_lab_tag(world, client):
 
 def test_staff_cannot_read_or_edit_private_notes_and_lists(world, client):
     client.force_login(make_user("moderator", is_staff=True))
-    assert client.get(reverse("annotations:note-edit", args=[world.note.pk])).status_code == 404
-    assert client.get(world.private_list.get_absolute_url()).status_code == 404
-    assert (
-        client.post(
-            reverse("annotations:comment-edit", args=[world.comment.pk]), {"body": "x"}
-        ).status_code
-        == 404
-    )
+    before = _snapshot(world)
+    note = client.get(reverse("annotations:note-edit", args=[world.note.pk]))
+    assert note.status_code == 404
+    assert b"owner&#x27;s secret note" not in note.content
+    private_list = client.get(world.private_list.get_absolute_url())
+    assert private_list.status_code == 404
+    assert b"Private list" not in private_list.content
+    edit = client.post(reverse("annotations:comment-edit", args=[world.comment.pk]), {"body": "x"})
+    assert edit.status_code == 404
+    assert _snapshot(world) == before
