@@ -73,8 +73,7 @@ def snapshot(url: str) -> Snapshot:
     counts = {table: query(url, f"SELECT COUNT(*) FROM {table}")[0][0] for table in TABLES}  # noqa: S608
     papers = query(
         url,
-        "SELECT forum_id, title, abstract, author_names, forum_url, pdf_url, import_hash "
-        "FROM papers_paper",
+        "SELECT forum_id, title, abstract, author_names, forum_url, pdf_url FROM papers_paper",
     )
     authorships = query(
         url,

@@ -3,17 +3,21 @@ the import history."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import PurePath
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.contrib.admin.views.main import ChangeList
 from django.db import models
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 
@@ -22,6 +26,7 @@ from papers.models import (
     UNTITLED_PLACEHOLDER,
     Author,
     Authorship,
+    ImportConflict,
     ImportRun,
     Paper,
     PaperTag,
@@ -29,7 +34,11 @@ from papers.models import (
     Tag,
     TagKind,
 )
+from papers.querysets import PaperQuerySet
 from papers.text import normalize_author_name, tag_key, tag_slug
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 # Paper fields whose curator edits a re-import must not overwrite. The authorship and tag
 # inlines are recorded as services.AUTHORS_EDIT ("authors") and services.TAGS_EDIT ("tags").
@@ -44,6 +53,12 @@ MAX_PAPERS_MERGED = 10
 CURATION_QUEUE_QUERY = "needs_curation__exact=1"
 
 
+class PaperCount(TypedDict):
+    """What related_count(..., fk) annotates an author's or a tag's changelist rows with."""
+
+    paper_count: int
+
+
 def related_count(model: type[models.Model], fk: str) -> Coalesce:
     """Count rows of `model` pointing at each listed object, as a correlated subquery.
 
@@ -51,7 +66,7 @@ def related_count(model: type[models.Model], fk: str) -> Coalesce:
     table, and runs only for the rows of the page shown.
     """
     counts = (
-        model.objects.filter(**{fk: OuterRef("pk")})
+        model._default_manager.filter(**{fk: OuterRef("pk")})
         .order_by()
         .values(fk)
         .annotate(n=Count("*"))
@@ -100,32 +115,39 @@ class TrackFilter(TagKindFilter):
 
 
 class YesNoFilter(admin.SimpleListFilter):
+    """Yes: the rows where `condition` holds; no: the others."""
+
+    condition: Q
+
     def lookups(self, request, model_admin):
         return [("yes", "Yes"), ("no", "No")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(self.condition)
+        if self.value() == "no":
+            return queryset.exclude(self.condition)
+        return queryset
 
 
 class HasPdfFilter(YesNoFilter):
     title = "has PDF"
     parameter_name = "has_pdf"
-
-    def queryset(self, request, queryset):
-        if self.value() == "yes":
-            return queryset.exclude(pdf_url="")
-        if self.value() == "no":
-            return queryset.filter(pdf_url="")
-        return queryset
+    condition = ~Q(pdf_url="")
 
 
 class ReviewedFilter(YesNoFilter):
     title = "reviewed"
     parameter_name = "reviewed"
+    condition = Q(reviewed_at__isnull=False)
 
-    def queryset(self, request, queryset):
-        if self.value() == "yes":
-            return queryset.filter(reviewed_at__isnull=False)
-        if self.value() == "no":
-            return queryset.filter(reviewed_at__isnull=True)
-        return queryset
+
+class OpenConflictsFilter(YesNoFilter):
+    title = "open import conflicts"
+    parameter_name = "open_conflicts"
+    condition = Q(
+        Exists(ImportConflict.objects.filter(paper=OuterRef("pk"), resolved_at__isnull=True))
+    )
 
 
 class ImportRunFilter(admin.SimpleListFilter):
@@ -134,6 +156,8 @@ class ImportRunFilter(admin.SimpleListFilter):
     Listed only while active: the choice is the run in the URL, so the curator sees which run
     the list shows (and can clear it) without the sidebar offering every import ever run.
     """
+
+    parameter_name: str  # each subclass names its foreign key lookup
 
     def lookups(self, request, model_admin):
         return [(self.value(), f"Import #{self.value()}")] if self.value() else []
@@ -197,21 +221,23 @@ class PaperTagInline(admin.TabularInline):
         return super().get_queryset(request).select_related("tag", "added_by", "paper")
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
         if db_field.name == "tag":
-            field.label_from_instance = tag_label
-        return field
+            kwargs["form_class"] = TagChoiceField
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
-def tag_label(tag: Tag) -> str:
-    # Tag names repeat across kinds ("Oral" the track, "oral" a lab tag): say which one.
-    return f"{tag.name} ({tag.get_kind_display()})"
+class TagChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Tag) -> str:
+        # Tag names repeat across kinds ("Oral" the track, "oral" a lab tag): say which one.
+        return f"{obj.name} ({obj.get_kind_display()})"
 
 
 class PaperChangeList(ChangeList):
     def get_queryset(self, request, exclude_parameters=None):
+        queryset = super().get_queryset(request, exclude_parameters)
+        assert isinstance(queryset, PaperQuerySet)  # PaperAdmin's, filtered
         # Authors and tags for the whole page in two queries, whatever the page size.
-        return super().get_queryset(request, exclude_parameters).for_listing()
+        return queryset.for_listing()
 
 
 @admin.register(Paper)
@@ -235,6 +261,7 @@ class PaperAdmin(admin.ModelAdmin):
         "needs_curation",
         HasPdfFilter,
         ReviewedFilter,
+        OpenConflictsFilter,
         CreatedByImportFilter,
         ChangedByImportFilter,
     ]
@@ -248,6 +275,7 @@ class PaperAdmin(admin.ModelAdmin):
     readonly_fields = [
         "reviewed_at",
         "curator_edited_fields",
+        "open_import_conflicts",
         "author_names",
         "created_at",
         "updated_at",
@@ -265,6 +293,7 @@ class PaperAdmin(admin.ModelAdmin):
                     "curation_reason",
                     "reviewed_at",
                     "curator_edited_fields",
+                    "open_import_conflicts",
                 ]
             },
         ),
@@ -343,6 +372,24 @@ class PaperAdmin(admin.ModelAdmin):
 
     # Actions
 
+    @admin.display(description="open import conflicts")
+    def open_import_conflicts(self, paper: Paper):
+        conflicts = paper.import_conflicts.filter(resolved_at__isnull=True)
+        rows = [
+            (
+                reverse("admin:papers_importconflict_change", args=[c.pk]),
+                c.get_kind_display(),
+                c.field,
+                c.source,
+                Truncator(c.previous).chars(80) or "(none)",
+                Truncator(c.incoming).chars(80),
+            )
+            for c in conflicts
+        ]
+        if not rows:
+            return "-"
+        return format_html_join("", '<p><a href="{}">{}: {}</a> ({}): {} → {}</p>', rows)
+
     @admin.action(description="Mark reviewed (leave the curation queue)")
     def mark_reviewed(self, request: HttpRequest, queryset: QuerySet[Paper]) -> None:
         count = services.mark_reviewed(papers=queryset)
@@ -357,7 +404,7 @@ class PaperAdmin(admin.ModelAdmin):
 
     @admin.action(description="Let re-imports update curator-edited fields again")
     def forget_curator_edits(self, request: HttpRequest, queryset: QuerySet[Paper]) -> None:
-        count = queryset.update(curator_edited_fields=[])
+        count = services.forget_curator_edits(papers=queryset)
         self.message_user(request, f"Cleared curator edits on {count} paper(s).", messages.SUCCESS)
 
     @admin.action(description="Merge selected papers into one", permissions=["merge"])
@@ -375,7 +422,7 @@ class PaperAdmin(admin.ModelAdmin):
             )
             return None
         if "confirm" in request.POST:
-            form = MergePapersForm(request.POST, papers=papers)
+            form = MergePapersForm(request.POST, selected=papers)
             if form.is_valid():
                 target = form.cleaned_data["target"]
                 try:
@@ -389,7 +436,7 @@ class PaperAdmin(admin.ModelAdmin):
                 self.message_user(request, result.summary(), messages.SUCCESS)
                 return None
         else:
-            form = MergePapersForm(papers=papers, initial={"target": papers.first()})
+            form = MergePapersForm(selected=papers, initial={"target": papers.first()})
         shown = _with_related_counts(list(papers.prefetch_related("authorships__author")))
         return _merge_page(self, request, form, shown, papers=shown)
 
@@ -476,20 +523,37 @@ class PaperAdmin(admin.ModelAdmin):
             Paper.objects.filter(pk=paper.pk).update(curator_edited_fields=merged)
 
 
-class MergePapersForm(forms.Form):
-    target = forms.ModelChoiceField(
-        queryset=Paper.objects.none(),
-        widget=forms.RadioSelect,
-        label="Keep this paper",
-        empty_label=None,
-    )
+class KeptObjectField(forms.ModelChoiceField):
+    """A merge's choice of the object to keep: a radio button for each selected object,
+    labelled by `describe`."""
 
-    def __init__(self, *args, papers: QuerySet[Paper], **kwargs):
+    def __init__(self, *, label: str, describe: Callable[[Any], str]) -> None:
+        super().__init__(queryset=None, widget=forms.RadioSelect, label=label, empty_label=None)
+        self.describe = describe
+
+    def label_from_instance(self, obj) -> str:
+        return self.describe(obj)
+
+
+class MergeForm(forms.Form):
+    """The confirmation form of a merge action: which of the `selected` objects to keep."""
+
+    target: KeptObjectField
+
+    def __init__(self, *args, selected: QuerySet, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["target"].queryset = papers
-        self.fields["target"].label_from_instance = lambda paper: (
+        target = self.fields["target"]
+        assert isinstance(target, KeptObjectField)
+        target.queryset = selected
+
+
+class MergePapersForm(MergeForm):
+    target = KeptObjectField(
+        label="Keep this paper",
+        describe=lambda paper: (
             f"#{paper.pk} {paper.display_title} ({paper.forum_id or 'no forum id'})"
-        )
+        ),
+    )
 
 
 def _with_related_counts(papers: list[Paper]) -> list[Paper]:
@@ -547,20 +611,11 @@ class AuthorForm(forms.ModelForm):
         return name
 
 
-class MergeAuthorsForm(forms.Form):
-    target = forms.ModelChoiceField(
-        queryset=Author.objects.none(),
-        widget=forms.RadioSelect,
+class MergeAuthorsForm(MergeForm):
+    target = KeptObjectField(
         label="Keep this author",
-        empty_label=None,
+        describe=lambda author: f"{author.name} ({author.paper_count} paper(s))",
     )
-
-    def __init__(self, *args, authors: QuerySet[Author], **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["target"].queryset = authors
-        self.fields["target"].label_from_instance = lambda author: (
-            f"{author.name} ({author.paper_count} paper(s))"
-        )
 
 
 @admin.register(Author)
@@ -580,7 +635,7 @@ class AuthorAdmin(admin.ModelAdmin):
         )
 
     @admin.display(description="papers", ordering="paper_count")
-    def paper_count(self, author: Author) -> int:
+    def paper_count(self, author: WithAnnotations[Author, PaperCount]) -> int:
         return author.paper_count
 
     def save_model(self, request, obj: Author, form, change: bool) -> None:
@@ -591,7 +646,7 @@ class AuthorAdmin(admin.ModelAdmin):
 
     @admin.action(description="Merge selected authors into one", permissions=["change", "delete"])
     def merge_authors(
-        self, request: HttpRequest, queryset: QuerySet[Author]
+        self, request: HttpRequest, queryset: QuerySet[WithAnnotations[Author, PaperCount]]
     ) -> HttpResponse | None:
         authors = queryset.order_by("-paper_count", "name", "pk")
         selected = authors.count()
@@ -607,7 +662,7 @@ class AuthorAdmin(admin.ModelAdmin):
             )
             return None
         if "confirm" in request.POST:
-            form = MergeAuthorsForm(request.POST, authors=authors)
+            form = MergeAuthorsForm(request.POST, selected=authors)
             if form.is_valid():
                 target = form.cleaned_data["target"]
                 result = services.merge_authors(
@@ -617,7 +672,7 @@ class AuthorAdmin(admin.ModelAdmin):
                 self.message_user(request, result.summary(), messages.SUCCESS)
                 return None
         else:
-            form = MergeAuthorsForm(authors=authors, initial={"target": authors.first()})
+            form = MergeAuthorsForm(selected=authors, initial={"target": authors.first()})
         shown = _with_sample_titles(list(authors))
         return _merge_page(self, request, form, shown, authors=shown)
 
@@ -634,7 +689,7 @@ def _merge_page(model_admin, request: HttpRequest, form, selected: list, **extra
         "form": form,
         "selected_ids": [obj.pk for obj in selected],
         "action": f"merge_{opts.model_name}s",
-        "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
         "media": model_admin.media,
         **extra,
     }
@@ -666,7 +721,7 @@ class TagForm(forms.ModelForm):
         fields = ["name", "kind"]
 
     def clean(self):
-        cleaned = super().clean()
+        cleaned = super().clean() or self.cleaned_data
         name, kind = cleaned.get("name"), cleaned.get("kind")
         if name and kind:
             others = Tag.objects.filter(kind=kind).exclude(pk=self.instance.pk)
@@ -695,7 +750,7 @@ class TagAdmin(admin.ModelAdmin):
         return super().get_queryset(request).annotate(paper_count=related_count(PaperTag, "tag"))
 
     @admin.display(description="papers", ordering="paper_count")
-    def paper_count(self, tag: Tag) -> int:
+    def paper_count(self, tag: WithAnnotations[Tag, PaperCount]) -> int:
         return tag.paper_count
 
 
@@ -792,3 +847,72 @@ class ImportRunAdmin(admin.ModelAdmin):
             imported_papers_url(run, CreatedByImportFilter),
             imported_papers_url(run, ChangedByImportFilter),
         )
+
+
+# --- Import conflicts ---------------------------------------------------------------------
+
+
+class ResolvedFilter(YesNoFilter):
+    title = "resolved"
+    parameter_name = "resolved"
+    condition = Q(resolved_at__isnull=False)
+
+
+@admin.register(ImportConflict)
+class ImportConflictAdmin(admin.ModelAdmin):
+    """Values imports could not simply apply: a curator's value kept against a source's, or two
+    sources that disagree. Each is listed once; a curator settles it on the paper and marks it
+    resolved."""
+
+    list_display = ["paper_link", "kind", "field", "source", "line", "short_values", "created_at"]
+    list_filter = ["kind", "field", ResolvedFilter, "source"]
+    list_select_related = ["paper"]
+    search_fields = ["paper__title", "=paper__forum_id", "source"]
+    date_hierarchy = "created_at"
+    actions = ["mark_resolved"]
+    fields = [
+        "paper_link",
+        "kind",
+        "field",
+        "source",
+        "line",
+        "previous",
+        "incoming",
+        "import_run",
+        "created_at",
+        "resolved_at",
+    ]
+    readonly_fields = fields
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        # Open conflicts unless the curator asks for resolved ones.
+        if ResolvedFilter.parameter_name not in request.GET:
+            queryset = queryset.filter(resolved_at__isnull=True)
+        return queryset
+
+    @admin.display(description="paper", ordering="paper__title")
+    def paper_link(self, conflict: ImportConflict):
+        url = reverse("admin:papers_paper_change", args=[conflict.paper_id])
+        return format_html('<a href="{}">{}</a>', url, conflict.paper.display_title)
+
+    @admin.display(description="previous → incoming")
+    def short_values(self, conflict: ImportConflict) -> str:
+        previous = Truncator(conflict.previous).chars(60)
+        incoming = Truncator(conflict.incoming).chars(60)
+        return f"{previous or '(none)'} → {incoming}"
+
+    def has_resolve_permission(self, request: HttpRequest) -> bool:
+        # Settling a conflict means editing the paper: whoever may do that may resolve it.
+        return request.user.has_perm("papers.change_paper")
+
+    @admin.action(description="Mark resolved", permissions=["resolve"])
+    def mark_resolved(self, request: HttpRequest, queryset: QuerySet[ImportConflict]) -> None:
+        count = queryset.filter(resolved_at__isnull=True).update(resolved_at=timezone.now())
+        self.message_user(request, f"Marked {count} conflict(s) resolved.", messages.SUCCESS)

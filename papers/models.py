@@ -162,8 +162,6 @@ class Paper(models.Model):
     abstract_fingerprint = models.CharField(max_length=64, blank=True, editable=False)
     # Denormalised "First Last, First Last" in author order: feeds full-text search.
     author_names = models.TextField(blank=True, editable=False)
-    # Hash of the last imported record: an unchanged record re-imports without a write.
-    import_hash = models.CharField(max_length=64, blank=True, editable=False)
     needs_curation = models.BooleanField(default=False)
     curation_reason = models.CharField(max_length=200, blank=True)
     reviewed_at = models.DateTimeField(null=True, blank=True)
@@ -509,3 +507,74 @@ class MergedPaper(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.paper_id} merged into #{self.into_id}"
+
+
+MAX_SOURCE_NAME = 200
+# "id:" + a forum id, or "fp:" + an abstract fingerprint.
+MAX_SOURCE_KEY = max(MAX_FORUM_ID, 64) + 3
+
+
+class SourceRecord(models.Model):
+    """What one source last supplied for one of its records: the base of a three-way merge.
+
+    A re-import changes only what its source itself changed since that source's last import,
+    so two sources that disagree do not flip a field back and forth on every run. Values are
+    kept as short hashes: the merge only asks "did this source change it?" and "is the
+    catalogue's value still this source's?".
+    """
+
+    # The file's name without its directory, e.g. "iclr2024.jsonl": a newer download of the
+    # same file is the same source.
+    source = models.CharField(max_length=MAX_SOURCE_NAME)
+    # The record's identity within its source (see papers.importing.sources.record_key).
+    key = models.CharField(max_length=MAX_SOURCE_KEY)
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="source_records")
+    # Hash of the whole record: equal means the source has nothing new for this paper.
+    digest = models.CharField(max_length=32)
+    # Field name -> hash of the value this source last supplied for it.
+    fields = models.JSONField(default=dict)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "key"], name="papers_source_record_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.key}"
+
+
+class ImportConflict(models.Model):
+    """A value an import could not simply apply, listed once for the curators."""
+
+    class Kind(models.TextChoices):
+        CURATED = "curated", "Curator's value kept"
+        SOURCES = "sources", "Sources disagree"
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="import_conflicts")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    field = models.CharField(max_length=20)
+    # The file (and line) whose value is involved.
+    source = models.CharField(max_length=MAX_SOURCE_NAME)
+    line = models.PositiveIntegerField(null=True, blank=True)
+    # CURATED: the curator's value (kept) and the file's (not applied).
+    # SOURCES: the value another source had supplied (replaced) and this file's (applied).
+    previous = models.TextField(blank=True)
+    incoming = models.TextField(blank=True)
+    import_run = models.ForeignKey(
+        ImportRun, on_delete=models.SET_NULL, null=True, blank=True, related_name="conflicts_found"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [
+            models.Index(
+                fields=["-created_at"],
+                condition=Q(resolved_at__isnull=True),
+                name="papers_conflict_open",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.field} of paper {self.paper_id}"

@@ -10,7 +10,8 @@ from django.db import models, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from papers.models import Author, Authorship, MergedPaper, Paper, SearchChange
+from papers.importing.sources import RELEASED
+from papers.models import Author, Authorship, MergedPaper, Paper, SearchChange, SourceRecord
 from papers.text import title_key
 
 # Names recorded in Paper.curator_edited_fields for the two inline-edited relations; the
@@ -176,6 +177,20 @@ def mark_reviewed(*, papers: QuerySet[Paper]) -> int:
     """Take papers out of the curation queue and stamp when a curator reviewed them."""
     now = timezone.now()
     return papers.update(needs_curation=False, curation_reason="", reviewed_at=now, updated_at=now)
+
+
+@transaction.atomic
+def forget_curator_edits(*, papers: QuerySet[Paper]) -> int:
+    """Let imports write the fields curators edited on these papers again: the next import of
+    each source applies its value for them, even one it supplied before."""
+    released = []
+    curated = dict(papers.values_list("pk", "curator_edited_fields"))
+    for record in SourceRecord.objects.filter(paper__in=curated):
+        record.digest = ""  # not "unchanged": the record is merged again
+        record.fields.update(dict.fromkeys(curated[record.paper_id], RELEASED))
+        released.append(record)
+    SourceRecord.objects.bulk_update(released, ["digest", "fields"])
+    return papers.update(curator_edited_fields=[])
 
 
 class MergeRefused(Exception):

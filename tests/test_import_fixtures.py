@@ -85,10 +85,20 @@ def test_abstract_only_papers_get_no_title_and_are_flagged_for_curation():
         assert paper.display_title != ""
 
 
-def test_imported_papers_carry_fingerprint_hash_and_normalised_authors():
+def test_imported_papers_carry_fingerprint_source_record_and_normalised_authors():
     run(TABLE_SEED)
     paper = Paper.objects.get(forum_id="GN921JHCRw")
-    assert len(paper.abstract_fingerprint) == 64 and len(paper.import_hash) == 64
+    assert len(paper.abstract_fingerprint) == 64
+    (source_record,) = paper.source_records.all()
+    assert (source_record.source, source_record.key) == (TABLE_SEED.name, "id:GN921JHCRw")
+    assert set(source_record.fields) == {
+        "title",
+        "forum_url",
+        "pdf_url",
+        "abstract",
+        "authors",
+        "tags",
+    }
     assert Author.objects.get(name="Christopher D Manning").normalized_name == (
         "christopher d manning"
     )

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from papers.importing.pipeline import import_paths
-from papers.models import Author, Paper, PaperTag, TagKind
+from papers.models import Author, ImportConflict, Paper, PaperTag, TagKind
 from tests.factories import make_paper, make_tag, make_user
 
 pytestmark = pytest.mark.django_db
@@ -141,17 +141,31 @@ def test_a_changed_record_updates_fields_authors_and_adds_tags(tmp_path):
     ]
 
 
-def test_curator_edited_title_survives_reimport_and_is_reported(tmp_path):
+def test_curator_edited_title_survives_reimports_and_a_new_title_is_reported_once(tmp_path):
     path = write_jsonl(tmp_path / "full.jsonl", FULL)
     run(path)
     Paper.objects.update(title="Curated Title", curator_edited_fields=["title"])
+
+    # The file has nothing new: the curator's title stands and there is nothing to report.
+    assert "Total: 0 created, 0 updated, 1 unchanged, 0 conflicts" in run(path)
+    assert Paper.objects.get().title == "Curated Title"
+
+    # The source now has a new title: kept out, reported, and listed for the curators.
+    write_jsonl(tmp_path / "full.jsonl", {**FULL, "title": "A Fuller Record"})
     output = run(path)
     assert Paper.objects.get().title == "Curated Title"
-    assert "1 conflicts" in output
+    assert "Total: 0 created, 0 updated, 1 unchanged, 1 conflicts" in output
     assert (
         f'{path}:1: "Curated Title" (full1): title was edited by a curator; '
-        "kept 'Curated Title', file has 'A Full Record'" in output
+        "kept 'Curated Title', file has 'A Fuller Record'" in output
     )
+    conflict = ImportConflict.objects.get()
+    assert (conflict.kind, conflict.field, conflict.source) == ("curated", "title", "full.jsonl")
+    assert (conflict.previous, conflict.incoming) == ("Curated Title", "A Fuller Record")
+
+    # Once: the same file again reports nothing and lists nothing more.
+    assert "Total: 0 created, 0 updated, 1 unchanged, 0 conflicts" in run(path)
+    assert ImportConflict.objects.count() == 1
 
 
 def test_curator_edited_authors_and_tags_are_kept_as_conflicts(tmp_path):

@@ -10,16 +10,20 @@ past SQLite's limits. Nothing is queried per record.
 Matching: a record with a forum id matches the paper with that id; otherwise (or when no paper
 has it) it matches by abstract fingerprint, but a record with a forum id only ever takes a
 fingerprint match that has no forum id yet, so two papers with different forum ids are never
-merged. Merging only fills in and replaces with non-empty incoming values: a missing field never
-blanks a stored one, imported tags are only added, and fields in curator_edited_fields are
-never overwritten (a differing incoming value is reported as a conflict). An abstract whose
-fingerprint equals the stored one counts as unchanged, so two sources that differ only in
-whitespace do not flip the text back and forth.
+merged.
+
+Merging is three-way, per source (papers.importing.sources): a field changes only when the
+record's source changed it since that source's last import, so re-importing source A after
+source B never brings A's old values back over B's. A record its source already supplied, unchanged,
+costs one lookup and no write. A missing field never blanks a stored one, imported tags are
+only added, and fields in curator_edited_fields are never overwritten. Both a differing value
+for a curator's field and a value that replaces another source's are listed once, in the report
+and as an ImportConflict for the curators. An abstract whose fingerprint equals the stored one
+counts as unchanged, so two sources that differ only in whitespace do not disagree.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -33,15 +37,27 @@ from django.utils import timezone
 from papers.importing.bulk_rows import insert_rows
 from papers.importing.records import PaperRecord
 from papers.importing.report import Conflict, Report
+from papers.importing.sources import (
+    RELEASED,
+    abstract_hash,
+    authors_hash,
+    record_digest,
+    record_key,
+    source_name,
+    supplied_values,
+    value_hash,
+)
 from papers.importing.tags import classify_tags, topic_tags
 from papers.models import (
     Author,
     Authorship,
+    ImportConflict,
     ImportRun,
     MergedPaper,
     Paper,
     PaperTag,
     SearchChange,
+    SourceRecord,
     Tag,
     TagKind,
 )
@@ -59,23 +75,9 @@ BATCH_SIZE = 1000
 IN_CHUNK = 500
 UNTITLED_REASON = "Imported without a title"
 IMPORTED_KINDS = (TagKind.VENUE, TagKind.TRACK, TagKind.KEYWORD, TagKind.AREA)
-SCALAR_FIELDS = ("title", "forum_id", "forum_url", "pdf_url")
+SCALAR_FIELDS = ("title", "forum_url", "pdf_url")
 # Paper fields the search index holds (with the authors and tags): changing one is recorded.
 INDEXED_FIELDS = frozenset({"title", "abstract"})
-
-
-def record_hash(record: PaperRecord, tags: list[tuple[str, str]]) -> str:
-    """Hash of the normalised record: equal hashes mean the same import input."""
-    payload = [
-        record.title,
-        record.forum_id,
-        record.forum_url,
-        record.pdf_url,
-        record.authors,
-        sorted([kind, tag_key(name)] for kind, name in tags),
-        record.abstract,
-    ]
-    return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()
 
 
 @dataclass
@@ -92,16 +94,46 @@ class _Target:
     authors_changed: bool = False
 
 
+class _Base(NamedTuple):
+    """The SourceRecord of what the record's source supplied last time."""
+
+    pk: int
+    digest: str
+    fields: dict[str, str]
+
+
 @dataclass
 class _Match:
     record: PaperRecord
     fingerprint: str
-    digest: str
-    target: _Target
-    created: bool
+    source: str
+    key: str
+    authors: list[tuple[str, str]]
     tags: list[tuple[str, str]]
+    supplied: dict[str, str]
+    digest: str
+    base: _Base | None = None
+    target: _Target | None = None
+    created: bool = False
     # The record gave a forum id to a paper that had none (matched by abstract).
     claimed: bool = False
+
+
+def _incoming(record: PaperRecord, fingerprint: str) -> _Match:
+    authors = _dedupe_authors(record.authors)
+    tags = classify_tags(record.tags) + topic_tags(record.keywords, record.primary_area)
+    tag_keys = {(kind, tag_key(name)) for kind, name in tags}
+    supplied = supplied_values(record, fingerprint, [key for key, _ in authors], tag_keys)
+    return _Match(
+        record=record,
+        fingerprint=fingerprint,
+        source=source_name(record.source),
+        key=record_key(record, fingerprint),
+        authors=authors,
+        tags=tags,
+        supplied=supplied,
+        digest=record_digest(record, supplied),
+    )
 
 
 class _AuthorRow(NamedTuple):
@@ -120,6 +152,8 @@ class Loader:
         self.changed_paper_ids: set[int] = set()
         # Most catalogues never merged a paper: their imports skip those lookups.
         self.any_merged = MergedPaper.objects.exists()
+        # Listed for the curators as ImportConflicts, written with the batch that found them.
+        self.conflicts: list[tuple[Paper, Conflict]] = []
 
     def load(
         self, records: Sequence[PaperRecord], progress: Callable[[int, int], None] | None = None
@@ -139,15 +173,46 @@ class Loader:
     # -- matching ---------------------------------------------------------------------------
 
     def _load_batch(self, batch: Sequence[PaperRecord], fingerprints: Sequence[str]) -> None:
-        forum_ids = {record.forum_id for record in batch if record.forum_id}
+        incoming = [_incoming(r, fp) for r, fp in zip(batch, fingerprints, strict=True)]
+        bases = self._bases(incoming)
+        matches = []
+        for match in incoming:
+            match.base = bases.get((match.source, match.key))
+            if match.base is not None and match.base.digest == match.digest:
+                # Nothing new from this source since its last import: no paper is even read.
+                self.report.for_file(match.record.source).unchanged += 1
+            else:
+                matches.append(match)
+        if not matches:
+            return
+        targets = self._find_papers(matches)
+        self._load_current_state([t for t in targets if not t.is_new])
+        for match in matches:
+            self._merge(match)
+        self._write(matches)
+
+    def _bases(self, matches: list[_Match]) -> dict[tuple[str, str], _Base]:
+        bases: dict[tuple[str, str], _Base] = {}
+        # query: what these records' sources supplied last time
+        for rows in _by_kind_in_chunks(
+            SourceRecord, "key", [(m.source, m.key) for m in matches], kind_field="source"
+        ):
+            for pk, source, key, digest, fields in rows.values_list(
+                "pk", "source", "key", "digest", "fields"
+            ):
+                bases[(source, key)] = _Base(pk, digest, fields)
+        return bases
+
+    def _find_papers(self, matches: list[_Match]) -> list[_Target]:
+        """Sets each match's target, a new paper where none matches; returns the targets."""
+        forum_ids = {m.record.forum_id for m in matches if m.record.forum_id}
         found: dict[int, Paper] = {}
         for chunk in _chunks(forum_ids):  # query: papers by forum id
             found.update((p.pk, p) for p in Paper.objects.filter(forum_id__in=chunk))
         by_forum = {p.forum_id: p for p in found.values()}
         merged_forum = self._merged_into("forum_id", forum_ids - by_forum.keys())
-        pairs = zip(batch, fingerprints, strict=True)
         known = by_forum.keys() | merged_forum.keys()
-        wanted = {fp for record, fp in pairs if record.forum_id not in known}
+        wanted = {m.fingerprint for m in matches if m.record.forum_id not in known}
         for chunk in _chunks(wanted):  # query: papers by abstract fingerprint
             for paper in Paper.objects.filter(abstract_fingerprint__in=chunk):
                 found.setdefault(paper.pk, paper)
@@ -167,28 +232,25 @@ class Loader:
         for fp, kept_id in merged_fp.items():
             by_fp_target.setdefault(fp, []).append(targets[kept_id])
 
-        matches: list[_Match] = []
-        for record, fp in zip(batch, fingerprints, strict=True):
-            target = self._match(record, fp, by_forum_target, by_fp_target)
-            created = target is None
-            if created:
-                target = _Target(_new_paper(record, fp), is_new=True, authors=[], tag_keys=set())
-                by_fp_target.setdefault(fp, []).append(target)
+        result = list(targets.values())
+        for match in matches:
+            record = match.record
+            target = self._match(record, match.fingerprint, by_forum_target, by_fp_target)
+            if target is None:
+                match.created = True
+                paper = _new_paper(record, match.fingerprint)
+                target = _Target(paper, is_new=True, authors=[], tag_keys=set())
+                by_fp_target.setdefault(match.fingerprint, []).append(target)
+                result.append(target)
             if record.forum_id:
                 by_forum_target[record.forum_id] = target
-            tags = classify_tags(record.tags) + topic_tags(record.keywords, record.primary_area)
-            match = _Match(record, fp, record_hash(record, tags), target, created, tags)
-            matches.append(match)
+            match.target = target
             if record.forum_id and not target.paper.forum_id:
                 # Claim the forum id now so a later record with another id cannot take this paper.
                 target.paper.forum_id = record.forum_id
                 target.changed.add("forum_id")
-                match.claimed = not created
-
-        self._load_current_state(matches)
-        for match in matches:
-            self._merge(match)
-        self._write([m.target for m in matches])
+                match.claimed = not match.created
+        return result
 
     def _merged_into(self, field_name: str, values: set[str]) -> dict[str, int]:
         """Which kept paper each of these forum ids or fingerprints of merged papers means."""
@@ -213,27 +275,11 @@ class Loader:
                 return candidate
         return None
 
-    def _needs_full_compare(self, match: _Match) -> bool:
-        paper = match.target.paper
-        return bool(
-            match.target.is_new
-            or match.target.changed
-            or paper.import_hash != match.digest
-            or paper.curator_edited_fields
-        )
-
-    def _load_current_state(self, matches: list[_Match]) -> None:
-        pks = {
-            m.target.paper.pk
-            for m in matches
-            if not m.target.is_new and m.target.authors is None and self._needs_full_compare(m)
-        }
-        if not pks:
-            return
-        by_pk = {m.target.paper.pk: m.target for m in matches if not m.target.is_new}
-        for pk in pks:
-            by_pk[pk].authors, by_pk[pk].tag_keys = [], set()
-        for chunk in _chunks(sorted(pks)):
+    def _load_current_state(self, targets: list[_Target]) -> None:
+        by_pk = {t.paper.pk: t for t in targets if t.authors is None}
+        for target in by_pk.values():
+            target.authors, target.tag_keys = [], set()
+        for chunk in _chunks(sorted(by_pk)):
             rows = (  # query: current authors in order
                 Authorship.objects.filter(paper_id__in=chunk)
                 .order_by("paper_id", "position")
@@ -257,67 +303,71 @@ class Loader:
 
     def _merge(self, match: _Match) -> None:
         record, target = match.record, match.target
-        counts = self.report.for_file(record.source)
-        if not self._needs_full_compare(match):
-            counts.unchanged += 1
-            return
         paper = target.paper
+        counts = self.report.for_file(record.source)
         curated = set(paper.curator_edited_fields or [])
+        base = match.base.fields if match.base else {}
         changes = ["forum_id"] if match.claimed else []
 
-        def conflict(name: str, current: str, incoming: str) -> None:
-            counts.conflicts.append(
-                Conflict(record.source, record.line, _describe(paper), name, current, incoming)
-            )
+        def source_changed(name: str) -> bool:
+            """The record has a value for `name` that is not what its source gave last time."""
+            supplied = match.supplied.get(name)
+            return supplied is not None and supplied != base.get(name)
+
+        def may_apply(name: str, current_hash: str, current: str, incoming: str) -> bool:
+            """Whether the incoming value replaces the current one; lists it for the curators
+            when the current value is a curator's (kept) or another source's (replaced)."""
+            if name in curated:
+                self._conflict(match, ImportConflict.Kind.CURATED, name, current, incoming)
+                return False
+            if current and base.get(name) not in (current_hash, RELEASED):
+                self._conflict(match, ImportConflict.Kind.SOURCES, name, current, incoming)
+            return True
 
         for name in SCALAR_FIELDS:
             incoming, current = getattr(record, name), getattr(paper, name)
-            if not incoming or incoming == current:
+            if not source_changed(name) or incoming == current:
                 continue
-            if name in curated:
-                conflict(name, current, incoming)
-            elif name == "forum_url" and record.forum_id and record.forum_id != paper.forum_id:
+            if name == "forum_url" and record.forum_id and record.forum_id != paper.forum_id:
                 continue  # a merged paper's record: its forum page is not the kept paper's
-            elif name != "forum_id":  # a stored forum id is identity: matching never changes it
+            if may_apply(name, value_hash(current), current, incoming):
                 setattr(paper, name, incoming)
                 changes.append(name)
-        if match.fingerprint != paper.abstract_fingerprint:
-            if "abstract" in curated:
-                conflict("abstract", paper.abstract, record.abstract)
-            else:
+
+        if source_changed("abstract") and match.fingerprint != paper.abstract_fingerprint:
+            current_hash = abstract_hash(paper.abstract_fingerprint)
+            if may_apply("abstract", current_hash, paper.abstract, record.abstract):
                 paper.abstract = record.abstract
                 paper.abstract_fingerprint = match.fingerprint
                 changes += ["abstract", "abstract_fingerprint"]
 
-        incoming_authors = _dedupe_authors(record.authors)
-        if incoming_authors and [k for k, _ in incoming_authors] != [k for k, _ in target.authors]:
-            if "authors" in curated:
-                current_names = ", ".join(name for _, name in target.authors)
-                conflict("authors", current_names, ", ".join(n for _, n in incoming_authors))
-            else:
-                target.authors = incoming_authors
+        current_keys = [key for key, _ in target.authors]
+        if source_changed("authors") and [k for k, _ in match.authors] != current_keys:
+            current_names = ", ".join(name for _, name in target.authors)
+            incoming_names = ", ".join(name for _, name in match.authors)
+            if may_apply("authors", authors_hash(current_keys), current_names, incoming_names):
+                target.authors = match.authors
                 target.authors_changed = True
                 changes.append("authors")
 
-        missing = []
-        for kind, name in match.tags:
-            if (kind, tag_key(name)) not in target.tag_keys:
-                missing.append((kind, name))
-                target.tag_keys.add((kind, tag_key(name)))
-        if missing and "tags" in curated:
-            conflict("tags", "", ", ".join(name for _, name in missing))
-        elif missing:
-            target.new_tags.extend(missing)
-            changes.append("tags")
+        if source_changed("tags"):
+            missing = []
+            for kind, name in match.tags:
+                if (kind, tag_key(name)) not in target.tag_keys:
+                    missing.append((kind, name))
+                    target.tag_keys.add((kind, tag_key(name)))
+            missing_names = ", ".join(name for _, name in missing)
+            if missing and "tags" in curated:
+                self._conflict(match, ImportConflict.Kind.CURATED, "tags", "", missing_names)
+            elif missing:
+                target.new_tags.extend(missing)
+                changes.append("tags")
 
         if paper.title and paper.needs_curation and paper.curation_reason == UNTITLED_REASON:
             paper.needs_curation = False
             paper.curation_reason = ""
             changes += ["needs_curation", "curation_reason"]
 
-        if match.created or changes:
-            paper.import_hash = match.digest
-            changes.append("import_hash")
         target.changed.update(c for c in changes if c not in ("authors", "tags"))
         if match.created:
             counts.created += 1
@@ -326,9 +376,18 @@ class Loader:
         else:
             counts.unchanged += 1
 
+    def _conflict(self, match: _Match, kind: str, name: str, current: str, incoming: str) -> None:
+        record, paper = match.record, match.target.paper
+        conflict = Conflict(
+            record.source, record.line, _describe(paper), name, current, incoming, kind=kind
+        )
+        self.report.for_file(record.source).conflicts.append(conflict)
+        self.conflicts.append((paper, conflict))
+
     # -- writing ----------------------------------------------------------------------------
 
-    def _write(self, targets: list[_Target]) -> None:
+    def _write(self, matches: list[_Match]) -> None:
+        targets = [m.target for m in matches]
         unique = list({id(t): t for t in targets}.values())
         authors = self._authors_for([t for t in unique if t.authors_changed])
         for target in unique:
@@ -342,8 +401,9 @@ class Loader:
             target.paper.created_by_import = target.paper.changed_by_import = self.import_run
         if new:  # query: insert papers (ids come back on SQLite and PostgreSQL)
             Paper.objects.bulk_create([t.paper for t in new])
-        # A paper whose authors or tags changed has a new import_hash, so it is in here too.
-        changed = [t for t in unique if not t.is_new and t.changed]
+        changed = [
+            t for t in unique if not t.is_new and (t.changed or t.authors_changed or t.new_tags)
+        ]
         if changed:
             now = timezone.now()
             fields = {"updated_at", "changed_by_import"}
@@ -381,10 +441,48 @@ class Loader:
             for t in unique
             if t.is_new or t.authors_changed or t.new_tags or t.changed & INDEXED_FIELDS
         )
+        self._write_sources(matches)
+        self._write_conflicts()
         for target in unique:
             target.changed.clear()
             target.new_tags = []
             target.authors_changed = False
+
+    def _write_sources(self, matches: list[_Match]) -> None:
+        """Remember what each record's source supplied: the base of its next import."""
+        new = [
+            (m.source, m.key, m.target.paper.pk, m.digest, json.dumps(m.supplied))
+            for m in matches
+            if m.base is None
+        ]
+        # query: insert source records (COPY on PostgreSQL)
+        insert_rows(SourceRecord, ("source", "key", "paper", "digest", "fields"), new)
+        seen = [
+            SourceRecord(pk=m.base.pk, paper=m.target.paper, digest=m.digest, fields=m.supplied)
+            for m in matches
+            if m.base is not None
+        ]
+        if seen:  # query: update source records
+            SourceRecord.objects.bulk_update(seen, ["paper", "digest", "fields"])
+
+    def _write_conflicts(self) -> None:
+        if not self.conflicts:
+            return
+        # query: list the batch's conflicts for the curators
+        ImportConflict.objects.bulk_create(
+            ImportConflict(
+                paper=paper,
+                kind=conflict.kind,
+                field=conflict.field,
+                source=source_name(conflict.source),
+                line=conflict.line,
+                previous=conflict.current,
+                incoming=conflict.incoming,
+                import_run=self.import_run,
+            )
+            for paper, conflict in self.conflicts
+        )
+        self.conflicts = []
 
     def _authors_for(self, targets: list[_Target]) -> dict[str, _AuthorRow]:
         """Each wanted author's (id, stored name) by normalised name, created when missing.
@@ -461,7 +559,9 @@ def _chunks(values: Iterable, size: int = IN_CHUNK) -> Iterator[list]:
         yield values[start : start + size]
 
 
-def _by_kind_in_chunks(model, field_name: str, pairs: list[tuple[str, str]]) -> Iterator:
+def _by_kind_in_chunks(
+    model, field_name: str, pairs: list[tuple[str, str]], *, kind_field: str = "kind"
+) -> Iterator:
     """Rows of `model` matching (kind, value) pairs, IN_CHUNK pairs per query."""
     for chunk in _chunks(pairs):
         by_kind: dict[str, list[str]] = {}
@@ -469,7 +569,7 @@ def _by_kind_in_chunks(model, field_name: str, pairs: list[tuple[str, str]]) -> 
             by_kind.setdefault(kind, []).append(value)
         condition = Q()
         for kind, values in by_kind.items():
-            condition |= Q(kind=kind, **{f"{field_name}__in": values})
+            condition |= Q(**{kind_field: kind, f"{field_name}__in": values})
         yield model.objects.filter(condition)
 
 

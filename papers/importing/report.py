@@ -6,10 +6,15 @@ import sys
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from papers.models import ImportConflict
+
+CURATED, SOURCES = ImportConflict.Kind.CURATED, ImportConflict.Kind.SOURCES
+
 
 @dataclass(frozen=True)
 class Conflict:
-    """An incoming value that differs from one a curator set; the curator's value was kept."""
+    """An incoming value that differs from one a curator set (CURATED: the curator's value was
+    kept) or from one another source supplied (SOURCES: the file's value replaced it)."""
 
     source: str
     line: int
@@ -17,12 +22,14 @@ class Conflict:
     field: str
     current: str
     incoming: str
+    kind: str = CURATED
 
     def __str__(self) -> str:
-        return (
-            f"{self.source}:{self.line}: {self.paper}: {self.field} was edited by a curator; "
-            f"kept {_short(self.current)!r}, file has {_short(self.incoming)!r}"
-        )
+        where = f"{self.source}:{self.line}: {self.paper}: {self.field}"
+        current, incoming = _short(self.current), _short(self.incoming)
+        if self.kind == SOURCES:
+            return f"{where} differs from another source's; {current!r} replaced by {incoming!r}"
+        return f"{where} was edited by a curator; kept {current!r}, file has {incoming!r}"
 
 
 def _short(value: str, limit: int = 60) -> str:
@@ -73,9 +80,14 @@ class Report:
         total = self.total
         prefix = "Dry run, nothing written. Would have: " if self.dry_run else "Total: "
         lines.append(prefix + total.summary())
-        if total.conflicts:
-            lines.append("Conflicts (curator values kept):")
-            lines.extend(f"  {conflict}" for conflict in total.conflicts)
+        for kind, heading in (
+            (CURATED, "Conflicts (curator values kept):"),
+            (SOURCES, "Sources disagree (listed in admin under Import conflicts):"),
+        ):
+            listed = [conflict for conflict in total.conflicts if conflict.kind == kind]
+            if listed:
+                lines.append(heading)
+                lines.extend(f"  {conflict}" for conflict in listed)
         if self.import_run_id is not None:
             lines.append(f"Import #{self.import_run_id}: recorded in the import history.")
         return lines

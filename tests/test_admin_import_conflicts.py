@@ -1,0 +1,90 @@
+"""The curators' list of what imports could not simply apply (papers.models.ImportConflict)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.urls import reverse
+
+from papers.importing.pipeline import import_paths
+from papers.models import ImportConflict, Paper
+from tests.factories import make_user
+
+pytestmark = pytest.mark.django_db
+
+CHANGELIST = "admin:papers_importconflict_changelist"
+PAPER = {
+    "forum_id": "conf1",
+    "title": "Disputed Paper",
+    "abstract": "The first abstract.",
+    "authors": ["Ann One"],
+}
+
+
+@pytest.fixture
+def disagreement(tmp_path) -> ImportConflict:
+    """Two sources give the paper different abstracts: one open conflict."""
+    for name, abstract in (("a.jsonl", PAPER["abstract"]), ("b.jsonl", "The second abstract.")):
+        path = tmp_path / name
+        path.write_text(json.dumps({**PAPER, "abstract": abstract}) + "\n", "utf-8")
+        import_paths([str(path)])
+    return ImportConflict.objects.get()
+
+
+def test_open_conflicts_are_listed_with_both_values(admin_client, disagreement):
+    response = admin_client.get(reverse(CHANGELIST))
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert "Disputed Paper" in content
+    assert "The first abstract. → The second abstract." in content
+    assert "Sources disagree" in content
+
+
+def test_mark_resolved_takes_a_conflict_off_the_open_list(admin_client, disagreement):
+    response = admin_client.post(
+        reverse(CHANGELIST),
+        {"action": "mark_resolved", "_selected_action": [disagreement.pk]},
+        follow=True,
+    )
+    assert response.status_code == 200
+    assert "Marked 1 conflict(s) resolved." in response.content.decode()
+    disagreement.refresh_from_db()
+    assert disagreement.resolved_at is not None
+    assert "Disputed Paper" not in admin_client.get(reverse(CHANGELIST)).content.decode()
+    resolved = admin_client.get(reverse(CHANGELIST), {"resolved": "yes"})
+    assert "Disputed Paper" in resolved.content.decode()
+
+
+def test_a_curator_who_may_only_view_cannot_resolve(client, disagreement):
+    viewer = make_user("viewer", is_staff=True)
+    viewer.user_permissions.set(Permission.objects.filter(codename="view_importconflict"))
+    client.force_login(viewer)
+    response = client.get(reverse(CHANGELIST))
+    assert response.status_code == 200
+    assert "mark_resolved" not in response.content.decode()
+    client.post(
+        reverse(CHANGELIST), {"action": "mark_resolved", "_selected_action": [disagreement.pk]}
+    )
+    disagreement.refresh_from_db()
+    assert disagreement.resolved_at is None
+
+
+def test_the_paper_page_shows_its_open_conflicts(admin_client, disagreement):
+    paper = Paper.objects.get()
+    response = admin_client.get(reverse("admin:papers_paper_change", args=[paper.pk]))
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert "Sources disagree: abstract" in content
+    assert "The first abstract." in content and "b.jsonl" in content
+
+
+def test_paper_list_filters_papers_with_open_conflicts(admin_client, disagreement):
+    Paper.objects.create(title="Quiet Paper", abstract="Nothing disputed.")
+    changelist = reverse("admin:papers_paper_changelist")
+    response = admin_client.get(changelist, {"open_conflicts": "yes"})
+    assert response.status_code == 200
+    assert [p.title for p in response.context["cl"].result_list] == ["Disputed Paper"]
+    response = admin_client.get(changelist, {"open_conflicts": "no"})
+    assert [p.title for p in response.context["cl"].result_list] == ["Quiet Paper"]
