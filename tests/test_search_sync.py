@@ -671,6 +671,19 @@ def shell(url: str, index: Path, code: str, **kwargs):
     return manage(url, index, "shell", "-v", "0", "-c", textwrap.dedent(code), **kwargs)
 
 
+def shell_started(url: str, index: Path, code: str) -> subprocess.Popen:
+    """`shell` without waiting: the process runs `code` alongside the test, which reads its
+    output as it comes (and must kill it in the end)."""
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "shell", "-v", "0", "-c", textwrap.dedent(code)],
+        cwd=BASE_DIR,
+        env=server_env(url, index),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_second_server_process_sees_a_lab_tag_within_a_second(shared_database_url, tmp_path):
     url = shared_database_url
@@ -684,36 +697,23 @@ def test_a_second_server_process_sees_a_lab_tag_within_a_second(shared_database_
         """,
     )
     server_b = tmp_path / "b"
-    watcher = subprocess.Popen(
-        [
-            sys.executable,
-            "manage.py",
-            "shell",
-            "-v",
-            "0",
-            "-c",
-            textwrap.dedent(
-                """
-                import time
-                import tantivy
-                from papers.search import schema, sync
-                tagged = tantivy.Query.exists_query(schema.LAB_IDS)
-                assert sync.current_searcher().search(tagged, 1).count == 0
-                print("ready", flush=True)
-                deadline = time.time() + 20
-                while time.time() < deadline:
-                    if sync.current_searcher().search(tagged, 1).count:
-                        print("seen", time.time(), flush=True)
-                        break
-                    time.sleep(0.02)
-                """
-            ),
-        ],
-        cwd=BASE_DIR,
-        env=server_env(url, server_b),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    watcher = shell_started(
+        url,
+        server_b,
+        """
+        import time
+        import tantivy
+        from papers.search import schema, sync
+        tagged = tantivy.Query.exists_query(schema.LAB_IDS)
+        assert sync.current_searcher().search(tagged, 1).count == 0
+        print("ready", flush=True)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            if sync.current_searcher().search(tagged, 1).count:
+                print("seen", time.time(), flush=True)
+                break
+            time.sleep(0.02)
+        """,
     )
     try:
         assert watcher.stdout.readline().strip() == "ready"
@@ -810,31 +810,18 @@ def test_a_generation_is_switched_atomically_under_a_reading_process(shared_data
     url, index = shared_database_url, tmp_path / "index"
     shell(url, index, "from tests.factories import make_paper\nmake_paper('Axolotl')")
     manage(url, index, "update_search_index")
-    reader = subprocess.Popen(
-        [
-            sys.executable,
-            "manage.py",
-            "shell",
-            "-v",
-            "0",
-            "-c",
-            textwrap.dedent(
-                """
-                import sys, time
-                from papers.search import sync
-                counts = set()
-                deadline = time.time() + 4
-                while time.time() < deadline:
-                    counts.add(sync.current_searcher().num_docs)
-                print(sorted(counts))
-                """
-            ),
-        ],
-        cwd=BASE_DIR,
-        env=server_env(url, index),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    reader = shell_started(
+        url,
+        index,
+        """
+        import sys, time
+        from papers.search import sync
+        counts = set()
+        deadline = time.time() + 4
+        while time.time() < deadline:
+            counts.add(sync.current_searcher().num_docs)
+        print(sorted(counts))
+        """,
     )
     try:
         for _ in range(3):
