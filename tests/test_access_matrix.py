@@ -269,20 +269,25 @@ MUTATION_URL_NAMES = [
 ]
 
 
+def _mutation_url(w: World, name: str, arg: str | None) -> str:
+    """The URL `name` for the owner's object of kind `arg` (MUTATION_URL_NAMES)."""
+    args = {
+        None: [],
+        "paper": [w.paper.pk],
+        "note": [w.note.pk],
+        "list": [w.private_list.pk],
+        "item": [w.private_list.pk, w.private_item.pk],
+        "comment": [w.comment.pk],
+        "tag": [w.lab_tag.pk],
+    }[arg]
+    return reverse(f"annotations:{name}", args=args)
+
+
 @pytest.mark.parametrize(("name", "arg"), MUTATION_URL_NAMES)
 def test_get_on_a_mutation_url_is_refused_and_changes_nothing(world, client, name, arg):
     client.force_login(world.owner)
-    args = {
-        None: [],
-        "paper": [world.paper.pk],
-        "note": [world.note.pk],
-        "list": [world.private_list.pk],
-        "item": [world.private_list.pk, world.private_item.pk],
-        "comment": [world.comment.pk],
-        "tag": [world.lab_tag.pk],
-    }[arg]
     before = _snapshot(world)
-    response = client.get(reverse(f"annotations:{name}", args=args))
+    response = client.get(_mutation_url(world, name, arg))
     assert response.status_code == 405
     assert _snapshot(world) == before
 
@@ -291,18 +296,9 @@ def test_get_on_a_mutation_url_is_refused_and_changes_nothing(world, client, nam
 def test_every_post_needs_a_csrf_token(world, name, arg):
     client = Client(enforce_csrf_checks=True)
     client.force_login(world.owner)
-    args = {
-        None: [],
-        "paper": [world.paper.pk],
-        "note": [world.note.pk],
-        "list": [world.private_list.pk],
-        "item": [world.private_list.pk, world.private_item.pk],
-        "comment": [world.comment.pk],
-        "tag": [world.lab_tag.pk],
-    }[arg]
     before = _snapshot(world)
     response = client.post(
-        reverse(f"annotations:{name}", args=args),
+        _mutation_url(world, name, arg),
         {"body": "x", "name": "Another", "paper": str(world.paper.pk), "direction": "down"},
     )
     assert response.status_code == 403
