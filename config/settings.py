@@ -6,6 +6,7 @@ The README's configuration table lists each variable with its default and meanin
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -70,7 +71,7 @@ SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 31536000) if SECURE_
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
 SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", default=False)
 # Behind a TLS-terminating proxy the app sees plain HTTP; trust the proxy's X-Forwarded-Proto
-# (and, for login throttling, its X-Forwarded-For) only when told a proxy is really there.
+# (and, for login lockouts, its X-Forwarded-For) only when told a proxy is really there.
 BEHIND_PROXY = env_bool("DJANGO_BEHIND_PROXY", default=False)
 # The proxies whose X-Forwarded-For is believed (addresses or networks; gunicorn reads the same
 # variable for X-Forwarded-Proto). A client connecting from anywhere else is taken at its
@@ -137,6 +138,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_filters",
     "csp",
+    "axes",
     "papers",
     "annotations",
 ]
@@ -159,6 +161,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # After the authentication middleware, as django-axes asks.
+    "axes.middleware.AxesMiddleware",
     # request.htmx: which requests come from htmx, and what they ask for (views answer a fragment).
     "django_htmx.middleware.HtmxMiddleware",
     "config.middleware.DatabaseUnavailableMiddleware",
@@ -241,8 +245,9 @@ LOGOUT_REDIRECT_URL = "papers:list"
 # Sessions live in the database so any app server behind a load balancer can serve any request.
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 
-# The cache holds login-failure counters, which every worker and host must see, hence the
-# database (`manage.py createcachetable` creates the table; `make run`/`make serve` call it).
+# The default cache is shared by every worker and host (`manage.py createcachetable` creates its
+# table; `make run`/`make serve` call it). Login failures no longer live here but in django-axes'
+# own tables.
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.db.DatabaseCache",
@@ -250,12 +255,31 @@ CACHES = {
     }
 }
 
-# Login throttling (config/throttle.py): after LOGIN_MAX_FAILURES failed logins for one username
-# or from one client address, further attempts are refused for LOGIN_LOCKOUT_SECONDS.
-LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5)
-LOGIN_LOCKOUT_SECONDS = env_int("LOGIN_LOCKOUT_SECONDS", 900)
-if LOGIN_MAX_FAILURES < 1 or LOGIN_LOCKOUT_SECONDS < 1:
+# Login lockouts (django-axes; the login forms are in annotations/login.py): after
+# LOGIN_MAX_FAILURES failed logins for one username (any letter case) or from one client address
+# (config/proxies.py), further attempts are refused until LOGIN_LOCKOUT_SECONDS have passed since
+# the last failure, or a curator deletes the lockout in admin (Axes > Access attempts).
+AXES_FAILURE_LIMIT = env_int("LOGIN_MAX_FAILURES", 5)
+_lockout_seconds = env_int("LOGIN_LOCKOUT_SECONDS", 900)
+if AXES_FAILURE_LIMIT < 1 or _lockout_seconds < 1:
     raise ImproperlyConfigured("LOGIN_MAX_FAILURES and LOGIN_LOCKOUT_SECONDS must be at least 1")
+AXES_COOLOFF_TIME = timedelta(seconds=_lockout_seconds)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_USERNAME_CALLABLE = "annotations.login.lockout_username"
+AXES_CLIENT_IP_CALLABLE = "config.proxies.client_address"
+AXES_LOCKOUT_CALLABLE = "annotations.login.login_page_response"
+# An attempt refused during a lockout is not counted, so the lockout ends on time.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# A successful login forgets its username's failures only (annotations/login.py), not its
+# address's as axes' own reset would.
+AXES_RESET_ON_SUCCESS = False
+# Keep what lockouts need, not a history of every member's logins.
+AXES_DISABLE_ACCESS_LOG = True
+AUTHENTICATION_BACKENDS = [
+    # Refuses a locked-out username or address before any password is checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = os.environ.get("DJANGO_TIME_ZONE", "UTC")

@@ -1,14 +1,18 @@
+from axes.models import AccessFailureLog, AccessLog
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from annotations.forms import SitePasswordResetForm
+from annotations.login import AdminLoginForm, LoginForm
 from annotations.views.accounts import signup
 from config.health import healthz
-from config.throttle import ThrottledAdminAuthenticationForm, ThrottledAuthenticationForm
 
-# The admin has its own login page: it must be throttled like ours.
-admin.site.login_form = ThrottledAdminAuthenticationForm
+# The admin has its own login page: it shows lockouts like ours.
+admin.site.login_form = AdminLoginForm
+# Curators see lockouts (Axes > Access attempts); axes' two logs stay empty here, because no
+# login history is kept (AXES_DISABLE_ACCESS_LOG) nor a failure log, so they are not listed.
+admin.site.unregister([AccessLog, AccessFailureLog])
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
@@ -18,7 +22,7 @@ urlpatterns = [
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(
-            authentication_form=ThrottledAuthenticationForm,
+            authentication_form=LoginForm,
             template_name="registration/login.html",
         ),
         name="login",
