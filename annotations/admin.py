@@ -8,6 +8,8 @@ papers would not load.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict
+
 from django.contrib import admin, messages
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
@@ -17,7 +19,16 @@ from django.utils.text import Truncator
 from annotations.models import Comment, ReadingList, ReadingListItem, Visibility
 from papers.admin import related_count
 
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
 EXCERPT_LENGTH = 80
+
+
+class ItemCount(TypedDict):
+    """What ReadingListAdmin's changelist annotates each list with."""
+
+    item_count: int
 
 
 def excerpt(text: str) -> str:
@@ -57,7 +68,7 @@ class ReadingListAdmin(admin.ModelAdmin):
         )
 
     @admin.display(description="papers", ordering="item_count")
-    def item_count(self, reading_list: ReadingList) -> int:
+    def item_count(self, reading_list: WithAnnotations[ReadingList, ItemCount]) -> int:
         return reading_list.item_count
 
 

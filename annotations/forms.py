@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 from urllib.parse import urlsplit
 
 from django import forms
@@ -97,7 +98,7 @@ class AddToListForm(forms.Form):
         return _clean_list_name(name, owner=self.owner) if name.strip() else ""
 
     def clean(self):
-        cleaned = super().clean()
+        cleaned = super().clean() or self.cleaned_data
         if not self.errors and not cleaned.get("reading_list") and not cleaned.get("new_list_name"):
             raise forms.ValidationError("Choose a reading list or name a new one.")
         return cleaned
@@ -153,7 +154,7 @@ class SignupForm(UserCreationForm):
 
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
-        fields = ["username", "email"]
+        fields = ("username", "email")
 
 
 class SitePasswordResetForm(PasswordResetForm):
@@ -164,7 +165,8 @@ class SitePasswordResetForm(PasswordResetForm):
     and the member's mail would carry a link to it.
     """
 
-    def save(self, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # Django's PasswordResetView passes every argument by keyword.
         site = urlsplit(settings.SITE_URL)
         kwargs["domain_override"] = site.netloc
         kwargs["use_https"] = site.scheme == "https"
@@ -172,4 +174,4 @@ class SitePasswordResetForm(PasswordResetForm):
             **(kwargs.get("extra_email_context") or {}),
             "site_name": settings.SITE_NAME,
         }
-        return super().save(**kwargs)
+        super().save(*args, **kwargs)

@@ -27,11 +27,15 @@ def _render_link_open(renderer, tokens, idx, options, env):
     return renderer.renderToken(tokens, idx, options, env)
 
 
+class _SafeMarkdownIt(MarkdownIt):
+    def validateLink(self, url: str) -> bool:
+        """Links whose target fails this check are left as literal text."""
+        return _is_allowed_link(url)
+
+
 def _build_parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "breaks": True, "linkify": False})
+    md = _SafeMarkdownIt("commonmark", {"html": False, "breaks": True, "linkify": False})
     md.disable(["image", "heading", "lheading", "html_block", "html_inline"])
-    # Links whose target fails this check are left as literal text.
-    md.validateLink = _is_allowed_link
     md.add_render_rule("link_open", _render_link_open)
     return md
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -69,7 +70,7 @@ def visible_lists(user) -> QuerySet[ReadingList]:
     return ReadingList.objects.filter(Q(owner=user) | Q(visibility=Visibility.SHARED))
 
 
-def list_items(reading_list: ReadingList) -> list[ReadingListItem]:
+def list_items(reading_list: ReadingList) -> Sequence[ReadingListItem]:
     """Items in list order with their papers, each paper with its first authors as pages
     listing papers show them (papers.listing): two queries."""
     items = list(

@@ -10,13 +10,14 @@ values within a facet are OR-ed, facets AND-ed.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import django_filters
 from django import forms
 from django.db.models import Q, QuerySet, Value
+from django.utils.datastructures import MultiValueDict
 
 from papers.models import Author, Paper, Tag, TagKind
 from papers.search.engine import BrowseQuery
@@ -83,7 +84,8 @@ class FacetFilter(django_filters.Filter):
     """A facet's URL parameter. It only validates: the search index applies the selection."""
 
     field_class = ValueListField
-    accept = staticmethod(_accept_slug)
+    # A valid URL value as the filter keeps it (a slug, an id), or None to drop it.
+    accept: Callable[[str], str | int | None] = staticmethod(_accept_slug)
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("accept", self.accept)
@@ -160,7 +162,7 @@ class PaperFilter(django_filters.FilterSet):
         """Resolve slugs and ids to rows: one UNION query if anything is selected, else none."""
         wanted_tags = {name: self.cleaned.get(name) or [] for name in TAG_FACETS}
         wanted_authors = self.cleaned.get("author") or []
-        parts = []
+        parts: list[QuerySet] = []  # rows of (tag kind or "author", pk, slug, name)
         tag_condition = Q()
         for name, slugs in wanted_tags.items():
             if slugs:
@@ -200,7 +202,7 @@ class PaperFilter(django_filters.FilterSet):
         # Invalid raw values (author=abc, bad slugs) are reported too.
         for name in [*TAG_FACETS, "author"]:
             kept = {str(v) for v in self.cleaned.get(name) or []}
-            for raw in self.data.getlist(name) if hasattr(self.data, "getlist") else []:
+            for raw in self.data.getlist(name) if isinstance(self.data, MultiValueDict) else []:
                 if raw.strip() and raw.strip() not in kept:
                     selection.ignored.append(f"{name} “{raw.strip()[:40]}”")
         return selection

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db import models
 from django.db.models import Prefetch, Value
+
+if TYPE_CHECKING:
+    from papers.models import Paper
 
 
 def ordered_paper_tags(lookup: str = "paper_tags") -> Prefetch:
@@ -17,7 +22,7 @@ def ordered_paper_tags(lookup: str = "paper_tags") -> Prefetch:
     )
 
 
-class PaperQuerySet(models.QuerySet):
+class PaperQuerySet(models.QuerySet["Paper"]):
     def with_people_and_tags(self) -> PaperQuerySet:
         """Prefetch every author in their listed order and tags: two queries for any page size.
 
@@ -46,7 +51,7 @@ class PaperQuerySet(models.QuerySet):
 
         return self.defer("abstract").annotate(more_authors=more_authors())
 
-    def in_order(self, ids: list[int]) -> list:
+    def in_order(self, ids: list[int]) -> list[Paper]:
         """These papers in the order of `ids` (the search index's order); ids not found (a
         paper deleted since) are left out. One query."""
         found = {paper.pk: paper for paper in self.filter(pk__in=ids)}

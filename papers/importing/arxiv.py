@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from xml.parsers import expat
 
 from papers.importing.records import ImportFailed, PaperRecord
+from papers.importing.safe_json import skip_space
 from papers.text import collapse_whitespace
 
 ATOM = "http://www.w3.org/2005/Atom"
@@ -77,7 +78,6 @@ _DATE = re.compile(r"(?P<year>\d{4})-\d\d-\d\d(?!\d)")
 # letters split one way only, so a long hostile value cannot make the match backtrack.
 _VENUE = re.compile(r"(?P<venue>[A-Z][a-z]*[A-Z][A-Za-z]*) ?,? ?(?P<year>19[5-9]\d|20\d\d)")
 
-_SPACE = re.compile(r"[ \t\r\n]*")
 _FEED_TAG = re.compile(r"<(?:(?P<prefix>[A-Za-z_][\w.\-]*):)?feed(?=[\s/>])")
 _NAMESPACE_DECLARATION = re.compile(
     r"""\sxmlns(?::(?P<prefix>[A-Za-z_][\w.\-]*))?\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)')"""
@@ -88,13 +88,13 @@ def looks_like(text: str) -> bool:
     """An Atom <feed> start tag, after only an XML declaration (or other processing
     instructions), comments and whitespace."""
     head = text[:_PROBE]
-    position = _SPACE.match(head, 1 if head.startswith("\ufeff") else 0).end()
+    position = skip_space(head, 1 if head.startswith("\ufeff") else 0)
     while head.startswith(("<?", "<!--"), position):
         closing = "?>" if head.startswith("<?", position) else "-->"
         end = head.find(closing, position + 2)
         if end == -1:
             return False
-        position = _SPACE.match(head, end + len(closing)).end()
+        position = skip_space(head, end + len(closing))
     tag = _FEED_TAG.match(head, position)
     if tag is None:
         return False
@@ -187,12 +187,11 @@ class _Feed:
                 self.entry = _Entry(line=self.parser.CurrentLineNumber)
         elif self.entry is not None and self.captured is None:
             if depth == 3:
-                self._entry_child(name, attributes)
+                self._entry_child(self.entry, name, attributes)
             elif depth == 4 and name == NAME and self.path[2] == AUTHOR:
                 self._capture("author", depth)
 
-    def _entry_child(self, name: str, attributes: dict[str, str]) -> None:
-        entry = self.entry
+    def _entry_child(self, entry: _Entry, name: str, attributes: dict[str, str]) -> None:
         if name in _TEXT_FIELDS:
             self._capture(_TEXT_FIELDS[name], 3)
         elif name == LINK:
@@ -213,18 +212,19 @@ class _Feed:
 
     def _end(self, name: str) -> None:
         depth = len(self.path)
-        if self.captured is not None and depth == self.captured_depth:
+        entry = self.entry  # text is captured only inside an entry
+        if entry is not None and self.captured is not None and depth == self.captured_depth:
             value = "".join(self.captured)
             self.captured = None
             if self.captured_key == "author":
                 author = collapse_whitespace(value)
                 if author:
-                    self.entry.authors.append(author)
+                    entry.authors.append(author)
             else:
-                self.entry.texts.setdefault(self.captured_key, value)
-        elif depth == 2 and name == ENTRY:
+                entry.texts.setdefault(self.captured_key, value)
+        elif entry is not None and depth == 2 and name == ENTRY:
             self.entries += 1
-            self.records.append(self._record(self.entry))
+            self.records.append(self._record(entry))
             self.entry = None
         self.path.pop()
 

@@ -39,7 +39,7 @@ from bibtexparser.middlewares.names import (
     parse_single_name_into_parts,
     split_multiple_persons_names,
 )
-from bibtexparser.model import Entry, Field, ParsingFailedBlock, String
+from bibtexparser.model import Block, Entry, Field, ParsingFailedBlock, String
 from pylatexenc import latexwalker
 from pylatexenc.latex2text import (
     LatexNodes2Text,
@@ -148,7 +148,7 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
     strings: dict[str, str] = {}
     found = False
     for block in library.blocks:
-        line = block.start_line + 1
+        line = _line(block)
         if isinstance(block, ParsingFailedBlock):
             inner = block.ignore_error_block
             if not isinstance(inner, Entry | String):
@@ -177,8 +177,14 @@ def _failure_message(block: ParsingFailedBlock) -> str:
     return f"cannot read {what}: {reason.strip()}"
 
 
+def _line(block: Block) -> int:
+    """The line `block` starts on, counted from 1 (bibtexparser counts from 0)."""
+    assert block.start_line is not None  # known for every block the parser read
+    return block.start_line + 1
+
+
 def _record(entry: Entry, strings: Mapping[str, str], source: str) -> PaperRecord:
-    line = entry.start_line + 1
+    line = _line(entry)
     fields = _fields(entry, source, line)
 
     def value(name: str) -> str:

@@ -20,7 +20,7 @@ def insert_rows(model: type[models.Model], fields: Sequence[str], rows: list[tup
         return
     quote = connection.ops.quote_name
     table = quote(model._meta.db_table)
-    columns = ", ".join(quote(model._meta.get_field(name).column) for name in fields)
+    columns = ", ".join(quote(_column(model, name)) for name in fields)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
@@ -29,3 +29,10 @@ def insert_rows(model: type[models.Model], fields: Sequence[str], rows: list[tup
         else:
             marks = ", ".join(["%s"] * len(fields))
             cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", rows)  # noqa: S608
+
+
+def _column(model: type[models.Model], name: str) -> str:
+    field = model._meta.get_field(name)
+    if not isinstance(field, models.Field) or not field.column:
+        raise ValueError(f"{model.__name__}.{name} is not a column of its table")
+    return field.column

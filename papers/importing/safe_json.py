@@ -50,7 +50,9 @@ _DECODER = json.JSONDecoder(parse_int=_parse_int)
 
 def skip_space(text: str, position: int) -> int:
     """The first position at or after `position` that is not JSON whitespace."""
-    return _SPACE.match(text, position).end()
+    match = _SPACE.match(text, position)
+    assert match is not None  # the pattern matches the empty string too
+    return match.end()
 
 
 def check_depth(text: str, start: int = 0, depth: int = 0) -> None:

@@ -96,15 +96,13 @@ def _parse_row(
     body = body.removesuffix(" ")
     if leading_bar:
         body = body.removeprefix("|").removeprefix(" ")
-    cells = body.split(CELL_SEPARATOR)
-    if len(cells) > len(columns):
-        cells = _join_free_text(cells, columns)
+    split = body.split(CELL_SEPARATOR)
+    cells = _join_free_text(split, columns) if len(split) > len(columns) else split
     if cells is None or len(cells) != len(columns):
-        count = len(body.split(CELL_SEPARATOR))
         raise ImportFailed(
             source,
             line,
-            f"row has {count} columns, expected {len(columns)} ({', '.join(columns)}); "
+            f"row has {len(split)} columns, expected {len(columns)} ({', '.join(columns)}); "
             "cells are separated by ' | '",
         )
     return record_from_mapping(dict(zip(columns, cells, strict=True)), source=source, line=line)

@@ -20,7 +20,7 @@ from papers.search import schema
 
 CHUNK_SIZE = 2000
 
-_TAG_FIELDS = {
+_TAG_FIELDS: dict[str, str] = {  # by TagKind value
     TagKind.VENUE: schema.VENUE_IDS,
     TagKind.TRACK: schema.TRACK_IDS,
     TagKind.LAB: schema.LAB_IDS,

@@ -240,7 +240,8 @@ def _prefix_field_queries(
     queries = [_field_query(field_name, [*before, (position, term)]) for term in whole_terms]
     if before:
         first = before[0][0]
-        words = [(p - first, t) for p, t in before] + [(position - first, word)]
+        words: list[str | tuple[int, str]] = [(p - first, t) for p, t in before]
+        words.append((position - first, word))
         queries.append(Query.phrase_prefix_query(_schema(), field_name, words))
     else:
         queries.append(Query.regex_query(_schema(), field_name, re.escape(word) + ".*"))
@@ -363,6 +364,18 @@ def search(
     return Results(ids, total, _facets(searcher, query, matches, total, author_facet_size))
 
 
+def _total(result: tantivy.SearchResult) -> int:
+    """How many documents the search matched (every search here counts them)."""
+    # tantivy.pyi leaves out SearchResult.count, which the extension module has.
+    return result.count  # type: ignore[attr-defined]
+
+
+def _paper_id(document: tantivy.Document) -> int:
+    pk = document.get_first(schema.ID)
+    assert pk is not None  # every document is indexed with its paper's id
+    return int(pk)
+
+
 def _page(
     searcher: tantivy.Searcher, matches: Query, query: BrowseQuery, *, scored: bool
 ) -> tuple[list[int], int]:
@@ -371,20 +384,21 @@ def _page(
     limit = min(max(1, query.limit), MAX_PAGE_SIZE)
     offset = max(0, query.offset)
     if offset >= searcher.num_docs:
-        return [], searcher.search(matches, 1).count
+        return [], _total(searcher.search(matches, 1))
     sort = query.sort if query.sort in SORTS else "relevance"
     if sort == "relevance" and not scored:
         sort = "newest"
     if sort == "relevance":
         result = searcher.search(matches, limit, offset=offset)
-        hits, total = result.hits, result.count
+        hits, total = result.hits, _total(result)
     elif sort == "newest":
         hits, total = _sorted_hits(searcher, matches, _NEWEST, offset, limit)
     else:
         hits, total = _sorted_hits(searcher, matches, _BY_TITLE, offset, limit)
     addresses = [address for _, address in hits][: max(0, query.limit)]
     ids = searcher.fast_field_values(schema.ID, addresses) if addresses else []
-    return [int(pk) for pk in ids], total
+    # Paper ids are an integer field that every document has.
+    return [pk for pk in ids if isinstance(pk, int)], total
 
 
 @dataclass(frozen=True)
@@ -411,12 +425,14 @@ def _sorted_hits(searcher, matches: Query, keys: _SortKeys, offset: int, limit: 
         matches, limit, order_by_field=keys.coarse, offset=offset, order=keys.order
     )
     if not located.hits:
-        return [], located.count
+        return [], _total(located)
     first, last = int(located.hits[0][0]), int(located.hits[-1][0])
     window = [matches, _coarse_range(keys, last, "through")]
     skipped = 0
     if offset:
-        skipped = searcher.search(_all_of([matches, _coarse_range(keys, first, "before")]), 1).count
+        skipped = _total(
+            searcher.search(_all_of([matches, _coarse_range(keys, first, "before")]), 1)
+        )
         window.append(_coarse_range(keys, first, "from"))
     page = searcher.search(
         _all_of(window),
@@ -426,7 +442,7 @@ def _sorted_hits(searcher, matches: Query, keys: _SortKeys, offset: int, limit: 
         offset=offset - skipped,
         order=keys.order,
     )
-    return page.hits, located.count
+    return page.hits, _total(located)
 
 
 def _coarse_range(keys: _SortKeys, value: int, part: str) -> Query:
@@ -435,11 +451,10 @@ def _coarse_range(keys: _SortKeys, value: int, part: str) -> Query:
     ascending = keys.order == tantivy.Order.Asc
     upper = (part != "from") == ascending  # "before"/"through" lie below when ascending
     include = part != "before"
+    field = (_schema(), keys.coarse, tantivy.FieldType.Unsigned)
     if upper:
-        bounds = {"upper_bound": value, "include_upper": include}
-    else:
-        bounds = {"lower_bound": value, "include_lower": include}
-    return Query.range_query(_schema(), keys.coarse, tantivy.FieldType.Unsigned, **bounds)
+        return Query.range_query(*field, upper_bound=value, include_upper=include)
+    return Query.range_query(*field, lower_bound=value, include_lower=include)
 
 
 def _facets(searcher, query: BrowseQuery, matches, total: int, author_facet_size: int) -> Facets:
@@ -452,7 +467,7 @@ def _facets(searcher, query: BrowseQuery, matches, total: int, author_facet_size
         narrowed = matches(without)
         base, whole = narrowed or Query.all_query(), narrowed is None
         if "author" in names:
-            matched = total if without is None else searcher.search(base, 1).count
+            matched = total if without is None else _total(searcher.search(base, 1))
             broad = _broad_top_authors(
                 searcher, None if whole else base, matched, author_facet_size, query.author_ids
             )
@@ -603,7 +618,7 @@ def _recount(searcher, base: Query, author_ids: list[int], *, whole: bool) -> di
     """
     if whole:
         return {
-            pk: searcher.search(Query.term_query(_schema(), schema.AUTHOR_IDS, pk), 1).count
+            pk: _total(searcher.search(Query.term_query(_schema(), schema.AUTHOR_IDS, pk), 1))
             for pk in author_ids
         }
     return _filtered_counts(searcher.aggregate(base, _author_filters(author_ids)), author_ids)
@@ -735,13 +750,13 @@ def _catalogue_counts(searcher, catalogue: CatalogueAuthors, author_ids) -> dict
     return {
         pk: known[pk]
         if pk in known
-        else searcher.search(Query.term_query(_schema(), schema.AUTHOR_IDS, pk), 1).count
+        else _total(searcher.search(Query.term_query(_schema(), schema.AUTHOR_IDS, pk), 1))
         for pk in author_ids
     }
 
 
 def _count(searcher, base: Query, paper_ids) -> int:
-    return searcher.search(_all_of([base, _any_of(schema.ID, paper_ids)]), 1).count
+    return _total(searcher.search(_all_of([base, _any_of(schema.ID, paper_ids)]), 1))
 
 
 def _ordered(counts: dict[int, int]) -> dict[int, int]:
@@ -793,7 +808,8 @@ def _marked_html(snippet: tantivy.Snippet, abstract: str) -> SafeString:
     fragment = snippet.fragment()
     # The highlighted ranges are byte offsets into the fragment's UTF-8, on token boundaries.
     raw = fragment.encode()
-    pieces, position = [], 0
+    pieces: list[str] = []
+    position = 0
     for span in sorted(snippet.highlighted(), key=lambda r: r.start):
         if span.start < position:
             continue
@@ -836,7 +852,7 @@ def _documents(searcher: tantivy.Searcher, paper_ids: Iterable[int]) -> dict[int
     if not ids:
         return {}
     hits = searcher.search(_any_of(schema.ID, ids), len(ids), count=False).hits
-    return {int(doc.get_first(schema.ID)): doc for doc in (searcher.doc(a) for _, a in hits)}
+    return {_paper_id(doc): doc for doc in (searcher.doc(a) for _, a in hits)}
 
 
 # --- Similar papers -----------------------------------------------------------------------
@@ -897,7 +913,7 @@ def similar(searcher: tantivy.Searcher, paper_id: int, limit: int = 5) -> list[S
         shared = [word for stem, word in source_words if stem in their_stems]
         result.append(
             Similar(
-                id=int(document.get_first(schema.ID)),
+                id=_paper_id(document),
                 shared_authors=len(theirs.intersection(authors)),
                 shared_terms=tuple(shared[:SIMILAR_REASON_TERMS]),
             )

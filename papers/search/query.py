@@ -87,6 +87,7 @@ def parse_query(text: str, *, prefix_last: bool = False) -> ParsedQuery:
             chunk, pos = text[pos + 1 : end], end + 1
         else:
             match = _BARE.match(text, pos)
+            assert match is not None  # text[pos] is neither a space nor a quote
             chunk, pos = match.group(), match.end()
             if not negated and chunk.casefold() == "or":
                 groups.append([])

@@ -46,6 +46,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Literal, overload
 
 import tantivy
 from django.db import connections
@@ -117,6 +118,12 @@ def _key(position: SearchPosition) -> tuple[int, int, str]:
     return (position.value, position.token, position.database_id)
 
 
+def _usable(state: IndexState | None) -> IndexState:
+    """`state`, once _rebuild_reason found no reason to rebuild (it gives one for no state)."""
+    assert state is not None
+    return state
+
+
 class SearchIndex:
     """One process's view of one index directory; thread-safe, one per process and directory."""
 
@@ -161,11 +168,12 @@ class SearchIndex:
             state = self.read_state()
             position = SearchChange.objects.position()
             reason = self._rebuild_reason(state, position)
-            if reason is None and not state.reflects(position):
+            if reason is None and not _usable(state).reflects(position):
                 state, reason = self._apply_locked()
             if reason is not None:
                 self._rebuild_for_request(reason)
                 continue
+            state = _usable(state)
             try:
                 return self._load(state)
             except _Retry:
@@ -258,8 +266,8 @@ class SearchIndex:
             state = self.read_state()
             position = SearchChange.objects.position()
             reason = self._rebuild_reason(state, position)
-            if reason is None and not state.reflects(position):
-                state = self._apply(state, position)
+            if reason is None and not _usable(state).reflects(position):
+                state = self._apply(_usable(state), position)
             return state, reason
 
     def _apply(self, state: IndexState, position: SearchPosition) -> IndexState:
@@ -293,6 +301,24 @@ class SearchIndex:
 
     # --- Rebuilding ------------------------------------------------------------------------
 
+    @overload
+    def rebuild(
+        self,
+        *,
+        only_if_needed: Literal[False] = False,
+        broken: str | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> BuildReport: ...
+
+    @overload
+    def rebuild(
+        self,
+        *,
+        only_if_needed: bool,
+        broken: str | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> BuildReport | None: ...
+
     def rebuild(
         self,
         *,
@@ -314,7 +340,7 @@ class SearchIndex:
             if only_if_needed:
                 state = self.read_state()
                 reason = self._rebuild_reason(state, SearchChange.objects.position())
-                if reason is None and state.generation != broken:
+                if reason is None and _usable(state).generation != broken:
                     return None  # usable, or another process rebuilt it while we waited
             for leftover in self.directory.glob(f"{BUILDING_PREFIX}*"):
                 shutil.rmtree(leftover, ignore_errors=True)  # a build that died

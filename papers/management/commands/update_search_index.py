@@ -41,6 +41,7 @@ class Command(BaseCommand):
                     f"{report.seconds:.1f} s ({rate:,.0f} papers/s)."
                 )
             searcher = index.catch_up()
+            applied = index.applied_seq
         except IndexUnavailable as exc:
             raise CommandError(str(exc)) from exc
         finally:
@@ -48,7 +49,7 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(
                 f"The search index in {settings.SEARCH_INDEX_DIR} is current: "
-                f"{searcher.num_docs} papers, change {index.read_state().applied_seq}."
+                f"{searcher.num_docs} papers, change {applied}."
             )
         )
         if prune_days is not None:
