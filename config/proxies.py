@@ -14,9 +14,17 @@ from django.http import HttpRequest
 
 
 def _address(text: str) -> str | None:
-    """`text` as a canonical IP address (one spelling per address on every database), or None."""
+    """`text` as a canonical IP address (one spelling per address on every database), or None.
+
+    Some proxies append the port they saw: 192.0.2.1:443, [2001:db8::1]:443.
+    """
+    text = text.strip()
+    if text.startswith("[") and "]" in text:
+        text = text[1 : text.index("]")]
+    elif text.count(":") == 1:
+        text = text.partition(":")[0]
     try:
-        return str(ipaddress.ip_address(text.strip()))
+        return str(ipaddress.ip_address(text))
     except ValueError:
         return None
 

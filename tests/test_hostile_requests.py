@@ -7,6 +7,7 @@ a 500 there; SQLite accepted it. These tests run on both databases.
 from __future__ import annotations
 
 import pytest
+from axes.models import AccessAttempt
 from django.urls import reverse
 
 from annotations.models import Comment, Note, ReadingList
@@ -122,6 +123,38 @@ def test_nul_in_a_login_form_is_an_ordinary_failed_login(client, user):
     response = client.post(reverse("login"), {"username": "alice\x00", "password": "\x00"})
     assert response.status_code == 200
     assert "_auth_user_id" not in client.session
+
+
+def test_nul_in_a_failed_login_never_reaches_the_lockout_record(client, user):
+    response = client.post(
+        reverse("login") + f"?next={NUL}", {"username": "alice\x00", "password": "x\x00"}
+    )
+    assert response.status_code == 200
+    attempt = AccessAttempt.objects.get()
+    assert attempt.username == "alice"
+    assert "\x00" not in attempt.get_data + attempt.post_data
+
+
+@pytest.mark.parametrize(
+    "forwarded",
+    ["unknown", "not an address, 198.51.100.7 extra", "1.2.3.4:99999", ", ,", "6.6.6.6, " * 1000],
+)
+def test_a_failed_login_with_any_forwarded_header_from_our_proxy_is_counted(
+    client, user, settings, forwarded
+):
+    # Counted under no address when the proxy passed on text that is not one (one shared
+    # count), never a 500: PostgreSQL's inet column refuses anything else.
+    settings.BEHIND_PROXY = True
+    settings.FORWARDED_ALLOW_IPS = ["127.0.0.1"]
+    response = client.post(
+        reverse("login"),
+        {"username": "alice", "password": "wrong"},
+        HTTP_X_FORWARDED_FOR=forwarded,
+        REMOTE_ADDR="127.0.0.1",
+    )
+    assert response.status_code == 200
+    assert "Please enter a correct username and password" in response.content.decode()
+    assert AccessAttempt.objects.get().failures_since_start == 1
 
 
 def test_nul_in_the_session_cookie_reads_as_no_session(client, paper):

@@ -277,6 +277,14 @@ def test_staff_without_the_axes_permissions_cannot_see_lockouts(db):
             True, ["127.0.0.1", "::1"], "127.0.0.1", "2001:DB8:0::1", "2001:db8::1",
             id="addresses-are-spelt-one-way",
         ),
+        pytest.param(
+            True, ["127.0.0.1"], "127.0.0.1", "6.6.6.6, 198.51.100.7:443", "198.51.100.7",
+            id="a-port-our-proxy-appended-is-not-part-of-the-address",
+        ),
+        pytest.param(
+            True, ["127.0.0.1"], "127.0.0.1", "[2001:db8::1]:443", "2001:db8::1",
+            id="an-ipv6-address-with-its-port",
+        ),
     ],
 )  # fmt: skip
 def test_client_address(settings, behind_proxy, trusted, peer, forwarded, expected):
