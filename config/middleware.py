@@ -89,10 +89,11 @@ class NulCharacterMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if "\x00" in request.path_info:
             raise Http404("No page has this address.")
+        # The stubs call request.GET an immutable QueryDict subtype; ours is immutable too.
         if _has_nul(request.GET):
-            request.GET = _without_nul(request.GET)
+            request.GET = _without_nul(request.GET)  # type: ignore[assignment]
         if request.method == "POST" and _has_nul(request.POST):
-            request.POST = _without_nul(request.POST)
+            request.POST = _without_nul(request.POST)  # type: ignore[assignment]
         for name, value in list(request.COOKIES.items()):
             if "\x00" in value:
                 request.COOKIES[name] = value.replace("\x00", "")

@@ -105,7 +105,7 @@ CONTENT_SECURITY_POLICY = {
 }
 # Permissions-Policy (django-permissions-policy): powerful browser features the site never uses
 # are switched off for it and anything it embeds.
-PERMISSIONS_POLICY = {
+PERMISSIONS_POLICY: dict[str, list[str]] = {
     feature: []
     for feature in (
         "accelerometer",

@@ -1,4 +1,4 @@
-from axes.models import AccessFailureLog, AccessLog
+from axes.models import AccessFailureLog, AccessLog  # type: ignore[import-untyped]
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path

@@ -11,6 +11,7 @@ from django.db.models.functions import Substr
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.cache import patch_vary_headers
+from django_htmx.middleware import HtmxDetails
 
 from papers.facets import cleared_query, listing_facets, selection_chips, top_authors
 from papers.filters import PER_PAGE_CHOICES, SORT_CHOICES, TAG_FACETS, TYPING_PARAM, PaperFilter
@@ -36,7 +37,14 @@ AUTHOR_CANDIDATES = 5000
 KEYWORD_CANDIDATES = 50
 
 
-def paper_list(request: HttpRequest) -> HttpResponse:
+class HtmxHttpRequest(HttpRequest):
+    """Every request once django-htmx's HtmxMiddleware has run: `request.htmx` says whether htmx
+    sent it and what it asks for (HttpRequest does not declare the attribute for type checks)."""
+
+    htmx: HtmxDetails
+
+
+def paper_list(request: HtmxHttpRequest) -> HttpResponse:
     state = PaperFilter(request.GET, request=request).state
     searcher = current_searcher()
     mine_sets = Paper.objects.mine_sets(request.user) if state.logged_in else {}

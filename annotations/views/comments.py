@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 from annotations import services
 from annotations.forms import CommentForm
 from annotations.models import Comment
-from annotations.views.common import finish, paper_anchor, paper_section
+from annotations.views.common import HtmxHttpRequest, finish, paper_anchor, paper_section
 from papers.models import Paper
 
 
@@ -36,7 +36,7 @@ def _get_comment_for_remover(request: HttpRequest, pk: int) -> Comment:
 
 @require_POST
 @login_required
-def comment_add(request: HttpRequest, paper_pk: int) -> HttpResponse:
+def comment_add(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
     paper = get_object_or_404(Paper, pk=paper_pk)
     form = CommentForm(request.POST)
     if not form.is_valid():
@@ -57,7 +57,7 @@ def comment_add(request: HttpRequest, paper_pk: int) -> HttpResponse:
 
 
 @login_required
-def comment_edit(request: HttpRequest, pk: int) -> HttpResponse:
+def comment_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     comment = _get_comment_for_author(request, pk)
     data = request.POST if request.method == "POST" else None
     form = CommentForm(data, instance=comment)
@@ -75,7 +75,7 @@ def comment_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def comment_delete(request: HttpRequest, pk: int) -> HttpResponse:
+def comment_delete(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     comment = _get_comment_for_remover(request, pk)
     services.remove_comment(comment=comment, by=request.user)
     paper = comment.paper

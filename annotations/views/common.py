@@ -11,6 +11,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from annotations.panel import SECTIONS, section_context
 from papers.models import Paper
+from papers.views import HtmxHttpRequest
 
 
 def next_url(request: HttpRequest, default: str) -> str:
@@ -24,7 +25,7 @@ def next_url(request: HttpRequest, default: str) -> str:
 
 
 def finish(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     message: str,
     *,
     redirect_to: str,

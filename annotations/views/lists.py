@@ -20,6 +20,7 @@ from annotations.forms import (
 )
 from annotations.models import ReadingList, ReadingListItem
 from annotations.views.common import (
+    HtmxHttpRequest,
     finish,
     form_errors_text,
     next_url,
@@ -93,7 +94,7 @@ def my_lists(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
-def list_create(request: HttpRequest) -> HttpResponse:
+def list_create(request: HtmxHttpRequest) -> HttpResponse:
     form = ReadingListForm(request.POST, owner=request.user)
     if not form.is_valid():
         return render(
@@ -130,7 +131,7 @@ def list_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def list_edit(request: HttpRequest, pk: int) -> HttpResponse:
+def list_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     reading_list = _get_list_for_owner(request, pk)
     data = request.POST if request.method == "POST" else None
     form = ReadingListForm(data, instance=reading_list, owner=request.user)
@@ -185,7 +186,7 @@ def list_export_csv(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def list_item_add(request: HttpRequest, pk: int) -> HttpResponse:
+def list_item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Add a paper from the list page, by paper number, OpenReview id or forum URL."""
     reading_list = _get_list_for_owner(request, pk)
     form = AddPaperForm(request.POST)
@@ -215,7 +216,7 @@ def list_item_add(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def paper_list_add(request: HttpRequest, paper_pk: int) -> HttpResponse:
+def paper_list_add(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
     """Add a paper from its page to one of the user's lists, or to a new one."""
     paper = get_object_or_404(Paper, pk=paper_pk)
     form = AddToListForm(request.POST, owner=request.user)
@@ -256,7 +257,7 @@ def paper_list_add(request: HttpRequest, paper_pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def list_item_remove(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
+def list_item_remove(request: HtmxHttpRequest, pk: int, item_pk: int) -> HttpResponse:
     item = _get_item_for_owner(request, pk, item_pk)
     reading_list, paper = item.reading_list, item.paper
     services.remove_item(item=item)
@@ -270,7 +271,7 @@ def list_item_remove(request: HttpRequest, pk: int, item_pk: int) -> HttpRespons
 
 @require_POST
 @login_required
-def list_item_move(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
+def list_item_move(request: HtmxHttpRequest, pk: int, item_pk: int) -> HttpResponse:
     item = _get_item_for_owner(request, pk, item_pk)
     reading_list = item.reading_list
     form = MoveItemForm(request.POST)
@@ -294,7 +295,7 @@ def list_item_move(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def list_item_status(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
+def list_item_status(request: HtmxHttpRequest, pk: int, item_pk: int) -> HttpResponse:
     item = _get_item_for_owner(request, pk, item_pk)
     form = ItemStatusForm(request.POST)
     if form.is_valid():

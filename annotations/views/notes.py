@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 from annotations import selectors
 from annotations.forms import NoteForm
 from annotations.models import Note
-from annotations.views.common import finish, next_url, paper_anchor, paper_section
+from annotations.views.common import HtmxHttpRequest, finish, next_url, paper_anchor, paper_section
 from papers.models import Paper
 
 NOTES_PER_PAGE = 20
@@ -31,7 +31,7 @@ def my_notes(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
-def note_add(request: HttpRequest, paper_pk: int) -> HttpResponse:
+def note_add(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
     paper = get_object_or_404(Paper, pk=paper_pk)
     form = NoteForm(request.POST)
     if not form.is_valid():
@@ -52,7 +52,7 @@ def note_add(request: HttpRequest, paper_pk: int) -> HttpResponse:
 
 
 @login_required
-def note_edit(request: HttpRequest, pk: int) -> HttpResponse:
+def note_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """A page of its own without JavaScript; with htmx, the note turns into its form in place."""
     note = _get_note_for_user(request, pk)
     data = request.POST if request.method == "POST" else None
@@ -78,7 +78,7 @@ def note_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def note_delete(request: HttpRequest, pk: int) -> HttpResponse:
+def note_delete(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     note = _get_note_for_user(request, pk)
     paper = note.paper
     note.delete()

@@ -10,7 +10,13 @@ from django.views.decorators.http import require_POST
 
 from annotations import services
 from annotations.forms import LabTagForm
-from annotations.views.common import finish, form_errors_text, paper_anchor, paper_section
+from annotations.views.common import (
+    HtmxHttpRequest,
+    finish,
+    form_errors_text,
+    paper_anchor,
+    paper_section,
+)
 from papers.models import Paper, PaperTag, TagKind
 
 
@@ -25,7 +31,7 @@ def _get_lab_tag_for_remover(request: HttpRequest, pk: int) -> PaperTag:
 
 @require_POST
 @login_required
-def tag_add(request: HttpRequest, paper_pk: int) -> HttpResponse:
+def tag_add(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
     paper = get_object_or_404(Paper, pk=paper_pk)
     form = LabTagForm(request.POST)
     if not form.is_valid():
@@ -52,7 +58,7 @@ def tag_add(request: HttpRequest, paper_pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def tag_remove(request: HttpRequest, pk: int) -> HttpResponse:
+def tag_remove(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     paper_tag = _get_lab_tag_for_remover(request, pk)
     paper, name = paper_tag.paper, paper_tag.tag.name
     paper_tag.delete()
