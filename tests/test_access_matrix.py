@@ -345,3 +345,32 @@ def test_staff_cannot_read_or_edit_private_notes_and_lists(world, client):
     edit = client.post(reverse("annotations:comment-edit", args=[world.comment.pk]), {"body": "x"})
     assert edit.status_code == 404
     assert _snapshot(world) == before
+
+
+def test_each_url_acts_on_the_object_it_names_and_on_no_other(world, client):
+    """The owner has two notes, comments and lab tags: acting on the second of each leaves
+    the first (the world's) exactly as it was."""
+    note = make_note(world.owner, world.paper, "second note")
+    comment = make_comment(world.owner, world.paper, "second comment")
+    lab_tag = make_lab_tag(world.paper, "second-tag", added_by=world.owner)
+    client.force_login(world.owner)
+    before = _snapshot(world)
+    for name, obj, text in [
+        ("note-edit", note, "second note"),
+        ("comment-edit", comment, "second comment"),
+    ]:
+        form = client.get(reverse(f"annotations:{name}", args=[obj.pk]))
+        assert form.status_code == 200
+        assert text in form.content.decode() and "owner&#x27;s" not in form.content.decode()
+    for name, obj in [("note-edit", note), ("comment-edit", comment)]:
+        url = reverse(f"annotations:{name}", args=[obj.pk])
+        assert client.post(url, {"body": "changed"}).status_code == 302
+        obj.refresh_from_db()
+        assert obj.body == "changed"
+    for name, obj in [("comment-delete", comment), ("tag-remove", lab_tag), ("note-delete", note)]:
+        assert client.post(reverse(f"annotations:{name}", args=[obj.pk])).status_code == 302
+    comment.refresh_from_db()
+    assert comment.is_removed
+    assert not PaperTag.objects.filter(pk=lab_tag.pk).exists()
+    assert not Note.objects.filter(pk=note.pk).exists()
+    assert _snapshot(world) == before

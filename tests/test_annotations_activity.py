@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from django.urls import reverse
+import datetime
+import re
 
-from annotations.models import Visibility
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from annotations.models import Comment, ReadingListItem, Visibility
+from annotations.views.activity import ACTIVITY_LIMIT
+from papers.models import PaperTag, TagKind
 from tests.factories import (
     make_comment,
     make_lab_tag,
@@ -20,10 +27,19 @@ def test_activity_shows_comments_shared_additions_and_lab_tags(client, user, oth
         other_user, "Lab queue", papers=[make_paper("Listed paper")], visibility=Visibility.SHARED
     )
     make_lab_tag(make_paper("Tagged paper"), "optimisation", added_by=other_user)
+    # A catalogue tag is not lab activity, even one a curator set by hand.
+    make_paper("Catalogued paper", tags=[("ICLR 2024", TagKind.VENUE)])
+    PaperTag.objects.filter(tag__kind=TagKind.VENUE).update(added_by=other_user)
     client.force_login(user)
-    content = client.get(reverse("annotations:activity")).content.decode()
+    response = client.get(reverse("annotations:activity"))
+    assert response.status_code == 200
+    content = response.content.decode()
     for text in ["public remark", "Lab queue", "Listed paper", "optimisation", "Tagged paper"]:
         assert text in content
+    # Each entry says who did it and on which paper.
+    assert content.count(f"<strong>{other_user.username}</strong>") == 3
+    assert ">Commented paper</a>" in content
+    assert "Catalogued paper" not in content and "ICLR 2024" not in content
 
 
 def test_activity_never_shows_private_things(client, user, other_user):
@@ -67,3 +83,37 @@ def test_activity_escapes_user_text(client, user, other_user):
     client.force_login(user)
     content = client.get(reverse("annotations:activity")).content.decode()
     assert "<img src=x" not in content
+
+
+# How each kind of entry is made, and the model and field that date it.
+ACTIVITY_KINDS = {
+    "comment": (Comment, "created_at"),
+    "list": (ReadingListItem, "added_at"),
+    "tag": (PaperTag, "created_at"),
+}
+
+
+@pytest.mark.parametrize("kind", ACTIVITY_KINDS)
+def test_activity_lists_the_newest_entries_by_their_time_not_their_id(
+    client, user, other_user, kind
+):
+    limit = ACTIVITY_LIMIT
+    shared = make_reading_list(other_user, "Shared", visibility=Visibility.SHARED)
+    for n in range(limit + 1):
+        paper = make_paper(f"Paper {n}")
+        if kind == "comment":
+            make_comment(other_user, paper, f"remark {n}")
+        elif kind == "list":
+            shared.items.create(paper=paper, position=n)
+        else:
+            make_lab_tag(paper, f"tag {n}", added_by=other_user)
+    # Made in order, dated in reverse: the first one made is the newest.
+    model, field = ACTIVITY_KINDS[kind]
+    now = timezone.now()
+    for n, pk in enumerate(model.objects.order_by("pk").values_list("pk", flat=True)):
+        model.objects.filter(pk=pk).update(**{field: now - datetime.timedelta(minutes=n)})
+    client.force_login(user)
+    response = client.get(reverse("annotations:activity"))
+    assert response.status_code == 200
+    shown = re.findall(r">Paper (\d+)</a>", response.content.decode())
+    assert shown == [str(n) for n in range(limit)]
