@@ -870,7 +870,8 @@ class ImportConflictAdmin(admin.ModelAdmin):
     search_fields = ["paper__title", "=paper__forum_id", "source"]
     date_hierarchy = "created_at"
     actions = ["mark_resolved"]
-    fields = [
+    # Every field is read-only: a conflict records what an import met.
+    readonly_fields = fields = (
         "paper_link",
         "kind",
         "field",
@@ -881,8 +882,7 @@ class ImportConflictAdmin(admin.ModelAdmin):
         "import_run",
         "created_at",
         "resolved_at",
-    ]
-    readonly_fields = fields
+    )
 
     def has_add_permission(self, request) -> bool:
         return False
