@@ -48,7 +48,7 @@ def read_table(text: str):
 
 
 def test_table_seed_gives_100_records_with_ordered_authors_and_tags():
-    records = read_records(TABLE_SEED)
+    records = list(read_records(TABLE_SEED))
     assert len(records) == 100
     first = records[0]
     assert first.title.startswith("RAPTOR")
@@ -123,7 +123,7 @@ def test_table_without_rows_or_cut_off_fails():
 
 
 def test_abstract_list_seed_gives_19_untitled_records_with_the_venue_tag():
-    records = read_records(ABSTRACT_SEED)
+    records = list(read_records(ABSTRACT_SEED))
     assert len(records) == 19
     assert all(r.title == "" and r.tags == ["ICLR 2024"] for r in records)
     raw_lines = ABSTRACT_SEED.read_text(encoding="utf-8").split("\n")

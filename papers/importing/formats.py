@@ -9,7 +9,9 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from papers.importing import (
     abstract_list,
@@ -35,6 +37,8 @@ READERS: dict[str, Callable[[str, str], Iterator[PaperRecord]]] = {
 }
 DIRECTORY_SUFFIXES = {".txt", ".jsonl", ".ndjson", ".json", ".csv", ".xml", ".atom", ".bib", ".ris"}
 _TABLE_SEPARATOR = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+\s*$", re.MULTILINE)
+# Enough of a file's start to tell JSON lines from the other JSON shapes.
+HEAD_BYTES = 1 << 16
 NOT_REGULAR = "not a regular file (a device, FIFO or socket); only regular files are read"
 
 
@@ -77,17 +81,26 @@ def expand_paths(paths: list[str]) -> list[Path]:
     return files
 
 
-def read_bytes(path: Path) -> bytes:
-    """The content of a regular file, checked on the open file itself.
+@contextmanager
+def _open_regular(path: Path) -> Iterator[BinaryIO]:
+    """The file opened for reading, checked on the open file itself.
 
     Opened non-blocking, so a FIFO put in the file's place after expand_paths looked at it
     cannot block the open; the check then refuses it before anything is read.
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    descriptor = os.open(path, flags)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError as error:
+        raise ImportFailed(str(path), None, f"cannot read file: {error.strerror}") from None
     with os.fdopen(descriptor, "rb") as file:
         if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
             raise ImportFailed(str(path), None, NOT_REGULAR)
+        yield file
+
+
+def read_bytes(path: Path) -> bytes:
+    with _open_regular(path) as file:
         return file.read()
 
 
@@ -97,20 +110,50 @@ def read_text(path: Path) -> str:
         data = read_bytes(path)
     except OSError as error:
         raise ImportFailed(str(path), None, f"cannot read file: {error.strerror}") from None
+    text = _decode(data, str(path), first_line=1)
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _decode(data: bytes, source: str, *, first_line: int) -> str:
+    """UTF-8 text without NUL characters; an error names the line it is on."""
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig" if first_line == 1 else "utf-8")
     except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
+        line = first_line + data.count(b"\n", 0, error.start)
         raise ImportFailed(
-            str(path),
+            source,
             line,
             f"not UTF-8: byte 0x{data[error.start]:02x} cannot be decoded; "
             "re-save the file as UTF-8",
         ) from None
     nul = text.find("\x00")
     if nul != -1:
-        raise ImportFailed(str(path), text.count("\n", 0, nul) + 1, "NUL character in the file")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+        raise ImportFailed(
+            source, first_line + text.count("\n", 0, nul), "NUL character in the file"
+        )
+    return text
+
+
+def text_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) for each line of the file, read as it goes: the same checks and
+    line numbers as read_text, without holding the whole file."""
+    source = str(path)
+    number = 1
+    try:
+        with _open_regular(path) as file:
+            for chunk in file:
+                # A lone "\r" ends a line too, as in read_text.
+                for piece in chunk.splitlines() or [b""]:
+                    yield number, _decode(piece, source, first_line=number)
+                    number += 1
+    except OSError as error:
+        raise ImportFailed(source, None, f"cannot read file: {error.strerror}") from None
+
+
+def count_lines(path: Path) -> int:
+    """How many lines the file has, counted without decoding it (for the progress bar)."""
+    with _open_regular(path) as file:
+        return sum(block.count(b"\n") for block in iter(lambda: file.read(1 << 20), b"")) + 1
 
 
 def detect_format(text: str, source: str) -> str:
@@ -147,10 +190,24 @@ def detect_format(text: str, source: str) -> str:
     )
 
 
-def read_records(path: Path, format: str | None = None) -> list[PaperRecord]:
+def read_records(path: Path, format: str | None = None) -> Iterator[PaperRecord]:
+    """The file's records as they are read. JSON lines, the format of large exports, are read
+    line by line; every other format is read whole first."""
     source = str(path)
+    if _is_json_lines(path, format):
+        return jsonl.read_lines(text_lines(path), source)
     text = read_text(path)
     chosen = format or detect_format(text, source)
     if chosen not in READERS:
         raise ImportFailed(source, None, f"unknown format {chosen!r}")
-    return list(READERS[chosen](text, source))
+    return READERS[chosen](text, source)
+
+
+def _is_json_lines(path: Path, format: str | None) -> bool:
+    """Whether the file holds JSON objects one per line (not an array, not OpenReview notes),
+    told from its first bytes: a wrong guess only means reading the file whole."""
+    if format not in (None, "jsonl"):
+        return False
+    with _open_regular(path) as file:
+        head = file.read(HEAD_BYTES).decode("utf-8-sig", errors="ignore").lstrip()
+    return head.startswith("{") and (format == "jsonl" or not openreview.looks_like(head))

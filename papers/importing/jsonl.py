@@ -11,7 +11,7 @@ decoded element by element, so every error knows its line.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from papers.importing import safe_json
@@ -22,8 +22,14 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
     if text.lstrip().startswith("["):
         yield from _read_array(text, source)
         return
+    yield from read_lines(enumerate(text.split("\n"), start=1), source)
+
+
+def read_lines(lines: Iterable[tuple[int, str]], source: str) -> Iterator[PaperRecord]:
+    """Records from numbered lines of JSON objects, as they come: a large file is read
+    line by line (papers.importing.formats.read_records) instead of whole."""
     found = False
-    for number, value in json_lines(text, source):
+    for number, value in decoded_lines(lines, source):
         if not isinstance(value, dict):
             raise ImportFailed(source, number, "each line must be a JSON object {...}")
         found = True
@@ -33,9 +39,14 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
 
 
 def json_lines(text: str, source: str) -> Iterator[tuple[int, Any]]:
+    """(line number, decoded value) for each non-blank line of the text."""
+    return decoded_lines(enumerate(text.split("\n"), start=1), source)
+
+
+def decoded_lines(lines: Iterable[tuple[int, str]], source: str) -> Iterator[tuple[int, Any]]:
     """(line number, decoded value) for each non-blank line; a line that is not JSON fails
     with its line and column."""
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in lines:
         if not line.strip():
             continue
         try:

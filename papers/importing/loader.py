@@ -156,15 +156,14 @@ class Loader:
         self.conflicts: list[tuple[Paper, Conflict]] = []
 
     def load(
-        self, records: Sequence[PaperRecord], progress: Callable[[int, int], None] | None = None
+        self, records: Iterable[PaperRecord], progress: Callable[[PaperRecord], None] | None = None
     ) -> None:
-        done = 0
-        fingerprints = [abstract_fingerprint(record.abstract) for record in records]
-        for batch, batch_fingerprints in _batches(records, fingerprints, self.batch_size):
-            self._load_batch(batch, batch_fingerprints)
-            done += len(batch)
+        """Load the records batch by batch as they come; `progress` is called with the last
+        record of each batch."""
+        for batch, fingerprints in _batches(records, self.batch_size):
+            self._load_batch(batch, fingerprints)
             if progress:
-                progress(done, len(records))
+                progress(batch[-1])
         # One record for the whole import, in its transaction and just before it commits:
         # recording locks the change counter until commit, so recording per batch would make
         # every other recording writer (a member adding a lab tag) wait for the whole import.
@@ -533,24 +532,28 @@ class Loader:
 
 
 def _batches(
-    records: Sequence[PaperRecord], fingerprints: Sequence[str], size: int
-) -> Iterator[tuple[Sequence[PaperRecord], Sequence[str]]]:
+    records: Iterable[PaperRecord], size: int
+) -> Iterator[tuple[list[PaperRecord], list[str]]]:
     """Consecutive batches of at most `size` records (with their abstracts' fingerprints), a
     new one started wherever a record names a paper (by forum id or abstract) that its batch
     already holds: the later record then finds the paper as the earlier one left it, exactly
     as in a later import."""
-    start = 0
+    batch: list[PaperRecord] = []
+    fingerprints: list[str] = []
     seen: set[str] = set()
-    for position, (record, fingerprint) in enumerate(zip(records, fingerprints, strict=True)):
+    for record in records:
+        fingerprint = abstract_fingerprint(record.abstract)
         keys = {"fp:" + fingerprint}
         if record.forum_id:
             keys.add("id:" + record.forum_id)
-        if position - start == size or not seen.isdisjoint(keys):
-            yield records[start:position], fingerprints[start:position]
-            start, seen = position, set()
+        if len(batch) == size or not seen.isdisjoint(keys):
+            yield batch, fingerprints
+            batch, fingerprints, seen = [], [], set()
+        batch.append(record)
+        fingerprints.append(fingerprint)
         seen |= keys
-    if start < len(records):
-        yield records[start:], fingerprints[start:]
+    if batch:
+        yield batch, fingerprints
 
 
 def _chunks(values: Iterable, size: int = IN_CHUNK) -> Iterator[list]:

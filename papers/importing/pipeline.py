@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import astuple, replace
+from pathlib import Path
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from papers.importing.formats import expand_paths, read_records
+from papers.importing.formats import count_lines, expand_paths, read_records
 from papers.importing.loader import BATCH_SIZE, Loader
 from papers.importing.records import ImportFailed, PaperRecord, validate_record
 from papers.importing.report import Report
@@ -25,49 +26,92 @@ class ImportErrors(Exception):
 
 
 def parse_paths(paths: list[str], format: str | None = None) -> list[PaperRecord]:
-    """All records of all files, validated; raises ImportErrors listing each bad file."""
-    errors: list[ImportFailed] = []
-    records: list[PaperRecord] = []
-    try:
-        files = expand_paths(paths)
-    except ImportFailed as error:
-        raise ImportErrors([error]) from None
-    for path in files:
-        try:
-            file_records = _one_per_forum_id(
-                [validate_record(r) for r in read_records(path, format)]
-            )
-        except ImportFailed as error:
-            errors.append(error)
-            continue
-        records.extend(file_records)
-    if errors:
-        raise ImportErrors(errors)
+    """All records of all files, validated; raises ImportErrors listing each bad file. For
+    tools and tests: an import streams them instead (import_paths)."""
+    stream = RecordStream(_files(paths), format)
+    records = list(stream)
+    stream.raise_errors()
     return records
 
 
-def _one_per_forum_id(records: list[PaperRecord]) -> list[PaperRecord]:
-    """A file's records with a repeated record left out; two different records with one forum
-    id in one file are an error naming both lines. (Across files the same paper is expected:
-    the loader merges them in file order, as successive imports would.)"""
-    first_by_id: dict[str, PaperRecord] = {}
-    kept = []
-    for record in records:
-        first = first_by_id.setdefault(record.forum_id, record) if record.forum_id else record
-        if first is record:
-            kept.append(record)
-        elif _content(first) != _content(record):
-            raise ImportFailed(
-                record.source,
-                record.line,
-                f"forum id {record.forum_id} is also at line {first.line} of this file, with "
-                "other content; keep one of the two records",
-            )
-    return kept
+def _files(paths: list[str]) -> list[Path]:
+    try:
+        return expand_paths(paths)
+    except ImportFailed as error:
+        raise ImportErrors([error]) from None
 
 
-def _content(record: PaperRecord) -> tuple:
-    return astuple(replace(record, line=0))
+class RecordStream:
+    """The validated records of every file, in order, read as the loader asks for them.
+
+    A file that fails stops the stream's records for good (what was loaded is rolled back),
+    but the files after it are still read, each to its first problem, so one run reports every
+    bad file. Within a file a repeated record is left out, and two different records with one
+    forum id are an error naming both lines. (Across files the same paper is expected: the
+    loader merges them in file order, as successive imports would.)
+    """
+
+    def __init__(self, files: list[Path], format: str | None, report: Report | None = None):
+        self.files = files
+        self.format = format
+        self.report = report
+        self.errors: list[ImportFailed] = []
+        # For the progress bar: lines of each file (once counted), of the files before the
+        # one being read, and of all files.
+        self.line_counts: list[int] = [0] * len(files)
+        self.lines_before = 0
+        self.lines_total = 0
+
+    def __iter__(self) -> Iterator[PaperRecord]:
+        for path, lines in zip(self.files, self.line_counts, strict=True):
+            if self.report is not None:
+                self.report.for_file(str(path))
+            try:
+                for record in self._one_per_forum_id(read_records(path, self.format)):
+                    if not self.errors:
+                        yield record
+            except ImportFailed as error:
+                self.errors.append(error)
+            self.lines_before += lines
+
+    def count_lines(self) -> None:
+        """Count the lines of every file, for the progress bar."""
+        self.line_counts = [self._lines_of(path) for path in self.files]
+        self.lines_total = sum(self.line_counts)
+
+    @staticmethod
+    def _lines_of(path: Path) -> int:
+        try:
+            return count_lines(path)
+        except ImportFailed:
+            return 0  # reading it fails again, and is reported, in its turn
+
+    def raise_errors(self) -> None:
+        if self.errors:
+            raise ImportErrors(self.errors)
+
+    @staticmethod
+    def _one_per_forum_id(records: Iterable[PaperRecord]) -> Iterator[PaperRecord]:
+        # Per forum id: its first line and a hash of its record, not the record: a file of a
+        # million records keeps a million short entries here, not a million abstracts.
+        first_by_id: dict[str, tuple[int, int]] = {}
+        for record in records:
+            record = validate_record(record)
+            if record.forum_id:
+                content = hash(repr(astuple(replace(record, line=0))))
+                first = first_by_id.get(record.forum_id)
+                if first is None:
+                    first_by_id[record.forum_id] = (record.line, content)
+                elif first[1] == content:
+                    continue  # the same record again
+                else:
+                    raise ImportFailed(
+                        record.source,
+                        record.line,
+                        f"forum id {record.forum_id} is also at line {first[0]} of this file, "
+                        "with other content; keep one of the two records",
+                    )
+            yield record
 
 
 def import_paths(
@@ -83,20 +127,30 @@ def import_paths(
     """Import every file under `paths` in one transaction, recorded as an ImportRun (its id in
     report.import_run_id); dry_run rolls it all back, the run included.
 
+    Records are read, validated and loaded as they come, so memory does not grow with the
+    files. `progress(lines read, lines in all files)` is called after each batch.
     `invoked_by` says who or what started the import, `user` the site user if one did.
-    Raises ImportErrors (nothing written, no run recorded) when any file is unreadable or invalid.
+    Raises ImportErrors (the transaction rolled back: nothing written, no run recorded) when
+    any file is unreadable or invalid.
     """
     started_at = timezone.now()
-    records = parse_paths(paths, format)
     report = Report(dry_run=dry_run)
-    for record in records:
-        report.for_file(record.source)
+    stream = RecordStream(_files(paths), format, report)
+    if progress:
+        stream.count_lines()
+
+    def loaded(last: PaperRecord) -> None:
+        if progress:
+            progress(min(stream.lines_before + last.line, stream.lines_total), stream.lines_total)
+
     with transaction.atomic():
         # A dry run creates its run too, so that it loads exactly as the real import would.
         run = ImportRun.objects.create(
             started_at=started_at, invoked_by=invoked_by[:MAX_INVOKED_BY], user=user
         )
-        Loader(report, run, batch_size=batch_size).load(records, progress)
+        Loader(report, run, batch_size=batch_size).load(stream, loaded)
+        # Raised inside the transaction: what the good files loaded is rolled back.
+        stream.raise_errors()
         if dry_run:
             transaction.set_rollback(True)
         else:

@@ -94,7 +94,8 @@ class Report:
 
 
 class ProgressBar:
-    """A one-line bar redrawn in place; only drawn when the stream is a terminal."""
+    """A one-line bar redrawn in place, counting the input's lines read (records are streamed,
+    so their number is only known at the end); only drawn when the stream is a terminal."""
 
     def __init__(self, stream: TextIO | None = None, width: int = 30):
         self.stream = stream or sys.stderr
@@ -106,7 +107,7 @@ class ProgressBar:
             return
         filled = self.width * done // total
         bar = "#" * filled + "-" * (self.width - filled)
-        self.stream.write(f"\rImporting [{bar}] {done}/{total}")
+        self.stream.write(f"\rImporting [{bar}] {done}/{total} lines")
         if done >= total:
             self.stream.write("\n")
         self.stream.flush()
