@@ -1,4 +1,3 @@
-from axes.models import AccessFailureLog, AccessLog  # type: ignore[import-untyped]
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
@@ -10,9 +9,6 @@ from config.health import healthz
 
 # The admin has its own login page: it shows lockouts like ours.
 admin.site.login_form = AdminLoginForm
-# Curators see lockouts (Axes > Access attempts); axes' two logs stay empty here, because no
-# login history is kept (AXES_DISABLE_ACCESS_LOG) nor a failure log, so they are not listed.
-admin.site.unregister([AccessLog, AccessFailureLog])
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
