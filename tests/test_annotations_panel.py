@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 
 from annotations.models import Visibility
 from papers.search.sync import current_searcher
@@ -150,3 +151,46 @@ def test_a_staff_member_sees_a_moderation_button_on_others_comments(client, othe
     content = client.get(paper.get_absolute_url()).content.decode()
     assert f"/comments/{comment.pk}/delete/" in content
     assert f"/comments/{comment.pk}/edit/" not in content
+
+
+def test_htmx_refreshes_each_section_with_its_content_and_its_form(client, user):
+    paper = make_paper("This paper")
+    make_note(user, make_paper("Another paper"), "a note on another paper")
+    queue = make_reading_list(user, "Queue")
+    client.force_login(user)
+
+    def fragment(name: str, data: dict) -> str:
+        response = client.post(
+            reverse(f"annotations:{name}", args=[paper.pk]), data, HTTP_HX_REQUEST="true"
+        )
+        assert response.status_code == 200
+        content = response.content.decode()
+        assert "<html" not in content
+        return content
+
+    tags = fragment("tag-add", {"name": "robotics"})
+    assert 'id="paper-tags"' in tags and ">robotics</a>" in tags and 'name="name"' in tags
+    assert 'class="flash flash-success"' in tags
+    refused = fragment("tag-add", {"name": "   "})
+    assert 'class="flash flash-error"' in refused and ">robotics</a>" in refused
+    lists = fragment("paper-list-add", {"reading_list": queue.pk})
+    assert 'id="paper-lists"' in lists and "Queue" in lists and "✓ in this list" in lists
+    notes = fragment("note-add", {"body": "a fresh note"})
+    assert 'id="paper-notes"' in notes and "a fresh note" in notes and "<textarea" in notes
+    assert "a note on another paper" not in notes
+    comments = fragment("comment-add", {"body": "a fresh comment"})
+    assert 'id="paper-comments"' in comments and "a fresh comment" in comments
+    assert "<textarea" in comments
+    invalid = fragment("comment-add", {"body": ""})
+    assert "This field is required." in invalid and "a fresh comment" in invalid
+
+
+def test_paper_page_shows_the_members_notes_on_this_paper_only(client, user):
+    paper = make_paper("This paper")
+    make_note(user, paper, "a note on this paper")
+    make_note(user, make_paper("Another paper"), "a note on another paper")
+    client.force_login(user)
+    response = client.get(paper.get_absolute_url())
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert "a note on this paper" in content and "a note on another paper" not in content
