@@ -189,6 +189,9 @@ def test_move_up_and_down_keeps_positions_consecutive(client, user):
     assert _positions(reading_list) == [("C", 0), ("A", 1), ("B", 2)]
     client.post(url, {"direction": "down"})
     assert _positions(reading_list) == [("A", 0), ("C", 1), ("B", 2)]
+    # The list page follows the positions, not the order the papers were added in.
+    page = client.get(reading_list.get_absolute_url()).content.decode()
+    assert page.index(">A<") < page.index(">C<") < page.index(">B<")
 
 
 def test_bad_direction_changes_nothing(client, user):
@@ -225,6 +228,39 @@ def test_item_of_another_list_cannot_be_reached_through_own_list(client, user, o
     response = client.post(reverse("annotations:list-item-remove", args=[mine.pk, their_item.pk]))
     assert response.status_code == 404
     assert theirs.items.count() == 1
+
+
+def test_item_of_one_own_list_cannot_be_reached_through_another(client, user):
+    first = make_reading_list(user, "First", papers=[make_paper()])
+    second = make_reading_list(user, "Second", papers=[make_paper()])
+    item = second.items.get()
+    client.force_login(user)
+    for action, data in [("remove", {}), ("move", {"direction": "up"}), ("status", {})]:
+        url = reverse(f"annotations:list-item-{action}", args=[first.pk, item.pk])
+        assert client.post(url, data).status_code == 404, action
+    assert second.items.get() == item and first.items.count() == 1
+
+
+def test_owners_list_page_offers_adding_papers_and_setting_their_status(client, user):
+    reading_list = make_reading_list(user, "Queue", papers=[make_paper("Queued")])
+    client.force_login(user)
+    response = client.get(reading_list.get_absolute_url())
+    assert response.status_code == 200
+    content = response.content.decode()
+    add_url = reverse("annotations:list-item-add", args=[reading_list.pk])
+    assert f'action="{add_url}"' in content and 'name="paper"' in content
+    for label in ["To read", "Reading", "Read", "High", "Medium", "Low"]:
+        assert f">{label}</option>" in content
+
+
+def test_list_page_says_how_many_more_authors_a_paper_has(client, user):
+    paper = make_paper("Crowded", authors=[f"Person {n} Example" for n in range(12)])
+    reading_list = make_reading_list(user, "Queue", papers=[paper])
+    client.force_login(user)
+    response = client.get(reading_list.get_absolute_url())
+    assert response.status_code == 200
+    assert "… and " in response.content.decode()
+    assert response.context["items"][0].paper.more_authors > 0
 
 
 def test_set_status_and_priority(client, user):
@@ -312,6 +348,22 @@ def test_shared_lists_index_shows_only_shared_lists(client, user, other_user):
     client.force_login(user)
     content = client.get(reverse("annotations:lists-shared")).content.decode()
     assert "Public reading" in content and "Secret reading" not in content
+
+
+def test_shared_lists_index_counts_papers_and_shows_the_last_changed_first(client, user):
+    older = make_reading_list(
+        user, "Older list", papers=[make_paper(), make_paper()], visibility=Visibility.SHARED
+    )
+    make_reading_list(user, "Newer list", visibility=Visibility.SHARED)
+    client.force_login(user)
+    client.post(  # adding a paper changes the older list: it comes first now
+        reverse("annotations:list-item-add", args=[older.pk]), {"paper": str(make_paper().pk)}
+    )
+    response = client.get(reverse("annotations:lists-shared"))
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert content.index("Older list") < content.index("Newer list")
+    assert "3 papers" in content and "0 papers" in content
 
 
 def test_my_lists_shows_only_own_lists_with_counts(client, user, other_user):
