@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.urls import reverse
 
 from annotations.models import BODY_MAX_LENGTH, Comment
@@ -135,3 +137,15 @@ def test_an_edited_comment_shows_its_new_text(client, user):
     client.post(reverse("annotations:comment-edit", args=[comment.pk]), {"body": "final _text_"})
     comment.refresh_from_db()
     assert comment.body_html.strip() == "<p>final <em>text</em></p>"
+
+
+def test_thread_is_in_the_order_comments_were_posted(client, user, other_user):
+    paper = make_paper()
+    later = make_comment(user, paper, "posted second")
+    earlier = make_comment(other_user, paper, "posted first")
+    Comment.objects.filter(pk=earlier.pk).update(created_at=later.created_at - timedelta(hours=1))
+    client.force_login(user)
+    response = client.get(paper.get_absolute_url())
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert content.index("posted first") < content.index("posted second")

@@ -6,7 +6,9 @@ import re
 from html import unescape
 from urllib.parse import parse_qs, urljoin, urlsplit
 
+import pytest
 from django.urls import reverse
+from django.utils.html import escape
 
 from annotations.models import BODY_MAX_LENGTH, Note
 from annotations.views.notes import NOTES_PER_PAGE
@@ -87,6 +89,20 @@ def test_edit_ignores_an_offsite_next_url(client, user):
         {"body": "x", "next": "https://evil.example/"},
     )
     assert response["Location"].startswith(note.paper.get_absolute_url())
+
+
+@pytest.mark.parametrize("target", ["/notes/?q=sampling", "http://testserver/notes/?q=sampling"])
+def test_edit_and_delete_return_to_a_next_url_on_this_site(client, user, target):
+    note, other = make_note(user, make_paper()), make_note(user, make_paper())
+    client.force_login(user)
+    edit_url = reverse("annotations:note-edit", args=[note.pk])
+    form = client.get(edit_url, {"next": target})
+    assert form.status_code == 200
+    assert f'name="next" value="{escape(target)}"' in form.content.decode()
+    edited = client.post(edit_url, {"body": "changed", "next": target})
+    assert (edited.status_code, edited["Location"]) == (302, target)
+    deleted = client.post(reverse("annotations:note-delete", args=[other.pk]), {"next": target})
+    assert (deleted.status_code, deleted["Location"]) == (302, target)
 
 
 def test_delete_note(client, user):
@@ -187,3 +203,15 @@ def test_every_note_is_reachable_through_the_pages_next_links(client, user):
         # Resolved and parsed the way a browser and Django would.
         url = urljoin(url, unescape(link.group(1)))
     assert seen == {str(n) for n in range(total)}
+
+
+def test_the_last_edited_note_comes_first_on_my_notes_and_on_the_paper(client, user):
+    paper = make_paper()
+    edited, untouched = make_note(user, paper, "older note"), make_note(user, paper, "newer note")
+    client.force_login(user)
+    client.post(reverse("annotations:note-edit", args=[edited.pk]), {"body": "older note, edited"})
+    for url in [reverse("annotations:notes"), paper.get_absolute_url()]:
+        response = client.get(url)
+        assert response.status_code == 200
+        content = response.content.decode()
+        assert content.index("older note, edited") < content.index(untouched.body), url

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotations.models import Visibility
+from annotations.forms import TAG_NAME_MAX_LENGTH
+from annotations.models import ReadingListItem, Visibility
+from papers.models import TagKind
 from papers.search.sync import current_searcher
 from tests.factories import (
     make_comment,
@@ -194,3 +198,48 @@ def test_paper_page_shows_the_members_notes_on_this_paper_only(client, user):
     assert response.status_code == 200
     content = response.content.decode()
     assert "a note on this paper" in content and "a note on another paper" not in content
+
+
+def test_lists_section_marks_only_the_lists_that_hold_this_paper(client, user, other_user):
+    paper = make_paper("This paper")
+    make_reading_list(user, "Holds it", papers=[paper])
+    make_reading_list(user, "Holds another", papers=[make_paper("Another paper")])
+    make_reading_list(other_user, "Theirs", papers=[paper])
+    client.force_login(user)
+    response = client.post(
+        reverse("annotations:paper-list-add", args=[paper.pk]),
+        {"new_list_name": "Brand new"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert content.count("✓ in this list") == 2  # "Holds it" and "Brand new"
+    assert "Theirs" not in content
+    # Each remove button names the member's own item of this paper, never another's.
+    own_items = ReadingListItem.objects.filter(reading_list__owner=user, paper=paper)
+    assert set(map(int, re.findall(r"/items/(\d+)/remove/", content))) == {
+        item.pk for item in own_items
+    }
+
+
+def test_tags_section_shows_this_papers_lab_tags_only(client, user):
+    paper = make_paper("This paper", tags=[("ICLR 2024", TagKind.VENUE)])
+    make_lab_tag(make_paper("Another paper"), "elsewhere", added_by=user)
+    client.force_login(user)
+    response = client.post(
+        reverse("annotations:tag-add", args=[paper.pk]), {"name": "here"}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert ">here</a>" in content
+    assert "elsewhere" not in content and "ICLR 2024" not in content
+
+
+def test_members_paper_page_has_the_note_comment_and_tag_forms(client, user):
+    paper = make_paper()
+    client.force_login(user)
+    response = client.get(paper.get_absolute_url())
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert content.count('name="body"') == 2  # a new note, a new comment
+    assert f'name="name" maxlength="{TAG_NAME_MAX_LENGTH}"' in content
