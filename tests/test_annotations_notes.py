@@ -162,7 +162,9 @@ def test_my_notes_is_paginated_with_bounded_queries(client, user, django_assert_
     content = response.content.decode()
     assert all(f"note {n}<" in content for n in range(5))
     assert "note 5<" not in content
-    assert client.get(reverse("annotations:notes"), {"page": "junk"}).status_code == 200
+    junk = client.get(reverse("annotations:notes"), {"page": "junk"})
+    assert junk.status_code == 200
+    assert junk.context["page"].number == 1 and "note 44<" in junk.content.decode()
 
 
 def test_my_notes_escapes_hostile_note(client, user):
