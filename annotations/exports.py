@@ -196,6 +196,10 @@ def bibtex_for_items(items: Iterable[ReadingListItem]) -> str:
         fields.append(("year", str(paper_year(paper))))
         if paper.forum_url:
             fields.append(("url", bibtex_url(paper.forum_url)))
+        if paper.doi:
+            fields.append(("doi", bibtex_url(paper.doi)))  # printed verbatim, like a URL
+        if paper.arxiv_id:
+            fields += [("eprint", paper.arxiv_id), ("archivePrefix", "arXiv")]
         body = ",\n".join(_bibtex_field(name, value) for name, value in fields)
         entries.append(f"@inproceedings{{{key},\n{body}\n}}\n")
     return "\n".join(entries)

@@ -265,8 +265,15 @@ class PaperAdmin(admin.ModelAdmin):
         CreatedByImportFilter,
         ChangedByImportFilter,
     ]
-    search_fields = ["title", "abstract", "authorships__author__name", "=forum_id"]
-    search_help_text = "Title, abstract, author name, or an exact OpenReview forum id."
+    search_fields = [
+        "title",
+        "abstract",
+        "authorships__author__name",
+        "=forum_id",
+        "=arxiv_id",
+        "=doi",
+    ]
+    search_help_text = "Title, abstract, author name, or an exact forum id, arXiv id or DOI."
     list_per_page = 50
     # An exact total over 100,000 rows costs a second COUNT on every filtered page.
     show_full_result_count = False
@@ -284,7 +291,7 @@ class PaperAdmin(admin.ModelAdmin):
     ]
     fieldsets = [
         (None, {"fields": ["title", "abstract"]}),
-        ("Links", {"fields": ["forum_id", "forum_url", "pdf_url"]}),
+        ("Links", {"fields": ["forum_id", "forum_url", "pdf_url", "arxiv_id", "doi"]}),
         (
             "Curation",
             {

@@ -19,7 +19,9 @@ from django.urls import reverse
 from papers.querysets import AuthorQuerySet, PaperQuerySet
 from papers.text import (
     MAX_ABSTRACT,
+    MAX_ARXIV_ID,
     MAX_AUTHOR_NAME,
+    MAX_DOI,
     MAX_FORUM_ID,
     MAX_TAG_NAME,
     MAX_TITLE,
@@ -158,6 +160,11 @@ class Paper(models.Model):
     )
     forum_url = models.URLField("OpenReview forum URL", max_length=MAX_URL, blank=True)
     pdf_url = models.URLField("PDF URL", max_length=MAX_URL, blank=True)
+    # Identities besides the forum id: papers from arXiv feeds and reference managers.
+    arxiv_id = models.CharField(
+        "arXiv id", max_length=MAX_ARXIV_ID, blank=True, help_text="Unique when present."
+    )
+    doi = models.CharField("DOI", max_length=MAX_DOI, blank=True, help_text="Lower case.")
     # Natural key for records without a forum id (see papers.text.abstract_fingerprint).
     abstract_fingerprint = models.CharField(max_length=64, blank=True, editable=False)
     # Denormalised "First Last, First Last" in author order: feeds full-text search.
@@ -201,9 +208,15 @@ class Paper(models.Model):
                 condition=~Q(forum_id=""),
                 name="papers_paper_unique_forum_id",
             ),
+            models.UniqueConstraint(
+                fields=["arxiv_id"],
+                condition=~Q(arxiv_id=""),
+                name="papers_paper_unique_arxiv_id",
+            ),
         ]
         indexes = [
             models.Index(fields=["abstract_fingerprint"], name="papers_paper_fingerprint"),
+            models.Index(fields=["doi"], condition=~Q(doi=""), name="papers_paper_doi"),
             models.Index(fields=["title", "id"], name="papers_paper_title"),  # sort by title
             models.Index(fields=["-created_at", "-id"], name="papers_paper_newest"),  # default sort
             models.Index(  # curation queue
@@ -510,8 +523,8 @@ class MergedPaper(models.Model):
 
 
 MAX_SOURCE_NAME = 200
-# "id:" + a forum id, or "fp:" + an abstract fingerprint.
-MAX_SOURCE_KEY = max(MAX_FORUM_ID, 64) + 3
+# "id:" + a forum id, "arxiv:" + an arXiv id, "doi:" + a DOI or "fp:" + an abstract fingerprint.
+MAX_SOURCE_KEY = max(MAX_FORUM_ID, MAX_ARXIV_ID, MAX_DOI, 64) + len("arxiv:")
 
 
 class SourceRecord(models.Model):

@@ -28,6 +28,8 @@ MAX_TAG_NAME = 100  # venue, track and lab tags
 MAX_TAGS_PER_PAPER = 100  # imported tags of one record
 MAX_URL = 500
 MAX_FORUM_ID = 100
+MAX_ARXIV_ID = 50
+MAX_DOI = 200
 MAX_BODY = 20_000  # a note or a comment
 
 _NAME_PUNCTUATION = re.compile(r"[.,]")

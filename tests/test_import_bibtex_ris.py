@@ -370,6 +370,8 @@ def _reading_list_item(title: str, authors: list[str], venue: str, forum_url: st
         author_list=authors,
         paper_tags=SimpleNamespace(all=lambda: tags),
         forum_url=forum_url,
+        doi="",
+        arxiv_id="",
         created_at=datetime(2021, 5, 1, tzinfo=UTC),
     )
     return SimpleNamespace(paper=paper)

@@ -47,15 +47,30 @@ CASES = {
         TABLE_HEADER + GOOD_ROW + "Bad | https://openreview.net/forum?id=b2 | An abstract. |\n",
         "dump.txt:12: row has 3 columns, expected 4",
     ),
-    "table row without abstract": (
+    "table row without abstract or forum id": (
         "dump.txt",
-        TABLE_HEADER + GOOD_ROW + "Empty | https://openreview.net/forum?id=e3 | Ann |  |\n",
-        "dump.txt:12: record has no abstract",
+        TABLE_HEADER + GOOD_ROW + "Empty |  | Ann |  |\n",
+        "dump.txt:12: record has no abstract, and no forum id, arXiv id or DOI to know it by",
     ),
-    "jsonl record without abstract": (
+    "jsonl record without abstract or any id": (
         "x.jsonl",
-        GOOD_JSON + '\n{"title": "No abstract", "forum_id": "na1"}\n',
-        "x.jsonl:2: record has no abstract",
+        GOOD_JSON + '\n{"title": "No abstract", "url": "https://example.org/paper"}\n',
+        "x.jsonl:2: record has no abstract, and no forum id, arXiv id or DOI to know it by",
+    ),
+    "jsonl record without abstract or title": (
+        "x.jsonl",
+        GOOD_JSON + '\n{"forum_id": "na1", "authors": ["Ann"]}\n',
+        "x.jsonl:2: record has neither an abstract nor a title",
+    ),
+    "jsonl record with a malformed DOI": (
+        "x.jsonl",
+        GOOD_JSON + '\n{"title": "T", "doi": "doi.org/10.1/x"}\n',
+        "x.jsonl:2: doi 'doi.org/10.1/x' is not a DOI",
+    ),
+    "jsonl record with a malformed arXiv id": (
+        "x.jsonl",
+        GOOD_JSON + '\n{"title": "T", "arxiv_id": "arXiv:12345"}\n',
+        "x.jsonl:2: arxiv id '12345' is not an arXiv id",
     ),
     "invalid JSON": ("x.jsonl", GOOD_JSON + "\n\n{'single': quotes}\n", "x.jsonl:3: invalid JSON"),
     "JSON line that is not an object": (

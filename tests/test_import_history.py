@@ -111,7 +111,7 @@ def test_unchanged_reimport_is_recorded_and_moves_nothing(tmp_path):
 
 def test_failed_import_records_nothing(tmp_path):
     good = write_jsonl(tmp_path / "good.jsonl", record(1))
-    bad = write_jsonl(tmp_path / "bad.jsonl", {"title": "No abstract", "forum_id": "x1"})
+    bad = write_jsonl(tmp_path / "bad.jsonl", {"title": "No abstract, no id"})
     with pytest.raises(ImportErrors):
         import_paths([good, bad])
     assert not ImportRun.objects.exists()

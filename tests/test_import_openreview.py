@@ -125,7 +125,11 @@ def test_missing_abstract_pdf_keywords_venue_and_authors_are_empty():
         [],
         [],
     )
-    with pytest.raises(ImportFailed, match=r"^n.jsonl:1: record has no abstract"):
+    # Its forum id identifies it: a note without an abstract is still a paper.
+    assert validate_record(record).forum_id == "bare1"
+    untitled = {"id": "bare2", "forum": "bare2", "content": {}}
+    (record,) = read(json.dumps(untitled))
+    with pytest.raises(ImportFailed, match=r"^n.jsonl:1: record has neither an abstract nor a"):
         validate_record(record)
 
 

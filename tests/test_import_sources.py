@@ -147,12 +147,32 @@ def test_reference_manager_exports_become_papers(tmp_path, text, title, authors,
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("name", "line"), [("zotero.bib", 26), ("zotero.ris", 34)])
-def test_an_entry_without_an_abstract_is_refused_at_its_line(tmp_path, name, line):
-    # Papers are told apart by forum id or abstract; a reference without either has no identity
-    # an import could find again, so it is refused rather than duplicated on every import.
+@pytest.mark.parametrize("name", ["zotero.bib", "zotero.ris"])
+def test_an_entry_without_an_abstract_is_known_by_its_arxiv_id(name):
     path = DATA / "references" / name
+    run(path)
+    paper = Paper.objects.get(arxiv_id="1804.03599")
+    assert paper.title.startswith("Understanding disentangling in ")  # β as $\\beta$ in BibTeX
+    assert (paper.abstract, paper.abstract_fingerprint) == ("", "")
+    assert paper.doi == "10.48550/arxiv.1804.03599"
+    # Found again by its arXiv id, not duplicated, on every later import.
+    assert "0 created, 0 updated" in run(path)
+    assert Paper.objects.filter(title=paper.title).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_reference_without_abstract_or_id_is_refused_at_its_line(tmp_path):
+    # Papers are told apart by forum id, arXiv id, DOI or abstract; a reference with none of
+    # them has no identity an import could find again: refused, not duplicated on every import.
+    path = tmp_path / "library.bib"
+    path.write_text(
+        "@article{a, title={With Abstract}, abstract={Some text.}, author={Doe, Jane}}\n\n"
+        "@article{b, title={Bare Reference}, author={Doe, Jane}, year={2020}}\n",
+        "utf-8",
+    )
     with pytest.raises(CommandError) as failure:
         run(path)
-    assert str(failure.value).startswith(f"{path}:{line}: record has no abstract")
+    assert str(failure.value).startswith(
+        f"{path}:3: record has no abstract, and no forum id, arXiv id or DOI to know it by"
+    )
     assert not Paper.objects.exists()

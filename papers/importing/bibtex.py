@@ -48,7 +48,7 @@ from pylatexenc.latex2text import (
     get_default_latex_context_db,
 )
 
-from papers.importing.records import ImportFailed, PaperRecord, forum_id_from_url
+from papers.importing.records import ARXIV_ID, ImportFailed, PaperRecord, forum_id_from_url
 
 # No real title nests braces or environments this deep; pylatexenc recurses per level and would
 # hit Python's recursion limit a few hundred levels down.
@@ -96,8 +96,7 @@ _BARE_WORD = re.compile(r"[^\s#{}\",]+")
 _BRACE = re.compile(r"(?<!\\)[{}]")
 _BRACE_OR_QUOTE = re.compile(r"(?<!\\)[{}\"]")
 
-# New-style (2310.01234) and old-style (hep-th/9901001, math.GT/0309136) arXiv identifiers.
-_ARXIV_ID = r"(\d{4}\.\d{4,5}|[a-z]+(?:-[a-z]+)*(?:\.[A-Za-z-]+)?/\d{7})"
+_ARXIV_ID = f"({ARXIV_ID})"
 _ARXIV_PATH = re.compile(rf"/(?:abs|pdf)/{_ARXIV_ID}(?:v\d+)?(?:\.pdf)?/?")
 _ARXIV_EPRINT = re.compile(rf"(?:arxiv:)?{_ARXIV_ID}(?:v\d+)?", re.IGNORECASE)
 _ARXIV_DOI = re.compile(rf"10\.48550/arxiv\.{_ARXIV_ID}(?:v\d+)?", re.IGNORECASE)

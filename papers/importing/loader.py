@@ -75,7 +75,14 @@ BATCH_SIZE = 1000
 IN_CHUNK = 500
 UNTITLED_REASON = "Imported without a title"
 IMPORTED_KINDS = (TagKind.VENUE, TagKind.TRACK, TagKind.KEYWORD, TagKind.AREA)
-SCALAR_FIELDS = ("title", "forum_url", "pdf_url")
+SCALAR_FIELDS = ("title", "forum_url", "pdf_url", "doi")
+# What a record is matched by, strongest first.
+IDENTITIES = ("forum_id", "arxiv_id", "doi", "abstract_fingerprint")
+# Unique among papers: two papers with different forum ids (or arXiv ids) are never one paper,
+# and a paper takes a record's value when it has none.
+CLAIMED_IDENTITIES = ("forum_id", "arxiv_id")
+# What MergedPaper remembers of a paper merged into another.
+MERGED_IDENTITIES = ("forum_id", "abstract_fingerprint")
 # Paper fields the search index holds (with the authors and tags): changing one is recorded.
 INDEXED_FIELDS = frozenset({"title", "abstract"})
 
@@ -115,8 +122,64 @@ class _Match:
     base: _Base | None = None
     target: _Target | None = None
     created: bool = False
-    # The record gave a forum id to a paper that had none (matched by abstract).
-    claimed: bool = False
+    # Identities the record gave a paper that had none (CLAIMED_IDENTITIES).
+    claimed: list[str] = field(default_factory=list)
+
+    @property
+    def forum_id(self) -> str:
+        return self.record.forum_id
+
+    @property
+    def arxiv_id(self) -> str:
+        return self.record.arxiv_id
+
+    @property
+    def doi(self) -> str:
+        return self.record.doi
+
+    @property
+    def abstract_fingerprint(self) -> str:
+        return self.fingerprint
+
+
+class _Index:
+    """The batch's papers by each identity value, for matching its records in order."""
+
+    def __init__(self, targets: list[_Target]):
+        self.by: dict[str, dict[str, list[_Target]]] = {name: {} for name in IDENTITIES}
+        for target in targets:
+            self.add_paper(target)
+
+    def add(self, name: str, value: str, target: _Target) -> None:
+        if value:
+            listed = self.by[name].setdefault(value, [])
+            if target not in listed:
+                listed.append(target)
+
+    def add_paper(self, target: _Target) -> None:
+        for name in IDENTITIES:
+            self.add(name, getattr(target.paper, name), target)
+
+    def taken(self, name: str, value: str) -> bool:
+        return bool(self.by[name].get(value))
+
+    def match(self, match: _Match) -> _Target | None:
+        for name in IDENTITIES:
+            value = getattr(match, name)
+            for candidate in self.by[name].get(value, []) if value else []:
+                # The forum id is the strongest identity: its paper is the one, whatever else.
+                if name == "forum_id" or _compatible(match, candidate.paper):
+                    return candidate
+        return None
+
+
+def _compatible(match: _Match, paper: Paper) -> bool:
+    """Whether record and paper could be one paper: no unique identity differs."""
+    for name in CLAIMED_IDENTITIES:
+        ours, theirs = getattr(match, name), getattr(paper, name)
+        if ours and theirs and ours != theirs:
+            return False
+    return True
 
 
 def _incoming(record: PaperRecord, fingerprint: str) -> _Match:
@@ -203,53 +266,52 @@ class Loader:
         return bases
 
     def _find_papers(self, matches: list[_Match]) -> list[_Target]:
-        """Sets each match's target, a new paper where none matches; returns the targets."""
-        forum_ids = {m.record.forum_id for m in matches if m.record.forum_id}
+        """Sets each match's target, a new paper where none matches; returns the targets.
+
+        Papers are looked up by each identity in turn, strongest first, and only for records
+        that a stronger one has not found (one query per identity and IN_CHUNK values; none
+        for an identity no record has).
+        """
         found: dict[int, Paper] = {}
-        for chunk in _chunks(forum_ids):  # query: papers by forum id
-            found.update((p.pk, p) for p in Paper.objects.filter(forum_id__in=chunk))
-        by_forum = {p.forum_id: p for p in found.values()}
-        merged_forum = self._merged_into("forum_id", forum_ids - by_forum.keys())
-        known = by_forum.keys() | merged_forum.keys()
-        wanted = {m.fingerprint for m in matches if m.record.forum_id not in known}
-        for chunk in _chunks(wanted):  # query: papers by abstract fingerprint
-            for paper in Paper.objects.filter(abstract_fingerprint__in=chunk):
-                found.setdefault(paper.pk, paper)
-        stored_fps = {p.abstract_fingerprint for p in found.values()}
-        merged_fp = self._merged_into("abstract_fingerprint", wanted - stored_fps)
-        kept_ids = {*merged_forum.values(), *merged_fp.values()} - found.keys()
+        merged: dict[str, dict[str, int]] = {}
+        unresolved = matches
+        for name in IDENTITIES:
+            values = {getattr(m, name) for m in unresolved} - {""}
+            for chunk in _chunks(values):  # query: papers by this identity
+                found.update((p.pk, p) for p in Paper.objects.filter(**{f"{name}__in": chunk}))
+            # Found values only: a record without this identity is not found by it.
+            known = {getattr(paper, name) for paper in found.values()} - {""}
+            if name in MERGED_IDENTITIES:  # a merged paper's identity finds its kept paper
+                merged[name] = self._merged_into(name, values - known)
+                known |= merged[name].keys()
+            unresolved = [m for m in unresolved if getattr(m, name) not in known]
+        kept_ids = {pk for into in merged.values() for pk in into.values()} - found.keys()
         for chunk in _chunks(kept_ids):  # query: papers that merged papers were folded into
             found.update((p.pk, p) for p in Paper.objects.filter(pk__in=chunk))
-        targets = {pk: _Target(paper, is_new=False) for pk, paper in sorted(found.items())}
-        by_forum_target = {t.paper.forum_id: t for t in targets.values() if t.paper.forum_id}
-        by_fp_target: dict[str, list[_Target]] = {}
-        for target in targets.values():
-            by_fp_target.setdefault(target.paper.abstract_fingerprint, []).append(target)
-        # A merged paper's forum id or abstract finds the paper it was merged into.
-        for forum_id, kept_id in merged_forum.items():
-            by_forum_target[forum_id] = targets[kept_id]
-        for fp, kept_id in merged_fp.items():
-            by_fp_target.setdefault(fp, []).append(targets[kept_id])
 
-        result = list(targets.values())
+        targets = [_Target(paper, is_new=False) for _, paper in sorted(found.items())]
+        index = _Index(targets)
+        by_pk = {t.paper.pk: t for t in targets}
+        for name, into in merged.items():
+            for value, kept_id in into.items():
+                index.add(name, value, by_pk[kept_id])
         for match in matches:
-            record = match.record
-            target = self._match(record, match.fingerprint, by_forum_target, by_fp_target)
+            target = index.match(match)
             if target is None:
                 match.created = True
-                paper = _new_paper(record, match.fingerprint)
-                target = _Target(paper, is_new=True, authors=[], tag_keys=set())
-                by_fp_target.setdefault(match.fingerprint, []).append(target)
-                result.append(target)
-            if record.forum_id:
-                by_forum_target[record.forum_id] = target
+                target = _Target(_new_paper(match), is_new=True, authors=[], tag_keys=set())
+                targets.append(target)
             match.target = target
-            if record.forum_id and not target.paper.forum_id:
-                # Claim the forum id now so a later record with another id cannot take this paper.
-                target.paper.forum_id = record.forum_id
-                target.changed.add("forum_id")
-                match.claimed = not match.created
-        return result
+            # Claim the record's identities the paper lacks now, so that a later record with
+            # another forum id (or arXiv id) cannot take this paper, nor two papers one id.
+            for name in CLAIMED_IDENTITIES:
+                value = getattr(match, name)
+                if value and not getattr(target.paper, name) and not index.taken(name, value):
+                    setattr(target.paper, name, value)
+                    target.changed.add(name)
+                    match.claimed.append(name)
+            index.add_paper(target)
+        return targets
 
     def _merged_into(self, field_name: str, values: set[str]) -> dict[str, int]:
         """Which kept paper each of these forum ids or fingerprints of merged papers means."""
@@ -264,15 +326,6 @@ class Loader:
             ):
                 into[value] = kept_id
         return into
-
-    @staticmethod
-    def _match(record, fp, by_forum, by_fp) -> _Target | None:
-        if record.forum_id and record.forum_id in by_forum:
-            return by_forum[record.forum_id]
-        for candidate in by_fp.get(fp, []):
-            if not record.forum_id or not candidate.paper.forum_id:
-                return candidate
-        return None
 
     def _load_current_state(self, targets: list[_Target]) -> None:
         by_pk = {t.paper.pk: t for t in targets if t.authors is None}
@@ -306,7 +359,7 @@ class Loader:
         counts = self.report.for_file(record.source)
         curated = set(paper.curator_edited_fields or [])
         base = match.base.fields if match.base else {}
-        changes = ["forum_id"] if match.claimed else []
+        changes = list(match.claimed)
 
         def source_changed(name: str) -> bool:
             """The record has a value for `name` that is not what its source gave last time."""
@@ -542,10 +595,18 @@ def _batches(
     fingerprints: list[str] = []
     seen: set[str] = set()
     for record in records:
-        fingerprint = abstract_fingerprint(record.abstract)
-        keys = {"fp:" + fingerprint}
-        if record.forum_id:
-            keys.add("id:" + record.forum_id)
+        # No abstract, no fingerprint: abstract-less papers are known by their ids alone.
+        fingerprint = abstract_fingerprint(record.abstract) if record.abstract else ""
+        keys = {
+            f"{name}:{value}"
+            for name, value in (
+                ("fp", fingerprint),
+                ("id", record.forum_id),
+                ("arxiv", record.arxiv_id),
+                ("doi", record.doi),
+            )
+            if value
+        }
         if len(batch) == size or not seen.isdisjoint(keys):
             yield batch, fingerprints
             batch, fingerprints, seen = [], [], set()
@@ -614,13 +675,16 @@ def _free_slugs(missing: dict[tuple[str, str], str]) -> dict[tuple[str, str], st
     return result
 
 
-def _new_paper(record: PaperRecord, fingerprint: str) -> Paper:
+def _new_paper(match: _Match) -> Paper:
+    """The paper a record creates; its forum id and arXiv id are claimed after (_find_papers)."""
+    record = match.record
     paper = Paper(
         title=record.title,
         abstract=record.abstract,
         forum_url=record.forum_url,
         pdf_url=record.pdf_url,
-        abstract_fingerprint=fingerprint,
+        doi=record.doi,
+        abstract_fingerprint=match.fingerprint,
     )
     if not record.title:
         paper.needs_curation = True

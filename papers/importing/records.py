@@ -16,9 +16,11 @@ from urllib.parse import parse_qs, urlsplit
 from papers.importing import safe_json
 from papers.text import (
     MAX_ABSTRACT,
+    MAX_ARXIV_ID,
     MAX_AUTHOR_LIST,
     MAX_AUTHOR_NAME,
     MAX_AUTHORS_PER_PAPER,
+    MAX_DOI,
     MAX_FORUM_ID,
     MAX_TAG_NAME,
     MAX_TAGS_PER_PAPER,
@@ -33,6 +35,15 @@ from papers.text import (
 
 # OpenReview forum ids are short URL-safe tokens; anything else is almost certainly a wrong column.
 _FORUM_ID = re.compile(r"[A-Za-z0-9_\-]+")
+# New-style (2310.01234) and old-style (hep-th/9901001, math.GT/0309136) arXiv identifiers,
+# without a version.
+ARXIV_ID = r"\d{4}\.\d{4,5}|[a-z]+(?:-[a-z]+)*(?:\.[A-Za-z-]+)?/\d{7}"
+_ARXIV_ID = re.compile(ARXIV_ID)
+# "arXiv:" before an id and a version after it ("arXiv:2310.01234v2" is 2310.01234).
+_ARXIV_DECORATION = re.compile(r"^arxiv:\s*|v\d+$", re.IGNORECASE)
+# A DOI as registered: "10.", a registrant code, "/", a suffix without spaces.
+_DOI = re.compile(r"10\.\d{4,9}/\S+")
+_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
 
 
 class ImportFailed(Exception):
@@ -61,8 +72,8 @@ class PaperRecord:
     abstract: str
     source: str
     line: int
-    # What some sources add (OpenReview, arXiv, reference managers). Readers fill them; the
-    # loader does not store them yet (issue 10: keyword and area facets, arXiv id as a key).
+    # What some sources add (OpenReview, arXiv, reference managers). The arXiv id and the DOI
+    # identify a paper too (after the forum id), so a record with one needs no abstract.
     keywords: list[str] = field(default_factory=list)
     primary_area: str = ""
     arxiv_id: str = ""  # e.g. "2310.01234" (new style) or "hep-th/9901001" (old), no version
@@ -132,6 +143,8 @@ def record_from_mapping(mapping: Mapping, *, source: str, line: int) -> PaperRec
         line=line,
         keywords=split_list(mapping.get("keywords"), what="keywords", source=source, line=line),
         primary_area=text_field(mapping, ["primary_area"], source=source, line=line).strip(),
+        arxiv_id=text_field(mapping, ["arxiv_id"], source=source, line=line).strip(),
+        doi=text_field(mapping, ["doi"], source=source, line=line).strip(),
     )
 
 
@@ -150,6 +163,8 @@ def validate_record(record: PaperRecord) -> PaperRecord:
         "authors": "".join(record.authors),
         "tags": "".join(record.tags),
         "keywords": "".join(record.keywords) + record.primary_area,
+        "arxiv id": record.arxiv_id,
+        "doi": record.doi,
     }
     for label, text in texts.items():
         # JSON escapes can smuggle in what the file-level checks cannot see.
@@ -159,8 +174,14 @@ def validate_record(record: PaperRecord) -> PaperRecord:
             text.encode("utf-8")
         except UnicodeEncodeError:
             fail(f"{label} contains an unpaired surrogate (a broken \\ud800-style escape)")
-    if not record.abstract.strip():
-        fail("record has no abstract (every paper needs one)")
+    record.doi = _DOI_PREFIX.sub("", record.doi.strip()).lower()  # DOIs ignore case
+    if record.doi and not (len(record.doi) <= MAX_DOI and _DOI.fullmatch(record.doi)):
+        fail(f"doi {_quote(record.doi, 80)} is not a DOI (10.<registrant>/<suffix>)")
+    record.arxiv_id = _ARXIV_DECORATION.sub("", record.arxiv_id.strip())
+    if record.arxiv_id and not (
+        len(record.arxiv_id) <= MAX_ARXIV_ID and _ARXIV_ID.fullmatch(record.arxiv_id)
+    ):
+        fail(f"arxiv id {_quote(record.arxiv_id, 80)} is not an arXiv id (2310.01234)")
     _check_length(fail, "abstract", record.abstract, MAX_ABSTRACT)
     _check_length(fail, "title", record.title, MAX_TITLE)
     for label, url in (("forum url", record.forum_url), ("pdf url", record.pdf_url)):
@@ -178,6 +199,14 @@ def validate_record(record: PaperRecord) -> PaperRecord:
         )
     record.forum_id = record.forum_id or url_id
     _check_length(fail, "forum id", record.forum_id, MAX_FORUM_ID)
+    if not record.abstract.strip():
+        record.abstract = ""
+        # A paper is found again by its forum id, arXiv id, DOI or abstract: without any of
+        # them an import could not tell it from a new one and would duplicate it every time.
+        if not (record.forum_id or record.arxiv_id or record.doi):
+            fail("record has no abstract, and no forum id, arXiv id or DOI to know it by")
+        if not record.title:
+            fail("record has neither an abstract nor a title")
     if record.forum_id and not _FORUM_ID.fullmatch(record.forum_id):
         fail(f"forum id {record.forum_id!r} is not an OpenReview id (letters, digits, -, _)")
     _check_authors(fail, record.authors)

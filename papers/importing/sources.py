@@ -16,7 +16,7 @@ from papers.models import MAX_SOURCE_NAME
 
 # The fields a source supplies and the merge compares one by one (forum_id is identity, not a
 # value: matching never changes it).
-MERGED_FIELDS = ("title", "forum_url", "pdf_url", "abstract", "authors", "tags")
+MERGED_FIELDS = ("title", "forum_url", "pdf_url", "doi", "abstract", "authors", "tags")
 _SEPARATOR = "\x1f"  # cannot occur in a normalised name or tag key
 # Stored in place of a field's hash when a curator hands the field back to the sources
 # (papers.services.forget_curator_edits): the next value a source supplies is applied as that
@@ -29,7 +29,15 @@ def source_name(path: str) -> str:
 
 
 def record_key(record: PaperRecord, fingerprint: str) -> str:
-    return f"id:{record.forum_id}" if record.forum_id else f"fp:{fingerprint}"
+    """The record's strongest identity: forum id, arXiv id, DOI or abstract."""
+    for prefix, value in (
+        ("id", record.forum_id),
+        ("arxiv", record.arxiv_id),
+        ("doi", record.doi),
+    ):
+        if value:
+            return f"{prefix}:{value}"
+    return f"fp:{fingerprint}"
 
 
 def value_hash(value: str) -> str:
@@ -59,7 +67,7 @@ def supplied_values(
     (an empty value never blanks a stored one, so there is nothing to remember of it)."""
     supplied = {
         name: value_hash(getattr(record, name))
-        for name in ("title", "forum_url", "pdf_url")
+        for name in ("title", "forum_url", "pdf_url", "doi")
         if getattr(record, name)
     }
     if record.abstract:
@@ -73,5 +81,6 @@ def supplied_values(
 
 def record_digest(record: PaperRecord, supplied: dict[str, str]) -> str:
     """Hash of the whole record as its source gave it: equal means nothing new to merge."""
-    parts = [record.forum_id, *(f"{name}={supplied.get(name, '')}" for name in MERGED_FIELDS)]
+    identities = [record.forum_id, record.arxiv_id]
+    parts = [*identities, *(f"{name}={supplied.get(name, '')}" for name in MERGED_FIELDS)]
     return hashlib.blake2b(_SEPARATOR.join(parts).encode(), digest_size=16).hexdigest()

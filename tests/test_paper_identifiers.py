@@ -1,0 +1,39 @@
+"""A paper's arXiv id and DOI: linked on its page, and in BibTeX read back by a real parser."""
+
+from __future__ import annotations
+
+import bibtexparser
+import pytest
+
+from annotations.exports import bibtex_for_items
+from annotations.selectors import list_items_for_export
+from tests.factories import make_paper, make_reading_list, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def test_bibtex_has_doi_and_arxiv_eprint():
+    paper = make_paper("Flows", abstract="We flow.")
+    paper.arxiv_id, paper.doi = "hep-th/9901001", "10.1000/a_b%c"
+    paper.save()
+    plain = make_paper("Plain", abstract="Nothing more.")
+    reading_list = make_reading_list(make_user(), papers=[paper, plain])
+
+    library = bibtexparser.parse_string(bibtex_for_items(list_items_for_export(reading_list)))
+
+    flows, other = library.entries
+    assert flows.fields_dict["eprint"].value == "hep-th/9901001"
+    assert flows.fields_dict["archivePrefix"].value == "arXiv"
+    assert flows.fields_dict["doi"].value == "10.1000/a_b%c"  # verbatim, as a URL is
+    assert {"doi", "eprint", "archivePrefix"}.isdisjoint(other.fields_dict)
+
+
+def test_paper_page_links_to_arxiv_and_doi(client):
+    paper = make_paper("Flows", abstract="We flow.")
+    paper.arxiv_id, paper.doi = "2310.01234", "10.1000/abc"
+    paper.save()
+    response = client.get(paper.get_absolute_url())
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert 'href="https://arxiv.org/abs/2310.01234"' in content
+    assert 'href="https://doi.org/10.1000/abc"' in content
