@@ -6,6 +6,7 @@ the normalisation under which two spellings are the same thing.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -41,6 +42,12 @@ def collapse_whitespace(value: str) -> str:
     return " ".join(value.split())
 
 
+# The same names and tags come back in record after record of an import: each is normalised
+# once. Pure functions of a string, so the caches never hold a stale answer.
+_NORMALISED = functools.lru_cache(maxsize=1 << 16)
+
+
+@_NORMALISED
 def normalize_author_name(name: str) -> str:
     """Key that matches "Christopher D. Manning" and "christopher d manning"."""
     name = unicodedata.normalize("NFKC", name)
@@ -48,6 +55,7 @@ def normalize_author_name(name: str) -> str:
     return collapse_whitespace(name).casefold()
 
 
+@_NORMALISED
 def normalize_tag_name(name: str) -> str:
     """Display form of a tag: NFKC, single spaces, trimmed ("  RL " -> "RL")."""
     return collapse_whitespace(unicodedata.normalize("NFKC", name))
@@ -72,6 +80,7 @@ def has_visible_character(text: str) -> bool:
     )
 
 
+@_NORMALISED
 def author_name_problem(name: str) -> str:
     """Why `name` cannot name an author, or "" when it can. The limit holds for the normalised
     key too, which is stored and can be longer than the name (NFKC)."""
@@ -82,6 +91,7 @@ def author_name_problem(name: str) -> str:
     return ""
 
 
+@_NORMALISED
 def tag_name_problem(name: str) -> str:
     """Why `name` cannot name a tag, or "" when it can. Checked on the normalised name, the
     form it is stored in (NFKC can lengthen text: U+FDFA becomes 18 characters)."""
@@ -95,6 +105,7 @@ def tag_name_problem(name: str) -> str:
     return ""
 
 
+@_NORMALISED
 def tag_key(name: str) -> str:
     """Identity of a tag within its kind: "RL", "rl " and "Rl" share one key."""
     return normalize_tag_name(name).casefold()

@@ -1,15 +1,18 @@
-"""Inserting many rows of a link table as plain tuples, without a model instance per row.
+"""Inserting many rows as plain tuples, without Django preparing every value of every object.
 
-An import of 100,000 papers writes about 570,000 authorships and as many paper tags; building
-an instance for each and letting bulk_create prepare every value was most of the import's
-time. PostgreSQL takes the rows through COPY, SQLite through executemany; both run inside the
-import's transaction, so a failed or killed import still leaves nothing behind. Signals are
-not sent (nor are they by bulk_create): the loader records what the search index needs.
+An import of 100,000 papers writes 100,000 papers, tens of thousands of authors, about 570,000
+authorships and as many paper tags; letting bulk_create prepare each value of each object was
+most of the import's time. PostgreSQL takes the rows through COPY, SQLite through executemany;
+both run inside the import's transaction, so a failed or killed import still leaves nothing
+behind. Signals are not sent (nor are they by bulk_create): the loader records what the search
+index needs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from django.db import connection, models
 
@@ -20,7 +23,7 @@ def insert_rows(model: type[models.Model], fields: Sequence[str], rows: list[tup
         return
     quote = connection.ops.quote_name
     table = quote(model._meta.db_table)
-    columns = ", ".join(quote(_column(model, name)) for name in fields)
+    columns = ", ".join(quote(model._meta.get_field(name).column) for name in fields)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
@@ -31,8 +34,64 @@ def insert_rows(model: type[models.Model], fields: Sequence[str], rows: list[tup
             cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", rows)  # noqa: S608
 
 
-def _column(model: type[models.Model], name: str) -> str:
-    field = model._meta.get_field(name)
-    if not isinstance(field, models.Field) or not field.column:
-        raise ValueError(f"{model.__name__}.{name} is not a column of its table")
-    return field.column
+def insert_objects(objects: list[models.Model]) -> None:
+    """INSERT new model instances (all of one model) with every concrete field, giving each its
+    primary key first, as bulk_create does, at a fraction of its cost per value.
+
+    Only for fields whose Python values the database takes as they are (text, numbers,
+    booleans, foreign key ids), date-times and JSON; auto_now(_add) fields must be set already.
+    """
+    if not objects:
+        return
+    model = type(objects[0])
+    for obj, pk in zip(objects, allocate_ids(model, len(objects)), strict=True):
+        obj.pk = pk
+        obj._state.adding = False
+    fields = [f for f in model._meta.concrete_fields]
+    converters = [_converter(field) for field in fields]
+    rows = [
+        tuple(
+            convert(getattr(obj, field.attname))
+            for field, convert in zip(fields, converters, strict=True)
+        )
+        for obj in objects
+    ]
+    insert_rows(model, [field.name for field in fields], rows)
+
+
+def allocate_ids(model: type[models.Model], count: int) -> list[int]:
+    """`count` primary keys no row has had or will be given by anyone else.
+
+    PostgreSQL hands them out from the table's sequence, safely under concurrent writers.
+    SQLite has one writer, and the import's transaction holds the write lock by now (it
+    created its ImportRun): the ids follow the largest ever given (sqlite_sequence, as
+    AUTOINCREMENT keeps it), so a deleted paper's id is never reused.
+    """
+    table = model._meta.db_table
+    pk_column = model._meta.pk.column
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+                [table, pk_column, count],
+            )
+            return [row[0] for row in cursor.fetchall()]
+        quote = connection.ops.quote_name
+        cursor.execute(
+            f"SELECT MAX(COALESCE(MAX({quote(pk_column)}), 0), "  # noqa: S608
+            "COALESCE((SELECT seq FROM sqlite_sequence WHERE name = %s), 0)) "
+            f"FROM {quote(table)}",
+            [table],
+        )
+        start = cursor.fetchone()[0] + 1
+    return list(range(start, start + count))
+
+
+def _converter(field: models.Field) -> Callable[[Any], Any]:
+    if isinstance(field, models.JSONField):
+        return lambda value: json.dumps(value, ensure_ascii=False)
+    if isinstance(field, models.DateTimeField):
+        return lambda value: (
+            None if value is None else connection.ops.adapt_datetimefield_value(value)
+        )
+    return lambda value: value

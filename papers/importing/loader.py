@@ -34,7 +34,7 @@ from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
-from papers.importing.bulk_rows import insert_rows
+from papers.importing.bulk_rows import insert_objects, insert_rows
 from papers.importing.records import PaperRecord
 from papers.importing.report import Conflict, Report
 from papers.importing.sources import (
@@ -449,15 +449,16 @@ class Loader:
                 target.changed.add("author_names")
 
         new = [t for t in unique if t.is_new]
+        now = timezone.now()
         for target in new:
             target.paper.created_by_import = target.paper.changed_by_import = self.import_run
-        if new:  # query: insert papers (ids come back on SQLite and PostgreSQL)
-            Paper.objects.bulk_create([t.paper for t in new])
+            target.paper.created_at = target.paper.updated_at = now
+        # query: insert papers (COPY on PostgreSQL), their ids allocated first
+        insert_objects([t.paper for t in new])
         changed = [
             t for t in unique if not t.is_new and (t.changed or t.authors_changed or t.new_tags)
         ]
         if changed:
-            now = timezone.now()
             fields = {"updated_at", "changed_by_import"}
             for target in changed:
                 target.paper.updated_at = now
@@ -556,9 +557,12 @@ class Loader:
             for key, name in wanted.items()
             if key not in authors
         ]
-        if missing:  # query: insert new authors
-            created = Author.objects.bulk_create(missing)
-            authors.update((a.normalized_name, _AuthorRow(a.pk, a.name)) for a in created)
+        if missing:
+            now = timezone.now()
+            for author in missing:
+                author.created_at = now
+            insert_objects(missing)  # query: insert new authors (COPY on PostgreSQL)
+            authors.update((a.normalized_name, _AuthorRow(a.pk, a.name)) for a in missing)
         return authors
 
     def _tags_for(self, wanted: set[tuple[str, str]]) -> dict[tuple[str, str], Tag]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import astuple, replace
+from dataclasses import fields
 from pathlib import Path
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -98,7 +98,7 @@ class RecordStream:
         for record in records:
             record = validate_record(record)
             if record.forum_id:
-                content = hash(repr(astuple(replace(record, line=0))))
+                content = _content_hash(record)
                 first = first_by_id.get(record.forum_id)
                 if first is None:
                     first_by_id[record.forum_id] = (record.line, content)
@@ -112,6 +112,20 @@ class RecordStream:
                         "with other content; keep one of the two records",
                     )
             yield record
+
+
+def _content_hash(record: PaperRecord) -> int:
+    """Equal for two records that differ at most in their line."""
+    return hash(
+        (
+            *(getattr(record, name) for name in _SCALARS),
+            *(tuple(getattr(record, name)) for name in _LISTS),
+        )
+    )
+
+
+_LISTS = ("authors", "tags", "keywords")
+_SCALARS = tuple(f.name for f in fields(PaperRecord) if f.name not in _LISTS and f.name != "line")
 
 
 def import_paths(

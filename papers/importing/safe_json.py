@@ -61,6 +61,8 @@ def check_depth(text: str, start: int = 0, depth: int = 0) -> None:
     `depth` is how deep `start` already is (1 inside a top-level array). The scan stops where
     that value ends, so scanning every element of an array in turn stays linear.
     """
+    if depth + text.count("[", start) + text.count("{", start) <= MAX_DEPTH:
+        return  # not enough brackets to nest too deep: the usual JSON line, no scan needed
     base = depth
     for match in _TOKEN.finditer(text, start):
         char = text[match.start()]
