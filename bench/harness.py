@@ -25,6 +25,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -184,6 +185,38 @@ def manage(env: dict[str, str], *args: str, quiet: bool = True) -> subprocess.Co
     return result
 
 
+@dataclass
+class Measured:
+    """A manage.py command's output, wall time and peak resident memory."""
+
+    stdout: str
+    seconds: float
+    peak_rss_mb: float
+
+
+def manage_measured(env: dict[str, str], *args: str) -> Measured:
+    """Run `manage.py` like manage(), timing it and reading its own peak RSS (os.wait4 gives
+    the rusage of that one child, not the largest of every child so far)."""
+    command = [sys.executable, "manage.py", *args]
+    started = time.perf_counter()
+    # Output to files, not pipes: the child is reaped by wait4 itself, not by communicate().
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    seconds = time.perf_counter() - started
+    if process.returncode != 0:
+        raise SystemExit(
+            f"`manage.py {' '.join(args)}` failed (exit {process.returncode}):\n"
+            f"{stdout[-2000:]}{stderr[-4000:]}"
+        )
+    # ru_maxrss is in kilobytes on Linux.
+    return Measured(stdout, seconds, usage.ru_maxrss / 1024)
+
+
 def corpus_file(papers: int, seed: int, *, say: Log = log) -> Path:
     """The generated corpus for (papers, seed), written once and reused afterwards."""
     path = OUT / f"corpus-v{CORPUS_VERSION}-{papers}-seed{seed}.jsonl"
@@ -205,6 +238,9 @@ class Prepared:
     reused_from: str = ""
     # Building (or catching up) the search index after the import.
     index_seconds: float | None = None
+    # The first import's peak resident memory, and an unchanged re-import's time.
+    import_rss_mb: float | None = None
+    reimport_seconds: float | None = None
 
     @property
     def papers_per_second(self) -> float | None:
@@ -239,6 +275,8 @@ def prepare_database(
             record["seconds"],
             record["summary"],
             reused_from=f"{record['when']}, commit {record['commit']}",
+            import_rss_mb=record.get("rss_mb"),
+            reimport_seconds=record.get("reimport_seconds"),
         )
     else:
         path = corpus_file(papers, seed, say=say)
@@ -247,16 +285,32 @@ def prepare_database(
         manage(env, "migrate", "--noinput")
         manage(env, "createcachetable")
         say(f"[{db}] importing {papers:,} papers")
-        started = time.perf_counter()
-        result = manage(env, "import_papers", str(path), "--format", "jsonl")
-        seconds = time.perf_counter() - started
-        summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
-        prepared = Prepared(db, url, papers, seconds, summary)
-        say(f"[{db}] imported in {seconds:.1f} s ({papers / seconds:,.0f} papers/s): {summary}")
+        first = manage_measured(env, "import_papers", str(path))
+        seconds = first.seconds
+        lines = first.stdout.strip().splitlines()
+        # "Total: ..." (the last line names the import run)
+        summary = next((line for line in lines if line.startswith("Total:")), "")
+        prepared = Prepared(db, url, papers, seconds, summary, import_rss_mb=first.peak_rss_mb)
+        say(
+            f"[{db}] imported in {seconds:.1f} s ({papers / seconds:,.0f} papers/s, "
+            f"peak RSS {first.peak_rss_mb:,.0f} MB): {summary}"
+        )
+        again = manage_measured(env, "import_papers", str(path))
+        prepared.reimport_seconds = again.seconds
+        say(
+            f"[{db}] unchanged re-import in {again.seconds:.1f} s "
+            f"({papers / again.seconds:,.0f} papers/s)"
+        )
         analyze(url)
         when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
         record = dict(
-            corpus=corpus, seconds=seconds, summary=summary, commit=git_commit(), when=when
+            corpus=corpus,
+            seconds=seconds,
+            summary=summary,
+            commit=git_commit(),
+            when=when,
+            rss_mb=first.peak_rss_mb,
+            reimport_seconds=again.seconds,
         )
         record_path.write_text(json.dumps(record))
     # As `make serve` does: the search index is built before the server answers.

@@ -135,8 +135,20 @@ def table(prepared: Prepared, results: list[PageResult], requests: int) -> str:
     )
     if prepared.reused_from:
         imported += f"; database reused, import timed {prepared.reused_from}"
+    if prepared.import_rss_mb is not None:
+        imported += f", peak RSS {prepared.import_rss_mb:,.0f} MB"
+    if prepared.reimport_seconds:
+        rate = prepared.papers / prepared.reimport_seconds
+        imported += (
+            f"; unchanged re-import {prepared.reimport_seconds:.1f} s = {rate:,.0f} papers/s"
+        )
     if prepared.index_seconds is not None:
         imported += f"; search index built or caught up in {prepared.index_seconds:.1f} s"
+        if prepared.import_seconds and not prepared.reused_from:
+            total = prepared.import_seconds + prepared.index_seconds
+            imported += f" (import and index: {prepared.papers / total:,.0f} papers/s)"
+    if not results:  # --import-only
+        return f"### {name}: {imported}"
     lines = [
         f"### {name}: {imported}",
         "",
@@ -173,6 +185,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--reuse", action="store_true", help="keep a database that already holds --papers papers"
     )
+    parser.add_argument(
+        "--import-only",
+        action="store_true",
+        help="time the import, re-import and index build only, no pages",
+    )
     args = parser.parse_args(argv)
     if args.requests < 1:
         parser.error("--requests must be at least 1")
@@ -182,6 +199,10 @@ def main(argv: list[str] | None = None) -> int:
     sections: list[str] = []
     for db in databases:
         prepared = prepare_database(db, args.papers, seed=args.seed, reuse=args.reuse)
+        if args.import_only:
+            sections.append(table(prepared, [], args.requests))
+            print("\n" + sections[-1] + "\n", flush=True)
+            continue
         results = measure(
             prepared,
             requests=args.requests,
