@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -13,10 +12,18 @@ from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
 
 from annotations.models import Comment, Note, Priority, ReadingList, ReadingStatus
 from papers.models import Paper
-from papers.text import normalize_tag_name, tag_name_problem
+from papers.text import (
+    forum_id_from_url,
+    is_arxiv_id,
+    is_doi,
+    is_forum_id,
+    normalize_arxiv_id,
+    normalize_doi,
+    normalize_tag_name,
+    tag_name_problem,
+)
 
 TAG_NAME_MAX_LENGTH = 50
-_FORUM_ID_IN_URL = re.compile(r"[?&]id=([A-Za-z0-9_\-]+)")
 
 
 class NoteForm(forms.ModelForm):
@@ -108,18 +115,23 @@ class AddPaperForm(forms.Form):
     """From the list page: a paper number, an OpenReview forum id or a forum URL."""
 
     paper = forms.CharField(
-        max_length=500, label="Paper", help_text="Paper number, OpenReview id or forum URL."
+        max_length=500,
+        label="Paper",
+        help_text="Paper number, OpenReview id or forum URL, arXiv id or DOI.",
     )
 
     def clean_paper(self) -> Paper:
         raw = self.cleaned_data["paper"].strip()
-        match = _FORUM_ID_IN_URL.search(raw)
         paper = None
         if raw.isdigit():
             paper = Paper.objects.filter(pk=int(raw)).first()
-        if paper is None:
-            forum_id = match.group(1) if match else raw
-            paper = Paper.objects.filter(forum_id=forum_id).exclude(forum_id="").first()
+        forum_id = forum_id_from_url(raw) or raw
+        if paper is None and is_forum_id(forum_id):
+            paper = Paper.objects.filter(forum_id=forum_id).first()
+        if paper is None and is_arxiv_id(normalize_arxiv_id(raw)):
+            paper = Paper.objects.filter(arxiv_id=normalize_arxiv_id(raw)).first()
+        if paper is None and is_doi(normalize_doi(raw)):
+            paper = Paper.objects.filter(doi=normalize_doi(raw)).first()
         if paper is None:
             raise forms.ValidationError(f"No paper matches “{raw}”.")
         return paper

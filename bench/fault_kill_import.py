@@ -45,6 +45,7 @@ from bench.harness import (
     sqlite_file,
     stop_on_sigterm,
 )
+from papers.text import normalize_author_name  # plain Python: no Django set-up needed
 
 _PROGRESS = re.compile(r"(\d+)/(\d+)")
 TABLES = ("papers_paper", "papers_author", "papers_authorship", "papers_tag", "papers_papertag")
@@ -112,9 +113,7 @@ def write_corpora(old: int, papers: int, seed: int) -> tuple[Path, Path, list[di
 def expected_state(records: list[dict]) -> tuple[str, int, int, int]:
     """Checksum of (forum id, title, author list) and authorship/paper-tag/author counts."""
     rows = [(r["forum_id"], r["title"], ", ".join(r["authors"])) for r in records]
-    names = {
-        re.sub(r"[.,\s]+", " ", name).strip().casefold() for r in records for name in r["authors"]
-    }
+    names = {normalize_author_name(name) for r in records for name in r["authors"]}
     return (
         _digest(rows),
         sum(len(r["authors"]) for r in records),

@@ -38,6 +38,7 @@ from pathlib import Path
 
 # Function words every abstract has: the search parser's list (PostgreSQL's english stop words).
 from papers.search import STOP_WORDS
+from papers.text import normalize_author_name
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -211,7 +212,7 @@ def author_name_pool(size: int, rng: random.Random) -> list[str]:
         else:
             name = f"{first} {rng.choice(initials)}. {rng.choice(initials)}. {last}"
         # The importer matches authors on a normalised name; keep pool names distinct under it.
-        key = re.sub(r"[.\s]+", " ", name).casefold()
+        key = normalize_author_name(name)
         if key not in seen:
             seen.add(key)
             names.append(name)

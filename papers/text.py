@@ -10,6 +10,7 @@ import functools
 import hashlib
 import re
 import unicodedata
+from urllib.parse import parse_qs, urlsplit
 
 from django.utils.text import slugify
 
@@ -134,3 +135,46 @@ def title_key(title: str) -> str:
     """A title with case, punctuation and spacing removed: near-identical titles share it."""
     folded = unicodedata.normalize("NFKC", title).casefold()
     return " ".join("".join(c if c.isalnum() else " " for c in folded).split())
+
+
+# --- Identifiers -------------------------------------------------------------------------
+
+# OpenReview forum ids are short URL-safe tokens; anything else is almost certainly a wrong column.
+FORUM_ID = re.compile(r"[A-Za-z0-9_\-]+")
+# New-style (2310.01234) and old-style (hep-th/9901001, math.GT/0309136) arXiv identifiers,
+# without a version.
+ARXIV_ID = r"\d{4}\.\d{4,5}|[a-z]+(?:-[a-z]+)*(?:\.[A-Za-z-]+)?/\d{7}"
+_ARXIV_ID = re.compile(ARXIV_ID)
+# "arXiv:" before an id and a version after it ("arXiv:2310.01234v2" is 2310.01234).
+_ARXIV_DECORATION = re.compile(r"^arxiv:\s*|v\d+$", re.IGNORECASE)
+# A DOI as registered: "10.", a registrant code, "/", a suffix without spaces.
+_DOI = re.compile(r"10\.\d{4,9}/\S+")
+_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
+
+
+def is_forum_id(value: str) -> bool:
+    return len(value) <= MAX_FORUM_ID and FORUM_ID.fullmatch(value) is not None
+
+
+def forum_id_from_url(url: str) -> str:
+    """The `id=` parameter of an OpenReview forum (or pdf) URL, "" when there is none."""
+    values = parse_qs(urlsplit(url).query).get("id")
+    return values[0].strip() if values else ""
+
+
+def normalize_arxiv_id(value: str) -> str:
+    """ "arXiv:2310.01234v2" -> "2310.01234"; check the result with is_arxiv_id."""
+    return _ARXIV_DECORATION.sub("", value.strip())
+
+
+def is_arxiv_id(value: str) -> bool:
+    return len(value) <= MAX_ARXIV_ID and _ARXIV_ID.fullmatch(value) is not None
+
+
+def normalize_doi(value: str) -> str:
+    """A DOI without its resolver prefix, in lower case (DOIs ignore case)."""
+    return _DOI_PREFIX.sub("", value.strip()).lower()
+
+
+def is_doi(value: str) -> bool:
+    return len(value) <= MAX_DOI and _DOI.fullmatch(value) is not None

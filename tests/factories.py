@@ -7,7 +7,7 @@ import itertools
 from django.contrib.auth import get_user_model
 
 from papers.models import Author, Authorship, Paper, PaperTag, Tag, TagKind
-from papers.text import abstract_fingerprint
+from papers.text import abstract_fingerprint, normalize_author_name, tag_key
 
 _counter = itertools.count(1)
 PASSWORD = "correct-horse-battery-staple"
@@ -20,9 +20,8 @@ def make_user(username: str | None = None, **fields):
 
 
 def make_tag(name: str = "ICLR 2024", kind: str = TagKind.VENUE) -> Tag:
-    tag, _ = Tag.objects.get_or_create(
-        kind=kind, key=name.strip().casefold(), defaults={"name": name}
-    )
+    # The catalogue's own rule (papers.text.tag_key), as the importer and the forms use it.
+    tag, _ = Tag.objects.get_or_create(kind=kind, key=tag_key(name), defaults={"name": name})
     return tag
 
 
@@ -46,7 +45,7 @@ def make_paper(
     )
     for position, name in enumerate(authors):
         author, _ = Author.objects.get_or_create(
-            normalized_name=" ".join(name.split()).casefold(), defaults={"name": name}
+            normalized_name=normalize_author_name(name), defaults={"name": name}
         )
         Authorship.objects.create(paper=paper, author=author, position=position)
     if authors:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bibtexparser
 import pytest
+from django.urls import reverse
 
 from annotations.exports import bibtex_for_items
 from annotations.selectors import list_items_for_export
@@ -37,3 +38,15 @@ def test_paper_page_links_to_arxiv_and_doi(client):
     content = response.content.decode()
     assert 'href="https://arxiv.org/abs/2310.01234"' in content
     assert 'href="https://doi.org/10.1000/abc"' in content
+
+
+def test_a_list_takes_a_paper_by_its_arxiv_id_or_doi(client):
+    user = make_user()
+    by_arxiv = make_paper("By arXiv", arxiv_id="2310.01234")
+    by_doi = make_paper("By DOI", doi="10.1000/xyz")
+    reading_list = make_reading_list(user, "Queue")
+    client.force_login(user)
+    url = reverse("annotations:list-item-add", args=[reading_list.pk])
+    for typed in ("arXiv:2310.01234v3", "https://doi.org/10.1000/XYZ"):
+        assert client.post(url, {"paper": typed}).status_code == 302
+    assert [item.paper for item in reading_list.items.order_by("position")] == [by_arxiv, by_doi]

@@ -48,7 +48,8 @@ from pylatexenc.latex2text import (
     get_default_latex_context_db,
 )
 
-from papers.importing.records import ARXIV_ID, ImportFailed, PaperRecord, forum_id_from_url
+from papers.importing.records import ImportFailed, PaperRecord
+from papers.text import ARXIV_ID, forum_id_from_url
 
 # No real title nests braces or environments this deep; pylatexenc recurses per level and would
 # hit Python's recursion limit a few hundred levels down.

@@ -8,42 +8,33 @@ before anything is written.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 from papers.importing import safe_json
 from papers.text import (
+    FORUM_ID,
     MAX_ABSTRACT,
-    MAX_ARXIV_ID,
     MAX_AUTHOR_LIST,
     MAX_AUTHOR_NAME,
     MAX_AUTHORS_PER_PAPER,
-    MAX_DOI,
     MAX_FORUM_ID,
     MAX_TAG_NAME,
     MAX_TAGS_PER_PAPER,
     MAX_TITLE,
     MAX_URL,
     author_name_problem,
+    forum_id_from_url,
+    is_arxiv_id,
+    is_doi,
+    normalize_arxiv_id,
     normalize_author_name,
+    normalize_doi,
     normalize_tag_name,
     tag_key,
     tag_name_problem,
 )
-
-# OpenReview forum ids are short URL-safe tokens; anything else is almost certainly a wrong column.
-_FORUM_ID = re.compile(r"[A-Za-z0-9_\-]+")
-# New-style (2310.01234) and old-style (hep-th/9901001, math.GT/0309136) arXiv identifiers,
-# without a version.
-ARXIV_ID = r"\d{4}\.\d{4,5}|[a-z]+(?:-[a-z]+)*(?:\.[A-Za-z-]+)?/\d{7}"
-_ARXIV_ID = re.compile(ARXIV_ID)
-# "arXiv:" before an id and a version after it ("arXiv:2310.01234v2" is 2310.01234).
-_ARXIV_DECORATION = re.compile(r"^arxiv:\s*|v\d+$", re.IGNORECASE)
-# A DOI as registered: "10.", a registrant code, "/", a suffix without spaces.
-_DOI = re.compile(r"10\.\d{4,9}/\S+")
-_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
 
 
 class ImportFailed(Exception):
@@ -99,12 +90,6 @@ def split_list(value, *, what: str, source: str, line: int) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ImportFailed(source, line, f"{what} must be a list of strings or a comma string")
     return [item.strip() for item in value if item.strip()]
-
-
-def forum_id_from_url(url: str) -> str:
-    """The `id=` parameter of an OpenReview forum (or pdf) URL, "" when there is none."""
-    values = parse_qs(urlsplit(url).query).get("id")
-    return values[0].strip() if values else ""
 
 
 def text_field(mapping: Mapping, names: Iterable[str], *, source: str, line: int) -> str:
@@ -174,13 +159,11 @@ def validate_record(record: PaperRecord) -> PaperRecord:
             text.encode("utf-8")
         except UnicodeEncodeError:
             fail(f"{label} contains an unpaired surrogate (a broken \\ud800-style escape)")
-    record.doi = _DOI_PREFIX.sub("", record.doi.strip()).lower()  # DOIs ignore case
-    if record.doi and not (len(record.doi) <= MAX_DOI and _DOI.fullmatch(record.doi)):
+    record.doi = normalize_doi(record.doi)
+    if record.doi and not is_doi(record.doi):
         fail(f"doi {_quote(record.doi, 80)} is not a DOI (10.<registrant>/<suffix>)")
-    record.arxiv_id = _ARXIV_DECORATION.sub("", record.arxiv_id.strip())
-    if record.arxiv_id and not (
-        len(record.arxiv_id) <= MAX_ARXIV_ID and _ARXIV_ID.fullmatch(record.arxiv_id)
-    ):
+    record.arxiv_id = normalize_arxiv_id(record.arxiv_id)
+    if record.arxiv_id and not is_arxiv_id(record.arxiv_id):
         fail(f"arxiv id {_quote(record.arxiv_id, 80)} is not an arXiv id (2310.01234)")
     _check_length(fail, "abstract", record.abstract, MAX_ABSTRACT)
     _check_length(fail, "title", record.title, MAX_TITLE)
@@ -207,7 +190,7 @@ def validate_record(record: PaperRecord) -> PaperRecord:
             fail("record has no abstract, and no forum id, arXiv id or DOI to know it by")
         if not record.title:
             fail("record has neither an abstract nor a title")
-    if record.forum_id and not _FORUM_ID.fullmatch(record.forum_id):
+    if record.forum_id and not FORUM_ID.fullmatch(record.forum_id):
         fail(f"forum id {record.forum_id!r} is not an OpenReview id (letters, digits, -, _)")
     _check_authors(fail, record.authors)
     _check_tags(fail, record.tags)
