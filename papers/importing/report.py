@@ -6,6 +6,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from tqdm import tqdm
+
 from papers.models import ImportConflict
 
 CURATED, SOURCES = ImportConflict.Kind.CURATED, ImportConflict.Kind.SOURCES
@@ -94,20 +96,25 @@ class Report:
 
 
 class ProgressBar:
-    """A one-line bar redrawn in place, counting the input's lines read (records are streamed,
-    so their number is only known at the end); only drawn when the stream is a terminal."""
+    """The import's progress, a tqdm bar of input lines read (records are streamed, so their
+    number is only known at the end); drawn only when the stream is a terminal."""
 
-    def __init__(self, stream: TextIO | None = None, width: int = 30):
+    def __init__(self, stream: TextIO | None = None):
         self.stream = stream or sys.stderr
-        self.width = width
-        self.enabled = self.stream.isatty()
+        self.bar: tqdm | None = None
 
     def __call__(self, done: int, total: int) -> None:
-        if not self.enabled or total <= 0:
-            return
-        filled = self.width * done // total
-        bar = "#" * filled + "-" * (self.width - filled)
-        self.stream.write(f"\rImporting [{bar}] {done}/{total} lines")
+        if self.bar is None:
+            self.bar = tqdm(
+                total=total,
+                desc="Importing",
+                unit=" lines",
+                file=self.stream,
+                disable=not self.stream.isatty(),
+                mininterval=0,  # one draw per batch: batches are seconds apart at most
+                miniters=1,
+                dynamic_ncols=True,
+            )
+        self.bar.update(done - self.bar.n)
         if done >= total:
-            self.stream.write("\n")
-        self.stream.flush()
+            self.bar.close()

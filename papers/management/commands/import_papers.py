@@ -29,8 +29,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, paths, format, dry_run, **options):
-        # The raw stream: OutputWrapper would end every redraw of the bar with a newline.
-        progress = ProgressBar(self.stderr._out)
+        # The bar redraws one line in place: no newline after each write, nor error colours.
+        ending, style = self.stderr.ending, self.stderr.style_func
+        self.stderr.ending, self.stderr.style_func = "", None
+        progress = ProgressBar(self.stderr)
         try:
             report = import_paths(
                 paths,
@@ -41,6 +43,8 @@ class Command(BaseCommand):
             )
         except ImportErrors as errors:
             raise CommandError(f"{errors}\nNothing was imported.") from None
+        finally:
+            self.stderr.ending, self.stderr.style_func = ending, style
         for line in report.lines():
             self.stdout.write(line)
 
