@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from papers.importing import abstract_list, csv_export, jsonl, table_dump
+from papers.importing import abstract_list, csv_reader, jsonl, table_dump
 from papers.importing.formats import detect_format, read_records
 from papers.importing.records import ImportFailed, validate_record
 from papers.importing.tags import classify_tags, venue_from_heading
@@ -186,7 +186,7 @@ def test_csv_with_quoted_multiline_cells_comma_strings_and_json_lists():
         '"Para one.\n\nPara two, with a comma.",\n'
         'Second,,"[""Zoë Q"", ""Li, Jr""]","[""ICLR 2024""]",Short.,https://o.net/p.pdf\n'
     )
-    first, second = (validate_record(r) for r in csv_export.read(text, "e.csv"))
+    first, second = (validate_record(r) for r in csv_reader.read(text, "e.csv"))
     assert (first.forum_id, first.authors, first.line) == ("c1", ["Ann One", "Bob Two"], 2)
     assert first.abstract == "Para one.\n\nPara two, with a comma."
     assert (second.authors, second.line, second.pdf_url) == (
@@ -199,7 +199,7 @@ def test_csv_with_quoted_multiline_cells_comma_strings_and_json_lists():
 def test_csv_row_with_wrong_column_count_names_its_line():
     text = "title,abstract\nA,one\nB,two,three\n"
     with pytest.raises(ImportFailed, match=r"^e.csv:3: row has 3 columns"):
-        list(csv_export.read(text, "e.csv"))
+        list(csv_reader.read(text, "e.csv"))
 
 
 @pytest.mark.parametrize(
