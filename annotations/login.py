@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from axes.handlers.proxy import AxesProxyHandler  # type: ignore[import-untyped]
+from axes.handlers.proxy import AxesProxyHandler
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
