@@ -452,6 +452,13 @@ class _CounterSQL:
         return cursor.fetchone()[0]
 
 
+def db_column(model: type[models.Model], name: str) -> str:
+    """The database column of a concrete field ("pk" for the primary key), for raw SQL."""
+    field = model._meta.pk if name == "pk" else model._meta.get_field(name)
+    assert isinstance(field, models.Field) and field.column  # a concrete field, not a relation
+    return field.column
+
+
 def _search_change_sql(connection) -> tuple[_CounterSQL, str]:
     """The statements of SearchChangeManager.record, in this connection's quoting.
 
@@ -460,14 +467,12 @@ def _search_change_sql(connection) -> tuple[_CounterSQL, str]:
     """
     quote = connection.ops.quote_name
     counter = quote(SearchSequence._meta.db_table)
-    value, token, key = (
-        quote(SearchSequence._meta.get_field(f).column) for f in ("value", "token", "id")
-    )
+    value, token, key = (quote(db_column(SearchSequence, f)) for f in ("value", "token", "id"))
     # Every name below is a quoted table or column name from the models' metadata.
     update = f"UPDATE {counter} SET {value} = {value} + 1, {token} = %s WHERE {key} = %s"  # noqa: S608
     returning = connection.features.can_return_columns_from_insert
     change = SearchChange._meta
-    columns = ", ".join(quote(change.get_field(f).column) for f in ("seq", "paper_id", "token"))
+    columns = ", ".join(quote(db_column(SearchChange, f)) for f in ("seq", "paper_id", "token"))
     return (
         _CounterSQL(
             update=f"{update} RETURNING {value}" if returning else update,

@@ -304,7 +304,7 @@ def relations_to_paper() -> list:
     ]
 
 
-def _unique_keys(model: type, fk_name: str) -> list[tuple[str, ...]]:
+def _unique_keys(model: type[models.Model], fk_name: str) -> list[tuple[str, ...]]:
     """The other fields of each unique constraint that includes the foreign key to Paper
     (conditional and expression constraints aside: none of those involve a paper)."""
     field_sets = [tuple(c.fields) for c in model._meta.total_unique_constraints]

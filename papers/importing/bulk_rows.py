@@ -16,6 +16,8 @@ from typing import Any
 
 from django.db import connection, models
 
+from papers.models import db_column
+
 
 def insert_rows(model: type[models.Model], fields: Sequence[str], rows: list[tuple]) -> None:
     """INSERT `rows`, each a tuple of database values for `fields` (names of model fields)."""
@@ -23,7 +25,7 @@ def insert_rows(model: type[models.Model], fields: Sequence[str], rows: list[tup
         return
     quote = connection.ops.quote_name
     table = quote(model._meta.db_table)
-    columns = ", ".join(quote(model._meta.get_field(name).column) for name in fields)
+    columns = ", ".join(quote(db_column(model, name)) for name in fields)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
@@ -34,7 +36,7 @@ def insert_rows(model: type[models.Model], fields: Sequence[str], rows: list[tup
             cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", rows)  # noqa: S608
 
 
-def insert_objects(objects: list[models.Model]) -> None:
+def insert_objects(objects: Sequence[models.Model]) -> None:
     """INSERT new model instances (all of one model) with every concrete field, giving each its
     primary key first, as bulk_create does, at a fraction of its cost per value.
 
@@ -68,7 +70,7 @@ def allocate_ids(model: type[models.Model], count: int) -> list[int]:
     AUTOINCREMENT keeps it), so a deleted paper's id is never reused.
     """
     table = model._meta.db_table
-    pk_column = model._meta.pk.column
+    pk_column = db_column(model, "pk")
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(
@@ -83,7 +85,8 @@ def allocate_ids(model: type[models.Model], count: int) -> list[int]:
             f"FROM {quote(table)}",
             [table],
         )
-        start = cursor.fetchone()[0] + 1
+        (largest,) = cursor.fetchone()
+        start = largest + 1
     return list(range(start, start + count))
 
 

@@ -93,9 +93,11 @@ class _Target:
 
     paper: Paper
     is_new: bool
-    # (normalized_name, display name) in order; None until loaded for an existing paper.
-    authors: list[tuple[str, str]] | None = None
-    tag_keys: set[tuple[str, str]] | None = None
+    # (normalized_name, display name) in order, and imported tags: an existing paper's are read
+    # from the database once (loaded), a new paper has none.
+    authors: list[tuple[str, str]] = field(default_factory=list)
+    tag_keys: set[tuple[str, str]] = field(default_factory=set)
+    loaded: bool = False
     new_tags: list[tuple[str, str]] = field(default_factory=list)
     changed: set[str] = field(default_factory=set)
     authors_changed: bool = False
@@ -120,7 +122,7 @@ class _Match:
     supplied: dict[str, str]
     digest: str
     base: _Base | None = None
-    target: _Target | None = None
+    target: _Target = field(init=False)  # set by _find_papers
     created: bool = False
     # Identities the record gave a paper that had none (CLAIMED_IDENTITIES).
     claimed: list[str] = field(default_factory=list)
@@ -299,7 +301,7 @@ class Loader:
             target = index.match(match)
             if target is None:
                 match.created = True
-                target = _Target(_new_paper(match), is_new=True, authors=[], tag_keys=set())
+                target = _Target(_new_paper(match), is_new=True, loaded=True)
                 targets.append(target)
             match.target = target
             # Claim the record's identities the paper lacks now, so that a later record with
@@ -328,26 +330,26 @@ class Loader:
         return into
 
     def _load_current_state(self, targets: list[_Target]) -> None:
-        by_pk = {t.paper.pk: t for t in targets if t.authors is None}
+        by_pk = {t.paper.pk: t for t in targets if not t.loaded}
         for target in by_pk.values():
-            target.authors, target.tag_keys = [], set()
+            target.loaded = True
         for chunk in _chunks(sorted(by_pk)):
-            rows = (  # query: current authors in order
+            authorships = (  # query: current authors in order
                 Authorship.objects.filter(paper_id__in=chunk)
                 .order_by("paper_id", "position")
                 .values_list("paper_id", "author__normalized_name", "author__name")
             )
-            for paper_id, key, name in rows:
+            for paper_id, key, name in authorships:
                 by_pk[paper_id].authors.append((key, name))
             # query: current tags, imported kinds kept below. Filtering on the tag's kind in SQL
             # lets SQLite start from every venue tag and probe each paper for it: with 10,000
             # venues that is millions of index probes per chunk instead of a few per paper.
-            rows = (
+            paper_tags = (
                 PaperTag.objects.filter(paper_id__in=chunk)
                 .order_by()
                 .values_list("paper_id", "tag__kind", "tag__key")
             )
-            for paper_id, kind, key in rows:
+            for paper_id, kind, key in paper_tags:
                 if kind in IMPORTED_KINDS:
                     by_pk[paper_id].tag_keys.add((kind, key))
 
@@ -481,9 +483,9 @@ class Loader:
 
         tagged = [t for t in unique if t.new_tags]
         tags = self._tags_for({(kind, name) for t in tagged for kind, name in t.new_tags})
-        now = connection.ops.adapt_datetimefield_value(timezone.now())
+        added = connection.ops.adapt_datetimefield_value(timezone.now())
         links = [
-            (t.paper.pk, tags[(kind, tag_key(name))].pk, now)
+            (t.paper.pk, tags[(kind, tag_key(name))].pk, added)
             for t in tagged
             for kind, name in t.new_tags
         ]

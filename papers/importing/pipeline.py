@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import fields
 from pathlib import Path
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -136,7 +136,7 @@ def import_paths(
     progress: Callable[[int, int], None] | None = None,
     batch_size: int = BATCH_SIZE,
     invoked_by: str = "",
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
 ) -> Report:
     """Import every file under `paths` in one transaction, recorded as an ImportRun (its id in
     report.import_run_id); dry_run rolls it all back, the run included.

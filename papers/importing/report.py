@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Protocol
 
 from tqdm import tqdm
 
@@ -95,11 +95,21 @@ class Report:
         return lines
 
 
+class _Stream(Protocol):
+    """Where the bar is drawn: a terminal's text stream, or a command's OutputWrapper."""
+
+    def write(self, text: str, /) -> object: ...
+
+    def flush(self) -> None: ...
+
+    def isatty(self) -> bool: ...
+
+
 class ProgressBar:
     """The import's progress, a tqdm bar of input lines read (records are streamed, so their
     number is only known at the end); drawn only when the stream is a terminal."""
 
-    def __init__(self, stream: TextIO | None = None):
+    def __init__(self, stream: _Stream | None = None):
         self.stream = stream or sys.stderr
         self.bar: tqdm | None = None
 
