@@ -22,6 +22,8 @@ import unicodedata
 from collections.abc import Iterable
 from itertools import accumulate
 
+from bibtexparser.middlewares.names import parse_single_name_into_parts
+
 from annotations.models import ReadingListItem
 from papers.models import Paper, TagKind
 
@@ -33,10 +35,6 @@ _KEY_PART_MAX = 30
 # cannot even be encoded as UTF-8. Each becomes a space before whitespace is collapsed.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 # Lower-case name particles that belong to the family name ("van der Berg, Anna").
-_PARTICLES = frozenset(
-    {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "le", "la"}
-)
-
 # LaTeX special characters and how a BibTeX field spells them so the text survives unchanged.
 # Braces and the backslash must become brace-free commands (see the module docstring); the
 # trailing `{}` ends the command name without swallowing a following space.
@@ -90,23 +88,31 @@ def bibtex_url(url: str) -> str:
 def bibtex_name(full_name: str) -> str:
     """One person as exactly one BibTeX name: "Ada King Lovelace" -> "Lovelace, Ada King".
 
-    Particles stay with the family name. A name that cannot be inverted safely (one word, a
-    comma of its own, or the word "and", BibTeX's name separator) is kept whole inside one
-    pair of braces. Either way the escaped words hold no brace, comma or "and" that BibTeX
-    could split on, so the result is "" (nothing to write) or one name.
+    The parts are BibTeX's own (bibtexparser's splitter): lower-case words before the family
+    name are its "von" part and stay with it ("Ludwig van Beethoven" -> "van Beethoven,
+    Ludwig"). A name that cannot be inverted safely (one word, a comma of its own, the word
+    "and", BibTeX's name separator) is kept whole inside one pair of braces. Either way the
+    escaped words hold no brace, comma or "and" that BibTeX could split on, so the result is
+    "" (nothing to write) or one name.
     """
     name = _plain_text(full_name)
-    parts = name.split(" ") if name else []
-    if not parts:
+    if not name:
         return ""
-    if len(parts) == 1 or "," in name or _AND_WORD.search(name):
-        return "{" + bibtex_escape(name) + "}"
-    last_start = len(parts) - 1
-    while last_start > 1 and parts[last_start - 1].lower() in _PARTICLES:
-        last_start -= 1
-    first = " ".join(parts[:last_start])
-    last = " ".join(parts[last_start:])
-    return f"{bibtex_escape(last)}, {bibtex_escape(first)}"
+    whole = "{" + bibtex_escape(name) + "}"
+    if " " not in name or "," in name or _AND_WORD.search(name):
+        return whole
+    # The splitter reads BibTeX, where braces and backslashes mean something, and our names are
+    # plain text: it is given a stand-in per word of the same case ("A0 A1 a2 A3"), and the
+    # parts it returns are mapped back to the words.
+    words = name.split(" ")
+    stand_ins = [f"{'a' if word[:1].islower() else 'A'}{i}" for i, word in enumerate(words)]
+    parts = parse_single_name_into_parts(" ".join(stand_ins), strict=True)
+
+    def text(part: list[str]) -> str:
+        return bibtex_escape(" ".join(words[int(stand_in[1:])] for stand_in in part))
+
+    family, given = text(parts.von + parts.last), text(parts.first)
+    return f"{family}, {given}" if given else family
 
 
 # Every byte value but the two braces. In UTF-8 a brace is one byte, and no other character
