@@ -170,10 +170,13 @@ def test_htmx_refreshes_each_section_with_its_content_and_its_form(client, user)
         assert response.status_code == 200
         content = response.content.decode()
         assert "<html" not in content
+        # The fragment's forms post again: each carries its CSRF token.
+        assert 'name="csrfmiddlewaretoken"' in content
         return content
 
     tags = fragment("tag-add", {"name": "robotics"})
-    assert 'id="paper-tags"' in tags and ">robotics</a>" in tags and 'name="name"' in tags
+    assert 'id="paper-tags"' in tags and ">robotics</a>" in tags
+    assert f'name="name" maxlength="{TAG_NAME_MAX_LENGTH}"' in tags
     assert 'class="flash flash-success"' in tags
     refused = fragment("tag-add", {"name": "   "})
     assert 'class="flash flash-error"' in refused and ">robotics</a>" in refused
