@@ -34,7 +34,6 @@ _KEY_PART_MAX = 30
 # Control characters (NUL, escape, C1 controls) and lone surrogates: not text, and a surrogate
 # cannot even be encoded as UTF-8. Each becomes a space before whitespace is collapsed.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-# Lower-case name particles that belong to the family name ("van der Berg, Anna").
 # LaTeX special characters and how a BibTeX field spells them so the text survives unchanged.
 # Braces and the backslash must become brace-free commands (see the module docstring); the
 # trailing `{}` ends the command name without swallowing a following space.
@@ -51,6 +50,10 @@ _BIBTEX_ESCAPES = {
     "^": r"\textasciicircum{}",
 }
 _BIBTEX_SPECIAL = re.compile("|".join(re.escape(ch) for ch in _BIBTEX_ESCAPES))
+# Inline math in a title: $...$ with something inside and no dollar sign of its own.
+_INLINE_MATH = re.compile(r"\$([^$]+)\$")
+# What still needs a backslash inside math: a comment, a macro parameter, an alignment tab.
+_MATH_SPECIAL = re.compile(r"(?<!\\)[%#&]")
 
 # Characters a URL may carry as they are (RFC 3986 unreserved and reserved, plus `%` of an
 # existing escape); every other one, braces, backslash, space and non-ASCII included, is
@@ -72,7 +75,31 @@ def _plain_text(text: str) -> str:
 def bibtex_escape(text: str) -> str:
     """Text as a BibTeX field value that reads back as the same text and holds no brace of
     its own, so it cannot end its field or open a new entry."""
-    return _BIBTEX_SPECIAL.sub(lambda match: _BIBTEX_ESCAPES[match.group()], _plain_text(text))
+    return _escape_specials(_plain_text(text))
+
+
+def _escape_specials(text: str) -> str:
+    return _BIBTEX_SPECIAL.sub(lambda match: _BIBTEX_ESCAPES[match.group()], text)
+
+
+def bibtex_title(text: str) -> str:
+    """A title as a BibTeX value with its inline math kept as math: "$\\alpha$TC-VAE" becomes
+    "{$\\alpha$}TC-VAE" (braced, so styles do not change its case). Math is the text between
+    two dollar signs whose braces balance; inside it only %, # and & are escaped (each means
+    something else to LaTeX even in math), so the field stays brace-balanced. Everything else,
+    an unbalanced "math" part included, is escaped as plain text."""
+    text = _plain_text(text)
+    pieces = []
+    position = 0
+    for match in _INLINE_MATH.finditer(text):
+        formula = match.group(1)
+        if not _is_brace_balanced(formula):
+            continue
+        pieces.append(_escape_specials(text[position : match.start()]))
+        pieces.append("{$" + _MATH_SPECIAL.sub(lambda m: "\\" + m.group(), formula) + "$}")
+        position = match.end()
+    pieces.append(_escape_specials(text[position:]))
+    return "".join(pieces)
 
 
 def bibtex_url(url: str) -> str:
@@ -191,7 +218,7 @@ def bibtex_for_items(items: Iterable[ReadingListItem]) -> str:
     papers = [item.paper for item in items]
     entries = []
     for key, paper in zip(_unique_keys(papers), papers, strict=True):
-        fields = [("title", bibtex_escape(paper.display_title))]
+        fields = [("title", bibtex_title(paper.display_title))]
         names = [bibtex_name(name) for name in _authors(paper)]
         authors = " and ".join(name for name in names if name)
         if authors:
