@@ -1,6 +1,8 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from annotations.forms import SitePasswordResetForm
 from annotations.login import AdminLoginForm, LoginForm
@@ -12,6 +14,8 @@ admin.site.login_form = AdminLoginForm
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    # Asked for by browsers and feed readers whatever the pages' <link rel="icon"> says.
+    path("favicon.ico", RedirectView.as_view(url=static("img/favicon.svg"), permanent=True)),
     path("", include("papers.urls")),
     path("", include("annotations.urls")),
     # Before the contrib include so it wins over that include's plain login view.
