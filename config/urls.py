@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.templatetags.static import static
 from django.urls import include, path
+from django.utils.functional import lazy
 from django.views.generic import RedirectView
 
 from annotations.forms import SitePasswordResetForm
@@ -14,8 +15,9 @@ admin.site.login_form = AdminLoginForm
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
-    # Asked for by browsers and feed readers whatever the pages' <link rel="icon"> says.
-    path("favicon.ico", RedirectView.as_view(url=static("img/favicon.svg"), permanent=True)),
+    # Asked for by browsers and feed readers whatever the pages' <link rel="icon"> says. The
+    # static URL is looked up per request: at import, a stale manifest would stop every command.
+    path("favicon.ico", RedirectView.as_view(url=lazy(static, str)("img/favicon.svg"))),
     path("", include("papers.urls")),
     path("", include("annotations.urls")),
     # Before the contrib include so it wins over that include's plain login view.
