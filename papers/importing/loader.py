@@ -34,7 +34,7 @@ from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
-from papers.importing.bulk_rows import insert_objects, insert_rows
+from papers.importing.bulk_rows import allocate_ids, insert_objects, insert_rows
 from papers.importing.records import PaperRecord
 from papers.importing.report import Conflict, Report
 from papers.importing.sources import (
@@ -554,17 +554,19 @@ class Loader:
                 "normalized_name", "pk", "name"
             )
             authors.update((key, _AuthorRow(pk, name)) for key, pk, name in rows)
-        missing = [
-            Author(name=name, normalized_name=key)
-            for key, name in wanted.items()
-            if key not in authors
-        ]
+        missing = [(key, name) for key, name in wanted.items() if key not in authors]
         if missing:
-            now = timezone.now()
-            for author in missing:
-                author.created_at = now
-            insert_objects(missing)  # query: insert new authors (COPY on PostgreSQL)
-            authors.update((a.normalized_name, _AuthorRow(a.pk, a.name)) for a in missing)
+            # query: allocate ids, then insert the new authors as rows (COPY on PostgreSQL)
+            ids = allocate_ids(Author, len(missing))
+            created = connection.ops.adapt_datetimefield_value(timezone.now())
+            insert_rows(
+                Author,
+                ("id", "name", "normalized_name", "created_at"),
+                [(pk, name, key, created) for pk, (key, name) in zip(ids, missing, strict=True)],
+            )
+            authors.update(
+                (key, _AuthorRow(pk, name)) for pk, (key, name) in zip(ids, missing, strict=True)
+            )
         return authors
 
     def _tags_for(self, wanted: set[tuple[str, str]]) -> dict[tuple[str, str], Tag]:
