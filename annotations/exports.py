@@ -1,4 +1,4 @@
-r"""Reading-list exports: BibTeX for reference managers and CSV for spreadsheets.
+r"""Reading-list exports: BibTeX, RIS and CSL-JSON for reference managers, CSV for spreadsheets.
 
 Both take reading-list items from selectors.list_items_for_export: papers with their tags
 prefetched and every author's name, in order, as `paper.author_list` (plain strings, no model
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -125,9 +126,19 @@ def bibtex_name(full_name: str) -> str:
     name = _plain_text(full_name)
     if not name:
         return ""
-    whole = "{" + bibtex_escape(name) + "}"
+    parts = name_parts(name)
+    if parts is None:
+        return "{" + bibtex_escape(name) + "}"
+    family, given = (bibtex_escape(part) for part in parts)
+    return f"{family}, {given}" if given else family
+
+
+def name_parts(name: str) -> tuple[str, str] | None:
+    """(family name with its "von" part, given names) of a one-line name by BibTeX's rules;
+    None for a name that cannot be inverted safely (one word, a comma of its own, or the word
+    "and", BibTeX's name separator)."""
     if " " not in name or "," in name or _AND_WORD.search(name):
-        return whole
+        return None
     # The splitter reads BibTeX, where braces and backslashes mean something, and our names are
     # plain text: it is given a stand-in per word of the same case ("A0 A1 a2 A3"), and the
     # parts it returns are mapped back to the words.
@@ -136,10 +147,9 @@ def bibtex_name(full_name: str) -> str:
     parts = parse_single_name_into_parts(" ".join(stand_ins), strict=True)
 
     def text(part: list[str]) -> str:
-        return bibtex_escape(" ".join(words[int(stand_in[1:])] for stand_in in part))
+        return " ".join(words[int(stand_in[1:])] for stand_in in part)
 
-    family, given = text(parts.von + parts.last), text(parts.first)
-    return f"{family}, {given}" if given else family
+    return text(parts.von + parts.last), text(parts.first)
 
 
 # Every byte value but the two braces. In UTF-8 a brace is one byte, and no other character
@@ -263,3 +273,60 @@ def csv_for_items(items: Iterable[ReadingListItem]) -> str:
         ]
         writer.writerow([_csv_cell(value) for value in row])
     return buffer.getvalue()
+
+
+def ris_for_items(items: Iterable[ReadingListItem]) -> str:
+    """RIS, as Zotero, EndNote and Mendeley import it: one CPAPER record per paper. Every
+    value is one line (control characters and line breaks become spaces), so no value can end
+    its record or start a tag of its own."""
+    lines = []
+    for item in items:
+        paper = item.paper
+        fields = [("TY", "CPAPER"), ("TI", paper.display_title)]
+        for name in _authors(paper):
+            parts = name_parts(_plain_text(name))
+            fields.append(("AU", ", ".join(p for p in parts if p) if parts else name))
+        fields += [
+            ("PY", str(paper_year(paper))),
+            ("T2", _tag_name(paper, TagKind.VENUE)),
+            ("UR", paper.forum_url),
+            ("L1", paper.pdf_url),
+            ("DO", paper.doi),
+        ]
+        lines += [f"{tag}  - {_plain_text(value)}" for tag, value in fields if _plain_text(value)]
+        lines.append("ER  - ")
+        lines.append("")
+    return "\r\n".join(lines)  # the RIS specification's line end
+
+
+def csl_json_for_items(items: Iterable[ReadingListItem]) -> str:
+    """CSL-JSON, the citation data of citeproc, Zotero and pandoc: a list of paper-conference
+    items with the BibTeX export's keys as ids."""
+    items = list(items)
+    papers = [item.paper for item in items]
+    records = []
+    for key, paper in zip(_unique_keys(papers), papers, strict=True):
+        record: dict[str, object] = {
+            "id": key,
+            "type": "paper-conference",
+            "title": _plain_text(paper.display_title),
+            "author": [_csl_name(name) for name in _authors(paper) if _plain_text(name)],
+            "issued": {"date-parts": [[paper_year(paper)]]},
+        }
+        optional = {
+            "container-title": _tag_name(paper, TagKind.VENUE),
+            "URL": paper.forum_url,
+            "DOI": paper.doi,
+        }
+        record |= {name: value for name, value in optional.items() if value}
+        records.append(record)
+    return json.dumps(records, ensure_ascii=False, indent=2)
+
+
+def _csl_name(full_name: str) -> dict[str, str]:
+    name = _plain_text(full_name)
+    parts = name_parts(name)
+    if parts is None:
+        return {"literal": name}
+    family, given = parts
+    return {"family": family, "given": given} if given else {"family": family}

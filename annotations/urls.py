@@ -17,8 +17,24 @@ urlpatterns = [
     path("lists/<int:pk>/", lists.list_detail, name="list-detail"),
     path("lists/<int:pk>/edit/", lists.list_edit, name="list-edit"),
     path("lists/<int:pk>/delete/", lists.list_delete, name="list-delete"),
-    path("lists/<int:pk>/export.bib", lists.list_export_bibtex, name="list-export-bibtex"),
-    path("lists/<int:pk>/export.csv", lists.list_export_csv, name="list-export-csv"),
+    path(
+        "lists/<int:pk>/export.bib",
+        lists.list_export,
+        {"extension": "bib"},
+        name="list-export-bibtex",
+    ),
+    path(
+        "lists/<int:pk>/export.ris", lists.list_export, {"extension": "ris"}, name="list-export-ris"
+    ),
+    path(
+        "lists/<int:pk>/export.json",
+        lists.list_export,
+        {"extension": "json"},
+        name="list-export-csl",
+    ),
+    path(
+        "lists/<int:pk>/export.csv", lists.list_export, {"extension": "csv"}, name="list-export-csv"
+    ),
     path("lists/<int:pk>/items/add/", lists.list_item_add, name="list-item-add"),
     path(
         "lists/<int:pk>/items/<int:item_pk>/remove/",

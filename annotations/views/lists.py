@@ -162,25 +162,25 @@ def _export_filename(reading_list: ReadingList, extension: str) -> str:
     return f"{slugify(reading_list.name) or 'reading-list'}-{reading_list.pk}.{extension}"
 
 
-@require_GET
-@login_required
-def list_export_bibtex(request: HttpRequest, pk: int) -> HttpResponse:
-    reading_list = _get_list_for_reader(request, pk)
-    return _download(
-        exports.bibtex_for_items(selectors.list_items_for_export(reading_list)),
-        content_type="application/x-bibtex; charset=utf-8",
-        filename=_export_filename(reading_list, "bib"),
-    )
+# Each export format: how the list's items are written, and what the download is.
+EXPORTS = {
+    "bib": (exports.bibtex_for_items, "application/x-bibtex; charset=utf-8"),
+    "ris": (exports.ris_for_items, "application/x-research-info-systems; charset=utf-8"),
+    "json": (exports.csl_json_for_items, "application/vnd.citationstyles.csl+json; charset=utf-8"),
+    "csv": (exports.csv_for_items, "text/csv; charset=utf-8"),
+}
 
 
 @require_GET
 @login_required
-def list_export_csv(request: HttpRequest, pk: int) -> HttpResponse:
+def list_export(request: HttpRequest, pk: int, extension: str) -> HttpResponse:
+    """The list as a file: BibTeX, RIS, CSL-JSON or CSV (see EXPORTS), for whoever may read it."""
     reading_list = _get_list_for_reader(request, pk)
+    write, content_type = EXPORTS[extension]
     return _download(
-        exports.csv_for_items(selectors.list_items_for_export(reading_list)),
-        content_type="text/csv; charset=utf-8",
-        filename=_export_filename(reading_list, "csv"),
+        write(selectors.list_items_for_export(reading_list)),
+        content_type=content_type,
+        filename=_export_filename(reading_list, extension),
     )
 
 

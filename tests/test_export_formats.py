@@ -1,0 +1,89 @@
+"""A reading list as RIS and CSL-JSON, the formats reference managers and citeproc read: read
+back (our RIS reader, a JSON parser) with every title, author and identifier intact."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from annotations.models import Visibility
+from papers.importing import ris
+from papers.models import TagKind
+from tests.factories import make_paper, make_reading_list, make_user
+
+pytestmark = pytest.mark.django_db
+
+HOSTILE_TITLE = "Line one\nER  - \nTY  - JOUR"
+
+
+@pytest.fixture
+def shared_list():
+    owner = make_user("owner")
+    papers = [
+        make_paper(
+            r"$\alpha$-Flows: Über & 100%",
+            authors=["Ludwig van Beethoven", "Plato", "Ada King Lovelace"],
+            tags=[("ICLR 2024", TagKind.VENUE)],
+            doi="10.1000/flows",
+            pdf_url="https://openreview.net/pdf?id=f1",
+        ),
+        make_paper(HOSTILE_TITLE, authors=[]),
+    ]
+    return make_reading_list(owner, "Reading group", papers=papers, visibility=Visibility.SHARED)
+
+
+def download(client, reading_list, name: str):
+    client.force_login(reading_list.owner)
+    response = client.get(reverse(f"annotations:list-export-{name}", args=[reading_list.pk]))
+    assert response.status_code == 200
+    return response
+
+
+def test_ris_reads_back_with_titles_authors_venue_and_doi(client, shared_list):
+    response = download(client, shared_list, "ris")
+    assert response["Content-Type"] == "application/x-research-info-systems; charset=utf-8"
+    assert response["Content-Disposition"].endswith(f'reading-group-{shared_list.pk}.ris"')
+    flows, hostile = ris.read(response.content.decode(), "list.ris")
+    assert flows.title == r"$\alpha$-Flows: Über & 100%"
+    assert flows.authors == ["Ludwig van Beethoven", "Plato", "Ada King Lovelace"]
+    assert (flows.tags, flows.doi) == (["ICLR 2024"], "10.1000/flows")
+    # A line break in a title cannot end its record or start another: one line, two records.
+    assert hostile.title == "Line one ER - TY - JOUR"
+    assert hostile.authors == []
+
+
+def test_csl_json_has_names_split_and_identifiers(client, shared_list):
+    response = download(client, shared_list, "csl")
+    assert response["Content-Type"] == "application/vnd.citationstyles.csl+json; charset=utf-8"
+    flows, hostile = json.loads(response.content)
+    assert flows["type"] == "paper-conference"
+    assert flows["title"] == r"$\alpha$-Flows: Über & 100%"
+    assert flows["author"] == [
+        {"family": "van Beethoven", "given": "Ludwig"},
+        {"literal": "Plato"},
+        {"family": "Lovelace", "given": "Ada King"},
+    ]
+    assert flows["container-title"] == "ICLR 2024"
+    assert flows["DOI"] == "10.1000/flows"
+    assert flows["issued"] == {"date-parts": [[2024]]}
+    assert hostile["title"] == "Line one ER - TY - JOUR" and hostile["author"] == []
+    assert flows["id"] != hostile["id"]
+
+
+@pytest.mark.parametrize("name", ["ris", "csl"])
+def test_another_members_private_list_is_not_exported(client, name):
+    private = make_reading_list(make_user("owner"), "Mine", papers=[make_paper("Secret")])
+    client.force_login(make_user("other"))
+    response = client.get(reverse(f"annotations:list-export-{name}", args=[private.pk]))
+    assert response.status_code == 404
+    assert b"Secret" not in response.content
+
+
+def test_the_list_page_links_every_format(client, shared_list):
+    client.force_login(shared_list.owner)
+    content = client.get(reverse("annotations:list-detail", args=[shared_list.pk])).content
+    for name in ("bibtex", "ris", "csl", "csv"):
+        url = reverse(f"annotations:list-export-{name}", args=[shared_list.pk])
+        assert f'href="{url}"'.encode() in content
