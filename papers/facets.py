@@ -12,9 +12,15 @@ from dataclasses import dataclass, field
 from django.db import connection
 from django.db.models import Count
 
-from papers.filters import MINE_CHOICES, TAG_FACETS, BrowseState
+from papers.filters import (
+    MINE_CHOICES,
+    NOT_GIVEN_LABEL,
+    NOT_GIVEN_SLUG,
+    TAG_FACETS,
+    BrowseState,
+)
 from papers.models import Author, Tag
-from papers.search.engine import Facets
+from papers.search.engine import NOT_GIVEN, NOT_GIVEN_FACETS, Facets
 
 LAB_TAG_FACET_SIZE = 30
 KEYWORD_FACET_SIZE = 20
@@ -28,6 +34,12 @@ FACET_TITLES = {
     "keyword": "Keywords",
     "tag": "Lab tags",
     "mine": "Mine",
+}
+# What "Not given" means in the facets that have it.
+NOT_GIVEN_HINTS = {
+    "venue": "“Not given”: papers whose sources name no venue.",
+    "track": "“Not given”: papers whose sources name no track (most list only accepted "
+    "papers' venue, not whether each is a poster or a talk).",
 }
 # Poster, Spotlight, Oral read best in this order, not alphabetically.
 _TRACK_ORDER = {"poster": 0, "spotlight": 1, "oral": 2}
@@ -58,6 +70,7 @@ class Facet:
     param: str
     title: str
     values: list[FacetValue] = field(default_factory=list)
+    hint: str = ""
 
 
 def listing_facets(
@@ -101,14 +114,22 @@ def _tag_facets(
         shown = dict(wanted[param])
         for pk in selected[param]:
             shown.setdefault(pk, 0)
+        not_given = None
         for pk, count in shown.items():
-            tag = tags.get(pk)
-            if tag is not None and (count or pk in selected[param]):
-                facet.values.append(FacetValue(tag.slug, tag.name, count, pk in selected[param]))
+            chosen = pk in selected[param]
+            if not (count or chosen):
+                continue
+            if pk == NOT_GIVEN and param in NOT_GIVEN_FACETS:
+                not_given = FacetValue(NOT_GIVEN_SLUG, NOT_GIVEN_LABEL, count, chosen)
+            elif (tag := tags.get(pk)) is not None:
+                facet.values.append(FacetValue(tag.slug, tag.name, count, chosen))
         if param == "track":
             facet.values.sort(key=lambda v: (_TRACK_ORDER.get(v.value, 9), v.label.casefold()))
         else:
             facet.values.sort(key=lambda v: (not v.selected, -v.count, v.label.casefold()))
+        if not_given is not None:  # last, whatever its count: it is not a value like the others
+            facet.values.append(not_given)
+            facet.hint = NOT_GIVEN_HINTS[param]
         if param in _CUT_FACETS:
             facet.values = facet.values[: _CUT_FACETS[param]]
         facets.append(facet)

@@ -20,7 +20,7 @@ from django.db.models import Q, QuerySet, Value
 from django.utils.datastructures import MultiValueDict
 
 from papers.models import Author, Paper, Tag, TagKind
-from papers.search.engine import BrowseQuery
+from papers.search.engine import NOT_GIVEN, NOT_GIVEN_FACETS, BrowseQuery
 from papers.search.query import parse_query
 
 MAX_VALUES_PER_FACET = 20
@@ -37,6 +37,10 @@ TAG_FACETS = {
     "tag": TagKind.LAB,
 }
 MINE_CHOICES = {"lists": "In my reading lists", "notes": "Has my note"}
+# The "not given" value of the venue and track facets (papers whose sources name none). No tag
+# slug starts with "_" (slugify strips it), so it cannot name a real tag.
+NOT_GIVEN_SLUG = "_none"
+NOT_GIVEN_LABEL = "Not given"
 # Sent by the search box while typing (static/js/search_as_you_type.js), never by the form's
 # own submit: the last word then matches as a prefix ("diffu" finds "diffusion").
 TYPING_PARAM = "typing"
@@ -189,6 +193,8 @@ class PaperFilter(django_filters.FilterSet):
             selection.tags[name] = []
             for slug in slugs:
                 hit = found_tags.get((TAG_FACETS[name], slug))
+                if slug == NOT_GIVEN_SLUG and name in NOT_GIVEN_FACETS:
+                    hit = (NOT_GIVEN, NOT_GIVEN_LABEL)
                 if hit:
                     selection.tags[name].append(ResolvedTag(pk=hit[0], slug=slug, name=hit[1]))
                 else:

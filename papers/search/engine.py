@@ -326,6 +326,11 @@ def _all_of(queries: list[Query]) -> Query:
 
 # --- Search and facets --------------------------------------------------------------------
 
+# The value that stands for "no value" in the facets that have a "not given" bucket: ids are
+# never 0, so it cannot be a tag's. Selecting it keeps the papers without any value there.
+NOT_GIVEN = 0
+NOT_GIVEN_FACETS = frozenset({"venue", "track"})
+
 # Facet name -> (index field, BrowseQuery attribute with its selection).
 _FACETS = {
     "venue": (schema.VENUE_IDS, "venue_ids"),
@@ -347,7 +352,7 @@ def search(
         if text is None:  # a search with nothing that can match
             return Results([], 0, _no_facets(query))
     filters = {
-        name: _filter(field_name, getattr(query, attribute))
+        name: _facet_filter(name, field_name, getattr(query, attribute))
         for name, (field_name, attribute) in _FACETS.items()
         if getattr(query, attribute)
     }
@@ -362,6 +367,19 @@ def search(
 
     ids, total = _page(searcher, matches() or Query.all_query(), query, scored=text is not None)
     return Results(ids, total, _facets(searcher, query, matches, total, author_facet_size))
+
+
+def _facet_filter(name: str, field_name: str, ids: frozenset[int]) -> Query:
+    """Papers with any of the selected values; with NOT_GIVEN, also those with no value."""
+    if name not in NOT_GIVEN_FACETS or NOT_GIVEN not in ids:
+        return _filter(field_name, ids)
+    without_value = Query.boolean_query(
+        [(Occur.Must, Query.all_query()), (Occur.MustNot, Query.exists_query(field_name))]
+    )
+    either = [(Occur.Should, without_value)]
+    if ids - {NOT_GIVEN}:
+        either.append((Occur.Should, _any_of(field_name, ids - {NOT_GIVEN})))
+    return Query.const_score_query(Query.boolean_query(either), 0.0)
 
 
 def _total(result: tantivy.SearchResult) -> int:
@@ -483,6 +501,8 @@ def _facets(searcher, query: BrowseQuery, matches, total: int, author_facet_size
             else:
                 top = author_facet_size + AUTHOR_FACET_SLACK if name == "author" else None
                 request[name] = _terms_request(_FACETS[name][0], size=top)
+                if name in NOT_GIVEN_FACETS:  # papers without a value, counted as NOT_GIVEN
+                    request[name]["terms"]["missing"] = NOT_GIVEN
         counted = query.keyword_ids | query.keyword_candidates
         if "keyword" in names:  # the selected and wanted keywords are counted in the same pass
             request |= _value_filters("keyword", schema.KEYWORD_IDS, counted)
