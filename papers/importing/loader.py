@@ -1,25 +1,28 @@
 """Writing validated records to the database in batches, a fixed handful of queries per batch.
 
-Per batch: papers by forum id, papers by abstract fingerprint, the current authors and imported
-tags of matched papers whose content hash changed, authors by normalised name, then bulk
-creates/updates (Django splits a bulk statement further only where the backend limits the
-number of parameters). Every `__in` lookup takes at most IN_CHUNK values, so a batch whose
+Per batch: what the records' sources supplied last time (records unchanged since stop there),
+papers by each identity the rest carry, the current authors and imported tags of the papers
+found, authors by normalised name, then the writes: new authors and papers as rows with ids
+allocated first, changed papers by bulk update, authorships, paper tags and source records as
+rows (COPY on PostgreSQL). Every `__in` lookup takes at most IN_CHUNK values, so a batch whose
 records bring thousands of authors or venues costs a few more queries, never one statement
 past SQLite's limits. Nothing is queried per record.
 
-Matching: a record with a forum id matches the paper with that id; otherwise (or when no paper
-has it) it matches by abstract fingerprint, but a record with a forum id only ever takes a
-fingerprint match that has no forum id yet, so two papers with different forum ids are never
-merged.
+Matching: by forum id, then arXiv id, then DOI, then abstract fingerprint. A forum id match is
+always the paper; any other match needs the record's and the paper's forum ids and arXiv ids
+not to differ, so two papers with different forum ids (or arXiv ids) are never merged. A paper
+takes the forum id or arXiv id of a record that matched it another way, unless another paper
+holds it.
 
 Merging is three-way, per source (papers.importing.sources): a field changes only when the
 record's source changed it since that source's last import, so re-importing source A after
-source B never brings A's old values back over B's. A record its source already supplied, unchanged,
-costs one lookup and no write. A missing field never blanks a stored one, imported tags are
-only added, and fields in curator_edited_fields are never overwritten. Both a differing value
-for a curator's field and a value that replaces another source's are listed once, in the report
-and as an ImportConflict for the curators. An abstract whose fingerprint equals the stored one
-counts as unchanged, so two sources that differ only in whitespace do not disagree.
+source B never brings A's old values back over B's. A record its source already supplied,
+unchanged, costs one lookup and no write. A missing field never blanks a stored one, imported
+tags are only added, and fields in curator_edited_fields are never overwritten. Both a
+differing value for a curator's field and a value that replaces another source's are listed
+once, in the report and as an ImportConflict for the curators. An abstract whose fingerprint
+equals the stored one counts as unchanged, so two sources that differ only in whitespace do not
+disagree.
 """
 
 from __future__ import annotations
