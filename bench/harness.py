@@ -101,13 +101,15 @@ def import_record_path(url: str) -> Path:
 def reset_database(url: str) -> None:
     """Drop and recreate the benchmark database: an empty SQLite file or PostgreSQL `bench`,
     and forget its search index."""
+    postgres = _is_postgres(url)
+    name = urlsplit(url).path.lstrip("/") if postgres else ""
+    # A guard against ever pointing this at the test databases other people use: checked
+    # before anything of the benchmark's own is deleted.
+    if postgres and name != PG_BENCH_DATABASE:
+        raise SystemExit(f"refusing to drop database {name!r}: only {PG_BENCH_DATABASE!r}")
     import_record_path(url).unlink(missing_ok=True)
     shutil.rmtree(search_index_dir(url), ignore_errors=True)
-    if _is_postgres(url):
-        name = urlsplit(url).path.lstrip("/")
-        # A guard against ever pointing this at the test databases other people use.
-        if name != PG_BENCH_DATABASE:
-            raise SystemExit(f"refusing to drop database {name!r}: only {PG_BENCH_DATABASE!r}")
+    if postgres:
         import psycopg
 
         with psycopg.connect(f"{PG_SERVER}/postgres", autocommit=True) as admin:
