@@ -29,7 +29,7 @@ _MAX_ID = 2**63 - 1
 _SLUG_RE = re.compile(r"^[-\w]{1,100}$")
 
 # URL parameter -> tag kind for the facets backed by tags.
-TAG_FACETS = {
+TAG_FACETS: dict[str, str] = {
     "venue": TagKind.VENUE,
     "track": TagKind.TRACK,
     "area": TagKind.AREA,
