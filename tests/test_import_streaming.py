@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.db import connection
 
+from papers.importing.bulk_rows import IMPORT_CACHE_KIB
 from papers.importing.formats import read_records, read_text, text_lines
 from papers.importing.pipeline import ImportErrors, import_paths
 from papers.importing.records import ImportFailed
@@ -93,3 +95,20 @@ def test_a_streamed_import_counts_every_record(tmp_path):
     assert (report.total.created, report.total.unchanged) == (25, 0)
     assert Paper.objects.count() == 25
     assert list(report.files) == [path]
+
+
+def test_sqlites_page_cache_is_enlarged_only_while_importing(tmp_path):
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite's page cache; PostgreSQL's buffers are the server's")
+
+    def cache_size() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("PRAGMA cache_size")
+            return cursor.fetchone()[0]
+
+    before = cache_size()
+    seen = []
+    path = write_lines(tmp_path / "a.jsonl", [json.dumps(record(n)) for n in range(3)])
+    import_paths([path], progress=lambda done, total: seen.append(cache_size()))
+    assert seen and all(size == -IMPORT_CACHE_KIB for size in seen)
+    assert cache_size() == before

@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from papers.importing.bulk_rows import import_write_cache
 from papers.importing.formats import count_lines, expand_paths, read_records
 from papers.importing.loader import BATCH_SIZE, Loader
 from papers.importing.records import ImportFailed, PaperRecord, validate_record
@@ -162,7 +163,8 @@ def import_paths(
         run = ImportRun.objects.create(
             started_at=started_at, invoked_by=invoked_by[:MAX_INVOKED_BY], user=user
         )
-        Loader(report, run, batch_size=batch_size).load(stream, loaded)
+        with import_write_cache():
+            Loader(report, run, batch_size=batch_size).load(stream, loaded)
         # Raised inside the transaction: what the good files loaded is rolled back.
         stream.raise_errors()
         if dry_run:
