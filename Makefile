@@ -73,10 +73,11 @@ serve: $(RUNTIME)
 	$(BIN)/python manage.py update_search_index
 	$(BIN)/gunicorn -c config/gunicorn.conf.py config.wsgi
 
-## test: install test dependencies, lint, check migrations and run the whole suite
+## test: install test dependencies, lint, type-check (mypy), check migrations and run the whole suite
 test: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(TEST_ENV) $(BIN)/mypy papers annotations config
 	$(TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 	$(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 		if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; rc=0; fi; exit $$rc

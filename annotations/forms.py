@@ -138,9 +138,12 @@ class AddPaperForm(forms.Form):
 
 
 class ItemStatusForm(forms.Form):
+    # Also the list page's menus (annotations.views.lists).
+    PRIORITY_CHOICES = [("", "No priority"), *Priority.choices]
+
     status = forms.ChoiceField(choices=ReadingStatus.choices)
     priority = forms.TypedChoiceField(
-        choices=[("", "No priority"), *Priority.choices],
+        choices=PRIORITY_CHOICES,
         coerce=int,
         required=False,
         empty_value=None,

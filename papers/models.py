@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -15,6 +16,9 @@ from django.db import connections, models, transaction
 from django.db.models import Q
 from django.db.models.functions import Now
 from django.urls import reverse
+
+if TYPE_CHECKING:
+    from papers.listing import Link
 
 from papers.querysets import AuthorQuerySet, PaperQuerySet
 from papers.text import (
@@ -53,6 +57,9 @@ class Tag(models.Model):
     kind = models.CharField(max_length=10, choices=TagKind, default=TagKind.LAB)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    # The kind the search index last saw, remembered by papers.signals across a save (not a field).
+    _indexed_kind: str | None
+
     class Meta:
         ordering = ["kind", "name"]
         constraints = [
@@ -84,6 +91,9 @@ class Author(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = AuthorQuerySet.as_manager()
+
+    # Set by the admin's author list on the authors it shows (not a field).
+    sample_titles: list[str]
 
     class Meta:
         ordering = ["name", "pk"]
@@ -197,6 +207,18 @@ class Paper(models.Model):
 
     authors = models.ManyToManyField(Author, through="Authorship", related_name="papers")
     tags = models.ManyToManyField(Tag, through="PaperTag", related_name="papers")
+
+    # Set on the instances a page shows, by the code that reads them (not fields): a listing's
+    # first authors and tags (papers.listing), its hidden authors' number, every author's name
+    # for an export (annotations.selectors), a search's snippet and a similar paper's reasons
+    # (papers.views), the counts the admin's related-papers column shows (papers.admin).
+    listed_authors: list[Link]
+    listed_tags: list[Link]
+    more_authors: int
+    author_list: list[str]
+    headline: str
+    similar_reasons: list[str]
+    related_counts: list
 
     objects = PaperQuerySet.as_manager()
 

@@ -56,12 +56,12 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
     if state.options.keyword_q:
         keywords = keywords_containing(state.options.keyword_q, limit=KEYWORD_CANDIDATES)
 
-    wanted = {"mine_sets": mine_sets, "keyword_candidates": frozenset(keywords or ())}
-    query = state.engine_query(page=state.page, **wanted)
+    wanted = frozenset(keywords or ())
+    query = state.engine_query(page=state.page, mine_sets=mine_sets, keyword_candidates=wanted)
     results = engine.search(searcher, query, author_facet_size=facet_size)
     last_page = max(1, math.ceil(results.total / state.options.per_page))
     if state.page > last_page:  # past the end: the last page, as Paginator.get_page does
-        query = state.engine_query(page=last_page, **wanted)
+        query = state.engine_query(page=last_page, mine_sets=mine_sets, keyword_candidates=wanted)
         results = engine.search(searcher, query, author_facet_size=facet_size)
     page = Paginator(range(results.total), state.options.per_page).get_page(
         min(state.page, last_page)

@@ -18,7 +18,7 @@ from annotations.forms import (
     MoveItemForm,
     ReadingListForm,
 )
-from annotations.models import ReadingList, ReadingListItem
+from annotations.models import ReadingList, ReadingListItem, ReadingStatus
 from annotations.views.common import (
     HtmxHttpRequest,
     finish,
@@ -54,8 +54,8 @@ def _list_page_context(request, reading_list: ReadingList, **overrides) -> dict:
         "items": selectors.list_items(reading_list),
         "is_owner": reading_list.owner_id == request.user.pk,
         "add_form": AddPaperForm(),
-        "status_choices": ItemStatusForm.base_fields["status"].choices,
-        "priority_choices": ItemStatusForm.base_fields["priority"].choices,
+        "status_choices": ReadingStatus.choices,
+        "priority_choices": ItemStatusForm.PRIORITY_CHOICES,
     }
     context.update(overrides)
     return context
