@@ -3,7 +3,7 @@ and its tags, each with its link.
 
 Read as plain rows, not model instances: a page of 100 papers names up to 1,000 authors, and an
 Authorship and an Author object for each, with each link reversed on its own, cost more than
-the queries (12 of the list page's 50 ms at 100,000 papers, measured with bench/ in 2026-12).
+the queries themselves (`make bench` shows the page's time).
 """
 
 from __future__ import annotations
