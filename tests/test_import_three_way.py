@@ -3,11 +3,14 @@ source's last import (a three-way merge per source), and a disagreement is liste
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from papers.importing.pipeline import import_paths
 from papers.models import ImportConflict, Paper, SourceRecord
@@ -153,3 +156,23 @@ def test_fixtures_and_corpus_alternately_update_nothing_from_the_second_round_on
             assert (report.total.created, report.total.updated) == (0, 0)
             assert report.total.conflicts == []
     assert Paper.objects.count() == 2263
+
+
+def test_files_named_differently_are_one_source_when_the_import_names_it(tmp_path):
+    first = write_jsonl(tmp_path / "notes-2024-05.jsonl", PAPER)
+    newer = {**PAPER, "abstract": "We study score matching, second edition."}
+    second = write_jsonl(tmp_path / "notes-2024-06.jsonl", newer)
+    call_command("import_papers", first, "--source", "OpenReview", stdout=io.StringIO())
+    out = io.StringIO()
+    call_command("import_papers", second, "--source", "OpenReview", stdout=out)
+    # Its own change, not a disagreement with another source.
+    assert "Total: 0 created, 1 updated, 0 unchanged, 0 conflicts" in out.getvalue()
+    assert SourceRecord.objects.get().source == "OpenReview"
+
+
+@pytest.mark.parametrize("name", ["", "   ", "x" * 201])
+def test_a_source_name_must_be_given_and_short(tmp_path, name):
+    path = write_jsonl(tmp_path / "a.jsonl", PAPER)
+    with pytest.raises(CommandError, match="a source name of 1 to 200 characters"):
+        call_command("import_papers", path, "--source", name, stdout=io.StringIO())
+    assert not Paper.objects.exists()

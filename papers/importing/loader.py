@@ -187,7 +187,7 @@ def _compatible(match: _Match, paper: Paper) -> bool:
     return True
 
 
-def _incoming(record: PaperRecord, fingerprint: str) -> _Match:
+def _incoming(record: PaperRecord, fingerprint: str, source: str) -> _Match:
     authors = _dedupe_authors(record.authors)
     tags = classify_tags(record.tags) + topic_tags(record.keywords, record.primary_area)
     tag_keys = {(kind, tag_key(name)) for kind, name in tags}
@@ -195,7 +195,7 @@ def _incoming(record: PaperRecord, fingerprint: str) -> _Match:
     return _Match(
         record=record,
         fingerprint=fingerprint,
-        source=source_name(record.source),
+        source=source,
         key=record_key(record, fingerprint),
         authors=authors,
         tags=tags,
@@ -210,8 +210,17 @@ class _AuthorRow(NamedTuple):
 
 
 class Loader:
-    def __init__(self, report: Report, import_run: ImportRun, *, batch_size: int = BATCH_SIZE):
+    def __init__(
+        self,
+        report: Report,
+        import_run: ImportRun,
+        *,
+        batch_size: int = BATCH_SIZE,
+        source: str | None = None,
+    ):
         self.report = report
+        # The source every record is remembered under; None: each file's own name.
+        self.source = source
         # Papers this load creates or changes point to it; the caller completes it.
         self.import_run = import_run
         self.batch_size = batch_size
@@ -240,7 +249,10 @@ class Loader:
     # -- matching ---------------------------------------------------------------------------
 
     def _load_batch(self, batch: Sequence[PaperRecord], fingerprints: Sequence[str]) -> None:
-        incoming = [_incoming(r, fp) for r, fp in zip(batch, fingerprints, strict=True)]
+        incoming = [
+            _incoming(r, fp, self.source or source_name(r.source))
+            for r, fp in zip(batch, fingerprints, strict=True)
+        ]
         bases = self._bases(incoming)
         matches = []
         for match in incoming:

@@ -138,6 +138,7 @@ def import_paths(
     batch_size: int = BATCH_SIZE,
     invoked_by: str = "",
     user: User | None = None,
+    source: str | None = None,
 ) -> Report:
     """Import every file under `paths` in one transaction, recorded as an ImportRun (its id in
     report.import_run_id); dry_run rolls it all back, the run included.
@@ -145,6 +146,8 @@ def import_paths(
     Records are read, validated and loaded as they come, so memory does not grow with the
     files. `progress(lines read, lines in all files)` is called after each batch.
     `invoked_by` says who or what started the import, `user` the site user if one did.
+    `source` names the source of every file, for the three-way merge (papers.importing.sources);
+    by default each file is its own source, known by its name.
     Raises ImportErrors (the transaction rolled back: nothing written, no run recorded) when
     any file is unreadable or invalid.
     """
@@ -164,7 +167,7 @@ def import_paths(
             started_at=started_at, invoked_by=invoked_by[:MAX_INVOKED_BY], user=user
         )
         with import_write_cache():
-            Loader(report, run, batch_size=batch_size).load(stream, loaded)
+            Loader(report, run, batch_size=batch_size, source=source).load(stream, loaded)
         # Raised inside the transaction: what the good files loaded is rolled back.
         stream.raise_errors()
         if dry_run:

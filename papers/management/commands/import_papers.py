@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import getpass
 
 from django.core.management.base import BaseCommand, CommandError
@@ -9,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from papers.importing.formats import READERS
 from papers.importing.pipeline import ImportErrors, import_paths
 from papers.importing.report import ProgressBar
+from papers.models import MAX_SOURCE_NAME
 
 
 class Command(BaseCommand):
@@ -27,8 +29,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--dry-run", action="store_true", help="report what would change, write nothing"
         )
+        parser.add_argument(
+            "--source",
+            type=_source_name,
+            help="name of the source these files come from (default: each file's name); a "
+            "re-import changes only what its source changed since that source's last import",
+        )
 
-    def handle(self, *args, paths, format, dry_run, **options):
+    def handle(self, *args, paths, format, dry_run, source, **options):
         # The bar redraws one line in place: no newline after each write, nor error colours.
         ending, style = self.stderr.ending, self.stderr.style_func
         self.stderr.ending, self.stderr.style_func = "", None
@@ -40,6 +48,7 @@ class Command(BaseCommand):
                 dry_run=dry_run,
                 progress=progress,
                 invoked_by=f"manage.py import_papers ({_login_name()})",
+                source=source,
             )
         except ImportErrors as errors:
             raise CommandError(f"{errors}\nNothing was imported.") from None
@@ -47,6 +56,13 @@ class Command(BaseCommand):
             self.stderr.ending, self.stderr.style_func = ending, style
         for line in report.lines():
             self.stdout.write(line)
+
+
+def _source_name(value: str) -> str:
+    name = " ".join(value.split())
+    if not name or len(name) > MAX_SOURCE_NAME:
+        raise argparse.ArgumentTypeError(f"a source name of 1 to {MAX_SOURCE_NAME} characters")
+    return name
 
 
 def _login_name() -> str:
