@@ -417,16 +417,7 @@ class PaperAdmin(admin.ModelAdmin):
     @admin.action(description="Merge selected papers into one", permissions=["merge"])
     def merge_papers(self, request: HttpRequest, queryset: QuerySet[Paper]) -> HttpResponse | None:
         papers = queryset.order_by("pk")
-        selected = papers.count()
-        if selected < 2:
-            self.message_user(request, "Select at least two papers to merge.", messages.WARNING)
-            return None
-        if selected > MAX_PAPERS_MERGED:
-            self.message_user(
-                request,
-                f"Merge at most {MAX_PAPERS_MERGED} papers at a time ({selected} selected).",
-                messages.WARNING,
-            )
+        if _merge_size_refused(self, request, papers.count(), MAX_PAPERS_MERGED):
             return None
         if "confirm" in request.POST:
             form = MergePapersForm(request.POST, selected=papers)
@@ -656,17 +647,8 @@ class AuthorAdmin(admin.ModelAdmin):
         self, request: HttpRequest, queryset: QuerySet[WithAnnotations[Author, PaperCount]]
     ) -> HttpResponse | None:
         authors = queryset.order_by("-paper_count", "name", "pk")
-        selected = authors.count()
-        if selected < 2:
-            self.message_user(request, "Select at least two authors to merge.", messages.WARNING)
-            return None
-        if selected > MAX_AUTHORS_MERGED:
-            # "Select all" across pages would otherwise fold a whole catalogue into one name.
-            self.message_user(
-                request,
-                f"Merge at most {MAX_AUTHORS_MERGED} authors at a time ({selected} selected).",
-                messages.WARNING,
-            )
+        # The bound: "select all" across pages would otherwise fold a catalogue into one name.
+        if _merge_size_refused(self, request, authors.count(), MAX_AUTHORS_MERGED):
             return None
         if "confirm" in request.POST:
             form = MergeAuthorsForm(request.POST, selected=authors)
@@ -682,6 +664,25 @@ class AuthorAdmin(admin.ModelAdmin):
             form = MergeAuthorsForm(selected=authors, initial={"target": authors.first()})
         shown = _with_sample_titles(list(authors))
         return _merge_page(self, request, form, shown, authors=shown)
+
+
+def _merge_size_refused(model_admin, request: HttpRequest, selected: int, maximum: int) -> bool:
+    """Whether a merge action refuses this many selected objects (fewer than two, more than
+    `maximum`), telling the curator why."""
+    plural = model_admin.opts.verbose_name_plural
+    if selected < 2:
+        model_admin.message_user(
+            request, f"Select at least two {plural} to merge.", messages.WARNING
+        )
+        return True
+    if selected > maximum:
+        model_admin.message_user(
+            request,
+            f"Merge at most {maximum} {plural} at a time ({selected} selected).",
+            messages.WARNING,
+        )
+        return True
+    return False
 
 
 def _merge_page(model_admin, request: HttpRequest, form, selected: list, **extra) -> HttpResponse:
