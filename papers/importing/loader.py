@@ -42,6 +42,7 @@ from papers.importing.records import PaperRecord
 from papers.importing.report import Conflict, Report
 from papers.importing.sources import (
     RELEASED,
+    SCALAR_FIELDS,
     abstract_hash,
     authors_hash,
     record_digest,
@@ -78,7 +79,6 @@ BATCH_SIZE = 1000
 IN_CHUNK = 500
 UNTITLED_REASON = "Imported without a title"
 IMPORTED_KINDS = (TagKind.VENUE, TagKind.TRACK, TagKind.KEYWORD, TagKind.AREA)
-SCALAR_FIELDS = ("title", "forum_url", "pdf_url", "doi")
 # What a record is matched by, strongest first.
 IDENTITIES = ("forum_id", "arxiv_id", "doi", "abstract_fingerprint")
 # Unique among papers: two papers with different forum ids (or arXiv ids) are never one paper,

@@ -26,15 +26,6 @@ class ImportErrors(Exception):
         super().__init__("\n".join(str(error) for error in errors))
 
 
-def parse_paths(paths: list[str], format: str | None = None) -> list[PaperRecord]:
-    """All records of all files, validated; raises ImportErrors listing each bad file. For
-    tools and tests: an import streams them instead (import_paths)."""
-    stream = RecordStream(_files(paths), format)
-    records = list(stream)
-    stream.raise_errors()
-    return records
-
-
 def _files(paths: list[str]) -> list[Path]:
     try:
         return expand_paths(paths)
@@ -52,7 +43,7 @@ class RecordStream:
     loader merges them in file order, as successive imports would.)
     """
 
-    def __init__(self, files: list[Path], format: str | None, report: Report | None = None):
+    def __init__(self, files: list[Path], format: str | None, report: Report):
         self.files = files
         self.format = format
         self.report = report
@@ -65,8 +56,7 @@ class RecordStream:
 
     def __iter__(self) -> Iterator[PaperRecord]:
         for path, lines in zip(self.files, self.line_counts, strict=True):
-            if self.report is not None:
-                self.report.for_file(str(path))
+            self.report.for_file(str(path))
             try:
                 for record in self._one_per_forum_id(read_records(path, self.format)):
                     if not self.errors:

@@ -16,7 +16,9 @@ from papers.models import MAX_SOURCE_NAME
 
 # The fields a source supplies and the merge compares one by one (forum_id is identity, not a
 # value: matching never changes it).
-MERGED_FIELDS = ("title", "forum_url", "pdf_url", "doi", "abstract", "authors", "tags")
+# Fields whose value is a text of the record, compared as it is.
+SCALAR_FIELDS = ("title", "forum_url", "pdf_url", "doi")
+MERGED_FIELDS = (*SCALAR_FIELDS, "abstract", "authors", "tags")
 _SEPARATOR = "\x1f"  # cannot occur in a normalised name or tag key
 # Stored in place of a field's hash when a curator hands the field back to the sources
 # (papers.services.forget_curator_edits): the next value a source supplies is applied as that
@@ -66,9 +68,7 @@ def supplied_values(
     """Each field the record gives a value for, as a hash; a field it leaves empty is absent
     (an empty value never blanks a stored one, so there is nothing to remember of it)."""
     supplied = {
-        name: value_hash(getattr(record, name))
-        for name in ("title", "forum_url", "pdf_url", "doi")
-        if getattr(record, name)
+        name: value_hash(getattr(record, name)) for name in SCALAR_FIELDS if getattr(record, name)
     }
     if record.abstract:
         supplied["abstract"] = abstract_hash(fingerprint)
