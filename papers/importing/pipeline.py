@@ -1,4 +1,4 @@
-"""import_paths: read every file, validate every record, then load them in one transaction."""
+"""import_paths: stream every file's records, validated, into the loader, all in one transaction."""
 
 from __future__ import annotations
 
