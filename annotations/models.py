@@ -66,6 +66,8 @@ class ReadingList(models.Model):
     name = models.CharField(max_length=100)
     description = models.TextField(blank=True, max_length=2_000)
     visibility = models.CharField(max_length=10, choices=Visibility, default=Visibility.PRIVATE)
+    # Where "Save" on a search result puts a paper; at most one per owner.
+    is_default = models.BooleanField("default list for Save", default=False)
     papers = models.ManyToManyField(Paper, through="ReadingListItem", related_name="reading_lists")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -75,6 +77,11 @@ class ReadingList(models.Model):
         constraints = [
             models.UniqueConstraint(
                 "owner", Lower("name"), name="annotations_readinglist_unique_owner_name"
+            ),
+            models.UniqueConstraint(
+                fields=["owner"],
+                condition=models.Q(is_default=True),
+                name="annotations_readinglist_one_default",
             ),
         ]
 
@@ -93,6 +100,8 @@ class ReadingStatus(models.TextChoices):
     TO_READ = "to_read", "To read"
     READING = "reading", "Reading"
     READ = "read", "Read"
+    # Looked at and decided against reading: triage keeps it out of "to read" without removing it.
+    SKIPPED = "skipped", "Skipped"
 
 
 class Priority(models.IntegerChoices):
