@@ -346,27 +346,55 @@ def search(
     searcher: tantivy.Searcher, query: BrowseQuery, *, author_facet_size: int = AUTHOR_FACET_SIZE
 ) -> Results:
     """The page of paper ids, the number of matches and every facet's counts."""
-    text = None
-    if query.parsed is not None:
-        text = text_query(query.parsed)
-        if text is None:  # a search with nothing that can match
-            return Results([], 0, _no_facets(query))
-    filters = {
-        name: _facet_filter(name, field_name, getattr(query, attribute))
-        for name, (field_name, attribute) in _FACETS.items()
-        if getattr(query, attribute)
-    }
-    if query.mine_ids is not None:
-        filters["mine"] = _filter(schema.ID, query.mine_ids)
+    matcher = _Matcher.of(query)
+    if matcher is None:  # a search with nothing that can match
+        return Results([], 0, _no_facets(query))
+    ids, total = _page(searcher, matcher.all() or Query.all_query(), query, scored=matcher.scored)
+    return Results(ids, total, _facets(searcher, query, matcher.all, total, author_facet_size))
 
-    def matches(without: str | None = None) -> Query | None:
+
+def page_ids(searcher: tantivy.Searcher, query: BrowseQuery) -> tuple[list[int], int]:
+    """The page of paper ids and the number of matches, without counting facets: for looking
+    up a result's neighbours, where the counts would be wasted."""
+    matcher = _Matcher.of(query)
+    if matcher is None:
+        return [], 0
+    return _page(searcher, matcher.all() or Query.all_query(), query, scored=matcher.scored)
+
+
+@dataclass(frozen=True)
+class _Matcher:
+    """A listing's search and its selected facets as queries."""
+
+    text: Query | None
+    filters: dict[str, Query]
+
+    @classmethod
+    def of(cls, query: BrowseQuery) -> _Matcher | None:
+        """None when the search has nothing that can match."""
+        text = None
+        if query.parsed is not None:
+            text = text_query(query.parsed)
+            if text is None:
+                return None
+        filters = {
+            name: _facet_filter(name, field_name, getattr(query, attribute))
+            for name, (field_name, attribute) in _FACETS.items()
+            if getattr(query, attribute)
+        }
+        if query.mine_ids is not None:
+            filters["mine"] = _filter(schema.ID, query.mine_ids)
+        return cls(text, filters)
+
+    @property
+    def scored(self) -> bool:
+        return self.text is not None
+
+    def all(self, without: str | None = None) -> Query | None:
         """The search and every selected facet but `without`; None when that is everything."""
-        wanted = [text] if text is not None else []
-        wanted += [f for name, f in filters.items() if name != without]
+        wanted = [self.text] if self.text is not None else []
+        wanted += [f for name, f in self.filters.items() if name != without]
         return _all_of(wanted) if wanted else None
-
-    ids, total = _page(searcher, matches() or Query.all_query(), query, scored=text is not None)
-    return Results(ids, total, _facets(searcher, query, matches, total, author_facet_size))
 
 
 def _facet_filter(name: str, field_name: str, ids: frozenset[int]) -> Query:
