@@ -1,15 +1,20 @@
 """Safe Markdown for notes and comments: a small CommonMark subset, never raw HTML.
 
 Raw HTML is disabled (it is shown as text), images are off (no tracking pixels), links keep
-only http, https and mailto targets and get rel="nofollow noopener".
+only http, https and mailto targets and get rel="nofollow noopener". In comments an
+@username of an existing active member becomes <span class="mention">@username</span>.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.token import Token
 
 ALLOWED_LINK_SCHEMES = frozenset({"http", "https", "mailto"})
 
@@ -20,6 +25,58 @@ def _is_allowed_link(url: str) -> bool:
     except ValueError:
         return False
     return scheme in ALLOWED_LINK_SCHEMES
+
+
+# An @ that does not continue a word or an e-mail address, then a username (Django's own
+# characters) that ends on a letter or digit, so "thanks @bob." mentions bob.
+MENTION = re.compile(r"(?<![\w@.+-])@([\w.@+-]*\w)")
+
+
+def _render_mention(renderer, tokens, idx, options, env):
+    return f'<span class="mention">@{escapeHtml(tokens[idx].content)}</span>'
+
+
+def _plain_text_tokens(tokens: list[Token]):
+    """Text tokens outside links and code, where a mention may be."""
+    for block in tokens:
+        if block.type != "inline" or not block.children:
+            continue
+        in_link = 0
+        for token in block.children:
+            in_link += {"link_open": 1, "link_close": -1}.get(token.type, 0)
+            if token.type == "text" and not in_link:
+                yield token
+
+
+def _split_mentions(token: Token, known: set[str]) -> list[Token]:
+    pieces: list[Token] = []
+    start = 0
+    for match in MENTION.finditer(token.content):
+        if match.group(1) not in known:
+            continue
+        pieces.append(Token("text", "", 0, content=token.content[start : match.start()]))
+        pieces.append(Token("mention", "", 0, content=match.group(1)))
+        start = match.end()
+    pieces.append(Token("text", "", 0, content=token.content[start:]))
+    return [piece for piece in pieces if piece.type == "mention" or piece.content]
+
+
+def _link_mentions(tokens: list[Token], mentionable: Callable[[set[str]], set[str]]) -> None:
+    texts = list(_plain_text_tokens(tokens))
+    names = {name for token in texts for name in MENTION.findall(token.content)}
+    known = mentionable(names) if names else set()
+    if not known:
+        return
+    outside_links = {id(token) for token in texts}  # Tokens compare equal by content.
+    for block in tokens:
+        if block.type == "inline" and block.children:
+            children: list[Token] = []
+            for token in block.children:
+                if id(token) in outside_links:
+                    children.extend(_split_mentions(token, known))
+                else:
+                    children.append(token)
+            block.children = children
 
 
 def _render_link_open(renderer, tokens, idx, options, env):
@@ -37,13 +94,23 @@ def _build_parser() -> MarkdownIt:
     md = _SafeMarkdownIt("commonmark", {"html": False, "breaks": True, "linkify": False})
     md.disable(["image", "heading", "lheading", "html_block", "html_inline"])
     md.add_render_rule("link_open", _render_link_open)
+    md.add_render_rule("mention", _render_mention)
     return md
 
 
 _PARSER = _build_parser()
 
 
-def render_markdown(text: str) -> SafeString:
-    # The renderer escapes all text and attribute values itself and emits no raw HTML
-    # (html=False), so its output is safe by construction; this is not user input marked safe.
-    return mark_safe(_PARSER.render(text or ""))  # noqa: S308
+def render_markdown(
+    text: str, *, mentionable: Callable[[set[str]], set[str]] | None = None
+) -> SafeString:
+    """`mentionable` gets the @names written in the text and returns those that are members;
+    only those become mentions (without it, or for unknown names, the text stays as written)."""
+    env: dict = {}
+    tokens = _PARSER.parse(text or "", env)
+    if mentionable is not None:
+        _link_mentions(tokens, mentionable)
+    # The renderer escapes all text and attribute values itself (mentions included) and emits
+    # no raw HTML (html=False), so its output is safe by construction; this is not user input
+    # marked safe.
+    return mark_safe(_PARSER.renderer.render(tokens, _PARSER.options, env))  # noqa: S308

@@ -6,6 +6,7 @@ Lab tags are `papers.Tag` rows of kind "lab" linked through `papers.PaperTag.add
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import models
 from django.db.models.functions import Lower
 from django.urls import reverse
@@ -135,11 +136,18 @@ class ReadingListItem(models.Model):
 
 
 class Comment(models.Model):
-    """One message in the thread under a paper; removal is soft so the thread keeps its shape."""
+    """One message in the thread under a paper; removal is soft so the thread keeps its shape.
+
+    Threads are one level deep: `parent` is always a top-level comment (annotations.discussion
+    attaches a reply to a reply to the top-level comment above it).
+    """
 
     paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="comments")
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="comments"
+    )
+    parent = models.ForeignKey(
+        "self", on_delete=models.CASCADE, null=True, blank=True, related_name="replies"
     )
     body = models.TextField(max_length=BODY_MAX_LENGTH)
     body_html = models.TextField(blank=True, editable=False)  # as Note.body_html
@@ -166,11 +174,19 @@ class Comment(models.Model):
         return f"Comment by {self.author} on {self.paper}"
 
     def save(self, *args, **kwargs) -> None:
-        self.body_html = render_markdown(self.body)
+        # Mentions are resolved when the body is saved, like the rest of body_html: the users
+        # found are kept in `mentioned_users` for the notifications the save leads to.
+        self.mentioned_users: list = []
+        self.body_html = render_markdown(self.body, mentionable=self._find_mentioned)
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         return f"{self.paper.get_absolute_url()}#comment-{self.pk}"
+
+    def _find_mentioned(self, names: set[str]) -> set[str]:
+        users = list(get_user_model().objects.filter(username__in=names, is_active=True))
+        self.mentioned_users = users
+        return {user.get_username() for user in users}
 
     @property
     def body_rendered(self) -> SafeString:
@@ -179,6 +195,48 @@ class Comment(models.Model):
     @property
     def is_removed(self) -> bool:
         return self.removed_at is not None
+
+
+class NotificationKind(models.TextChoices):
+    REPLY = "reply", "Reply to your comment"
+    MENTION = "mention", "Mention"
+    LISTED_PAPER = "listed", "Comment on a paper in your reading lists"
+
+
+class Notification(models.Model):
+    """Tells one member about one comment; at most one per member and comment."""
+
+    recipient = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
+    )
+    kind = models.CharField(max_length=10, choices=NotificationKind)
+    comment = models.ForeignKey(Comment, on_delete=models.CASCADE, related_name="notifications")
+    created_at = models.DateTimeField(auto_now_add=True)
+    read_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["recipient", "comment"], name="annotations_notification_one_per_comment"
+            ),
+        ]
+        indexes = [
+            # The notifications page (newest first) and the header's unread count.
+            models.Index(fields=["recipient", "-created_at"], name="annotations_notif_recipient"),
+            models.Index(
+                fields=["recipient"],
+                condition=models.Q(read_at__isnull=True),
+                name="annotations_notif_unread",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} for {self.recipient}"
+
+    @property
+    def is_read(self) -> bool:
+        return self.read_at is not None
 
 
 def _stored_markdown(html: str) -> SafeString:
