@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass
 
 from django.utils.safestring import SafeString, mark_safe
+from pylatexenc.latex2text import LatexNodes2Text
 
 # Open groups beyond this depth are shown as text (with their closing brace) instead.
 _MAX_OPEN = 100
@@ -141,6 +142,11 @@ class _Scanner:
         return self.steps + self.closers.searched
 
     def render(self) -> str:
+        """The text as HTML paragraphs (an abstract)."""
+        self._scan()
+        return self._paragraphs()
+
+    def _scan(self) -> None:
         text, out = self.text, self.out
         pos = 0
         while pos < len(text):
@@ -172,7 +178,6 @@ class _Scanner:
                 end = match.end() if match else pos + 1
                 out.append(html.escape(text[pos:end]))
                 pos = end
-        return self._paragraphs()
 
     def _math(self, start: int, end: int) -> int:
         self.out.append(html.escape(self.text[start:end]))
@@ -280,6 +285,12 @@ class _Scanner:
         self.out.append("<br>\n")
         return pos + 1
 
+    def inline(self) -> str:
+        """The text as one line of HTML (a title): no paragraphs, breaks become spaces."""
+        self._scan()
+        pieces = [" " if isinstance(p, _Break) or p == "<br>\n" else p for p in self.out]
+        return _trimmed(pieces)
+
     def _paragraphs(self) -> str:
         paragraphs: list[list[str]] = [[]]
         for piece in self.out:
@@ -310,3 +321,25 @@ def render_latex_text(source: str) -> SafeString:
     text = source.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n").strip()
     # Every character of `source` was escaped on its way into a piece; only our tags were added.
     return mark_safe(_Scanner(text).render())  # noqa: S308
+
+
+def render_latex_inline(source: str) -> SafeString:
+    """Return one line of text (a title) as safe HTML with text-mode LaTeX rendered and math
+    kept for KaTeX, without paragraph tags."""
+    text = " ".join(source.replace("\x00", "").split())
+    # As render_latex_text: every character of `source` is escaped in its piece.
+    return mark_safe(_Scanner(text).inline())  # noqa: S308
+
+
+_PLAIN_TEXT = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+
+
+def latex_to_plain_text(source: str) -> str:
+    """`source` with LaTeX turned into plain Unicode text ($\\alpha$ -> α), for places where
+    nothing is typeset (the browser tab's title, meta tags). Text pylatexenc cannot parse is
+    returned as written."""
+    try:
+        text = _PLAIN_TEXT.latex_to_text(source)
+    except Exception:  # pylatexenc raises its own errors on malformed input; keep the source
+        return " ".join(source.split())
+    return " ".join(text.split())

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 from django import template
 from django.utils.safestring import SafeString
 
-from papers.latex import render_latex_text
+from papers.latex import latex_to_plain_text, render_latex_inline, render_latex_text
 
 register = template.Library()
 
@@ -16,6 +16,20 @@ register = template.Library()
 def latex(text: str) -> SafeString:
     """Abstract as HTML paragraphs: text-mode LaTeX rendered, math left for KaTeX."""
     return render_latex_text(text or "")
+
+
+@register.filter
+def latex_inline(text: str) -> SafeString:
+    """A title as one line of HTML: text-mode LaTeX rendered, math left for KaTeX (put it in an
+    element marked data-math)."""
+    return render_latex_inline(text or "")
+
+
+@register.filter
+def latex_plain(text: str) -> str:
+    """A title as plain text, math as Unicode where it has one: for the tab title and meta
+    tags, where nothing is typeset."""
+    return latex_to_plain_text(text or "")
 
 
 @register.filter
