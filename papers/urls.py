@@ -1,6 +1,6 @@
 from django.urls import path
 
-from papers import views
+from papers import suggest, views
 
 app_name = "papers"
 
@@ -9,4 +9,5 @@ urlpatterns = [
     path("papers/<int:pk>/", views.paper_detail, name="detail"),
     path("authors/<int:pk>/", views.author_detail, name="author"),
     path("tags/<str:kind>/<str:slug>/", views.tag_detail, name="tag"),
+    path("suggest/", suggest.suggest, name="suggest"),
 ]

@@ -1007,3 +1007,54 @@ def _topic_words(searcher, title: str, abstract: str) -> list[tuple[str, str]]:
 def _common(searcher) -> int:
     # A word in a fifth of the catalogue ("learning", "model") says little about a topic.
     return max(10, searcher.num_docs // 5)
+
+
+# --- Suggestions ----------------------------------------------------------------------------
+
+
+def suggest(searcher: tantivy.Searcher, typed: Clause | None, limit: int) -> list[int]:
+    """Ids of up to `limit` papers for what someone typed of a title or an author, best first.
+
+    `typed` comes from query.parse_typed_words. Three groups, each ranked by BM25 on its field
+    and each coming after the one before: titles holding the words as a phrase, titles holding
+    all of them in any order, papers whose authors' names hold all of them. The last word
+    matches as a prefix when `typed` says so ("diffusion transf" finds "Diffusion
+    Transformers"). One search per group, each stopping at `limit` hits.
+    """
+    limit = min(limit, MAX_PAGE_SIZE)
+    if typed is None or limit < 1:
+        return []
+    terms = _terms(" ".join(typed.words), skip_stop_words=True)
+    if not terms:
+        return []
+    prefix = _typed_prefix(typed, terms)
+    groups = [
+        _all_words_query(schema.TITLE, terms, prefix),
+        _all_words_query(schema.AUTHORS, terms, prefix),
+    ]
+    if len(terms) > 1:
+        groups.insert(0, _phrase_query(schema.TITLE, terms, prefix))
+    found: dict[int, None] = {}
+    for query in groups:
+        hits = searcher.search(query, limit + len(found)).hits
+        addresses = [address for _, address in hits]
+        ids = searcher.fast_field_values(schema.ID, addresses) if addresses else []
+        found.update(dict.fromkeys(pk for pk in ids if isinstance(pk, int)))
+        if len(found) >= limit:
+            break
+    return list(found)[:limit]
+
+
+def _phrase_query(field_name: str, terms: list[tuple[int, str]], prefix: str | None) -> Query:
+    if prefix is None:
+        return _field_query(field_name, terms)
+    alternatives = _prefix_field_queries(field_name, terms[:-1], terms[-1][0], prefix)
+    return Query.boolean_query([(Occur.Should, query) for query in alternatives])
+
+
+def _all_words_query(field_name: str, terms: list[tuple[int, str]], prefix: str | None) -> Query:
+    """Every term in the field, anywhere; the last one as a prefix when `prefix` is set."""
+    *before, (position, last) = terms
+    required = [_field_query(field_name, [term]) for term in before]
+    required.append(_phrase_query(field_name, [(position, last)], prefix))
+    return Query.boolean_query([(Occur.Must, query) for query in required])

@@ -107,3 +107,25 @@ def parse_query(text: str, *, prefix_last: bool = False) -> ParsedQuery:
             groups[-1].append(Clause(words, negated, prefix))
             count += 1
     return tuple(tuple(group) for group in groups if any(not clause.negated for clause in group))
+
+
+def parse_typed_words(text: str) -> Clause | None:
+    """What someone remembers of a title or an author's name, as one phrase of plain words.
+
+    For suggestion boxes: no search syntax, so quotes, minus signs and `or` are punctuation or
+    words like any other and a title can be typed as it is written. Its first MAX_PHRASE_WORDS
+    words are kept; the last word is a prefix under parse_query's rule for search as you type
+    (still open, long enough, not a stop word). None when only stop words or punctuation remain.
+    """
+    text = (text or "").replace("\x00", " ")[:MAX_QUERY_CHARS]
+    all_words = tuple(_WORD.findall(text.casefold()))
+    words = all_words[:MAX_PHRASE_WORDS]
+    if not words or all(word in STOP_WORDS for word in words):
+        return None
+    prefix = (
+        words == all_words
+        and _WORD.fullmatch(text[-1]) is not None
+        and len(words[-1]) >= MIN_PREFIX_CHARS
+        and words[-1] not in STOP_WORDS
+    )
+    return Clause(words, prefix=prefix)
