@@ -17,6 +17,7 @@ from papers.facets import cleared_query, listing_facets, selection_chips, top_au
 from papers.filters import PER_PAGE_CHOICES, SORT_CHOICES, TAG_FACETS, TYPING_PARAM, PaperFilter
 from papers.listing import with_listing
 from papers.models import Author, Authorship, Paper, PaperTag, Tag
+from papers.navigation import result_link_prefix, results_navigation
 from papers.querysets import keywords_containing
 from papers.search import engine
 from papers.search.sync import IndexUnavailable, current_searcher
@@ -105,6 +106,7 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
                 if key != "relevance" or options.q
             ],
             "per_page_choices": PER_PAGE_CHOICES,
+            "result_link_prefix": result_link_prefix(request.GET),
         },
     )
     # One URL, two bodies: a cache must not serve the fragment as the page, or the reverse.
@@ -114,19 +116,24 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
 
 def paper_detail(request: HttpRequest, pk: int) -> HttpResponse:
     paper = get_object_or_404(Paper.objects.with_people_and_tags(), pk=pk)
+    try:
+        searcher = current_searcher()
+    except IndexUnavailable:  # the paper is worth showing without similar papers or neighbours
+        logger.warning("Search index unavailable: paper %s shown without similar papers", pk)
+        similar, navigation = [], None
+    else:
+        similar = _similar_papers(searcher, paper)
+        navigation = results_navigation(request, searcher, paper)
     return render(
-        request, "papers/paper_detail.html", {"paper": paper, "similar": _similar_papers(paper)}
+        request,
+        "papers/paper_detail.html",
+        {"paper": paper, "similar": similar, "navigation": navigation},
     )
 
 
-def _similar_papers(paper: Paper) -> list[Paper]:
-    """Papers like this one, each with `similar_reasons`; none while the index is unavailable
-    (the rest of the page does not need it)."""
-    try:
-        similar = engine.similar(current_searcher(), paper.pk, limit=SIMILAR_PAPERS)
-    except IndexUnavailable:
-        logger.warning("Search index unavailable: paper %s shown without similar papers", paper.pk)
-        return []
+def _similar_papers(searcher, paper: Paper) -> list[Paper]:
+    """Papers like this one, each with `similar_reasons`."""
+    similar = engine.similar(searcher, paper.pk, limit=SIMILAR_PAPERS)
     reasons = {hit.id: hit.reasons for hit in similar}
     papers = Paper.objects.defer("abstract").in_order([hit.id for hit in similar])
     for other in papers:
