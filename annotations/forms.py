@@ -9,19 +9,12 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
+from django.urls import reverse_lazy
 
 from annotations.models import Comment, Note, Priority, ReadingList, ReadingStatus
 from papers.models import Paper
-from papers.text import (
-    forum_id_from_url,
-    is_arxiv_id,
-    is_doi,
-    is_forum_id,
-    normalize_arxiv_id,
-    normalize_doi,
-    normalize_tag_name,
-    tag_name_problem,
-)
+from papers.suggest import identifier_lookups
+from papers.text import MAX_TITLE, collapse_whitespace, normalize_tag_name, tag_name_problem
 
 TAG_NAME_MAX_LENGTH = 50
 
@@ -112,29 +105,38 @@ class AddToListForm(forms.Form):
 
 
 class AddPaperForm(forms.Form):
-    """From the list page: a paper number, an OpenReview forum id or a forum URL."""
+    """From the list page: a paper number, OpenReview forum id or URL, arXiv id or DOI, or the
+    title of exactly one paper (typed in full, case aside). With JavaScript the box suggests
+    papers as one types (static/js/suggest.js) and picking one fills in its number."""
 
     paper = forms.CharField(
-        max_length=500,
+        max_length=MAX_TITLE,
         label="Paper",
-        help_text="Paper number, OpenReview id or forum URL, arXiv id or DOI.",
+        help_text="Its title, paper number, OpenReview id or forum URL, arXiv id or DOI.",
+        widget=forms.TextInput(
+            attrs={
+                "autocomplete": "off",
+                "data-suggest-url": reverse_lazy("papers:suggest"),
+                "data-suggest-action": "fill",
+            }
+        ),
     )
 
     def clean_paper(self) -> Paper:
         raw = self.cleaned_data["paper"].strip()
-        paper = None
-        if raw.isdigit():
-            paper = Paper.objects.filter(pk=int(raw)).first()
-        forum_id = forum_id_from_url(raw) or raw
-        if paper is None and is_forum_id(forum_id):
-            paper = Paper.objects.filter(forum_id=forum_id).first()
-        if paper is None and is_arxiv_id(normalize_arxiv_id(raw)):
-            paper = Paper.objects.filter(arxiv_id=normalize_arxiv_id(raw)).first()
-        if paper is None and is_doi(normalize_doi(raw)):
-            paper = Paper.objects.filter(doi=normalize_doi(raw)).first()
-        if paper is None:
-            raise forms.ValidationError(f"No paper matches “{raw}”.")
-        return paper
+        for lookup in identifier_lookups(raw):
+            paper = Paper.objects.filter(lookup).first()
+            if paper is not None:
+                return paper
+        # Two are enough to know the title is ambiguous.
+        titled = list(Paper.objects.filter(title__iexact=collapse_whitespace(raw))[:2])
+        if len(titled) == 1:
+            return titled[0]
+        if titled:
+            raise forms.ValidationError(
+                f"Several papers are titled “{raw}”. Pick one from the suggestions."
+            )
+        raise forms.ValidationError(f"No paper matches “{raw}”. Pick one from the suggestions.")
 
 
 class ItemStatusForm(forms.Form):

@@ -187,7 +187,7 @@ def list_export(request: HttpRequest, pk: int, extension: str) -> HttpResponse:
 @require_POST
 @login_required
 def list_item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """Add a paper from the list page, by paper number, OpenReview id or forum URL."""
+    """Add a paper from the list page by an identifier or its exact title (AddPaperForm)."""
     reading_list = _get_list_for_owner(request, pk)
     form = AddPaperForm(request.POST)
     if not form.is_valid():
