@@ -55,11 +55,11 @@ def test_activity_never_shows_private_things(client, user, other_user):
 
 
 def test_activity_is_newest_first(client, user, other_user):
-    make_comment(other_user, make_paper(), "older")
-    make_comment(other_user, make_paper(), "newer")
+    make_comment(other_user, make_paper(), "the older remark")
+    make_comment(other_user, make_paper(), "the newer remark")
     client.force_login(user)
     content = client.get(reverse("annotations:activity")).content.decode()
-    assert content.index("newer") < content.index("older")
+    assert content.index("the newer remark") < content.index("the older remark")
 
 
 def test_activity_has_bounded_queries(client, user, other_user, django_assert_max_num_queries):
