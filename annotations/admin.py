@@ -16,7 +16,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.text import Truncator
 
-from annotations.models import Comment, ReadingList, ReadingListItem, Visibility
+from annotations.models import Comment, Notification, ReadingList, ReadingListItem, Visibility
 from papers.admin import related_count
 
 if TYPE_CHECKING:
@@ -93,6 +93,7 @@ class CommentAdmin(admin.ModelAdmin):
         "body_excerpt",
         "author",
         "paper",
+        "parent",
         "created_at",
         "is_removed",
         "removed_by",
@@ -102,6 +103,7 @@ class CommentAdmin(admin.ModelAdmin):
     date_hierarchy = "created_at"
     search_fields = ["body", "paper__title", "author__username"]
     autocomplete_fields = ["author", "paper"]
+    raw_id_fields = ["parent"]
     readonly_fields = ["created_at", "updated_at", "edited_at", "removed_at", "removed_by"]
     actions = ["remove_comments", "restore_comments"]
     list_per_page = 100
@@ -129,3 +131,26 @@ class CommentAdmin(admin.ModelAdmin):
             removed_at=None, removed_by=None, updated_at=timezone.now()
         )
         self.message_user(request, f"Restored {count} comment(s).", messages.SUCCESS)
+
+
+@admin.register(Notification)
+class NotificationAdmin(admin.ModelAdmin):
+    """Read-only: notifications are made by the discussion service, never by hand."""
+
+    list_display = ["recipient", "kind", "comment_excerpt", "created_at", "read_at"]
+    list_select_related = ["recipient", "comment"]
+    list_filter = ["kind", "created_at"]
+    search_fields = ["recipient__username"]
+    raw_id_fields = ["recipient", "comment"]
+    list_per_page = 100
+    show_full_result_count = False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    @admin.display(description="comment")
+    def comment_excerpt(self, notification: Notification) -> str:
+        return excerpt(notification.comment.body)

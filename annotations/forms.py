@@ -34,15 +34,35 @@ class NoteForm(forms.ModelForm):
 
 
 class CommentForm(forms.ModelForm):
+    """A comment's text. Given the paper (when posting), the POST's `parent` (the comment
+    replied to, sent by a hidden input the template writes) is checked into `self.parent`."""
+
     class Meta:
         model = Comment
         fields = ["body"]
         widgets = {"body": forms.Textarea(attrs={"rows": 3})}
         labels = {"body": "Comment"}
+        help_texts = {"body": "Markdown; @username lets that member know."}
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, paper: Paper | None = None, **kwargs):
         kwargs.setdefault("auto_id", "comment_%s")
         super().__init__(*args, **kwargs)
+        self.paper = paper
+        self.parent: Comment | None = None
+
+    def clean(self):
+        cleaned = super().clean()
+        raw = (self.data.get("parent") or "").strip()
+        if self.paper is not None and raw:
+            parent = None
+            if raw.isdigit():
+                parent = Comment.objects.filter(paper=self.paper, pk=int(raw)).first()
+            if parent is None:
+                raise forms.ValidationError("The comment you replied to is not on this paper.")
+            if parent.is_removed:
+                raise forms.ValidationError("That comment was removed; it takes no more replies.")
+            self.parent = parent
+        return cleaned
 
 
 def _clean_list_name(name: str, *, owner, exclude_pk: int | None = None) -> str:

@@ -5,6 +5,8 @@ Lab tags are `papers.Tag` rows of kind "lab" linked through `papers.PaperTag.add
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import models
@@ -162,6 +164,10 @@ class Comment(models.Model):
         blank=True,
         related_name="+",
     )
+
+    # Set by annotations.selectors.paper_comments and annotations.panel for the thread.
+    thread_replies: list[Comment]
+    reply_form: Any
 
     class Meta:
         ordering = ["created_at", "pk"]

@@ -1,8 +1,8 @@
 """Context for the annotation panel on the paper page and for each of its htmx sections.
 
 For a logged-in user the panel costs three queries (own notes, own lists with whether the
-paper is in each, comments with authors); lab tags reuse the paper page's prefetch; an
-anonymous visitor costs none.
+paper is in each, comments and their replies with authors); lab tags reuse the paper page's
+prefetch; an anonymous visitor costs none.
 """
 
 from __future__ import annotations
@@ -35,8 +35,7 @@ def panel_context(request, paper: Paper, **overrides: Any) -> dict[str, Any]:
             notes=selectors.paper_notes(user, paper),
             note_form=NoteForm(),
             reading_lists=selectors.lists_with_paper(user, paper),
-            comments=selectors.paper_comments(paper),
-            comment_form=CommentForm(),
+            **comments_context(paper, overrides),
         )
     context.update(overrides)
     return context
@@ -54,6 +53,26 @@ def section_context(request, paper: Paper, section: str, **overrides: Any) -> di
     elif section == "lists":
         context.update(reading_lists=selectors.lists_with_paper(user, paper))
     elif section == "comments":
-        context.update(comments=selectors.paper_comments(paper), comment_form=CommentForm())
+        context.update(comments_context(paper, overrides))
     context.update(overrides)
+    return context
+
+
+def comments_context(paper: Paper, overrides: dict[str, Any]) -> dict[str, Any]:
+    """The threads, each top-level comment with its own reply form (ids apart); a reply that
+    failed (`reply_form`, `reply_to` in overrides, taken out of them) comes back under the
+    comment it answers, or in the main form when that comment is not in the thread."""
+    failed = overrides.pop("reply_form", None)
+    reply_to = str(overrides.pop("reply_to", ""))
+    comments = selectors.paper_comments(paper)
+    context: dict[str, Any] = {"comments": comments, "comment_form": CommentForm()}
+    for comment in comments:
+        form = failed if failed is not None and str(comment.pk) == reply_to else CommentForm()
+        if form is failed:
+            failed = None
+        form.auto_id = f"reply{comment.pk}_%s"
+        form.fields["body"].label = "Reply"
+        comment.reply_form = form
+    if failed is not None:
+        context["comment_form"] = failed
     return context

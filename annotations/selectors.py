@@ -36,9 +36,18 @@ def lists_with_paper(user, paper: Paper) -> list[ReadingList]:
 
 
 def paper_comments(paper: Paper) -> list[Comment]:
-    return list(
+    """Top-level comments in the order posted, each with its `thread_replies` in the order
+    posted: one query (comments with their authors) however long the discussion."""
+    comments = list(
         Comment.objects.filter(paper=paper).select_related("author").order_by("created_at", "pk")
     )
+    for comment in comments:
+        comment.thread_replies = []
+    top_level = {comment.pk: comment for comment in comments if comment.parent_id is None}
+    for comment in comments:
+        if comment.parent_id in top_level:
+            top_level[comment.parent_id].thread_replies.append(comment)
+    return list(top_level.values())
 
 
 def lab_paper_tags(paper: Paper) -> list[PaperTag]:

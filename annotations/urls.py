@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotations.views import activity, comments, lists, notes, tags
+from annotations.views import activity, comments, lists, notes, notifications, tags
 
 app_name = "annotations"
 
@@ -52,6 +52,14 @@ urlpatterns = [
     path("papers/<int:paper_pk>/comments/add/", comments.comment_add, name="comment-add"),
     path("comments/<int:pk>/edit/", comments.comment_edit, name="comment-edit"),
     path("comments/<int:pk>/delete/", comments.comment_delete, name="comment-delete"),
+    # Notifications (always the logged-in member's own)
+    path("notifications/", notifications.notification_list, name="notifications"),
+    path(
+        "notifications/read/",
+        notifications.notifications_mark_all_read,
+        name="notifications-mark-all-read",
+    ),
+    path("notifications/<int:pk>/open/", notifications.notification_open, name="notification-open"),
     # Lab tags
     path("papers/<int:paper_pk>/tags/add/", tags.tag_add, name="tag-add"),
     path("lab-tags/<int:pk>/remove/", tags.tag_remove, name="tag-remove"),

@@ -183,6 +183,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "config.context_processors.site",
+                "annotations.context_processors.notifications",
             ],
         },
     },

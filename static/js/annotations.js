@@ -12,6 +12,35 @@
     if (!window.confirm(question)) event.preventDefault();
   });
 
+  // Messages (htmx flashes and Django's messages, both marked data-flash) are for the moment
+  // they answer: they go when the person next acts on the page or after a while, and are
+  // never kept in a snapshot (htmx history, back/forward cache) that could show them again.
+  var FLASH_SECONDS = 8;
+
+  function clearFlashes() {
+    document.querySelectorAll("[data-flash]").forEach(function (flash) { flash.remove(); });
+  }
+
+  // Errors stay until the next action: they may take longer to read and act on.
+  function expireFlashes() {
+    document.querySelectorAll("[data-flash]:not([data-flash-timed])").forEach(function (flash) {
+      flash.setAttribute("data-flash-timed", "");
+      if (flash.matches(".flash-error") || flash.querySelector(".error")) return;
+      window.setTimeout(function () { flash.remove(); }, FLASH_SECONDS * 1000);
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", expireFlashes);
+  document.addEventListener("htmx:afterSettle", expireFlashes);
+  // The next request made from the page replaces what the last message said.
+  document.addEventListener("htmx:beforeRequest", clearFlashes);
+  document.addEventListener("htmx:beforeHistorySave", clearFlashes);
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted) clearFlashes();
+  });
+  // Typing somewhere else (starting the next thing) also dismisses a message already read.
+  document.addEventListener("input", clearFlashes);
+
   // After htmx swaps a section, move focus to its message so screen readers announce it.
   document.addEventListener("htmx:afterSettle", function (event) {
     var target = event.detail && event.detail.target;

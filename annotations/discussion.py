@@ -1,0 +1,96 @@
+"""The discussion under papers: threads one level deep, and who hears about a comment.
+
+A comment notifies, once each and never its own author: the members it mentions, the author
+of the comment it replies to, and the owners of reading lists holding the paper (their own
+lists, private or shared; a notification never names a list).
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from annotations.models import Comment, Notification, NotificationKind, ReadingListItem
+from papers.models import Paper
+
+NOTIFICATIONS_SHOWN = 100
+
+
+def thread_root(comment: Comment | None) -> Comment | None:
+    """The top-level comment a reply attaches to: replies to replies join their thread."""
+    while comment is not None and comment.parent_id is not None:
+        comment = comment.parent
+    return comment
+
+
+@transaction.atomic
+def post_comment(*, paper: Paper, author, body: str, parent: Comment | None = None) -> Comment:
+    comment = Comment(paper=paper, author=author, body=body, parent=thread_root(parent))
+    comment.save()
+    _notify(comment, _recipients(comment))
+    return comment
+
+
+@transaction.atomic
+def edit_comment(*, comment: Comment, body: str) -> Comment:
+    """Mentions the edit adds notify those members; nobody hears about one comment twice."""
+    comment.body = body
+    comment.edited_at = timezone.now()
+    comment.save()
+    _notify(comment, {user.pk: NotificationKind.MENTION for user in comment.mentioned_users})
+    return comment
+
+
+def _recipients(comment: Comment) -> dict[int, str]:
+    """Member id -> why they hear about `comment`; the strongest reason wins (mention first)."""
+    recipients: dict[int, str] = {}
+    owners = ReadingListItem.objects.filter(
+        paper_id=comment.paper_id, reading_list__owner__is_active=True
+    ).values_list("reading_list__owner_id", flat=True)
+    for owner_id in owners:
+        recipients[owner_id] = NotificationKind.LISTED_PAPER
+    if comment.parent is not None and comment.parent.author.is_active:
+        recipients[comment.parent.author_id] = NotificationKind.REPLY
+    for user in comment.mentioned_users:
+        recipients[user.pk] = NotificationKind.MENTION
+    return recipients
+
+
+def _notify(comment: Comment, recipients: dict[int, str]) -> None:
+    recipients.pop(comment.author_id, None)
+    # The unique (recipient, comment) constraint keeps the first notification when an edit
+    # mentions someone already told about this comment.
+    Notification.objects.bulk_create(
+        [
+            Notification(recipient_id=recipient_id, kind=kind, comment=comment)
+            for recipient_id, kind in recipients.items()
+        ],
+        ignore_conflicts=True,
+    )
+
+
+def notifications_for(user) -> QuerySet[Notification]:
+    """`user`'s own notifications, newest first, with each comment, its author and paper."""
+    return (
+        Notification.objects.filter(recipient=user)
+        .select_related("comment__author", "comment__paper")
+        .defer("comment__paper__abstract")
+        .order_by("-created_at", "-pk")
+    )
+
+
+def unread_count(user) -> int:
+    return Notification.objects.filter(recipient=user, read_at__isnull=True).count()
+
+
+def mark_read(notification: Notification) -> None:
+    if notification.read_at is None:
+        notification.read_at = timezone.now()
+        notification.save(update_fields=["read_at"])
+
+
+def mark_all_read(user) -> int:
+    return Notification.objects.filter(recipient=user, read_at__isnull=True).update(
+        read_at=timezone.now()
+    )

@@ -1,0 +1,41 @@
+"""A member's own notifications: only ever the logged-in member's, whatever the URL says."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from annotations import discussion
+from annotations.models import Notification
+from annotations.views.common import HtmxHttpRequest, finish
+
+
+@login_required
+def notification_list(request: HttpRequest) -> HttpResponse:
+    notifications = discussion.notifications_for(request.user)[: discussion.NOTIFICATIONS_SHOWN]
+    return render(
+        request,
+        "annotations/notifications.html",
+        {"notifications": notifications, "shown": discussion.NOTIFICATIONS_SHOWN},
+    )
+
+
+@login_required
+def notification_open(request: HttpRequest, pk: int) -> HttpResponse:
+    """Follow a notification to its comment, marking it read on the way (another member's
+    notification is a 404, so nobody can read or mark it)."""
+    notification = get_object_or_404(
+        Notification.objects.select_related("comment__paper"), pk=pk, recipient=request.user
+    )
+    discussion.mark_read(notification)
+    return redirect(notification.comment.get_absolute_url())
+
+
+@require_POST
+@login_required
+def notifications_mark_all_read(request: HtmxHttpRequest) -> HttpResponse:
+    count = discussion.mark_all_read(request.user)
+    message = f"Marked {count} notification{'s' if count != 1 else ''} read."
+    return finish(request, message, redirect_to="annotations:notifications")
