@@ -152,8 +152,8 @@ def test_my_notes_is_paginated_with_bounded_queries(client, user, django_assert_
     for n in range(45):
         make_note(user, paper, f"note {n}")
     client.force_login(user)
-    # session, user, count, page of notes with their papers
-    with django_assert_max_num_queries(4):
+    # session, user, count, page of notes with their papers, the header's unread notifications
+    with django_assert_max_num_queries(5):
         response = client.get(reverse("annotations:notes"), {"page": 3})
     assert response.status_code == 200
     assert response.context["page"].number == 3
