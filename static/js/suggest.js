@@ -46,10 +46,6 @@
     var status = document.createElement("p");
     status.className = "visually-hidden";
     status.setAttribute("role", "status");
-    input.insertAdjacentElement("afterend", popup);
-    popup.insertAdjacentElement("afterend", status);
-    input.parentElement.classList.add("suggest-anchor");
-
     input.setAttribute("role", "combobox");
     input.setAttribute("aria-autocomplete", "list");
     input.setAttribute("aria-expanded", "false");
@@ -65,8 +61,25 @@
       timer: null,
       request: null,
       asked: "", // the text of the latest request
+      moving: false,
     };
     boxes.set(input, state);
+
+    // The popup is placed under the input itself (not under a help text after it): both go
+    // into a positioned wrapper. Moving a focused input blurs it (htmx gives a swapped-in box
+    // the focus back): the blur is not a user leaving the box, and the focus is restored.
+    var anchor = document.createElement("span");
+    anchor.className = "suggest-anchor";
+    var focused = document.activeElement === input;
+    state.moving = true;
+    input.insertAdjacentElement("beforebegin", anchor);
+    anchor.appendChild(input);
+    anchor.appendChild(popup);
+    anchor.insertAdjacentElement("afterend", status);
+    state.moving = false;
+    if (focused) {
+      input.focus();
+    }
     return state;
   }
 
@@ -272,19 +285,39 @@
     if (!option) {
       return;
     }
-    var popup = option.closest(".suggest-popup");
-    var input = popup.previousElementSibling;
-    if (input && input.matches(INPUT)) {
+    var input = option.closest(".suggest-anchor").querySelector(INPUT);
+    if (input) {
       pick(box(input), option);
     }
   });
 
   document.addEventListener("focusout", function (event) {
     var state = boxOf(event.target);
-    if (state) {
+    if (state && !state.moving) {
       cancel(state);
       close(state);
     }
+  });
+
+  // Each box is a combobox from the start (its role, aria-expanded), not from the first key:
+  // those on the page, and those htmx swaps in.
+  function setUpWithin(root) {
+    if (root.matches && root.matches(INPUT)) {
+      box(root);
+    }
+    root.querySelectorAll(INPUT).forEach(box);
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", function () {
+      setUpWithin(document);
+    });
+  } else {
+    setUpWithin(document);
+  }
+
+  document.addEventListener("htmx:load", function (event) {
+    setUpWithin(event.target);
   });
 
   document.addEventListener("htmx:afterSettle", function () {
