@@ -78,7 +78,7 @@ def _clean_list_name(name: str, *, owner, exclude_pk: int | None = None) -> str:
 class ReadingListForm(forms.ModelForm):
     class Meta:
         model = ReadingList
-        fields = ["name", "description", "visibility"]
+        fields = ["name", "description", "visibility", "is_default"]
         widgets = {
             "description": forms.Textarea(attrs={"rows": 3}),
             "visibility": forms.RadioSelect,
