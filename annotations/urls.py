@@ -1,6 +1,7 @@
 from django.urls import path
 
 from annotations.views import activity, comments, lists, notes, notifications, tags
+from annotations.views import triage as triage_views
 
 app_name = "annotations"
 
@@ -63,6 +64,13 @@ urlpatterns = [
     # Lab tags
     path("papers/<int:paper_pk>/tags/add/", tags.tag_add, name="tag-add"),
     path("lab-tags/<int:pk>/remove/", tags.tag_remove, name="tag-remove"),
+    # Triage from lists of papers (search results, author and tag pages)
+    path("papers/<int:paper_pk>/triage/save/", triage_views.triage_save, name="triage-save"),
+    path("papers/<int:paper_pk>/triage/unsave/", triage_views.triage_unsave, name="triage-unsave"),
+    path("papers/<int:paper_pk>/triage/list/", triage_views.triage_add_to_list, name="triage-list"),
+    path("papers/<int:paper_pk>/triage/status/", triage_views.triage_status, name="triage-status"),
+    path("papers/<int:paper_pk>/triage/tag/", triage_views.triage_tag, name="triage-tag"),
+    path("triage/", triage_views.triage_bulk, name="triage-bulk"),
     # Activity
     path("activity/", activity.recent_activity, name="activity"),
 ]

@@ -76,7 +76,7 @@ def _saved_despite_races(form: ReadingListForm, reading_list: ReadingList) -> bo
     """Save; a same-named list created since validation becomes a form error, not a 500."""
     try:
         with transaction.atomic():
-            reading_list.save()
+            services.save_reading_list(reading_list=reading_list)
     except IntegrityError:
         form.add_error("name", f"You already have a list called “{reading_list.name}”.")
         return False
