@@ -61,12 +61,14 @@ def section_context(request, paper: Paper, section: str, **overrides: Any) -> di
 def comments_context(paper: Paper, overrides: dict[str, Any]) -> dict[str, Any]:
     """The threads, each top-level comment with its own reply form (ids apart); a reply that
     failed (`reply_form`, `reply_to` in overrides, taken out of them) comes back under the
-    comment it answers, or in the main form when that comment is not in the thread."""
+    comment it answers, or in the main form when that comment takes no replies here."""
     failed = overrides.pop("reply_form", None)
     reply_to = str(overrides.pop("reply_to", ""))
     comments = selectors.paper_comments(paper)
     context: dict[str, Any] = {"comments": comments, "comment_form": CommentForm()}
     for comment in comments:
+        if comment.is_removed:
+            continue  # takes no replies, so has no reply form
         form = failed if failed is not None and str(comment.pk) == reply_to else CommentForm()
         if form is failed:
             failed = None

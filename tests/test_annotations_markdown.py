@@ -42,3 +42,61 @@ def test_line_breaks_and_emphasis_survive():
 
 def test_images_are_not_embedded():
     assert "<img" not in render_markdown("![pixel](https://tracker.example/p.gif)")
+
+
+# @mentions: only names the caller says are members become mentions; everything stays escaped.
+
+
+def _members(*names):
+    return lambda written: {name for name in written if name in names}
+
+
+def test_a_members_name_becomes_a_mention_and_an_unknown_one_stays_text():
+    html = render_markdown("thanks @bob and @nobody.", mentionable=_members("bob"))
+    assert html == '<p>thanks <span class="mention">@bob</span> and @nobody.</p>\n'
+
+
+def test_without_a_lookup_nothing_is_a_mention():
+    assert render_markdown("@bob") == "<p>@bob</p>\n"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "mail bob@example.org",
+        "`@bob` in code",
+        "[@bob](https://example.org)",
+        "    @bob in a block",
+    ],
+)
+def test_no_mention_inside_addresses_code_or_links(source):
+    assert "mention" not in render_markdown(source, mentionable=_members("bob"))
+
+
+def test_the_lookup_is_asked_only_about_names_written_outside_code():
+    asked = []
+    render_markdown(
+        "@ada `@grace` @alan_t.", mentionable=lambda names: asked.append(names) or set()
+    )
+    assert asked == [{"ada", "alan_t"}]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "@<script>alert(1)</script>",
+        '@bob"><img src=x onerror=alert(1)>',
+        "@bob<b>bold</b>",
+        "@<bob>",
+    ],
+)
+def test_hostile_text_around_mentions_stays_escaped(source):
+    html = render_markdown(source, mentionable=lambda names: set(names))
+    assert "<script" not in html and "<img" not in html and "<b>" not in html
+    assert "&lt;" in html
+
+
+def test_a_hostile_name_that_the_lookup_accepts_is_still_escaped():
+    # Names are only ever word characters and . + - @, but the renderer escapes them anyway.
+    html = render_markdown("@a.b+c-d", mentionable=lambda names: set(names))
+    assert html == '<p><span class="mention">@a.b+c-d</span></p>\n'
