@@ -94,8 +94,8 @@ def test_logged_in_list_page_with_every_facet_and_mine(
     # session, user, resolve selected tags and authors (one UNION), my lists' and notes'
     # papers (one UNION), authors matching the author box, search index up to date?, page
     # rows, prefetch the first authorships, prefetch tags, tag facet labels, author facet names,
-    # the header's unread notifications.
-    with django_assert_max_num_queries(12):
+    # the header's unread notifications, the triage controls' lists and items (triage_tags).
+    with django_assert_max_num_queries(14):
         response = client.get(url)
     # Values of one facet are OR-ed: papers 0-39 are in the list, 30-59 have a note.
     assert {paper.pk for paper in shown_papers(response)} <= {p.pk for p in many_papers[:60]}
