@@ -1,0 +1,91 @@
+"""Discussion that reaches people, in Chromium under the real CSP: a mention posted by one
+member shows up in another's header and notifications, and nobody else's."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotations.models import Comment, Notification
+from tests.browser.journey_helpers import ConsoleWatch
+from tests.factories import PASSWORD, make_paper, make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def _member_page(browser, live_server, username: str):
+    """A browser context of its own (cookies apart), logged in as `username`."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    watch = ConsoleWatch().attach(page)
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")
+    return context, page, watch
+
+
+def _nav_notifications(page):
+    return page.locator("nav.site-nav-wide a[href='/notifications/']")
+
+
+def test_a_mention_reaches_only_the_member_mentioned(browser, live_server):
+    make_user("ann")
+    make_user("bea")
+    make_user("cal")
+    paper = make_paper("Threads in the browser", authors=["Ada Lovelace"])
+    paper_url = f"{live_server.url}{paper.get_absolute_url()}"
+    contexts = []
+    try:
+        # Ann posts a comment mentioning @bea, swapped in place by htmx.
+        context, ann, ann_watch = _member_page(browser, live_server, "ann")
+        contexts.append(context)
+        ann.goto(paper_url)
+        ann.fill("#paper-comments > form textarea[name=body]", "Does this hold up, @bea?")
+        ann.click("#paper-comments button:has-text('Post comment')")
+        ann.wait_for_selector("#paper-comments .flash:has-text('Comment posted.')")
+        assert ann.inner_html("#paper-comments .mention") == "@bea"
+        # The message goes with the next thing Ann does: it does not outlive it.
+        ann.fill("#paper-notes textarea[name=body]", "starting a note")
+        assert ann.locator("#paper-comments .flash").count() == 0
+        comment = Comment.objects.get()
+
+        # Bea sees one unread notification in her header and on her page.
+        context, bea, bea_watch = _member_page(browser, live_server, "bea")
+        contexts.append(context)
+        link = _nav_notifications(bea)
+        assert link.get_attribute("aria-label") == "Notifications, 1 unread"
+        assert link.locator(".badge").inner_text() == "1"
+        link.click()
+        bea.wait_for_url(f"{live_server.url}/notifications/")
+        item = bea.locator(".notification.unread")
+        assert "ann mentioned you on" in " ".join(item.inner_text().split())
+        assert "Does this hold up, @bea?" in item.inner_text()
+        # Following it marks it read and lands on the comment.
+        item.locator("a:has-text('Threads in the browser')").click()
+        bea.wait_for_url(f"{paper_url}#comment-{comment.pk}")
+        assert _nav_notifications(bea).get_attribute("aria-label") == "Notifications"
+        assert Notification.objects.get().read_at is not None
+
+        # Bea replies in place; the reply sits under Ann's comment and tells Ann.
+        thread = bea.locator("#paper-comments li.thread").first
+        thread.locator("summary:has-text('Reply')").click()
+        thread.locator("textarea[name=body]").fill("It does, see table 2.")
+        thread.locator("button:has-text('Post reply')").click()
+        bea.wait_for_selector("#paper-comments .flash:has-text('Reply posted.')")
+        assert "It does, see table 2." in bea.inner_text("#paper-comments .replies")
+        assert Notification.objects.get(recipient__username="ann").kind == "reply"
+
+        # Cal was mentioned by nobody and lists nothing: no count, no notifications.
+        context, cal, cal_watch = _member_page(browser, live_server, "cal")
+        contexts.append(context)
+        assert _nav_notifications(cal).locator(".badge").count() == 0
+        cal.goto(f"{live_server.url}/notifications/")
+        assert "No notifications yet" in cal.inner_text("main")
+        assert "Does this hold up" not in cal.content()
+
+        assert ann_watch.problems + bea_watch.problems + cal_watch.problems == []
+    finally:
+        for context in contexts:
+            context.close()
