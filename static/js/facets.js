@@ -45,7 +45,7 @@
   document.addEventListener("change", function (event) {
     var target = event.target;
     var form = target.closest && target.closest(FORM);
-    if (form && target.matches("input[type=checkbox], select")) {
+    if (form && target.form === form && target.matches("input[type=checkbox], select")) {
       submit(form);
     }
   });
