@@ -249,7 +249,7 @@ def test_bulk_save_reports_and_refreshes_each_result(client, member, papers):
     html = response.content.decode()
     assert "Saved 2 papers to “Saved” (1 paper already there)." in html
     for paper in papers:
-        assert f'id="triage-{paper.pk}" hx-target="this" hx-swap="outerHTML" hx-swap-oob' in html
+        assert f'id="triage-{paper.pk}"' in html and html.count('hx-swap-oob="true"') == 3
     assert {pk for _, pk, _ in _items(member)} == {p.pk for p in papers}
 
 
