@@ -93,7 +93,7 @@ class CommentAdmin(admin.ModelAdmin):
         "body_excerpt",
         "author",
         "paper",
-        "parent",
+        "reply_to",
         "created_at",
         "is_removed",
         "removed_by",
@@ -112,6 +112,11 @@ class CommentAdmin(admin.ModelAdmin):
     @admin.display(description="comment")
     def body_excerpt(self, comment: Comment) -> str:
         return excerpt(comment.body)
+
+    @admin.display(description="reply to", ordering="parent")
+    def reply_to(self, comment: Comment) -> str:
+        # The parent's id, not its __str__: that would read its author and paper on every row.
+        return f"#{comment.parent_id}" if comment.parent_id else ""
 
     @admin.display(description="removed", boolean=True, ordering="removed_at")
     def is_removed(self, comment: Comment) -> bool:

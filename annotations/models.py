@@ -183,7 +183,9 @@ class Comment(models.Model):
         # Mentions are resolved when the body is saved, like the rest of body_html: the users
         # found are kept in `mentioned_users` for the notifications the save leads to.
         self.mentioned_users: list = []
-        self.body_html = render_markdown(self.body, mentionable=self._find_mentioned)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is None or "body" in update_fields:
+            self.body_html = render_markdown(self.body, mentionable=self._find_mentioned)
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:

@@ -247,3 +247,15 @@ def test_notifications_page_query_budget(client, user, django_assert_num_queries
         response = client.get(reverse("annotations:notifications"))
     content = response.content.decode()
     assert "comment 29" in content and "writer0" in content
+
+
+def test_admin_lists_notifications_read_only_and_comments_with_their_parent(admin_client, user):
+    paper = make_paper()
+    top = make_comment(user, paper, "top")
+    reply = make_comment(make_user("bob"), paper, "hi @alice", parent=top)
+    Notification.objects.create(recipient=user, kind=NotificationKind.REPLY, comment=reply)
+    response = admin_client.get(reverse("admin:annotations_notification_changelist"))
+    assert response.status_code == 200 and "alice" in response.content.decode()
+    assert admin_client.get(reverse("admin:annotations_notification_add")).status_code == 403
+    comments = admin_client.get(reverse("admin:annotations_comment_changelist"))
+    assert f"#{top.pk}" in comments.content.decode()
