@@ -26,11 +26,19 @@ def _member_page(browser, live_server, username: str):
     return context, page, watch
 
 
+@pytest.fixture
+def screenshot_dir():
+    from tests.browser.conftest import SCREENSHOT_DIR
+
+    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOT_DIR
+
+
 def _nav_notifications(page):
     return page.locator("nav.site-nav-wide a[href='/notifications/']")
 
 
-def test_a_mention_reaches_only_the_member_mentioned(browser, live_server):
+def test_a_mention_reaches_only_the_member_mentioned(browser, live_server, screenshot_dir):
     make_user("ann")
     make_user("bea")
     make_user("cal")
@@ -76,6 +84,8 @@ def test_a_mention_reaches_only_the_member_mentioned(browser, live_server):
         bea.wait_for_selector("#paper-comments .flash:has-text('Reply posted.')")
         assert "It does, see table 2." in bea.inner_text("#paper-comments .replies")
         assert Notification.objects.get(recipient__username="ann").kind == "reply"
+        thread_shot = screenshot_dir / "discussion-thread.png"
+        bea.locator("#paper-comments").screenshot(path=str(thread_shot))
 
         # Cal was mentioned by nobody and lists nothing: no count, no notifications.
         context, cal, cal_watch = _member_page(browser, live_server, "cal")
@@ -84,6 +94,8 @@ def test_a_mention_reaches_only_the_member_mentioned(browser, live_server):
         cal.goto(f"{live_server.url}/notifications/")
         assert "No notifications yet" in cal.inner_text("main")
         assert "Does this hold up" not in cal.content()
+        ann.goto(f"{live_server.url}/notifications/")
+        ann.screenshot(path=str(screenshot_dir / "discussion-notifications.png"))
 
         assert ann_watch.problems + bea_watch.problems + cal_watch.problems == []
     finally:
