@@ -1,8 +1,18 @@
-r"""Reading-list exports: BibTeX, RIS and CSL-JSON for reference managers, CSV for spreadsheets.
+r"""Exports of papers: BibTeX, RIS and CSL-JSON for reference managers, CSV for spreadsheets.
 
-Both take reading-list items from selectors.list_items_for_export: papers with their tags
-prefetched and every author's name, in order, as `paper.author_list` (plain strings, no model
-instances), so an export runs a fixed number of queries whatever the list's size.
+Any list of papers (a search with its facets, an author's or a tag's papers, a reading list)
+is written the same way: each format has one function per paper (`bibtex_entry`,
+`ris_record`, `csl_record`, `_csv_row`) and `stream` writes the papers in batches
+(`BATCH_SIZE` per database round trip, see `batches_of_papers` and `batches_of_list_items`),
+so memory stays flat however many papers there are. A paper comes with its tags prefetched
+and every author's name, in order, as `paper.author_list` (plain strings, no model
+instances): three queries per batch.
+
+Keys (BibTeX keys, CSL ids) depend on the paper alone, `lovelace2024attention-42` (first
+author, year, first long title word, paper id), so the same paper has the same key in every
+export and on its page, and keys are unique in any file without remembering the others.
+Venues are cited by their full name where we know the acronym (`VENUE_NAMES`); links are
+written only when they are http(s) addresses (`web_url`, as the pages show them).
 
 BibTeX safety rests on one invariant: every field value we write is brace-balanced by
 construction. BibTeX (and pybtex, biber) count every `{` and `}` when looking for the end of a
@@ -20,13 +30,16 @@ import io
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import accumulate
 
 from bibtexparser.middlewares.names import parse_single_name_into_parts
 
-from annotations.models import ReadingListItem
-from papers.models import Paper, TagKind
+from annotations.models import ReadingList, ReadingListItem
+from papers.models import Authorship, Paper, TagKind
+from papers.querysets import ordered_paper_tags
+from papers.templatetags.paper_text import web_url
 
 _YEAR = re.compile(r"\b(19|20)\d{2}\b")
 _AND_WORD = re.compile(r"\band\b", re.IGNORECASE)
@@ -64,6 +77,8 @@ _URL_SAFE = frozenset(
 )
 
 CSV_HEADER = ["title", "authors", "venue", "track", "status", "priority", "url", "pdf"]
+# A reading list's own columns, left out when the papers do not come from a list.
+_LIST_COLUMNS = ("status", "priority")
 # A cell starting with one of these is run as a formula by spreadsheet programs.
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -184,7 +199,7 @@ def _bibtex_field(name: str, value: str) -> str:
 
 
 def _authors(paper: Paper) -> list[str]:
-    return paper.author_list  # every author, in order (selectors.list_items_for_export)
+    return paper.author_list  # every author, in order (see _add_author_lists)
 
 
 def _tag_name(paper: Paper, kind: str) -> str:
@@ -199,128 +214,138 @@ def paper_year(paper: Paper) -> int:
     return int(match.group()) if match else paper.created_at.year
 
 
+# --- Venues ---------------------------------------------------------------------------------
+
+# Well-known venues by acronym (upper case) -> the name a citation gives. NeurIPS is cited by
+# its proceedings' title, as its own BibTeX does.
+VENUE_NAMES = {
+    "AAAI": "AAAI Conference on Artificial Intelligence",
+    "ACL": "Annual Meeting of the Association for Computational Linguistics",
+    "AISTATS": "International Conference on Artificial Intelligence and Statistics",
+    "COLING": "International Conference on Computational Linguistics",
+    "COLM": "Conference on Language Modeling",
+    "COLT": "Conference on Learning Theory",
+    "CORL": "Conference on Robot Learning",
+    "CVPR": "IEEE/CVF Conference on Computer Vision and Pattern Recognition",
+    "ECCV": "European Conference on Computer Vision",
+    "EMNLP": "Conference on Empirical Methods in Natural Language Processing",
+    "ICASSP": "IEEE International Conference on Acoustics, Speech and Signal Processing",
+    "ICCV": "IEEE/CVF International Conference on Computer Vision",
+    "ICLR": "International Conference on Learning Representations",
+    "ICML": "International Conference on Machine Learning",
+    "ICRA": "IEEE International Conference on Robotics and Automation",
+    "IJCAI": "International Joint Conference on Artificial Intelligence",
+    "IROS": "IEEE/RSJ International Conference on Intelligent Robots and Systems",
+    "KDD": "ACM SIGKDD Conference on Knowledge Discovery and Data Mining",
+    "MICCAI": (
+        "International Conference on Medical Image Computing and Computer-Assisted Intervention"
+    ),
+    "NAACL": (
+        "Conference of the North American Chapter of the Association for Computational Linguistics"
+    ),
+    "NEURIPS": "Advances in Neural Information Processing Systems",
+    "NIPS": "Advances in Neural Information Processing Systems",
+    "SIGIR": (
+        "International ACM SIGIR Conference on Research and Development in Information Retrieval"
+    ),
+    "UAI": "Conference on Uncertainty in Artificial Intelligence",
+    "WACV": "IEEE/CVF Winter Conference on Applications of Computer Vision",
+    "WWW": "The ACM Web Conference",
+}
+# A venue tag as the catalogue names venues: an acronym, optionally with its year.
+_VENUE_TAG = re.compile(r"(?P<acronym>[A-Za-z]+)(?:[ -]?(?:19|20)\d{2})?")
+
+
+def venue_full_name(venue: str) -> str:
+    """What a citation calls a venue: "ICLR 2024" -> "International Conference on Learning
+    Representations (ICLR 2024)"; a venue we do not know keeps its name."""
+    venue = _plain_text(venue)
+    match = _VENUE_TAG.fullmatch(venue)
+    full = VENUE_NAMES.get(match.group("acronym").upper()) if match else None
+    return f"{full} ({venue})" if full else venue
+
+
+def _venue(paper: Paper) -> str:
+    return venue_full_name(_tag_name(paper, TagKind.VENUE))
+
+
+# --- Keys -------------------------------------------------------------------------------------
+
+
 def _ascii_word(text: str) -> str:
     folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return _KEY_UNSAFE.sub("", folded)
 
 
-def _base_key(paper: Paper) -> str:
+def citation_key(paper: Paper) -> str:
+    """The paper's key in every export: first author's family name, year, first title word of
+    more than three letters (plain ASCII), then the paper's id, which makes it unique and the
+    same whichever papers are exported with it."""
     authors = _authors(paper)
     first_author_words = authors[0].split() if authors else []
     family = _ascii_word(first_author_words[-1]).lower() if first_author_words else ""
     title_words = [_ascii_word(word) for word in paper.title.split()]
     first_word = next((word.lower() for word in title_words if len(word) > 3), "")
-    return f"{family[:_KEY_PART_MAX] or 'paper'}{paper_year(paper)}{first_word[:_KEY_PART_MAX]}"
+    base = f"{family[:_KEY_PART_MAX] or 'paper'}{paper_year(paper)}{first_word[:_KEY_PART_MAX]}"
+    return f"{base}-{paper.pk}"
 
 
-def _unique_keys(papers: list[Paper]) -> list[str]:
-    seen: dict[str, int] = {}
-    keys = []
-    for paper in papers:
-        base = _base_key(paper)
-        count = seen.get(base, 0)
-        seen[base] = count + 1
-        keys.append(base if count == 0 else f"{base}-{count + 1}")
-    return keys
+# --- One paper in each format -----------------------------------------------------------------
 
 
-def bibtex_for_items(items: Iterable[ReadingListItem]) -> str:
-    papers = [item.paper for item in items]
-    entries = []
-    for key, paper in zip(_unique_keys(papers), papers, strict=True):
-        fields = [("title", bibtex_title(paper.display_title))]
-        names = [bibtex_name(name) for name in _authors(paper)]
-        authors = " and ".join(name for name in names if name)
-        if authors:
-            fields.append(("author", authors))
-        venue = _tag_name(paper, TagKind.VENUE)
-        if venue:
-            fields.append(("booktitle", bibtex_escape(venue)))
-        fields.append(("year", str(paper_year(paper))))
-        if paper.forum_url:
-            fields.append(("url", bibtex_url(paper.forum_url)))
-        if paper.doi:
-            fields.append(("doi", bibtex_url(paper.doi)))  # printed verbatim, like a URL
-        if paper.arxiv_id:
-            fields += [("eprint", paper.arxiv_id), ("archivePrefix", "arXiv")]
-        body = ",\n".join(_bibtex_field(name, value) for name, value in fields)
-        entries.append(f"@inproceedings{{{key},\n{body}\n}}\n")
-    return "\n".join(entries)
+def bibtex_entry(paper: Paper) -> str:
+    """One @inproceedings entry. An author field only when the paper has authors: a missing
+    author is left out, never invented."""
+    fields = [("title", bibtex_title(paper.display_title))]
+    names = [bibtex_name(name) for name in _authors(paper)]
+    authors = " and ".join(name for name in names if name)
+    if authors:
+        fields.append(("author", authors))
+    venue = _venue(paper)
+    if venue:
+        fields.append(("booktitle", bibtex_escape(venue)))
+    fields.append(("year", str(paper_year(paper))))
+    if web_url(paper.forum_url):
+        fields.append(("url", bibtex_url(paper.forum_url)))
+    if paper.doi:
+        fields.append(("doi", bibtex_url(paper.doi)))  # printed verbatim, like a URL
+    if paper.arxiv_id:
+        fields += [("eprint", paper.arxiv_id), ("archivePrefix", "arXiv")]
+    body = ",\n".join(_bibtex_field(name, value) for name, value in fields)
+    return f"@inproceedings{{{citation_key(paper)},\n{body}\n}}\n"
 
 
-def _csv_cell(value: object) -> str:
-    text = "" if value is None else str(value)
-    if text.startswith(_FORMULA_PREFIXES):
-        return "'" + text
-    return text
+def ris_record(paper: Paper) -> str:
+    """One CPAPER record, as Zotero, EndNote and Mendeley import it. Every value is one line
+    (control characters and line breaks become spaces), so no value can end its record or
+    start a tag of its own."""
+    fields = [("TY", "CPAPER"), ("TI", paper.display_title)]
+    for name in _authors(paper):
+        parts = name_parts(_plain_text(name))
+        fields.append(("AU", ", ".join(p for p in parts if p) if parts else name))
+    fields += [
+        ("PY", str(paper_year(paper))),
+        ("T2", _venue(paper)),
+        ("UR", web_url(paper.forum_url)),
+        ("L1", web_url(paper.pdf_url)),
+        ("DO", paper.doi),
+    ]
+    lines = [f"{tag}  - {_plain_text(value)}" for tag, value in fields if _plain_text(value)]
+    return "".join(f"{line}\r\n" for line in [*lines, "ER  - "])  # the specification's line end
 
 
-def csv_for_items(items: Iterable[ReadingListItem]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(CSV_HEADER)
-    for item in items:
-        paper = item.paper
-        row = [
-            paper.display_title,
-            "; ".join(_authors(paper)),
-            _tag_name(paper, TagKind.VENUE),
-            _tag_name(paper, TagKind.TRACK),
-            item.get_status_display(),
-            item.get_priority_display() if item.priority else "",
-            paper.forum_url,
-            paper.pdf_url,
-        ]
-        writer.writerow([_csv_cell(value) for value in row])
-    return buffer.getvalue()
-
-
-def ris_for_items(items: Iterable[ReadingListItem]) -> str:
-    """RIS, as Zotero, EndNote and Mendeley import it: one CPAPER record per paper. Every
-    value is one line (control characters and line breaks become spaces), so no value can end
-    its record or start a tag of its own."""
-    lines = []
-    for item in items:
-        paper = item.paper
-        fields = [("TY", "CPAPER"), ("TI", paper.display_title)]
-        for name in _authors(paper):
-            parts = name_parts(_plain_text(name))
-            fields.append(("AU", ", ".join(p for p in parts if p) if parts else name))
-        fields += [
-            ("PY", str(paper_year(paper))),
-            ("T2", _tag_name(paper, TagKind.VENUE)),
-            ("UR", paper.forum_url),
-            ("L1", paper.pdf_url),
-            ("DO", paper.doi),
-        ]
-        lines += [f"{tag}  - {_plain_text(value)}" for tag, value in fields if _plain_text(value)]
-        lines.append("ER  - ")
-        lines.append("")
-    return "\r\n".join(lines)  # the RIS specification's line end
-
-
-def csl_json_for_items(items: Iterable[ReadingListItem]) -> str:
-    """CSL-JSON, the citation data of citeproc, Zotero and pandoc: a list of paper-conference
-    items with the BibTeX export's keys as ids."""
-    items = list(items)
-    papers = [item.paper for item in items]
-    records = []
-    for key, paper in zip(_unique_keys(papers), papers, strict=True):
-        record: dict[str, object] = {
-            "id": key,
-            "type": "paper-conference",
-            "title": _plain_text(paper.display_title),
-            "author": [_csl_name(name) for name in _authors(paper) if _plain_text(name)],
-            "issued": {"date-parts": [[paper_year(paper)]]},
-        }
-        optional = {
-            "container-title": _tag_name(paper, TagKind.VENUE),
-            "URL": paper.forum_url,
-            "DOI": paper.doi,
-        }
-        record |= {name: value for name, value in optional.items() if value}
-        records.append(record)
-    return json.dumps(records, ensure_ascii=False, indent=2)
+def csl_record(paper: Paper) -> dict[str, object]:
+    """One paper-conference item of CSL-JSON, the citation data of citeproc, Zotero and pandoc,
+    with the BibTeX key as its id."""
+    record: dict[str, object] = {
+        "id": citation_key(paper),
+        "type": "paper-conference",
+        "title": _plain_text(paper.display_title),
+        "author": [_csl_name(name) for name in _authors(paper) if _plain_text(name)],
+        "issued": {"date-parts": [[paper_year(paper)]]},
+    }
+    optional = {"container-title": _venue(paper), "URL": web_url(paper.forum_url), "DOI": paper.doi}
+    return record | {name: value for name, value in optional.items() if value}
 
 
 def _csl_name(full_name: str) -> dict[str, str]:
@@ -330,3 +355,185 @@ def _csl_name(full_name: str) -> dict[str, str]:
         return {"literal": name}
     family, given = parts
     return {"family": family, "given": given} if given else {"family": family}
+
+
+def _csv_cell(value: object) -> str:
+    text = "" if value is None else str(value)
+    if text.startswith(_FORMULA_PREFIXES):
+        return "'" + text
+    return text
+
+
+def _csv_line(cells: Iterable[object]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer).writerow([_csv_cell(value) for value in cells])
+    return buffer.getvalue()
+
+
+def _csv_row(paper: Paper, item: ReadingListItem | None) -> list[object]:
+    """The paper's cells under CSV_HEADER; a reading list's item adds its status and
+    priority."""
+    row: list[object] = [
+        paper.display_title,
+        "; ".join(_authors(paper)),
+        _tag_name(paper, TagKind.VENUE),
+        _tag_name(paper, TagKind.TRACK),
+    ]
+    if item is not None:
+        row += [item.get_status_display(), item.get_priority_display() if item.priority else ""]
+    return [*row, web_url(paper.forum_url), web_url(paper.pdf_url)]
+
+
+# --- Whole files, streamed --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    """One paper of an export, and its reading-list item when the export is a list's."""
+
+    paper: Paper
+    item: ReadingListItem | None = None
+
+
+@dataclass(frozen=True)
+class Format:
+    """How a file is put together: what opens it (given whether rows carry a reading list's
+    columns), each row, what goes between two rows and what closes it."""
+
+    extension: str
+    content_type: str
+    opening: Callable[[bool], str]
+    row: Callable[[Row], str]
+    between: str = ""
+    closing: str = ""
+
+
+def _csv_header(list_columns: bool) -> str:
+    return _csv_line(name for name in CSV_HEADER if list_columns or name not in _LIST_COLUMNS)
+
+
+FORMATS = {
+    "bib": Format(
+        "bib",
+        "application/x-bibtex; charset=utf-8",
+        opening=lambda _: "",
+        row=lambda row: bibtex_entry(row.paper),
+        between="\n",
+    ),
+    "ris": Format(
+        "ris",
+        "application/x-research-info-systems; charset=utf-8",
+        opening=lambda _: "",
+        row=lambda row: ris_record(row.paper),
+        between="\r\n",
+    ),
+    # One JSON array, however many batches: the brackets open and close the file, the rows
+    # are separated by commas.
+    "json": Format(
+        "json",
+        "application/vnd.citationstyles.csl+json; charset=utf-8",
+        opening=lambda _: "[\n",
+        row=lambda row: json.dumps(csl_record(row.paper), ensure_ascii=False, indent=2),
+        between=",\n",
+        closing="\n]\n",
+    ),
+    "csv": Format(
+        "csv",
+        "text/csv; charset=utf-8",
+        opening=_csv_header,
+        row=lambda row: _csv_line(_csv_row(row.paper, row.item)),
+    ),
+}
+
+
+def stream(
+    fmt: Format, batches: Iterable[Sequence[Row]], *, list_columns: bool = False
+) -> Iterator[str]:
+    """The file in pieces, one per batch of rows: what a StreamingHttpResponse sends."""
+    yield fmt.opening(list_columns)
+    first = True
+    for batch in batches:
+        if not batch:
+            continue
+        text = fmt.between.join(fmt.row(row) for row in batch)
+        yield text if first else fmt.between + text
+        first = False
+    yield fmt.closing
+
+
+def _whole(extension: str, items: Iterable[ReadingListItem]) -> str:
+    rows = [Row(item.paper, item) for item in items]
+    return "".join(stream(FORMATS[extension], [rows], list_columns=True))
+
+
+def bibtex_for_items(items: Iterable[ReadingListItem]) -> str:
+    """Reading-list items (selectors.list_items_for_export) as one BibTeX string."""
+    return _whole("bib", items)
+
+
+def csv_for_items(items: Iterable[ReadingListItem]) -> str:
+    return _whole("csv", items)
+
+
+def ris_for_items(items: Iterable[ReadingListItem]) -> str:
+    return _whole("ris", items)
+
+
+def csl_json_for_items(items: Iterable[ReadingListItem]) -> str:
+    return _whole("json", items)
+
+
+# --- Reading the papers, a batch at a time ----------------------------------------------------
+
+BATCH_SIZE = 500
+# What an export reads of a paper: no abstract, no denormalised author names (megabytes for a
+# paper with 2,000 authors, which author_list holds anyway).
+_DEFERRED = ("abstract", "author_names")
+
+
+def _add_author_lists(papers: Sequence[Paper]) -> None:
+    """Every author's name, in order, as `paper.author_list`: one query on the (paper,
+    position) index, names as plain values rather than an authorship and author each."""
+    names: dict[int, list[str]] = {paper.pk: [] for paper in papers}
+    rows = (
+        Authorship.objects.filter(paper_id__in=list(names))
+        .order_by("paper_id", "position")
+        .values_list("paper_id", "author__name")
+    )
+    for paper_id, name in rows:
+        names[paper_id].append(name)
+    for paper in papers:
+        paper.author_list = names[paper.pk]
+
+
+def _chunks(ids: list[int]) -> Iterator[list[int]]:
+    for start in range(0, len(ids), BATCH_SIZE):
+        yield ids[start : start + BATCH_SIZE]
+
+
+def batches_of_papers(paper_ids: list[int]) -> Iterator[list[Row]]:
+    """The papers of `paper_ids`, in that order, BATCH_SIZE at a time: three queries per
+    batch (papers, their tags, their authors). A paper deleted meanwhile is left out."""
+    for chunk in _chunks(paper_ids):
+        papers = (
+            Paper.objects.defer(*_DEFERRED).prefetch_related(ordered_paper_tags()).in_order(chunk)
+        )
+        _add_author_lists(papers)
+        yield [Row(paper) for paper in papers]
+
+
+def batches_of_list_items(reading_list: ReadingList) -> Iterator[list[Row]]:
+    """A reading list's items in list order, BATCH_SIZE at a time: one query for the order,
+    then three per batch (items with their papers, tags, authors)."""
+    item_ids = list(reading_list.items.order_by("position", "pk").values_list("pk", flat=True))
+    for chunk in _chunks(item_ids):
+        found = {
+            item.pk: item
+            for item in ReadingListItem.objects.filter(pk__in=chunk)
+            .select_related("paper")
+            .defer(*(f"paper__{name}" for name in _DEFERRED))
+            .prefetch_related(ordered_paper_tags("paper__paper_tags"))
+        }
+        items = [found[pk] for pk in chunk if pk in found]
+        _add_author_lists([item.paper for item in items])
+        yield [Row(item.paper, item) for item in items]

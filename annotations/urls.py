@@ -1,9 +1,10 @@
-from django.urls import path
+from django.urls import path, register_converter
 
-from annotations.views import activity, comments, lists, notes, notifications, tags
+from annotations.views import activity, comments, exports, lists, notes, notifications, tags
 from annotations.views import triage as triage_views
 
 app_name = "annotations"
+register_converter(exports.FormatConverter, "export_format")
 
 urlpatterns = [
     # Notes
@@ -64,6 +65,20 @@ urlpatterns = [
     # Lab tags
     path("papers/<int:paper_pk>/tags/add/", tags.tag_add, name="tag-add"),
     path("lab-tags/<int:pk>/remove/", tags.tag_remove, name="tag-remove"),
+    # Exports of the browsing pages: every paper they list, as .bib, .ris, .json or .csv
+    path(
+        "export/papers.<export_format:extension>", exports.paper_list_export, name="papers-export"
+    ),
+    path(
+        "authors/<int:pk>/export.<export_format:extension>",
+        exports.author_export,
+        name="author-export",
+    ),
+    path(
+        "tags/<str:kind>/<str:slug>/export.<export_format:extension>",
+        exports.tag_export,
+        name="tag-export",
+    ),
     # Triage from lists of papers (search results, author and tag pages)
     path("papers/<int:paper_pk>/triage/save/", triage_views.triage_save, name="triage-save"),
     path("papers/<int:paper_pk>/triage/unsave/", triage_views.triage_unsave, name="triage-unsave"),

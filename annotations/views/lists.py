@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError, transaction
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
@@ -27,6 +27,7 @@ from annotations.views.common import (
     paper_anchor,
     paper_section,
 )
+from annotations.views.exports import streamed_download
 from papers.models import Paper
 
 
@@ -152,35 +153,21 @@ def list_delete(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("annotations:lists")
 
 
-def _download(content: str, *, content_type: str, filename: str) -> HttpResponse:
-    response = HttpResponse(content, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
-
-
 def _export_filename(reading_list: ReadingList, extension: str) -> str:
     return f"{slugify(reading_list.name) or 'reading-list'}-{reading_list.pk}.{extension}"
 
 
-# Each export format: how the list's items are written, and what the download is.
-EXPORTS = {
-    "bib": (exports.bibtex_for_items, "application/x-bibtex; charset=utf-8"),
-    "ris": (exports.ris_for_items, "application/x-research-info-systems; charset=utf-8"),
-    "json": (exports.csl_json_for_items, "application/vnd.citationstyles.csl+json; charset=utf-8"),
-    "csv": (exports.csv_for_items, "text/csv; charset=utf-8"),
-}
-
-
 @require_GET
 @login_required
-def list_export(request: HttpRequest, pk: int, extension: str) -> HttpResponse:
-    """The list as a file: BibTeX, RIS, CSL-JSON or CSV (see EXPORTS), for whoever may read it."""
+def list_export(request: HttpRequest, pk: int, extension: str) -> StreamingHttpResponse:
+    """The list as a file (BibTeX, RIS, CSL-JSON or CSV, see exports.FORMATS) for whoever may
+    read it, streamed; CSV keeps each item's status and priority."""
     reading_list = _get_list_for_reader(request, pk)
-    write, content_type = EXPORTS[extension]
-    return _download(
-        write(selectors.list_items_for_export(reading_list)),
-        content_type=content_type,
+    return streamed_download(
+        exports.batches_of_list_items(reading_list),
+        extension=extension,
         filename=_export_filename(reading_list, extension),
+        list_columns=True,
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 
 import tantivy
@@ -397,6 +397,19 @@ class _Matcher:
         return _all_of(wanted) if wanted else None
 
 
+def all_ids(searcher: tantivy.Searcher, query: BrowseQuery) -> list[int]:
+    """Every matching paper id in the listing's order, whatever the query's page, and no facet
+    counts: what an export of the listing writes. Tantivy holds one hit per match (a few MB
+    for the whole catalogue) instead of a page's."""
+    matcher = _Matcher.of(query)
+    everything = searcher.num_docs
+    if matcher is None or not everything:
+        return []
+    whole = replace(query, offset=0, limit=everything)
+    matches = matcher.all() or Query.all_query()
+    return _page(searcher, matches, whole, scored=matcher.scored, max_limit=everything)[0]
+
+
 def _facet_filter(name: str, field_name: str, ids: frozenset[int]) -> Query:
     """Papers with any of the selected values; with NOT_GIVEN, also those with no value."""
     if name not in NOT_GIVEN_FACETS or NOT_GIVEN not in ids:
@@ -423,11 +436,16 @@ def _paper_id(document: tantivy.Document) -> int:
 
 
 def _page(
-    searcher: tantivy.Searcher, matches: Query, query: BrowseQuery, *, scored: bool
+    searcher: tantivy.Searcher,
+    matches: Query,
+    query: BrowseQuery,
+    *,
+    scored: bool,
+    max_limit: int = MAX_PAGE_SIZE,
 ) -> tuple[list[int], int]:
     # Tantivy refuses a limit of 0 (the extra hit is cut below); past the last paper nothing
     # is found, whatever the offset.
-    limit = min(max(1, query.limit), MAX_PAGE_SIZE)
+    limit = min(max(1, query.limit), max_limit)
     offset = max(0, query.offset)
     if offset >= searcher.num_docs:
         return [], _total(searcher.search(matches, 1))
