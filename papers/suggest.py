@@ -45,20 +45,26 @@ def identifier_lookups(text: str) -> list[Q]:
     number ("123" or "#123"), OpenReview forum id or forum URL, arXiv id, DOI. Empty when
     it can be none of them. No database access."""
     raw = text.strip()
-    lookups = []
+    lookups: list[Q] = []
     number = raw.removeprefix("#")
     if number.isascii() and number.isdigit() and len(number) <= _MAX_PK_DIGITS:
         lookups.append(Q(pk=int(number)))
     forum_id = forum_id_from_url(raw) or raw
     if is_forum_id(forum_id):
-        lookups.append(Q(forum_id=forum_id))
+        lookups.append(_indexed("forum_id", forum_id))
     arxiv_id = normalize_arxiv_id(raw)
     if is_arxiv_id(arxiv_id):
-        lookups.append(Q(arxiv_id=arxiv_id))
+        lookups.append(_indexed("arxiv_id", arxiv_id))
     doi = normalize_doi(raw)
     if is_doi(doi):
-        lookups.append(Q(doi=doi))
+        lookups.append(_indexed("doi", doi))
     return lookups
+
+
+def _indexed(field: str, value: str) -> Q:
+    # The identifiers' indexes are partial (non-blank values only): SQLite uses one only when
+    # the query repeats its condition word for word, as here; otherwise it scans the table.
+    return Q(**{field: value}) & ~Q(**{field: ""})
 
 
 @dataclass(frozen=True)
