@@ -583,6 +583,27 @@ class SourceRecord(models.Model):
         return f"{self.source} {self.key}"
 
 
+class SourceFile(models.Model):
+    """The file a source was last imported from, as a hash: importing the same bytes again
+    (with the same format) has nothing to merge, so the file is not read at all.
+
+    Trusted only while the source's records are as that import left them: `source_records`
+    is how many SourceRecords of the source it left with a digest, and a curator deleting one
+    of its papers or releasing edited fields (which clears digests) changes that count.
+    """
+
+    source = models.CharField(max_length=MAX_SOURCE_NAME, unique=True)
+    digest = models.CharField(max_length=64)  # BLAKE2b of the file's bytes
+    format = models.CharField(max_length=30)  # what --format said, "" when detected
+    # What that import counted in the file (records, repeated ones included).
+    records = models.PositiveIntegerField()
+    source_records = models.PositiveIntegerField()
+    imported_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.source} ({self.records} records)"
+
+
 class ImportConflict(models.Model):
     """A value an import could not simply apply, listed once for the curators."""
 

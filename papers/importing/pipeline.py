@@ -10,11 +10,13 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from papers.importing import unchanged_files
 from papers.importing.bulk_rows import import_write_cache
 from papers.importing.formats import count_lines, expand_paths, read_records
 from papers.importing.loader import BATCH_SIZE, Loader
 from papers.importing.records import ImportFailed, PaperRecord, validate_record
 from papers.importing.report import Report
+from papers.importing.sources import source_name
 from papers.models import MAX_INVOKED_BY, ImportRun
 
 
@@ -40,14 +42,22 @@ class RecordStream:
     but the files after it are still read, each to its first problem, so one run reports every
     bad file. Within a file a repeated record is left out, and two different records with one
     forum id are an error naming both lines. (Across files the same paper is expected: the
-    loader merges them in file order, as successive imports would.)
+    loader merges them in file order, as successive imports would.) A file its source was
+    last imported from, byte for byte, is not read (see unchanged_files).
     """
 
-    def __init__(self, files: list[Path], format: str | None, report: Report):
+    def __init__(
+        self, files: list[Path], format: str | None, report: Report, source: str | None = None
+    ):
         self.files = files
         self.format = format
         self.report = report
         self.errors: list[ImportFailed] = []
+        self.sources = [source or source_name(str(path)) for path in files]
+        # Per file: its hash, and how many records it held when last imported if it is the
+        # very file its source was last imported from (then it is not read).
+        self.digests: list[str | None] = [None] * len(files)
+        self.unchanged: list[int | None] = [None] * len(files)
         # For the progress bar: lines of each file (once counted), of the files before the
         # one being read, and of all files.
         self.line_counts: list[int] = [0] * len(files)
@@ -55,8 +65,15 @@ class RecordStream:
         self.lines_total = 0
 
     def __iter__(self) -> Iterator[PaperRecord]:
-        for path, lines in zip(self.files, self.line_counts, strict=True):
-            self.report.for_file(str(path))
+        for path, lines, unchanged in zip(
+            self.files, self.line_counts, self.unchanged, strict=True
+        ):
+            counts = self.report.for_file(str(path))
+            if unchanged is not None:
+                counts.unchanged += unchanged
+                counts.unread = True
+                self.lines_before += lines
+                continue
             try:
                 for record in self._one_per_forum_id(read_records(path, self.format)):
                     if not self.errors:
@@ -76,6 +93,31 @@ class RecordStream:
             return count_lines(path)
         except ImportFailed:
             return 0  # reading it fails again, and is reported, in its turn
+
+    def skip_unchanged_files(self) -> None:
+        """Find the files that need not be read (in the import's transaction)."""
+        shared = self._shared_sources()
+        for index, (path, source) in enumerate(zip(self.files, self.sources, strict=True)):
+            digest = unchanged_files.file_digest(path)
+            self.digests[index] = digest
+            if digest is not None and source not in shared:
+                self.unchanged[index] = unchanged_files.unchanged_records(
+                    source, digest, self.format
+                )
+
+    def remember_files(self) -> None:
+        """Record each file read for its source's next import (after a successful load)."""
+        shared = self._shared_sources()
+        unchanged_files.forget(shared)
+        for path, source, digest, unchanged in zip(
+            self.files, self.sources, self.digests, self.unchanged, strict=True
+        ):
+            if source not in shared and digest is not None and unchanged is None:
+                records = self.report.for_file(str(path)).records
+                unchanged_files.remember(source, digest, self.format, records)
+
+    def _shared_sources(self) -> set[str]:
+        return {source for source in self.sources if self.sources.count(source) > 1}
 
     def raise_errors(self) -> None:
         if self.errors:
@@ -143,7 +185,7 @@ def import_paths(
     """
     started_at = timezone.now()
     report = Report(dry_run=dry_run)
-    stream = RecordStream(_files(paths), format, report)
+    stream = RecordStream(_files(paths), format, report, source)
     if progress:
         stream.count_lines()
 
@@ -156,10 +198,12 @@ def import_paths(
         run = ImportRun.objects.create(
             started_at=started_at, invoked_by=invoked_by[:MAX_INVOKED_BY], user=user
         )
+        stream.skip_unchanged_files()
         with import_write_cache():
             Loader(report, run, batch_size=batch_size, source=source).load(stream, loaded)
         # Raised inside the transaction: what the good files loaded is rolled back.
         stream.raise_errors()
+        stream.remember_files()
         if dry_run:
             transaction.set_rollback(True)
         else:

@@ -45,16 +45,21 @@ class Counts:
     updated: int = 0
     unchanged: int = 0
     conflicts: list[Conflict] = field(default_factory=list)
+    # The file was the one its source was last imported from, byte for byte: not read.
+    unread: bool = False
 
     @property
     def records(self) -> int:
         return self.created + self.updated + self.unchanged
 
     def summary(self) -> str:
-        return (
+        summary = (
             f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged, "
             f"{len(self.conflicts)} conflicts"
         )
+        if self.unread:
+            summary += " (the same file as this source's last import: not read again)"
+        return summary
 
 
 @dataclass
