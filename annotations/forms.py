@@ -13,8 +13,8 @@ from django.urls import reverse_lazy
 
 from annotations.models import Comment, Note, Priority, ReadingList, ReadingStatus
 from papers.models import Paper
-from papers.suggest import identifier_lookups
-from papers.text import MAX_TITLE, collapse_whitespace, normalize_tag_name, tag_name_problem
+from papers.suggest import identifier_lookups, papers_titled
+from papers.text import MAX_TITLE, normalize_tag_name, tag_name_problem
 
 TAG_NAME_MAX_LENGTH = 50
 
@@ -148,8 +148,7 @@ class AddPaperForm(forms.Form):
             paper = Paper.objects.filter(lookup).first()
             if paper is not None:
                 return paper
-        # Two are enough to know the title is ambiguous.
-        titled = list(Paper.objects.filter(title__iexact=collapse_whitespace(raw))[:2])
+        titled = papers_titled(raw, limit=2)  # two are enough to know it is ambiguous
         if len(titled) == 1:
             return titled[0]
         if titled:

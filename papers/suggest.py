@@ -24,6 +24,7 @@ from papers.search import engine
 from papers.search.query import MAX_QUERY_CHARS, parse_typed_words
 from papers.search.sync import IndexUnavailable, current_searcher
 from papers.text import (
+    collapse_whitespace,
     forum_id_from_url,
     is_arxiv_id,
     is_doi,
@@ -115,6 +116,26 @@ def suggestions(text: str) -> list[Suggestion]:
         )
         for pk, title, author_start, venue_name, _ in rows[:MAX_SUGGESTIONS]
     ]
+
+
+def papers_titled(text: str, *, limit: int = 2) -> list[Paper]:
+    """Up to `limit` papers whose title is `text`, case and runs of spaces aside.
+
+    The search index narrows the candidates to its best title matches, since no database index
+    serves a case-insensitive comparison; without a usable search index every title is read.
+    """
+    title = collapse_whitespace(text)
+    if not title or "\x00" in title:
+        return []
+    papers = Paper.objects.filter(title__iexact=title)
+    try:
+        searcher = current_searcher()
+    except IndexUnavailable:
+        pass
+    else:
+        candidates = engine.suggest(searcher, parse_typed_words(title), MAX_SUGGESTIONS)
+        papers = papers.filter(pk__in=candidates)
+    return list(papers.order_by("pk")[:limit])
 
 
 def first_authors(author_start: str) -> str:

@@ -68,9 +68,7 @@ def test_a_title_two_papers_share_is_refused_and_nothing_is_written(client, user
 
 
 @pytest.mark.parametrize("typed", ["Scalable Diffusion", "Diffusion Transformers", "Scalable"])
-def test_part_of_a_title_is_refused_with_a_pointer_to_the_suggestions(
-    client, user, queue, typed
-):
+def test_part_of_a_title_is_refused_with_a_pointer_to_the_suggestions(client, user, queue, typed):
     make_paper("Scalable Diffusion Transformers")
     client.force_login(user)
     response = add(client, queue, typed)
@@ -99,3 +97,26 @@ def test_another_members_private_list_takes_nothing_by_title(client, user, other
     assert not ReadingListItem.objects.exists()
     # Nor does its page show them the box.
     assert client.get(private.get_absolute_url()).status_code == 404
+
+
+def test_a_title_is_found_without_the_search_index_too(client, user, queue, monkeypatch):
+    from papers.search.store import IndexUnavailable
+
+    def unavailable():
+        raise IndexUnavailable("no index")
+
+    make_paper("Scalable Diffusion Transformers")
+    monkeypatch.setattr("papers.suggest.current_searcher", unavailable)
+    client.force_login(user)
+    assert add(client, queue, "scalable diffusion transformers").status_code == 302
+    assert listed(queue) == ["Scalable Diffusion Transformers"]
+
+
+def test_a_long_title_many_others_begin_alike_is_still_found(client, user, queue):
+    opening = "A study of one two three four five six seven eight nine ten"
+    for n in range(12):
+        make_paper(f"{opening}, part {n}")
+    make_paper(opening)
+    client.force_login(user)
+    assert add(client, queue, opening.upper()).status_code == 302
+    assert listed(queue) == [opening]
