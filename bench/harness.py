@@ -229,6 +229,17 @@ def corpus_file(papers: int, seed: int, *, say: Log = log) -> Path:
     return path
 
 
+def rewritten_copy(path: Path) -> Path:
+    """The same records under the same file name (so the same source) in another folder, with
+    one more blank line: not byte for byte the file imported, so the import reads it."""
+    copy = OUT / "rewritten" / path.name
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("rb") as source, copy.open("wb") as target:
+        shutil.copyfileobj(source, target)
+        target.write(b"\n")
+    return copy
+
+
 @dataclass
 class Prepared:
     db: str
@@ -240,9 +251,12 @@ class Prepared:
     reused_from: str = ""
     # Building (or catching up) the search index after the import.
     index_seconds: float | None = None
-    # The first import's peak resident memory, and an unchanged re-import's time.
+    # The first import's peak resident memory, and an unchanged re-import's time: of the very
+    # same file (its hash matches: not read), and of the same records in a rewritten file
+    # (read, each record's digest compared).
     import_rss_mb: float | None = None
     reimport_seconds: float | None = None
+    record_reimport_seconds: float | None = None
 
     @property
     def papers_per_second(self) -> float | None:
@@ -279,6 +293,7 @@ def prepare_database(
             reused_from=f"{record['when']}, commit {record['commit']}",
             import_rss_mb=record.get("rss_mb"),
             reimport_seconds=record.get("reimport_seconds"),
+            record_reimport_seconds=record.get("record_reimport_seconds"),
         )
     else:
         path = corpus_file(papers, seed, say=say)
@@ -300,8 +315,16 @@ def prepare_database(
         again = manage_measured(env, "import_papers", str(path))
         prepared.reimport_seconds = again.seconds
         say(
-            f"[{db}] unchanged re-import in {again.seconds:.1f} s "
+            f"[{db}] unchanged re-import (the same file) in {again.seconds:.1f} s "
             f"({papers / again.seconds:,.0f} papers/s)"
+        )
+        rewritten = rewritten_copy(path)
+        reread = manage_measured(env, "import_papers", str(rewritten))
+        rewritten.unlink()
+        prepared.record_reimport_seconds = reread.seconds
+        say(
+            f"[{db}] unchanged re-import (the same records, file rewritten) in "
+            f"{reread.seconds:.1f} s ({papers / reread.seconds:,.0f} papers/s)"
         )
         analyze(url)
         when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -313,6 +336,7 @@ def prepare_database(
             when=when,
             rss_mb=first.peak_rss_mb,
             reimport_seconds=again.seconds,
+            record_reimport_seconds=reread.seconds,
         )
         record_path.write_text(json.dumps(record))
     # As `make serve` does: the search index is built before the server answers.
