@@ -31,6 +31,12 @@ def catalogue(db):
     }
 
 
+def axe_violations(page) -> list[str]:
+    from tests.browser.test_accessibility import _violations
+
+    return _violations(page)
+
+
 def log_in(page, live_server, username: str) -> None:
     page.goto(f"{live_server.url}/accounts/login/")
     page.fill("input[name=username]", username)
@@ -65,6 +71,7 @@ def test_pick_a_suggestion_with_the_keyboard_to_add_it_to_a_list(
     box.press("ArrowDown")
     expect(option).to_have_attribute("aria-selected", "true")
     screenshot("suggest-add-paper")
+    assert axe_violations(page) == []  # the open list and its highlighted option
     expect(box).to_have_attribute("aria-activedescendant", option.get_attribute("id"))
     box.press("Enter")
 
