@@ -98,8 +98,10 @@ def test_new_user_journey(page, live_server, screenshot, seeded):
     expect(_chip(chips, AUTHOR_FACET, AUTHOR)).to_be_visible()
 
     # 4. The paper page: KaTeX has typeset the abstract's $...$ math.
+    # The result's link carries the list's state, for "back to results" and previous/next.
+    opened = re.compile(rf"^{re.escape(base + paper.get_absolute_url())}\?from=.+&at=1$")
     result.get_by_role("link", name=MATH_PAPER_TITLE).click()
-    page.wait_for_url(f"{base}{paper.get_absolute_url()}")
+    page.wait_for_url(opened)
     expect(page.get_by_role("heading", level=1)).to_have_text(MATH_PAPER_TITLE)
     abstract = page.locator(".abstract-text")
     assert "$N$" in paper.abstract and "$" in paper.abstract
@@ -114,7 +116,7 @@ def test_new_user_journey(page, live_server, screenshot, seeded):
     page.get_by_label("Username").fill("newcomer")
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{base}{paper.get_absolute_url()}")
+    page.wait_for_url(opened)
     nav = page.get_by_role("navigation", name="Main")
     expect(nav.get_by_role("link", name="newcomer")).to_be_visible()
     expect(nav.get_by_role("button", name="Log out")).to_be_visible()
