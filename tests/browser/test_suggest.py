@@ -147,3 +147,21 @@ def test_header_search_enter_without_picking_searches(page, live_server, catalog
     page.locator("#header-q-suggestions").get_by_role("option").first.wait_for()
     box.press("Enter")
     page.wait_for_url(f"{live_server.url}/?q=diffusion")
+
+
+def test_typing_quickly_asks_once_for_the_last_text(page, live_server, catalogue):
+    from playwright.sync_api import expect
+
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/suggest/" in r.url else None)
+    page.goto(f"{live_server.url}{catalogue['attention'].get_absolute_url()}")
+    box = page.locator("#header-q")
+    box.press_sequentially("scalable diff", delay=30)  # keys well inside the 150 ms pause
+    option = page.locator("#header-q-suggestions").get_by_role("option")
+    expect(option).to_have_count(1)
+    assert asked == [f"{live_server.url}/suggest/?q=scalable+diff"]
+    # Clearing the box closes the list without asking.
+    box.fill("")
+    expect(box).to_have_attribute("aria-expanded", "false")
+    page.wait_for_timeout(300)
+    assert len(asked) == 1
