@@ -43,6 +43,15 @@ def _saved(user) -> dict[str, str]:
     )
 
 
+def _settled(page) -> None:
+    """Wait until htmx has swapped and settled: a new block's buttons are wired up only then
+    (pressed before, they would post the plain form, which works but leaves the page)."""
+    from playwright.sync_api import expect
+
+    busy = ".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added"
+    expect(page.locator(busy)).to_have_count(0)
+
+
 @pytest.fixture
 def results(db):
     # Titles sort as listed: the list below is sorted by title.
@@ -60,10 +69,12 @@ def test_save_and_status_in_place(page, live_server, results, screenshot):
     block = f"#triage-{results[1].pk}"
     page.click(f"{block} [data-triage-save]")
     page.wait_for_selector(f"{block} .triage-saved:has-text('Saved ✓')")
+    _settled(page)
     assert "Saved to “Saved”" in page.inner_text(f"{block} [role=status]")
     page.select_option(f"{block} [data-triage-status]", "read")
     page.click(f"{block} [data-triage-status-set]")
     page.wait_for_selector(f"{block} [role=status]:has-text('Read (in “Saved”)')")
+    _settled(page)
 
     assert page.evaluate("window.__noReload") is True
     assert page.url == url
@@ -101,8 +112,10 @@ def test_keyboard_walk(page, live_server, results):
     assert page.is_checked(f"#triage-{results[1].pk} [data-triage-check]")
     page.keyboard.press("s")
     page.wait_for_selector(f"#triage-{results[1].pk} .triage-saved")
+    _settled(page)
     page.keyboard.press("2")
     page.wait_for_selector(f"#triage-{results[1].pk} [role=status]:has-text('Reading')")
+    _settled(page)
     assert _saved(member) == {"Graph study B": ReadingStatus.READING}
 
     page.keyboard.press("?")
