@@ -2,7 +2,10 @@
 
 Abstracts arrive with LaTeX in them. Math ($..$, $$..$$, \\(..\\), \\[..\\]) is left exactly as
 written (HTML-escaped) for KaTeX to typeset in the browser; the text-mode commands KaTeX does
-not handle (\\emph{}, \\%, \\citep{}, ``quotes'', ~) are turned into HTML here.
+not handle (\\emph{}, \\%, \\citep{}, ``quotes'', ~) are turned into HTML here. Outside math,
+nothing is left as backslash source: accents and letters (\\'e, \\L) become the characters,
+symbols pylatexenc knows (\\dots, \\alpha) their Unicode, old font switches ({\\em ..}) markup,
+and authors' own macros (\\method) their name.
 
 How: one left-to-right scan that appends finished HTML pieces to a list. Every piece taken from
 the input is HTML-escaped as it is appended; the only markup is our own fixed tags, so no input
@@ -30,10 +33,12 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.utils.safestring import SafeString, mark_safe
-from pylatexenc.latex2text import LatexNodes2Text
+from pylatexenc import latex2text, latexwalker
 
 # Open groups beyond this depth are shown as text (with their closing brace) instead.
 _MAX_OPEN = 100
@@ -41,23 +46,111 @@ _MAX_OPEN = 100
 _WRAPPERS = {
     "textit": ("<em>", "</em>"),
     "emph": ("<em>", "</em>"),
+    "textsl": ("<em>", "</em>"),
     "textbf": ("<strong>", "</strong>"),
     "texttt": ("<code>", "</code>"),
     "underline": ("<u>", "</u>"),
+    "textsuperscript": ("<sup>", "</sup>"),
+    "textsubscript": ("<sub>", "</sub>"),
+    # A footnote is read where it stands, in parentheses.
+    "footnote": (' <span class="footnote">(', ")</span>"),
     # Contents only.
     "textsc": ("", ""),
     "textrm": ("", ""),
     "textsf": ("", ""),
     "textup": ("", ""),
+    "textmd": ("", ""),
+    "textnormal": ("", ""),
+    "text": ("", ""),
     "mbox": ("", ""),
+    "hbox": ("", ""),
+    "smash": ("", ""),
+}
+# Old-style font switches: `{\em words}` is `\emph{words}`; elsewhere they are dropped.
+_SWITCHES = {
+    "em": _WRAPPERS["emph"],
+    "it": _WRAPPERS["textit"],
+    "itshape": _WRAPPERS["textit"],
+    "sl": _WRAPPERS["textit"],
+    "bf": _WRAPPERS["textbf"],
+    "bfseries": _WRAPPERS["textbf"],
+    "tt": _WRAPPERS["texttt"],
+    "ttfamily": _WRAPPERS["texttt"],
+    "sc": ("", ""),
+    "scshape": ("", ""),
+    "rm": ("", ""),
+    "sf": ("", ""),
+    "normalfont": ("", ""),
+    "upshape": ("", ""),
 }
 _CITATIONS = {"cite", "citep", "citet", "citealp", "citeauthor"}
+# Commands whose one argument is not text to read (a label, a length).
+_DISCARDED_WITH_ARGUMENT = {"label", "vspace", "hspace", "phantom"}
+# Arguments read as written up to the first brace (addresses, keys), not scanned as text.
+_READ_AS_WRITTEN = {"url", "href", *_CITATIONS, *_DISCARDED_WITH_ARGUMENT}
+# Commands that only steer TeX's typesetting.
+_DISCARDED = {"noindent", "xspace", "relax", "protect", "centering", "newpage", "maketitle"}
 # \x -> HTML for the escaped characters.
 _LITERALS = {"%": "%", "&": "&amp;", "_": "_", "#": "#", "{": "{", "}": "}"}
+# Spacing and hyphenation commands written with a symbol: \, is a thin space that never breaks.
+_SYMBOL_SPACES = {",": "\u202f", ";": " ", ":": " ", ">": " ", " ": " ", "!": "", "-": "", "/": ""}
 # Wrapped so KaTeX's auto-render (which ignores this class) never pairs it with another dollar.
 _LITERAL_DOLLAR = '<span class="tex-literal">$</span>'
 
+# Letters written as commands; a space after one only ends the name (Polyak-\L ojasiewicz).
+_LETTERS = {
+    "L": "Ł", "l": "ł", "o": "ø", "O": "Ø", "ss": "ß", "ae": "æ", "AE": "Æ", "oe": "œ",
+    "OE": "Œ", "aa": "å", "AA": "Å", "i": "ı", "j": "ȷ", "dh": "ð", "DH": "Ð", "th": "þ",
+    "TH": "Þ",
+}  # fmt: skip
+# Words authors define as macros, and the logos; pylatexenc's symbols fill in the rest.
+_WORDS = {
+    "eg": "e.g.", "Eg": "E.g.", "ie": "i.e.", "Ie": "I.e.", "etal": "et al.", "wrt": "w.r.t.",
+    "cf": "cf.", "Cf": "Cf.", "vs": "vs.", "etc": "etc.", "iid": "i.i.d.", "aka": "a.k.a.",
+    "LaTeX": "LaTeX", "LaTeXe": "LaTeX2e", "TeX": "TeX", "BibTeX": "BibTeX",
+    "textasciitilde": "~", "textasciicircum": "^", "textbackslash": "\\", "textbar": "|",
+    "textless": "<", "textgreater": ">", "dots": "…", "ldots": "…", "textellipsis": "…",
+    "S": "§", "P": "¶", "copyright": "©", "ddag": "‡", "pounds": "£", "quad": "\u2003",
+    "qquad": "\u2003\u2003", "enspace": "\u2002", "thinspace": "\u2009",
+}  # fmt: skip
+
+
+def _text_symbols() -> dict[str, str]:
+    """pylatexenc's argument-free commands with a plain replacement (\\textdegree -> °, \\alpha
+    -> α), which authors also write outside math."""
+    walker = latexwalker.get_default_latex_context_db()
+    symbols = {}
+    for spec in latex2text.get_default_latex_context_db().iter_macro_specs():
+        name, replacement = spec.macroname, spec.simplify_repl
+        if (
+            name.isalpha()
+            and isinstance(replacement, str)
+            and not re.search(r"[%<\n]", replacement)
+            and walker.get_macro_spec(name) is None
+        ):
+            symbols[name] = replacement
+    return symbols
+
+
+_REPLACEMENTS = {**_text_symbols(), **_WORDS}
+
+# Accents as combining marks: \'e -> é, \c{c} -> ç, \"{\i} -> ï.
+_ACCENTS = {
+    "'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "=": "\u0304",
+    ".": "\u0307", "c": "\u0327", "v": "\u030c", "u": "\u0306", "H": "\u030b", "k": "\u0328",
+    "r": "\u030a", "d": "\u0323", "b": "\u0331",
+}  # fmt: skip
+_ACCENT_BASE = r"(?:\\[ij](?![A-Za-z])|[A-Za-z])"  # a letter, or \i and \j (dotless)
+_ACCENT_RE = re.compile(
+    r"""\\(?:(?P<symbol>['`^"~=.])|(?P<letter>[cvuHkrdb])(?![A-Za-z]))[ \t]*"""
+    rf"(?:\{{[ \t]*(?P<braced>{_ACCENT_BASE})[ \t]*\}}|(?P<bare>{_ACCENT_BASE}))"
+)
+# `{\"a}`, the form BibTeX habits bring, is the accented letter with no braces.
+_BRACED_ACCENT_RE = re.compile(r"\{(?P<accent>" + _ACCENT_RE.pattern + r")\}")
+_SWITCH_RE = re.compile(r"\{\\(?P<name>[A-Za-z]+)(?![A-Za-z])[ \t]*")
+
 _COMMAND_NAME_RE = re.compile(r"[A-Za-z]+")
+_SPACES_RE = re.compile(r"[ \t]*")
 # A run of characters with no meaning of their own (quotes and backticks only mean something
 # in pairs, so they are looked at one by one).
 _PLAIN_TEXT_RE = re.compile(r"[^\\${}\n~`']+")
@@ -128,8 +221,9 @@ class _Break:
 class _Scanner:
     """One pass over the text, appending escaped pieces and our tags to `out`."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, math: Callable[[str], str] | None = None) -> None:
         self.text = text
+        self.math_text = math  # math as text instead of its source (for plain text)
         self.out: list[str | _Break] = []
         self.open: list[_Group] = []
         self.overflow = 0  # open groups past _MAX_OPEN, shown as text
@@ -157,8 +251,7 @@ class _Scanner:
             elif char == "$":
                 pos = self._dollar(pos)
             elif char == "{":
-                self._push("{", None)
-                pos += 1
+                pos = self._brace(pos)
             elif char == "}":
                 self._close()
                 pos += 1
@@ -180,7 +273,8 @@ class _Scanner:
                 pos = end
 
     def _math(self, start: int, end: int) -> int:
-        self.out.append(html.escape(self.text[start:end]))
+        math = self.text[start:end]
+        self.out.append(html.escape(self.math_text(math) if self.math_text else math))
         return end
 
     def _dollar(self, pos: int) -> int:
@@ -216,11 +310,33 @@ class _Scanner:
             out.append(_LITERALS[following])
             return pos + 2
         if following == "\\":
-            # A pair, so the second backslash cannot escape what follows (`\\$` opens math).
-            out.append("\\\\")
+            # `\\$300` is a price escaped once too often, not a line break before math.
+            if text.startswith("$", pos + 2) and text[pos + 3 : pos + 4].isdigit():
+                out.append(_LITERAL_DOLLAR)
+                return pos + 3
+            # A pair, so the second backslash cannot escape what follows.
+            out.append("<br>\n")
             return pos + 2
+        if following in _SYMBOL_SPACES:
+            out.append(_SYMBOL_SPACES[following])
+            return pos + 2
+        if following in _ACCENTS:
+            accented = self._accent(pos)
+            if accented is not None:
+                return accented
         out.append("\\")
         return pos + 1
+
+    def _accent(self, pos: int, pattern: re.Pattern[str] = _ACCENT_RE) -> int | None:
+        """Appends the accented letter at `pos` (\\'e, \\c{c}, {\\"a}); None if there is none."""
+        match = pattern.match(self.text, pos)
+        if not match:
+            return None
+        mark = _ACCENTS[match["symbol"] or match["letter"]]
+        base = match["braced"] or match["bare"]
+        base = base[1] if base.startswith("\\") else base  # \i and \j: the dotless letters
+        self.out.append(html.escape(unicodedata.normalize("NFC", base + mark)))
+        return match.end()
 
     def _command(self, pos: int, name: str) -> int:
         text = self.text
@@ -228,28 +344,85 @@ class _Scanner:
         brace = after
         if name != "url" and text.startswith("*", brace):
             brace += 1
-        known = name in _WRAPPERS or name in _CITATIONS or name == "url"
-        if not known or not text.startswith("{", brace):
-            self.out.append(html.escape(text[pos:after]))
-            return after
+        has_argument = text.startswith("{", brace)
+        if name in _ACCENTS:
+            accented = self._accent(pos)
+            if accented is not None:
+                return accented
         opener = text[pos : brace + 1]
         body = brace + 1
-        if name in _WRAPPERS:
-            self._push(opener, _WRAPPERS[name])
+        tags = _WRAPPERS.get(name) or _SWITCHES.get(name)
+        if has_argument and tags is not None:
+            self._push(opener, tags)  # \bf{x} is written too, for \textbf{x}
             return body
-        # \url and \cite take their argument as written, up to the closing brace.
+        if not has_argument or name not in _READ_AS_WRITTEN:
+            return self._bare_command(name, after)
+        # \url, \href and \cite take their argument as written, up to the closing brace.
         closer = self.closers.find("brace", body)
         if closer == -1 or text[closer] == "{":
             # Not an argument we can read: show it as text, braces matched like any group.
             self._push(opener, None)
             return body
         argument = text[body:closer]
-        if name == "url":
-            self.out.append(f'<span class="url">{html.escape(argument)}</span>')
+        url = f'<span class="url">{html.escape(argument)}</span>'
+        if name == "href" and text.startswith("{", closer + 1):
+            label_end = self.closers.find("brace", closer + 2)
+            if text[closer + 2 : label_end] == argument:  # \href{address}{address}
+                self.out.append(url)
+                return label_end + 1
+            # The link text, then the address (no links are made from abstracts).
+            self._push(text[pos : closer + 2], ("", f" ({url})"))
+            return closer + 2
+        if name in ("url", "href"):
+            self.out.append(url)
+        elif name in _DISCARDED_WITH_ARGUMENT:
+            pass
         else:
             keys = "; ".join(html.escape(k.strip()) for k in argument.split(",") if k.strip())
             self.out.append(f'<span class="citation" title="citation">[{keys}]</span>')
         return closer + 1
+
+    def _bare_command(self, name: str, after: int) -> int:
+        """A command outside math that is not a known one with its argument: its text."""
+        text, out = self.text, self.out
+        if name in _LETTERS:
+            out.append(_LETTERS[name])
+            spaces = _SPACES_RE.match(text, after).end()  # type: ignore[union-attr]
+            return spaces if text[spaces : spaces + 1].isalpha() else after
+        if name in ("newline", "linebreak", "par"):
+            out.append("<br>\n")
+            return after
+        if name in _SWITCHES or name in _DISCARDED:
+            # Outside `{\em ..}` a switch's reach is unclear: the words stay, plain.
+            return _SPACES_RE.match(text, after).end()  # type: ignore[union-attr]
+        if name in _REPLACEMENTS:
+            out.append(html.escape(_REPLACEMENTS[name]))
+        else:
+            # An author's own macro (\method, \ours): its name is the best reading we have.
+            out.append(html.escape(name))
+            if text.startswith("/", after):  # the `\method/` idiom that ends the name
+                return after + 1
+            if text.startswith("{", after) and not text.startswith("{}", after):
+                # Its argument, if it takes one, is read as text after the name.
+                out.append(" ")
+                self._push("{", ("", ""))
+                return after + 1
+        if text.startswith("{}", after):
+            return after + 2
+        return after
+
+    def _brace(self, pos: int) -> int:
+        """A bare group: `{\\em words}` and `{\\"a}` have meanings; other braces show as text."""
+        if self.text.startswith("\\", pos + 1):
+            accented = self._accent(pos, _BRACED_ACCENT_RE)
+            if accented is not None:
+                return accented
+            switch = _SWITCH_RE.match(self.text, pos)
+            if switch and switch["name"] in _SWITCHES:
+                self._push(switch.group(), _SWITCHES[switch["name"]])
+                return switch.end()
+        self._push("{", None)
+        return pos + 1
 
     def _push(self, opener: str, tags: tuple[str, str] | None) -> None:
         self.out.append(html.escape(opener))
@@ -331,15 +504,38 @@ def render_latex_inline(source: str) -> SafeString:
     return mark_safe(_Scanner(text).inline())  # noqa: S308
 
 
-_PLAIN_TEXT = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+_MATH_TO_TEXT = latex2text.LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+_KNOWN_IN_MATH = {
+    spec.macroname for spec in latex2text.get_default_latex_context_db().iter_macro_specs()
+}
+_MATH_COMMAND_RE = re.compile(r"\\([A-Za-z]+)")
+_MATH_DELIMITERS_RE = re.compile(r"^(\$\$|\$|\\\(|\\\[)(.*)(\$\$|\$|\\\)|\\\])$", re.S)
+# Longer math is kept as written rather than handed to pylatexenc (titles and excerpts only).
+_MAX_PLAIN_MATH = 300
+
+
+def _math_as_text(math: str) -> str:
+    """Math as Unicode text ($\\alpha^2$ -> α^2) where pylatexenc knows every command in it,
+    else its source without the delimiters (an unknown macro would silently vanish)."""
+    match = _MATH_DELIMITERS_RE.match(math)
+    inner = match.group(2).strip() if match else math
+    unknown = any(name not in _KNOWN_IN_MATH for name in _MATH_COMMAND_RE.findall(inner))
+    if unknown or len(inner) > _MAX_PLAIN_MATH:
+        return inner
+    try:
+        return _MATH_TO_TEXT.latex_to_text(inner)
+    except Exception:  # pylatexenc raises its own errors on malformed input
+        return inner
+
+
+_TAG_RE = re.compile(r"<[^>]*>")
 
 
 def latex_to_plain_text(source: str) -> str:
-    """`source` with LaTeX turned into plain Unicode text ($\\alpha$ -> α), for places where
-    nothing is typeset (the browser tab's title, meta tags). Text pylatexenc cannot parse is
-    returned as written."""
-    try:
-        text = _PLAIN_TEXT.latex_to_text(source)
-    except Exception:  # pylatexenc raises its own errors on malformed input; keep the source
-        return " ".join(source.split())
-    return " ".join(text.split())
+    """`source` (a title, an excerpt) as plain Unicode text, for places where nothing is typeset
+    (the browser tab's title, meta tags): text-mode LaTeX read as on the page, math as Unicode
+    where it has a form ($\\alpha$ -> α), characters such as & and % as themselves."""
+    text = " ".join(source.replace("\x00", "").split())
+    scanner = _Scanner(text, math=_math_as_text)
+    # The scanner escaped every character of the input; what is left of `<` is our own tags.
+    return " ".join(html.unescape(_TAG_RE.sub("", scanner.inline())).split())

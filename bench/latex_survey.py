@@ -1,0 +1,124 @@
+"""Count the LaTeX that shows as source after rendering: real titles and abstracts, every one
+run through papers.latex as the pages run it.
+
+    python -m bench.latex_survey /work/shared/seeds/*.txt fixtures/*
+    python -m bench.latex_survey /work/shared/corpus/iclr2024.jsonl
+
+For each file (any format the importer reads): how many titles and abstracts carry math, and
+which backslash commands are left in the rendered text outside math (what a reader would see
+as source). With `--katex` (needs node), also every math expression typed by KaTeX with the
+options and macros of static/js/math.js: how many throw (the element would be left raw by
+auto-render), fail to parse, or show an unknown macro in red.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The math the browser typesets, in the text the reader gets (delimiters as in math.js).
+_MATH_RE = re.compile(r"\$\$.+?\$\$|\\\(.*?\\\)|\\\[.*?\\\]|\$(?:[^$\\]|\\.)+\$", re.S)
+_COMMAND_RE = re.compile(r"\\(?:[A-Za-z]+|[^A-Za-z\s])")
+_HAS_MATH_RE = re.compile(r"\$|\\\(|\\\[")
+
+
+class _TextOf(HTMLParser):
+    """The text of rendered HTML as the browser shows it, without the literal-dollar spans."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.literal_depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "span" and ("class", "tex-literal") in attrs:
+            self.literal_depth += 1
+        elif tag == "br":
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag):
+        if tag == "span" and self.literal_depth:
+            self.literal_depth -= 1
+
+    def handle_data(self, data):
+        self.parts.append("·" if self.literal_depth else data)
+
+
+def shown_text(rendered: str) -> str:
+    parser = _TextOf()
+    parser.feed(rendered)
+    parser.close()
+    return "".join(parser.parts)
+
+
+@dataclass
+class Counts:
+    texts: int = 0
+    with_math: int = 0
+    with_leftovers: int = 0
+    leftovers: Counter = field(default_factory=Counter)
+    examples: dict[str, str] = field(default_factory=dict)
+    math: list[str] = field(default_factory=list)
+
+    def add(self, source: str, rendered: str) -> None:
+        self.texts += 1
+        text = shown_text(rendered)
+        self.math.extend(match.group() for match in _MATH_RE.finditer(text))
+        if _HAS_MATH_RE.search(source):
+            self.with_math += 1
+        outside = _MATH_RE.sub(" ", text)
+        commands = _COMMAND_RE.findall(outside)
+        if commands:
+            self.with_leftovers += 1
+        for command in commands:
+            self.leftovers[command] += 1
+            if command not in self.examples:
+                at = outside.find(command)
+                self.examples[command] = outside[max(0, at - 30) : at + 40].replace("\n", " ")
+
+
+def survey(paths: list[str]) -> dict[str, Counts]:
+    from papers.importing.formats import read_records
+    from papers.latex import render_latex_inline, render_latex_text
+
+    titles, abstracts = Counts(), Counts()
+    for path in paths:
+        for record in read_records(Path(path)):
+            titles.add(record.title, render_latex_inline(record.title))
+            abstracts.add(record.abstract, render_latex_text(record.abstract))
+    return {"titles": titles, "abstracts": abstracts}
+
+
+def report(results: dict[str, Counts]) -> None:
+    for name, counts in results.items():
+        print(
+            f"{name}: {counts.texts} texts, {counts.with_math} with math, "
+            f"{counts.with_leftovers} with backslash commands left outside math "
+            f"({sum(counts.leftovers.values())} in all)"
+        )
+        for command, count in counts.leftovers.most_common():
+            print(f"    {count:5}  {command:<14} …{counts.examples[command]}…")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+", help="files the importer reads")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    report(survey(args.paths))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
