@@ -462,25 +462,18 @@ def stream(
 
 
 def _whole(extension: str, items: Iterable[ReadingListItem]) -> str:
+    """Reading-list items (selectors.list_items_for_export) as one string: for callers that
+    hold a few items already, such as tests feeding stand-ins without a database."""
     rows = [Row(item.paper, item) for item in items]
     return "".join(stream(FORMATS[extension], [rows], list_columns=True))
 
 
 def bibtex_for_items(items: Iterable[ReadingListItem]) -> str:
-    """Reading-list items (selectors.list_items_for_export) as one BibTeX string."""
     return _whole("bib", items)
 
 
 def csv_for_items(items: Iterable[ReadingListItem]) -> str:
     return _whole("csv", items)
-
-
-def ris_for_items(items: Iterable[ReadingListItem]) -> str:
-    return _whole("ris", items)
-
-
-def csl_json_for_items(items: Iterable[ReadingListItem]) -> str:
-    return _whole("json", items)
 
 
 # --- Reading the papers, a batch at a time ----------------------------------------------------
