@@ -4,16 +4,22 @@ action on many papers either happens for all of them or not at all."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from django.db import IntegrityError, transaction
 
 from annotations import services
 from annotations.models import ReadingList, ReadingListItem, ReadingStatus, Visibility
+from papers.listing import int_route
 from papers.models import Paper
 
 DEFAULT_LIST_NAME = "Saved"
+
+
+# The triage controls' routes, each taking the paper's id (annotations/urls.py).
+ACTIONS = ("save", "unsave", "status", "list", "tag")
 
 
 @dataclass
@@ -22,8 +28,18 @@ class PaperTriage:
     the member's lists holding it."""
 
     page: TriageState
+    paper_id: int
     status: str | None = None
     list_ids: set[int] = field(default_factory=set)
+
+    @property
+    def key(self) -> str:
+        # The id as text: a template renders an int through number localisation, every time.
+        return str(self.paper_id)
+
+    @cached_property
+    def urls(self) -> dict[str, str]:
+        return {action: route(self.paper_id) for action, route in self.page.routes.items()}
 
     @property
     def saved(self) -> bool:
@@ -40,9 +56,11 @@ class PaperTriage:
         return [(value, label, value == current) for value, label in ReadingStatus.choices]
 
     @property
-    def lists(self) -> list[tuple[ReadingList, bool]]:
-        """Every list of the member's, with whether this paper is in it (the menu's options)."""
-        return [(each, each.pk in self.list_ids) for each in self.page.lists]
+    def lists(self) -> list[tuple[int, str, bool]]:
+        """The list menu's options: (id, label, whether this paper is in it) for every list of
+        the member's. Plain tuples: a template unpacks them without attribute lookups, which
+        are what a hundred results' blocks spend their time on."""
+        return [(pk, label, pk in self.list_ids) for pk, label in self.page.list_labels]
 
     @property
     def list_names(self) -> list[str]:
@@ -55,12 +73,27 @@ class TriageState:
 
     lists: list[ReadingList]
     default: ReadingList | None
-    papers: dict[int, PaperTriage]
+    papers: dict[int, PaperTriage] = field(default_factory=dict)
+    # reverse() per control and result would cost more than the rest of the block.
+    routes: dict[str, Callable[[int], str]] = field(
+        default_factory=lambda: {a: int_route(f"annotations:triage-{a}") for a in ACTIONS}
+    )
 
     status_choices = ReadingStatus.choices
 
+    @cached_property
+    def list_labels(self) -> list[tuple[int, str]]:
+        return [
+            (each.pk, f"{each.name} (shared)" if each.is_shared else each.name)
+            for each in self.lists
+        ]
+
+    @property
+    def default_name(self) -> str:
+        return self.default.name if self.default else DEFAULT_LIST_NAME
+
     def for_paper(self, paper_id: int) -> PaperTriage:
-        return self.papers.get(paper_id) or PaperTriage(self)
+        return self.papers.get(paper_id) or PaperTriage(self, paper_id)
 
 
 def triage_state(user, paper_ids: Iterable[int]) -> TriageState:
@@ -70,12 +103,12 @@ def triage_state(user, paper_ids: Iterable[int]) -> TriageState:
         ReadingList.objects.filter(owner=user).only("pk", "name", "visibility", "is_default")
     )
     default = next((reading_list for reading_list in lists if reading_list.is_default), None)
-    state = TriageState(lists=lists, default=default, papers={})
+    state = TriageState(lists=lists, default=default)
     items = ReadingListItem.objects.filter(reading_list__owner=user, paper_id__in=ids).values_list(
         "paper_id", "reading_list_id", "status"
     )
     for paper_id, list_id, status in items:
-        paper = state.papers.setdefault(paper_id, PaperTriage(state))
+        paper = state.papers.setdefault(paper_id, PaperTriage(state, paper_id))
         paper.list_ids.add(list_id)
         if default is not None and list_id == default.pk:
             paper.status = status
