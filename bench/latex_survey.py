@@ -14,8 +14,11 @@ auto-render), fail to parse, or show an unknown macro in red.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
+import shutil
+import subprocess
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -66,12 +69,12 @@ class Counts:
     with_leftovers: int = 0
     leftovers: Counter = field(default_factory=Counter)
     examples: dict[str, str] = field(default_factory=dict)
-    math: list[str] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)
 
     def add(self, source: str, rendered: str) -> None:
         self.texts += 1
         text = shown_text(rendered)
-        self.math.extend(match.group() for match in _MATH_RE.finditer(text))
+        self.shown.append(text)
         if _HAS_MATH_RE.search(source):
             self.with_math += 1
         outside = _MATH_RE.sub(" ", text)
@@ -97,6 +100,72 @@ def survey(paths: list[str]) -> dict[str, Counts]:
     return {"titles": titles, "abstracts": abstracts}
 
 
+# Runs under node: KaTeX and static/js/math.js as the browser loads them, on every expression
+# math.js would find in each text. Prints, per set of options, JSON counts.
+_KATEX_SCRIPT = r"""
+const fs = require("fs"), vm = require("vm");
+global.window = global;
+global.document = { compatMode: "CSS1Compat" };
+global.katex = require(process.argv[1] + "/static/vendor/katex/katex.min.js");
+vm.runInThisContext(fs.readFileSync(process.argv[1] + "/static/js/math.js", "utf8"));
+const texts = JSON.parse(fs.readFileSync(0, "utf8"));
+const result = {};
+for (const [name, withMacros] of [["math.js", true], ["KaTeX defaults, no macros", false]]) {
+  const counts = { expressions: 0, thrown: 0, parse_errors: 0, unknown_macros: {},
+                   texts_with_thrown: 0, examples: {} };
+  for (const text of texts) {
+    let thrown = false;
+    for (const expression of PaperMath.findMath(text)) {
+      counts.expressions += 1;
+      const options = PaperMath.options(expression.display);
+      if (!withMacros) options.macros = {};
+      const source = text.slice(expression.start, expression.end);
+      let html;
+      try { html = katex.renderToString(expression.tex, options); }
+      catch (error) {
+        thrown = true; counts.thrown += 1; counts.examples[error.message] = source; continue;
+      }
+      if (html.includes("katex-error")) {
+        counts.parse_errors += 1;
+        counts.examples[html.match(/title="([^"]*)"/)[1].slice(0, 90)] = source;
+      }
+      for (const m of html.matchAll(/mathcolor="#cc0000"><mtext>([^<]*)/g)) {
+        counts.unknown_macros[m[1]] = (counts.unknown_macros[m[1]] || 0) + 1;
+      }
+    }
+    if (thrown) counts.texts_with_thrown += 1;
+  }
+  result[name] = counts;
+}
+process.stdout.write(JSON.stringify(result));
+"""
+
+
+def katex_report(results: dict[str, Counts]) -> None:
+    """What KaTeX makes of every math expression, with math.js's options and without."""
+    node = shutil.which("node")
+    if node is None:
+        print("--katex needs node on the PATH")
+        return
+    texts = [text for counts in results.values() for text in counts.shown]
+    answer = subprocess.run(
+        [node, "-e", _KATEX_SCRIPT, str(ROOT)],
+        input=json.dumps(texts),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    for name, counts in json.loads(answer.stdout).items():
+        unknown = ", ".join(f"{k} ×{v}" for k, v in sorted(counts["unknown_macros"].items()))
+        print(
+            f"KaTeX ({name}): {counts['expressions']} expressions; {counts['thrown']} throw "
+            f"(auto-render would leave {counts['texts_with_thrown']} whole texts as source), "
+            f"{counts['parse_errors']} fail to parse; unknown macros in red: {unknown or 'none'}"
+        )
+        for message, source in counts["examples"].items():
+            print(f"    {source}  →  {message}")
+
+
 def report(results: dict[str, Counts]) -> None:
     for name, counts in results.items():
         print(
@@ -111,12 +180,16 @@ def report(results: dict[str, Counts]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", help="files the importer reads")
+    parser.add_argument("--katex", action="store_true", help="also typeset the math (node)")
     args = parser.parse_args(argv)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
     django.setup()
-    report(survey(args.paths))
+    results = survey(args.paths)
+    report(results)
+    if args.katex:
+        katex_report(results)
     return 0
 
 
