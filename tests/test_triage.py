@@ -454,3 +454,20 @@ def test_another_members_default_is_left_alone(client, member, other_user):
 def test_the_list_form_offers_the_default_choice(client, member):
     html = client.get(reverse("annotations:lists")).content.decode()
     assert 'name="is_default"' in html and "Default list for Save" in html
+
+
+def test_add_to_list_without_choosing_is_refused(client, member, papers):
+    make_reading_list(member, "Queue")
+
+    response = client.post(_url("list", papers[0]), {f"p{papers[0].pk}-reading_list": ""}, **HTMX)
+
+    assert response.status_code == 400
+    assert "Choose one of your reading lists." in response.content.decode()
+    assert not ReadingListItem.objects.exists()
+
+
+def test_search_as_you_type_fragment_keeps_the_controls(client, member, papers):
+    html = client.get(LIST_URL, **HTMX).content.decode()
+
+    assert all(f'id="triage-{paper.pk}"' in html for paper in papers)
+    assert 'form="bulk-form"' in html
