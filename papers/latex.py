@@ -151,6 +151,8 @@ _SWITCH_RE = re.compile(r"\{\\(?P<name>[A-Za-z]+)(?![A-Za-z])[ \t]*")
 
 _COMMAND_NAME_RE = re.compile(r"[A-Za-z]+")
 _SPACES_RE = re.compile(r"[ \t]*")
+# Not \s: the thin and em spaces of \, and \quad stay.
+_SPACES_AND_LINES_RE = re.compile(r"[ \t\n]+")
 # A run of characters with no meaning of their own (quotes and backticks only mean something
 # in pairs, so they are looked at one by one).
 _PLAIN_TEXT_RE = re.compile(r"[^\\${}\n~`']+")
@@ -462,7 +464,7 @@ class _Scanner:
         """The text as one line of HTML (a title): no paragraphs, breaks become spaces."""
         self._scan()
         pieces = [" " if isinstance(p, _Break) or p == "<br>\n" else p for p in self.out]
-        return _trimmed(pieces)
+        return _SPACES_AND_LINES_RE.sub(" ", _trimmed(pieces))
 
     def _paragraphs(self) -> str:
         paragraphs: list[list[str]] = [[]]

@@ -218,6 +218,9 @@ class _TagChecker(HTMLParser):
         ("span", (("class", "tex-literal"),)),
         ("span", (("class", "url"),)),
         ("span", (("class", "citation"), ("title", "citation"))),
+        ("span", (("class", "footnote"),)),
+        ("sup", ()),
+        ("sub", ()),
     }
 
     def __init__(self) -> None:
@@ -247,6 +250,8 @@ def test_random_input_only_ever_yields_our_own_well_nested_tags():
         "a", " ", "\n", "\n\n", "$", "$$", "\\$", "\\(", "\\)", "\\[", "\\]", "{", "}", "\\\\",
         "\\emph{", "\\textbf{", "\\textsc{", "\\cite{", "\\url{", "\\%", "\\&", "~", "``", "''",
         "<", ">", "&", '"', "'", "<b>", "</p>", "<!--", "x,y",
+        "{\\em ", "{\\bf ", "\\footnote{", "\\href{", "\\href{a}{", "\\textsuperscript{",
+        "\\method", "\\'", "\\\"", "\\c{", "\\L ", "\\eg", "\\label{", "/", "\\\\$1",
     ]  # fmt: skip
     rng = random.Random(1234)
     for _ in range(3000):
@@ -268,6 +273,15 @@ HOSTILE = {
     "nested closed \\emph{": lambda n: "\\emph{" * n + "x" + "}" * n,
     "unclosed \\cite{": lambda n: "\\cite{" * n,
     "inline math of escaped dollars": lambda n: "$a" + "\\$" * n,
+    "unclosed {\\em": lambda n: "{\\em " * n,
+    "nested closed {\\bf": lambda n: "{\\bf " * n + "x" + "}" * n,
+    "unclosed \\footnote{": lambda n: "\\footnote{" * n,
+    "unclosed \\href{a}{": lambda n: "\\href{a}{" * n,
+    "unclosed \\href{": lambda n: "\\href{" * n,
+    "unknown macros with arguments": lambda n: "\\method{" * n,
+    "accents without a letter": lambda n: "\\'{" * n,
+    "letters before spaces": lambda n: "\\L " * n,
+    "doubled backslash dollars": lambda n: "\\\\$1" * n,
 }
 
 
@@ -325,3 +339,134 @@ def test_deep_nesting_is_capped_and_the_rest_shown_as_text():
     html = render("\\emph{" * 5000 + "x" + "}" * 5000)
     assert html.count("<em>") == html.count("</em>") == 100
     assert "\\emph{" * 4900 + "x" + "}" * 4900 in html
+
+
+# --- Text-mode LaTeX outside math reads as text, never as backslash source ------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (r"{\em new} idea", "<p><em>new</em> idea</p>"),
+        (r"{\it constant} bias", "<p><em>constant</em> bias</p>"),
+        (r"({\bf FreeDyG})", "<p>(<strong>FreeDyG</strong>)</p>"),
+        (r"{\sc DP-BAI}", "<p>DP-BAI</p>"),
+        (r"{\tt code}", "<p><code>code</code></p>"),
+        (r"{\em $\varepsilon$-DP}", r"<p><em>$\varepsilon$-DP</em></p>"),
+        (r"\bf{X} and \em{Y}", "<p><strong>X</strong> and <em>Y</em></p>"),
+        # A switch outside a group of its own: the words stay, plain.
+        (r"a \bf b", "<p>a b</p>"),
+        (r"{\em never closed", r"<p>{\em never closed</p>"),
+    ],
+)
+def test_old_font_switches_become_markup(source, expected):
+    assert render(source) == expected
+
+
+def test_footnote_is_read_in_parentheses_where_it_stands():
+    assert render(r"data\footnote{Code at \url{https://x.org/a}.} here.") == (
+        '<p>data <span class="footnote">(Code at <span class="url">https://x.org/a</span>.)'
+        "</span> here.</p>"
+    )
+
+
+def test_href_shows_its_text_then_its_address_without_a_link():
+    assert render(r"via \href{https://github.com/A4Bio/x}{GitHub}.") == (
+        '<p>via GitHub (<span class="url">https://github.com/A4Bio/x</span>).</p>'
+    )
+    # The address as its own text: shown once.
+    assert render(r"at \href{https://g.com/a_b}{https://g.com/a_b}") == (
+        '<p>at <span class="url">https://g.com/a_b</span></p>'
+    )
+    assert "<a" not in render(r"\href{javascript:alert(1)}{click}")
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (r"Poincar\'e", "Poincaré"),
+        (r"Hyv\"arinen", "Hyvärinen"),
+        (r"Hyv{\"a}rinen", "Hyvärinen"),
+        (r"Erd\H{o}s", "Erdős"),
+        (r"Gar\c{c}on", "Garçon"),
+        (r"Gar\c con", "Garçon"),
+        (r"\v{S}ar\v{s}", "Šarš"),
+        (r"na\"{\i}ve", "naïve"),
+        (r"Polyak-\L ojasiewicz", "Polyak-Łojasiewicz"),
+        (r"\l\'od\'z", "łódź"),
+        (r"Stra\ss e", "Straße"),
+        (r"\o\ \ae\ \AA", "ø æ Å"),
+    ],
+)
+def test_accents_and_letters_become_the_characters(source, expected):
+    assert render(source) == f"<p>{expected}</p>"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (r"0.5\,Hz", "0.5\u202fHz"),
+        (r"a\;b\:c\ d", "a b c d"),
+        (r"a\quad b", "a\u2003 b"),
+        (r"\eg, \ie, \etal{} \wrt", "e.g., i.e., et al. w.r.t."),
+        (r"(\eg, medium)", "(e.g., medium)"),
+        (r"\LaTeX{} and \TeX", "LaTeX and TeX"),
+        (r"a\textasciitilde{}b", "a~b"),
+        # TeX would eat the space after a word command; authors of abstracts expect it.
+        (r"\dots and", "… and"),
+        (r"a, b\dots and \ldots", "a, b… and …"),
+        (r"360\textdegree{} views", "360° views"),
+        (r"an \epsilon-approximate NE", "an ϵ-approximate NE"),
+        (r"in\-credible", "incredible"),
+    ],
+)
+def test_spaces_words_and_symbols_become_text(source, expected):
+    assert render(source) == f"<p>{expected}</p>"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (r"\method outperforms", "method outperforms"),
+        (r"and that \ours can", "and that ours can"),
+        (r"While \lora/ offers", "While lora offers"),
+        (r"on \contrast{} compared", "on contrast compared"),
+        (r"We introduce \textit{\eattacks{}}, a", "We introduce <em>eattacks</em>, a"),
+        (r"by \rthree{typhoons}, we", "by rthree typhoons, we"),
+        (r"\smash{$O(\sqrt{d})$}", r"$O(\sqrt{d})$"),
+        (r"see \label{sec:x}above", "see above"),
+    ],
+)
+def test_unknown_macros_show_their_name_never_their_source(source, expected):
+    assert render(source) == f"<p>{expected}</p>"
+
+
+def test_commands_inside_math_are_left_for_katex():
+    source = r"{\em a} $\method{x} + \"e \eg \L$ and \[\,\quad\]"
+    assert render(source) == r"<p><em>a</em> $\method{x} + \&quot;e \eg \L$ and \[\,\quad\]</p>"
+
+
+def test_double_backslash_is_a_line_break_and_before_a_price_a_dollar():
+    assert render(r"first \\ second") == "<p>first <br>\n second</p>"
+    assert render(r"nearly \\$300,000 (\\$26,000)") == (
+        '<p>nearly <span class="tex-literal">$</span>300,000 '
+        '(<span class="tex-literal">$</span>26,000)</p>'
+    )
+    # Before anything else it still ends the line, and math after it is math.
+    assert render(r"a \\$x$") == "<p>a <br>\n$x$</p>"
+
+
+def test_an_accent_without_a_letter_or_an_unknown_symbol_is_kept_rather_than_dropped():
+    assert render(r"x\'1 \| here") == r"<p>x\&#x27;1 \| here</p>"
+
+
+def test_markup_in_new_positions_is_escaped():
+    for source in (
+        r"{\em <script>x</script>}",
+        r"\footnote{<script>x</script>}",
+        r"\href{<script>x</script>}{<script>x</script>}",
+        r"\method{<script>x</script>}",
+        r"\<script>x</script>",
+    ):
+        html = render(source)
+        assert "<script" not in html and "&lt;script&gt;" in html, source
