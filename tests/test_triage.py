@@ -471,3 +471,18 @@ def test_search_as_you_type_fragment_keeps_the_controls(client, member, papers):
 
     assert all(f'id="triage-{paper.pk}"' in html for paper in papers)
     assert 'form="bulk-form"' in html
+
+
+def test_bulk_refuses_more_papers_than_a_page_holds(client, member, papers):
+    ids = [str(papers[0].pk)] + [str(n) for n in range(10**6, 10**6 + 100)]
+
+    response = _bulk(client, {"paper": ids, "action": "save"}, **HTMX)
+
+    assert response.status_code == 400
+    assert "Select at most 100 papers at a time." in response.content.decode()
+    assert not ReadingList.objects.exists()
+
+
+@pytest.mark.parametrize("name", ["save", "unsave", "list", "status", "tag"])
+def test_triage_controls_only_take_posts(client, member, papers, name):
+    assert client.get(_url(name, papers[0])).status_code == 405
