@@ -67,6 +67,7 @@ class Counts:
     texts: int = 0
     with_math: int = 0
     with_leftovers: int = 0
+    with_math_and_leftovers: int = 0
     leftovers: Counter = field(default_factory=Counter)
     examples: dict[str, str] = field(default_factory=dict)
     shown: list[str] = field(default_factory=list)
@@ -81,6 +82,7 @@ class Counts:
         commands = _COMMAND_RE.findall(outside)
         if commands:
             self.with_leftovers += 1
+            self.with_math_and_leftovers += bool(_HAS_MATH_RE.search(source))
         for command in commands:
             self.leftovers[command] += 1
             if command not in self.examples:
@@ -171,7 +173,8 @@ def report(results: dict[str, Counts]) -> None:
         print(
             f"{name}: {counts.texts} texts, {counts.with_math} with math, "
             f"{counts.with_leftovers} with backslash commands left outside math "
-            f"({sum(counts.leftovers.values())} in all)"
+            f"({counts.with_math_and_leftovers} of those with math; "
+            f"{sum(counts.leftovers.values())} commands in all)"
         )
         for command, count in counts.leftovers.most_common():
             print(f"    {count:5}  {command:<14} …{counts.examples[command]}…")
