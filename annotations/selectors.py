@@ -26,11 +26,13 @@ def paper_notes(user, paper: Paper) -> list[Note]:
 
 
 def lists_with_paper(user, paper: Paper) -> list[ReadingList]:
-    """The user's lists, each with `paper_item_id`: the item holding `paper`, or None."""
+    """The user's lists, each with `paper_item_id` and `paper_item_status`: the item holding
+    `paper` and its reading status, or None."""
     item = ReadingListItem.objects.filter(reading_list=OuterRef("pk"), paper=paper)
     return list(
         ReadingList.objects.filter(owner=user).annotate(
-            paper_item_id=Subquery(item.values("pk")[:1])
+            paper_item_id=Subquery(item.values("pk")[:1]),
+            paper_item_status=Subquery(item.values("status")[:1]),
         )
     )
 

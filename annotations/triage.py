@@ -111,6 +111,20 @@ def triage_state(user, paper_ids: Iterable[int]) -> TriageState:
     return state
 
 
+def paper_state(lists: list[ReadingList], paper_id: int) -> TriageState:
+    """triage_state for one paper, from the member's lists as selectors.lists_with_paper
+    reads them for the paper page (each with the paper's item): no query of its own."""
+    default = next((reading_list for reading_list in lists if reading_list.is_default), None)
+    state = TriageState(lists=lists, default=default)
+    paper = state.papers[paper_id] = PaperTriage(state, paper_id)
+    for reading_list in lists:
+        if reading_list.paper_item_id is not None:  # type: ignore[attr-defined]
+            paper.list_ids.add(reading_list.pk)
+            if reading_list is default:
+                paper.status = reading_list.paper_item_status  # type: ignore[attr-defined]
+    return state
+
+
 def attach_triage_state(user, papers: Iterable[Paper]) -> TriageState:
     """triage_state for these papers, each given its own as `paper.triage` (what
     annotations/_triage.html reads)."""

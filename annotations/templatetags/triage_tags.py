@@ -26,3 +26,12 @@ def triage_state(context, papers) -> triage.TriageState | None:
     if not user.is_authenticated:
         return None
     return triage.attach_triage_state(user, papers)
+
+
+@register.simple_tag
+def triage_paper(paper, reading_lists) -> triage.TriageState:
+    """`{% triage_paper paper reading_lists as triage %}` on the paper page: its state from the
+    member's lists the panel already read (selectors.lists_with_paper), as `paper.triage`."""
+    state = triage.paper_state(reading_lists, paper.pk)
+    paper.triage = state.for_paper(paper.pk)
+    return state

@@ -62,6 +62,8 @@ def _respond(
             "paper": paper,
             "flash": message,
             "flash_level": _flash_level(level),
+            # The paper page's block (hx-vals on its section) has no selection, list or tag.
+            "single": request.POST.get("layout") == "single",
         },
         status=400 if level >= messages.ERROR else 200,
     )
