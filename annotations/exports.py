@@ -11,8 +11,9 @@ instances): three queries per batch.
 Keys (BibTeX keys, CSL ids) depend on the paper alone, `lovelace2024attention-42` (first
 author, year, first long title word, paper id), so the same paper has the same key in every
 export and on its page, and keys are unique in any file without remembering the others.
-Venues are cited by their full name where we know the acronym (`VENUE_NAMES`); links are
-written only when they are http(s) addresses (`web_url`, as the pages show them).
+Venues are cited by their full name where we know the acronym (`papers.venues`, which the
+importer uses to read them back); links are written only when they are http(s) addresses
+(`web_url`, as the pages show them).
 
 BibTeX safety rests on one invariant: every field value we write is brace-balanced by
 construction. BibTeX (and pybtex, biber) count every `{` and `}` when looking for the end of a
@@ -40,6 +41,7 @@ from annotations.models import ReadingList, ReadingListItem
 from papers.models import Authorship, Paper, TagKind
 from papers.querysets import ordered_paper_tags
 from papers.templatetags.paper_text import web_url
+from papers.venues import venue_full_name
 
 _YEAR = re.compile(r"\b(19|20)\d{2}\b")
 _AND_WORD = re.compile(r"\band\b", re.IGNORECASE)
@@ -216,57 +218,11 @@ def paper_year(paper: Paper) -> int:
 
 # --- Venues ---------------------------------------------------------------------------------
 
-# Well-known venues by acronym (upper case) -> the name a citation gives. NeurIPS is cited by
-# its proceedings' title, as its own BibTeX does.
-VENUE_NAMES = {
-    "AAAI": "AAAI Conference on Artificial Intelligence",
-    "ACL": "Annual Meeting of the Association for Computational Linguistics",
-    "AISTATS": "International Conference on Artificial Intelligence and Statistics",
-    "COLING": "International Conference on Computational Linguistics",
-    "COLM": "Conference on Language Modeling",
-    "COLT": "Conference on Learning Theory",
-    "CORL": "Conference on Robot Learning",
-    "CVPR": "IEEE/CVF Conference on Computer Vision and Pattern Recognition",
-    "ECCV": "European Conference on Computer Vision",
-    "EMNLP": "Conference on Empirical Methods in Natural Language Processing",
-    "ICASSP": "IEEE International Conference on Acoustics, Speech and Signal Processing",
-    "ICCV": "IEEE/CVF International Conference on Computer Vision",
-    "ICLR": "International Conference on Learning Representations",
-    "ICML": "International Conference on Machine Learning",
-    "ICRA": "IEEE International Conference on Robotics and Automation",
-    "IJCAI": "International Joint Conference on Artificial Intelligence",
-    "IROS": "IEEE/RSJ International Conference on Intelligent Robots and Systems",
-    "KDD": "ACM SIGKDD Conference on Knowledge Discovery and Data Mining",
-    "MICCAI": (
-        "International Conference on Medical Image Computing and Computer-Assisted Intervention"
-    ),
-    "NAACL": (
-        "Conference of the North American Chapter of the Association for Computational Linguistics"
-    ),
-    "NEURIPS": "Advances in Neural Information Processing Systems",
-    "NIPS": "Advances in Neural Information Processing Systems",
-    "SIGIR": (
-        "International ACM SIGIR Conference on Research and Development in Information Retrieval"
-    ),
-    "UAI": "Conference on Uncertainty in Artificial Intelligence",
-    "WACV": "IEEE/CVF Winter Conference on Applications of Computer Vision",
-    "WWW": "The ACM Web Conference",
-}
-# A venue tag as the catalogue names venues: an acronym, optionally with its year.
-_VENUE_TAG = re.compile(r"(?P<acronym>[A-Za-z]+)(?:[ -]?(?:19|20)\d{2})?")
-
-
-def venue_full_name(venue: str) -> str:
-    """What a citation calls a venue: "ICLR 2024" -> "International Conference on Learning
-    Representations (ICLR 2024)"; a venue we do not know keeps its name."""
-    venue = _plain_text(venue)
-    match = _VENUE_TAG.fullmatch(venue)
-    full = VENUE_NAMES.get(match.group("acronym").upper()) if match else None
-    return f"{full} ({venue})" if full else venue
+# The full names of well-known venues: papers.venues (the importer reads them back).
 
 
 def _venue(paper: Paper) -> str:
-    return venue_full_name(_tag_name(paper, TagKind.VENUE))
+    return venue_full_name(_plain_text(_tag_name(paper, TagKind.VENUE)))
 
 
 # --- Keys -------------------------------------------------------------------------------------

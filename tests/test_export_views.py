@@ -27,6 +27,7 @@ from papers.models import Author, Authorship, Paper, PaperTag, TagKind
 from papers.search import engine
 from papers.search.sync import current_searcher
 from papers.text import abstract_fingerprint
+from papers.venues import venue_from_citation, venue_full_name
 from tests.factories import make_note, make_paper, make_reading_list, make_tag, make_user
 
 pytestmark = pytest.mark.django_db
@@ -258,8 +259,10 @@ def test_citations_name_the_venue_in_full_and_never_invent_an_author(client):
     assert entry.fields_dict["booktitle"].value == ICLR_2024
     assert "author" not in entry.fields_dict
     assert "Anonymous" not in bib
-    [record] = ris.read(download(client, url("ris")), "export.ris")
-    assert record.tags == [ICLR_2024] and record.authors == []
+    ris_text = download(client, url("ris"))
+    assert f"T2  - {ICLR_2024}" in ris_text
+    [record] = ris.read(ris_text, "export.ris")
+    assert record.tags == ["ICLR 2024"] and record.authors == []  # read back as its venue
     [item] = json.loads(download(client, url("json")))
     assert item["container-title"] == ICLR_2024 and item["author"] == []
 
@@ -277,7 +280,21 @@ def test_citations_name_the_venue_in_full_and_never_invent_an_author(client):
     ],
 )
 def test_venue_full_names(venue, cited):
-    assert exports.venue_full_name(venue) == cited
+    assert venue_full_name(venue) == cited
+    assert venue_from_citation(cited) == venue  # and a citation reads back as its venue
+
+
+@pytest.mark.parametrize(
+    "cited",
+    [
+        "Journal of Machine Learning Research",
+        "Proceedings of Something (PMLR 2024)",  # not how we name a venue we know
+        "International Conference on Machine Learning (ICLR 2024)",  # name and acronym differ
+        "(ICLR 2024)",
+    ],
+)
+def test_other_cited_venues_are_kept_as_written(cited):
+    assert venue_from_citation(cited) == cited
 
 
 def test_a_paper_has_the_same_key_in_every_export(client):

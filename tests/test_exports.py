@@ -29,7 +29,7 @@ from annotations.selectors import list_items_for_export
 from papers.models import Paper, TagKind
 from tests.factories import make_paper, make_reading_list, make_user
 
-# How a citation names the venues tagged "ICLR 2024" and "NeurIPS 2023" (exports.VENUE_NAMES).
+# How a citation names the venues tagged "ICLR 2024" and "NeurIPS 2023" (papers.venues.VENUE_NAMES).
 ICLR_2024 = "International Conference on Learning Representations (ICLR 2024)"
 NEURIPS_2023 = "Advances in Neural Information Processing Systems (NeurIPS 2023)"
 

@@ -50,6 +50,7 @@ from pylatexenc.latex2text import (
 
 from papers.importing.records import ImportFailed, PaperRecord
 from papers.text import ARXIV_ID, forum_id_from_url
+from papers.venues import venue_from_citation
 
 # No real title nests braces or environments this deep; pylatexenc recurses per level and would
 # hit Python's recursion limit a few hundred levels down.
@@ -207,7 +208,7 @@ def _record(entry: Entry, strings: Mapping[str, str], source: str) -> PaperRecor
     eprint_arxiv_id = ""
     if "arxiv" in {value("archiveprefix").lower(), value("eprinttype").lower()}:
         eprint_arxiv_id = arxiv_id_from_eprint(value("eprint"))
-    venue = _one_line(value("booktitle") or value("journal"))
+    venue = venue_from_citation(_one_line(value("booktitle") or value("journal")))
     keywords = [_one_line(word) for word in _KEYWORD_SEPARATOR.split(value("keywords"))]
     return PaperRecord(
         title=_one_line(value("title")),

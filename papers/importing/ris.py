@@ -29,6 +29,7 @@ from collections.abc import Iterator
 
 from papers.importing.bibtex import arxiv_id_from_doi, reference_links, year_from_date
 from papers.importing.records import ImportFailed, PaperRecord
+from papers.venues import venue_from_citation
 
 # looks_like reads no further than this into a file.
 HEAD_LINES = 20
@@ -131,7 +132,7 @@ def _record(line: int, tags: list[tuple[str, str]], source: str) -> PaperRecord:
     doi = first("DO")
     # T2 is Zotero's and the 2011 spec's; of the older tags, JF (the full journal name in the
     # 2001 spec) comes before JO, which exporters use for the full or the abbreviated name.
-    venue = _one_line(first("T2", "JF", "JO", "BT"))
+    venue = venue_from_citation(_one_line(first("T2", "JF", "JO", "BT")))
     return PaperRecord(
         title=_one_line(first("TI", "T1")),
         forum_id="",
