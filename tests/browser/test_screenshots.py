@@ -17,10 +17,18 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
+from annotations.discussion import post_comment
+from annotations.models import ReadingStatus
 from papers.admin import curation_queue_url
 from papers.filters import DEFAULT_PER_PAGE
 from papers.models import Paper
-from tests.factories import PASSWORD, make_paper
+from tests.factories import (
+    PASSWORD,
+    make_lab_tag,
+    make_note,
+    make_paper,
+    make_reading_list,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -96,3 +104,53 @@ def test_screenshots_of_list_paper_and_curation_queue(page, live_server, shots, 
     expect(row).to_contain_text(copy.title)
     expect(row).to_contain_text(f"possible duplicate of #{original.pk}")
     shots("curation-queue")
+
+
+def test_screenshots_of_a_members_triage_workspace_and_notifications(
+    page, live_server, shots, catalogue
+):
+    from playwright.sync_api import expect
+
+    math_paper, original, _ = catalogue
+    member = get_user_model().objects.create_user("ana", password=PASSWORD)
+    colleague = get_user_model().objects.create_user("ben", password=PASSWORD)
+    group = make_reading_list(member, "Reading group", papers=[original], is_default=True)
+    group.items.update(status=ReadingStatus.READING)
+    make_reading_list(member, "Thesis background", papers=[math_paper])
+    make_note(
+        member, math_paper, "The bound in **section 3** is what we need; check $O(n \\log n)$."
+    )
+    # Posted as the site posts them, so that Ben's mention notifies Ana.
+    question = post_comment(
+        paper=math_paper, author=colleague, body="Does this hold for sparse graphs? cc @ana"
+    )
+    post_comment(
+        paper=math_paper,
+        author=member,
+        body="Only with the extra assumption in the appendix.",
+        parent=question,
+    )
+    make_lab_tag(math_paper, "reading group", added_by=colleague)
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.get_by_label("Username").fill("ana")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{live_server.url}/")
+
+    # Triage from the results: every result has Save, status, list and lab tag controls.
+    page.goto(f"{live_server.url}/?q=graph")
+    expect(page.locator(".paper-item .triage").first).to_be_visible()
+    page.locator(".paper-item").first.locator("[data-triage-save]").click()
+    expect(page.locator(".paper-item").first.locator(".triage-saved")).to_be_visible()
+    shots("triage-list")
+
+    # The paper page as a workspace: the member's column beside the paper.
+    page.goto(f"{live_server.url}{math_paper.get_absolute_url()}")
+    expect(page.locator("#paper-notes")).to_contain_text("section 3")
+    expect(page.locator("#paper-comments")).to_contain_text("extra assumption")
+    shots("paper-workspace")
+
+    # Ben's mention reached Ana.
+    page.goto(f"{live_server.url}/notifications/")
+    expect(page.locator("main")).to_contain_text("sparse graphs")
+    shots("notifications")
