@@ -141,6 +141,7 @@ INSTALLED_APPS = [
     "axes",
     "papers",
     "annotations",
+    "recommendations",
 ]
 
 REQUIRE_LOGIN = env_bool("REQUIRE_LOGIN", default=False)
