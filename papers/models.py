@@ -47,6 +47,9 @@ class TagKind(models.TextChoices):
     LAB = "lab", "Lab tag"
     KEYWORD = "keyword", "Keyword"  # the authors' keywords, as sources give them
     AREA = "area", "Primary area"  # OpenReview's primary_area, arXiv's primary category
+    # OpenReview's decision ("Accept (poster)", "Reject"), set from the paper's reviews by
+    # Review.objects.refresh_summaries, never by the loader or a member.
+    DECISION = "decision", "Decision"
 
 
 class Tag(models.Model):
@@ -182,6 +185,13 @@ class Paper(models.Model):
     needs_curation = models.BooleanField(default=False)
     curation_reason = models.CharField(max_length=200, blank=True)
     reviewed_at = models.DateTimeField(null=True, blank=True)
+    # What the source's reviews say (see Review), kept by Review.objects.refresh_summaries:
+    # the decision as the source words it ("" when none was given) and the reviewers' mean
+    # rating and confidence (null without a rating).
+    decision = models.CharField(max_length=MAX_TAG_NAME, blank=True, editable=False)
+    mean_rating = models.FloatField(null=True, blank=True, editable=False)
+    mean_confidence = models.FloatField(null=True, blank=True, editable=False)
+    review_count = models.PositiveIntegerField(default=0, editable=False)
     # Names of fields a curator changed in admin; re-imports never overwrite these.
     curator_edited_fields = models.JSONField(default=list, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -639,3 +649,137 @@ class ImportConflict(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()}: {self.field} of paper {self.paper_id}"
+
+
+# --- Reviews --------------------------------------------------------------------------------
+
+# Papers per query when summarising reviews: below SQLite's bound-parameter limit.
+_REVIEW_CHUNK = 500
+
+
+@dataclass(frozen=True)
+class ReviewSummary:
+    """What a paper's reviews say, as Paper stores it."""
+
+    decision: str = ""
+    mean_rating: float | None = None
+    mean_confidence: float | None = None
+    review_count: int = 0
+
+    @classmethod
+    def of(cls, rows: Iterable[tuple[str, float | None, float | None, str]]) -> ReviewSummary:
+        """From (kind, rating, confidence, decision) rows in the order the notes were written:
+        the last decision note's decision, else the last meta-review's recommendation."""
+        ratings, confidences = [], []
+        decided, recommended, count = "", "", 0
+        for kind, rating, confidence, decision in rows:
+            if kind == Review.Kind.REVIEW:
+                count += 1
+                if rating is not None:
+                    ratings.append(rating)
+                if confidence is not None:
+                    confidences.append(confidence)
+            elif kind == Review.Kind.DECISION and decision:
+                decided = decision
+            elif kind == Review.Kind.META_REVIEW and decision:
+                recommended = decision
+        return cls(
+            decision=decided or recommended,
+            mean_rating=sum(ratings) / len(ratings) if ratings else None,
+            mean_confidence=sum(confidences) / len(confidences) if confidences else None,
+            review_count=count,
+        )
+
+
+class ReviewManager(models.Manager["Review"]):
+    def refresh_summaries(self, paper_ids: Iterable[int]) -> set[int]:
+        """Recompute the review summary of these papers (Paper.decision, mean_rating,
+        mean_confidence, review_count and the paper's one decision tag) from their reviews;
+        returns the papers whose decision or mean rating changed, recorded for the search
+        index in the caller's transaction. A fixed handful of queries per 500 papers."""
+        ids = sorted({int(pk) for pk in paper_ids})
+        indexed: set[int] = set()
+        for start in range(0, len(ids), _REVIEW_CHUNK):
+            indexed |= self._refresh(ids[start : start + _REVIEW_CHUNK])
+        SearchChange.objects.record(indexed)
+        return indexed
+
+    def _refresh(self, ids: list[int]) -> set[int]:
+        rows: dict[int, list] = {pk: [] for pk in ids}
+        for paper_id, *row in (
+            self.filter(paper_id__in=ids)
+            .order_by("paper_id", "created", "pk")
+            .values_list("paper_id", "kind", "rating", "confidence", "decision")
+        ):
+            rows[paper_id].append(row)
+        changed, indexed = [], set()
+        for paper in Paper.objects.filter(pk__in=ids).only(
+            "decision", "mean_rating", "mean_confidence", "review_count"
+        ):
+            summary = ReviewSummary.of(rows[paper.pk])
+            current = ReviewSummary(
+                paper.decision, paper.mean_rating, paper.mean_confidence, paper.review_count
+            )
+            if summary == current:
+                continue
+            if (summary.decision, summary.mean_rating) != (current.decision, current.mean_rating):
+                indexed.add(paper.pk)
+            paper.decision, paper.mean_rating = summary.decision, summary.mean_rating
+            paper.mean_confidence, paper.review_count = summary.mean_confidence, summary.review_count
+            changed.append(paper)
+        fields = ["decision", "mean_rating", "mean_confidence", "review_count"]
+        Paper.objects.bulk_update(changed, fields)
+        self._tag_decisions([paper for paper in changed if paper.pk in indexed])
+        return indexed
+
+    @staticmethod
+    def _tag_decisions(papers: list[Paper]) -> None:
+        """Each paper's decision as its one tag of kind DECISION: the list page's facet."""
+        PaperTag.objects.filter(paper__in=papers, tag__kind=TagKind.DECISION).delete()
+        decided = [paper for paper in papers if paper.decision]
+        if not decided:
+            return
+        keys = {tag_key(paper.decision): paper.decision for paper in decided}
+        tags = {
+            tag.key: tag for tag in Tag.objects.filter(kind=TagKind.DECISION, key__in=list(keys))
+        }
+        for key, name in keys.items():
+            if key not in tags:
+                tags[key] = Tag.objects.create(name=name, kind=TagKind.DECISION)
+        PaperTag.objects.bulk_create(
+            PaperTag(paper=paper, tag=tags[tag_key(paper.decision)]) for paper in decided
+        )
+
+
+class Review(models.Model):
+    """A reply note of a paper's OpenReview forum that says what reviewers and chairs
+    decided: a review (rating, confidence), a meta-review (its recommendation) or the
+    decision. Written by the importer, identified by the note's id within its source."""
+
+    class Kind(models.TextChoices):
+        REVIEW = "review", "Review"
+        META_REVIEW = "meta_review", "Meta-review"
+        DECISION = "decision", "Decision"
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="reviews")
+    source = models.CharField(max_length=MAX_SOURCE_NAME)  # as SourceRecord.source
+    note_id = models.CharField(max_length=MAX_FORUM_ID)
+    kind = models.CharField(max_length=12, choices=Kind)
+    # The leading number of "6: marginally above the acceptance threshold".
+    rating = models.FloatField(null=True, blank=True)
+    confidence = models.FloatField(null=True, blank=True)
+    # A decision note's decision, a meta-review's recommendation ("Accept (poster)").
+    decision = models.CharField(max_length=MAX_TAG_NAME, blank=True)
+    created = models.DateTimeField(null=True, blank=True)  # the note's cdate
+
+    objects = ReviewManager()
+
+    class Meta:
+        ordering = ["paper", "created", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["source", "note_id"], name="papers_review_note"),
+        ]
+        indexes = [models.Index(fields=["paper", "created"], name="papers_review_paper")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.note_id} of paper {self.paper_id}"
