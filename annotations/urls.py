@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from annotations.views import activity, comments, exports, lists, notes, notifications, tags
+from annotations.views import activity, cite, comments, exports, lists, notes, notifications, tags
 from annotations.views import triage as triage_views
 
 app_name = "annotations"
@@ -54,6 +54,8 @@ urlpatterns = [
     path("papers/<int:paper_pk>/comments/add/", comments.comment_add, name="comment-add"),
     path("comments/<int:pk>/edit/", comments.comment_edit, name="comment-edit"),
     path("comments/<int:pk>/delete/", comments.comment_delete, name="comment-delete"),
+    # Citing a paper (its page loads this section when it comes into view)
+    path("papers/<int:paper_pk>/cite/", cite.paper_cite, name="paper-cite"),
     # Notifications (always the logged-in member's own)
     path("notifications/", notifications.notification_list, name="notifications"),
     path(

