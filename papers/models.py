@@ -705,18 +705,20 @@ class ReviewManager(models.Manager["Review"]):
         return indexed
 
     def _refresh(self, ids: list[int]) -> set[int]:
-        rows: dict[int, list] = {pk: [] for pk in ids}
-        for paper_id, *row in (
+        # One row per note: two sources holding the same forum dump store its notes twice.
+        rows: dict[int, dict[str, tuple]] = {pk: {} for pk in ids}
+        for paper_id, note_id, *row in (
             self.filter(paper_id__in=ids)
             .order_by("paper_id", "created", "pk")
-            .values_list("paper_id", "kind", "rating", "confidence", "decision")
+            .values_list("paper_id", "note_id", "kind", "rating", "confidence", "decision")
         ):
-            rows[paper_id].append(row)
+            rows[paper_id].pop(note_id, None)  # the latest stored copy, in its place in time
+            rows[paper_id][note_id] = tuple(row)
         changed, indexed = [], set()
         for paper in Paper.objects.filter(pk__in=ids).only(
             "decision", "mean_rating", "mean_confidence", "review_count"
         ):
-            summary = ReviewSummary.of(rows[paper.pk])
+            summary = ReviewSummary.of(rows[paper.pk].values())
             current = ReviewSummary(
                 paper.decision, paper.mean_rating, paper.mean_confidence, paper.review_count
             )
@@ -724,8 +726,10 @@ class ReviewManager(models.Manager["Review"]):
                 continue
             if (summary.decision, summary.mean_rating) != (current.decision, current.mean_rating):
                 indexed.add(paper.pk)
-            paper.decision, paper.mean_rating = summary.decision, summary.mean_rating
-            paper.mean_confidence, paper.review_count = summary.mean_confidence, summary.review_count
+            paper.decision = summary.decision
+            paper.mean_rating = summary.mean_rating
+            paper.mean_confidence = summary.mean_confidence
+            paper.review_count = summary.review_count
             changed.append(paper)
         fields = ["decision", "mean_rating", "mean_confidence", "review_count"]
         Paper.objects.bulk_update(changed, fields)

@@ -23,14 +23,14 @@ from papers.importing import (
     ris,
     table_dump,
 )
-from papers.importing.records import ImportFailed, PaperRecord
+from papers.importing.records import ImportFailed, Record
 
-READERS: dict[str, Callable[[str, str], Iterator[PaperRecord]]] = {
+READERS: dict[str, Callable[[str, str], Iterator[Record]]] = {
     "table": table_dump.read,
     "abstracts": abstract_list.read,
     "jsonl": jsonl.read,
     "csv": csv_reader.read,
-    "openreview": openreview.read,
+    "openreview": openreview.read_notes,  # papers and their reviews
     "arxiv": arxiv.read,
     "bibtex": bibtex.read,
     "ris": ris.read,
@@ -190,7 +190,7 @@ def detect_format(text: str, source: str) -> str:
     )
 
 
-def read_records(path: Path, format: str | None = None) -> Iterator[PaperRecord]:
+def read_records(path: Path, format: str | None = None) -> Iterator[Record]:
     """The file's records as they are read. JSON lines, the format of large exports, are read
     line by line; every other format is read whole first."""
     source = str(path)

@@ -38,7 +38,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from papers.importing.bulk_rows import allocate_ids, insert_objects, insert_rows
-from papers.importing.records import PaperRecord
+from papers.importing.records import PaperRecord, ReviewRecord
 from papers.importing.report import Conflict, Report
 from papers.importing.sources import (
     RELEASED,
@@ -60,11 +60,13 @@ from papers.models import (
     MergedPaper,
     Paper,
     PaperTag,
+    Review,
     SearchChange,
     SourceRecord,
     Tag,
     TagKind,
 )
+from papers.signals import abstracts_changed
 from papers.text import (
     abstract_fingerprint,
     normalize_author_name,
@@ -227,6 +229,8 @@ class Loader:
         self.tags: dict[tuple[str, str], Tag] = {}
         # Papers created or changed: recorded for the search index once, at the end.
         self.changed_paper_ids: set[int] = set()
+        # Existing papers whose abstract changed: told to papers.signals.abstracts_changed.
+        self.abstract_changed_ids: set[int] = set()
         # Most catalogues never merged a paper: their imports skip those lookups.
         self.any_merged = MergedPaper.objects.exists()
         # Listed for the curators as ImportConflicts, written with the batch that found them.
@@ -245,6 +249,8 @@ class Loader:
         # recording locks the change counter until commit, so recording per batch would make
         # every other recording writer (a member adding a lab tag) wait for the whole import.
         SearchChange.objects.record(self.changed_paper_ids)
+        if self.abstract_changed_ids:
+            abstracts_changed.send(Paper, paper_ids=sorted(self.abstract_changed_ids))
 
     # -- matching ---------------------------------------------------------------------------
 
@@ -506,6 +512,9 @@ class Loader:
         ]
         # query: insert paper-tag links (COPY on PostgreSQL); added_by is null for imports
         insert_rows(PaperTag, ("paper", "tag", "created_at"), links)
+        self.abstract_changed_ids.update(
+            t.paper.pk for t in unique if not t.is_new and "abstract" in t.changed
+        )
         self.changed_paper_ids.update(
             t.paper.pk
             for t in unique
@@ -605,6 +614,68 @@ class Loader:
         ]
         # query: insert tags
         self.tags.update(((t.kind, t.key), t) for t in Tag.objects.bulk_create(new))
+
+
+_REVIEW_FIELDS = ("paper_id", "kind", "rating", "confidence", "decision", "created")
+
+
+def load_reviews(
+    reviews: Sequence[ReviewRecord], report: Report, *, source: str | None = None
+) -> None:
+    """Store the import's reviews, after its papers: one row per (source, note id), so a
+    re-import adds nothing twice and updates what changed; then the review summary of every
+    paper whose reviews changed (Review.objects.refresh_summaries). A review whose forum is
+    neither in the import nor in the catalogue is counted in the report and skipped: a saved
+    forum dump often holds replies to submissions that were not exported with it. No query
+    when there are no reviews; otherwise a handful per IN_CHUNK reviews.
+    """
+    if not reviews:
+        return
+    papers: dict[str, int] = {}
+    for chunk in _chunks(sorted({r.forum_id for r in reviews})):  # query: papers by forum id
+        papers.update(Paper.objects.filter(forum_id__in=chunk).values_list("forum_id", "pk"))
+    if any(r.forum_id not in papers for r in reviews) and MergedPaper.objects.exists():
+        missing = sorted({r.forum_id for r in reviews} - papers.keys())
+        for chunk in _chunks(missing):  # query: papers that merged papers were folded into
+            rows = MergedPaper.objects.filter(forum_id__in=chunk).order_by("merged_at", "pk")
+            papers.update(rows.values_list("forum_id", "into_id"))
+    wanted: dict[tuple[str, str], tuple[ReviewRecord, int]] = {}
+    for review in reviews:
+        paper_id = papers.get(review.forum_id)
+        if paper_id is None:
+            report.for_file(review.source).reviews_unmatched += 1
+        else:  # the same note in a later file of the same source: the later one wins
+            wanted[(source or source_name(review.source), review.note_id)] = (review, paper_id)
+    stored: dict[tuple[str, str], Review] = {}
+    # query: the reviews these notes stored before
+    for rows in _by_kind_in_chunks(Review, "note_id", list(wanted), kind_field="source"):
+        stored.update(((row.source, row.note_id), row) for row in rows)
+    new, changed, touched = [], [], set()
+    for (name, note_id), (review, paper_id) in wanted.items():
+        values = dict(zip(_REVIEW_FIELDS, (paper_id, *_review_values(review)), strict=True))
+        counts = report.for_file(review.source)
+        row = stored.get((name, note_id))
+        if row is None:
+            new.append(Review(source=name, note_id=note_id, **values))
+            counts.reviews_created += 1
+        elif any(getattr(row, key) != value for key, value in values.items()):
+            touched.add(row.paper_id)
+            for key, value in values.items():
+                setattr(row, key, value)
+            changed.append(row)
+            counts.reviews_updated += 1
+        else:
+            counts.reviews_unchanged += 1
+            continue
+        touched.add(paper_id)
+    Review.objects.bulk_create(new, batch_size=IN_CHUNK)  # query: insert new reviews
+    # query: update changed reviews
+    Review.objects.bulk_update(changed, ["paper", *_REVIEW_FIELDS[1:]], batch_size=IN_CHUNK)
+    Review.objects.refresh_summaries(touched)
+
+
+def _review_values(review: ReviewRecord) -> tuple:
+    return (review.kind, review.rating, review.confidence, review.decision, review.created)
 
 
 def _batches(

@@ -25,10 +25,21 @@ gives it plainly (`"title": "..."`); both are accepted, field by field. Per note
   a track; the decision itself comes with the reader for replies. `venueid` is not used: it is
   a path ("ICLR.cc/2024/Conference") that `venue` already names for people.
 
-Replies (reviews, comments, meta-reviews, decisions) are notes of a paper's forum too. They are
-skipped, not read as papers: a note with a `replyto`, or whose `forum` differs from its `id`, is
-a reply, whether or not it has a title (API v1 reviews and comments have one). A later issue
-reads them. A file with no notes, or only replies, fails.
+Replies (reviews, comments, meta-reviews, decisions) are notes of a paper's forum too, never
+read as papers: a note with a `replyto`, or whose `forum` differs from its `id`, is a reply,
+whether or not it has a title (API v1 reviews and comments have one). `read_notes` (what an
+import uses) turns the replies that review or decide a paper into `ReviewRecord`s; `read` gives
+the papers alone. Replies come as notes of their own anywhere in the file, or inside their
+submission note as `details.replies` or `details.directReplies` (what `details=replies`
+saves); an embedded reply's line is its submission's. A reply's kind comes from its invitation's
+last part ("ICLR.cc/2024/Conference/Submission1/-/Official_Review", API v1's single
+`invitation` too): Official_Review or Review, Meta_Review, Decision or Acceptance_Decision;
+without a known invitation a `decision` in its content makes it a decision and a `rating` a
+review. Comments, rebuttals and the rest are skipped. Per reply: `rating` and `confidence`, a
+number or text starting with one ("6: marginally above the acceptance threshold", the number
+kept; anything else fails with the line), `decision` (a decision) or `recommendation` (a
+meta-review), and `cdate` (milliseconds since the epoch). A file with no papers and no reviews
+fails.
 
 Each record's `line` is the line where its note object starts. Errors name the note's line and
 the field ("content.authors must be a list of names (strings), got a number"). Values are
@@ -39,14 +50,17 @@ error inside one is located and nothing recurses on the file's nesting.
 from __future__ import annotations
 
 import json
+import math
 import re
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
+from datetime import UTC, datetime
 from typing import Any, NoReturn
 from urllib.parse import quote
 
 from papers.importing import jsonl, safe_json
-from papers.importing.records import ImportFailed, PaperRecord, split_list
+from papers.importing.records import ImportFailed, PaperRecord, Record, ReviewRecord, split_list
 from papers.importing.tags import is_track_word
+from papers.text import MAX_FORUM_ID, MAX_TAG_NAME, collapse_whitespace, tag_name_problem
 
 SITE = "https://openreview.net"
 FORUM_URL = SITE + "/forum?id="
@@ -95,23 +109,44 @@ def venue_tags(venue: str) -> list[str]:
 
 def read(text: str, source: str) -> Iterator[PaperRecord]:
     """A record for each paper note in `text`, in file order; replies are skipped."""
+    for record in read_notes(text, source, papers_only=True):
+        if isinstance(record, PaperRecord):
+            yield record
+
+
+def read_notes(text: str, source: str, *, papers_only: bool = False) -> Iterator[Record]:
+    """A record for each paper note and each review, meta-review and decision in `text`, in
+    file order (a submission's embedded replies right after it)."""
     papers = 0
     replies = 0
+    reviews = 0
     for line, note in _notes(text, source):
         record = _record(note, source, line)
         if record is None:
             replies += 1
+            if not papers_only:
+                for review in _reviews(note, source, line, forum=""):
+                    reviews += 1
+                    yield review
             continue
         papers += 1
         yield record
-    if not papers and replies:
+        if not papers_only:
+            for reply in _embedded_replies(note, source, line):
+                for review in _reviews(reply, source, line, forum=record.forum_id):
+                    reviews += 1
+                    yield review
+    if not papers and not reviews and replies:
         raise ImportFailed(
             source,
             None,
             f"the file holds only replies to papers ({replies}: reviews, comments, decisions); "
-            "replies are not imported",
+            "replies are not imported"
+            if papers_only
+            else f"the file holds only replies to papers ({replies}), none of them a review, "
+            "meta-review or decision",
         )
-    if not papers:
+    if not papers and not reviews:
         raise ImportFailed(source, None, "no OpenReview notes in the file")
 
 
@@ -366,3 +401,145 @@ def _pdf_url(value: str) -> str:
     if value.startswith("/") and not value.startswith("//"):
         return SITE + value
     return value
+
+
+# --- Replies: reviews, meta-reviews, decisions ---------------------------------------------
+
+# The last part of a reply's invitation -> its kind (papers.models.Review.Kind).
+_REPLY_KINDS = {
+    "official_review": "review",
+    "review": "review",
+    "meta_review": "meta_review",
+    "metareview": "meta_review",
+    "decision": "decision",
+    "acceptance_decision": "decision",
+    "paper_decision": "decision",
+}
+# "6: marginally above the acceptance threshold", "4", "3.5 (weak accept)": the leading number.
+_LEADING_NUMBER = re.compile(r"\s*([-+]?\d+(?:\.\d+)?)(?![\d.])")
+# A rating or confidence beyond this is no reviewer's score.
+_MAX_SCORE = 1000
+
+
+def _embedded_replies(note: dict, source: str, line: int) -> list:
+    details = note.get("details")
+    if not isinstance(details, dict):
+        return []
+    found: dict[str, Any] = {}
+    for key in ("replies", "directReplies"):
+        replies = details.get(key)
+        if replies is None:
+            continue
+        if not isinstance(replies, list):
+            raise ImportFailed(source, line, f"details.{key} must be a list of notes")
+        for reply in replies:
+            # directReplies repeats replies' first level: one record per note id.
+            reply_id = reply.get("id") if isinstance(reply, dict) else None
+            found.setdefault(reply_id if isinstance(reply_id, str) else str(len(found)), reply)
+    return list(found.values())
+
+
+def _reply_kind(note: dict, content: Any) -> str | None:
+    invitations = note.get("invitations")
+    if not isinstance(invitations, list):
+        invitations = []
+    single = note.get("invitation")
+    names = [*invitations, single] if isinstance(single, str) else invitations
+    for invitation in names:
+        if isinstance(invitation, str):
+            kind = _REPLY_KINDS.get(invitation.rsplit("/", 1)[-1].casefold())
+            if kind:
+                return kind
+    if isinstance(content, dict) and content.get("decision") is not None:
+        return "decision"
+    if isinstance(content, dict) and content.get("rating") is not None:
+        return "review"
+    return None
+
+
+def _reviews(note: Any, source: str, line: int, *, forum: str) -> Iterator[ReviewRecord]:
+    """The review record of one reply note, if it reviews or decides its paper; `forum` is
+    the submission's when the reply was embedded in it."""
+
+    def fail(message: str) -> NoReturn:
+        raise ImportFailed(source, line, f"reply {note_id or '(no id)'}: {message}")
+
+    note_id = ""
+    if not isinstance(note, dict):
+        raise ImportFailed(source, line, f"each reply must be a JSON object, got {_kind(note)}")
+    content = note.get("content")
+    kind = _reply_kind(note, content)
+    if kind is None:
+        return  # a comment, a rebuttal, a withdrawal: not a review
+    note_id, forum_id = (_note_text(note, name, fail) for name in ("id", "forum"))
+    forum_id = forum_id or forum
+    if not note_id:
+        fail("a review, meta-review or decision needs its note 'id'")
+    if not forum_id:
+        fail("a review, meta-review or decision needs the 'forum' of its paper")
+    for label, value in (("id", note_id), ("forum", forum_id)):
+        if len(value) > MAX_FORUM_ID:
+            fail(f"note {label} is {len(value)} characters long; at most {MAX_FORUM_ID}")
+    if not isinstance(content, dict):
+        fail(f"'content' must be a JSON object {{...}}, got {_kind(content)}")
+    decision = ""
+    if kind == "decision":
+        decision = _decision(content, "decision", fail)
+    elif kind == "meta_review":
+        decision = _decision(content, "recommendation", fail)
+    yield ReviewRecord(
+        forum_id=forum_id,
+        note_id=note_id,
+        kind=kind,
+        source=source,
+        line=line,
+        rating=_score(content, "rating", fail) if kind == "review" else None,
+        confidence=_score(content, "confidence", fail) if kind == "review" else None,
+        decision=decision,
+        created=_created(note, fail),
+    )
+
+
+def _score(content: dict, name: str, fail: Callable[[str], NoReturn]) -> float | None:
+    value = _value(content, name, fail)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        fail(f"content.{name} must be a number or text starting with one, got {_kind(value)}")
+    if isinstance(value, str):
+        match = _LEADING_NUMBER.match(value)
+        if not match:
+            shown = value if len(value) <= 60 else value[:60] + "..."
+            fail(
+                f"content.{name} {shown!r} does not start with a number "
+                '(expected e.g. "6: marginally above the acceptance threshold")'
+            )
+        value = match[1]
+    number = float(value)
+    if not math.isfinite(number) or abs(number) > _MAX_SCORE:
+        fail(f"content.{name} {value} is not a score (at most {_MAX_SCORE} either way)")
+    return number
+
+
+def _decision(content: dict, name: str, fail) -> str:
+    decision = collapse_whitespace(_text(content, name, fail))
+    if len(decision) > MAX_TAG_NAME:
+        fail(f"content.{name} is {len(decision)} characters long; at most {MAX_TAG_NAME}")
+    problem = tag_name_problem(decision) if decision else None
+    if problem:
+        fail(f"content.{name}: {problem}")
+    return decision
+
+
+def _created(note: dict, fail) -> datetime | None:
+    for name in ("cdate", "tcdate"):
+        value = note.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            fail(f"note field {name!r} must be milliseconds since 1970, got {_kind(value)}")
+        try:
+            return datetime.fromtimestamp(value / 1000, UTC)
+        except (OverflowError, OSError, ValueError):
+            fail(f"note field {name!r} ({value}) is not a date")
+    return None

@@ -13,8 +13,14 @@ from django.utils import timezone
 from papers.importing import unchanged_files
 from papers.importing.bulk_rows import import_write_cache
 from papers.importing.formats import count_lines, expand_paths, read_records
-from papers.importing.loader import BATCH_SIZE, Loader
-from papers.importing.records import ImportFailed, PaperRecord, validate_record
+from papers.importing.loader import BATCH_SIZE, Loader, load_reviews
+from papers.importing.records import (
+    ImportFailed,
+    PaperRecord,
+    Record,
+    ReviewRecord,
+    validate_record,
+)
 from papers.importing.report import Report
 from papers.importing.sources import source_name
 from papers.models import MAX_INVOKED_BY, ImportRun
@@ -44,6 +50,11 @@ class RecordStream:
     forum id are an error naming both lines. (Across files the same paper is expected: the
     loader merges them in file order, as successive imports would.) A file its source was
     last imported from, byte for byte, is not read (see unchanged_files).
+
+    Reviews (OpenReview replies) are not handed to the loader: they are kept in `reviews`
+    (a few numbers each) and stored once every paper is loaded, since a reply may come before
+    its paper in a file. A note id repeated within a file is kept once, or is an error naming
+    both lines when its two copies differ.
     """
 
     def __init__(
@@ -53,6 +64,7 @@ class RecordStream:
         self.format = format
         self.report = report
         self.errors: list[ImportFailed] = []
+        self.reviews: list[ReviewRecord] = []
         self.sources = [source or source_name(str(path)) for path in files]
         # Per file: its hash, and how many records it held when last imported if it is the
         # very file its source was last imported from (then it is not read).
@@ -75,7 +87,8 @@ class RecordStream:
                 self.lines_before += lines
                 continue
             try:
-                for record in self._one_per_forum_id(read_records(path, self.format)):
+                papers = self._set_reviews_aside(read_records(path, self.format))
+                for record in self._one_per_forum_id(papers):
                     if not self.errors:
                         yield record
             except ImportFailed as error:
@@ -123,6 +136,24 @@ class RecordStream:
         if self.errors:
             raise ImportErrors(self.errors)
 
+    def _set_reviews_aside(self, records: Iterable[Record]) -> Iterator[PaperRecord]:
+        first_by_id: dict[str, ReviewRecord] = {}
+        for record in records:
+            if isinstance(record, PaperRecord):
+                yield record
+                continue
+            first = first_by_id.setdefault(record.note_id, record)
+            if first is record:
+                if not self.errors:
+                    self.reviews.append(record)
+            elif _review_values(first) != _review_values(record):
+                raise ImportFailed(
+                    record.source,
+                    record.line,
+                    f"reply {record.note_id} is also at line {first.line} of this file, "
+                    "with other content; keep one of the two",
+                )
+
     @staticmethod
     def _one_per_forum_id(records: Iterable[PaperRecord]) -> Iterator[PaperRecord]:
         # Per forum id: its first line and a hash of its record, not the record: a file of a
@@ -145,6 +176,18 @@ class RecordStream:
                         "with other content; keep one of the two records",
                     )
             yield record
+
+
+def _review_values(review: ReviewRecord) -> tuple:
+    """What a reply says, whatever line it is on."""
+    return (
+        review.forum_id,
+        review.kind,
+        review.rating,
+        review.confidence,
+        review.decision,
+        review.created,
+    )
 
 
 def _content_hash(record: PaperRecord) -> int:
@@ -203,6 +246,7 @@ def import_paths(
             Loader(report, run, batch_size=batch_size, source=source).load(stream, loaded)
         # Raised inside the transaction: what the good files loaded is rolled back.
         stream.raise_errors()
+        load_reviews(stream.reviews, report, source=source)
         stream.remember_files()
         if dry_run:
             transaction.set_rollback(True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from urllib.parse import urlsplit
 
 from papers.importing import safe_json
@@ -70,6 +71,27 @@ class PaperRecord:
     arxiv_id: str = ""  # e.g. "2310.01234" (new style) or "hep-th/9901001" (old), no version
     year: int | None = None
     doi: str = ""
+
+
+@dataclass
+class ReviewRecord:
+    """A reply note of an OpenReview forum that reviews or decides its paper (see
+    papers.importing.openreview). Its paper is the one whose forum id is `forum_id`, in this
+    import or already in the catalogue."""
+
+    forum_id: str
+    note_id: str
+    kind: str  # "review", "meta_review" or "decision" (papers.models.Review.Kind)
+    source: str
+    line: int
+    rating: float | None = None  # the leading number of "6: marginally above ..."
+    confidence: float | None = None
+    decision: str = ""  # a decision note's decision, a meta-review's recommendation
+    created: datetime | None = None
+
+
+# What a reader yields: papers, and from OpenReview notes their reviews too.
+Record = PaperRecord | ReviewRecord
 
 
 def split_list(value, *, what: str, source: str, line: int) -> list[str]:

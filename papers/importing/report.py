@@ -47,6 +47,12 @@ class Counts:
     conflicts: list[Conflict] = field(default_factory=list)
     # The file was the one its source was last imported from, byte for byte: not read.
     unread: bool = False
+    # Reviews, meta-reviews and decisions (OpenReview replies); unmatched: their paper is
+    # neither in the import nor in the catalogue, so they were skipped.
+    reviews_created: int = 0
+    reviews_updated: int = 0
+    reviews_unchanged: int = 0
+    reviews_unmatched: int = 0
 
     @property
     def records(self) -> int:
@@ -59,6 +65,18 @@ class Counts:
         )
         if self.unread:
             summary += " (the same file as this source's last import: not read again)"
+        reviews = (
+            self.reviews_created,
+            self.reviews_updated,
+            self.reviews_unchanged,
+            self.reviews_unmatched,
+        )
+        if any(reviews):  # files without replies read as before
+            summary += "; reviews: {} new, {} updated, {} unchanged".format(*reviews[:3])
+            if self.reviews_unmatched:
+                summary += (
+                    f", {self.reviews_unmatched} skipped (their paper is not in the catalogue)"
+                )
         return summary
 
 
@@ -80,6 +98,10 @@ class Report:
             total.updated += counts.updated
             total.unchanged += counts.unchanged
             total.conflicts.extend(counts.conflicts)
+            total.reviews_created += counts.reviews_created
+            total.reviews_updated += counts.reviews_updated
+            total.reviews_unchanged += counts.reviews_unchanged
+            total.reviews_unmatched += counts.reviews_unmatched
         return total
 
     def lines(self) -> list[str]:
