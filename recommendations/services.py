@@ -1,0 +1,62 @@
+"""Writes: replacing a member's precomputed recommendations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from time import perf_counter
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from recommendations import training
+from recommendations.models import Recommendation
+
+
+@dataclass(frozen=True)
+class Outcome:
+    user: str
+    positives: int
+    recommended: int
+    seconds: float
+
+
+def replace_recommendations(user, scored: Sequence[training.Scored], computed_at: datetime) -> None:
+    """The member's rows become `scored`, in one transaction: the page never sees half a run."""
+    with transaction.atomic():
+        Recommendation.objects.filter(user=user).delete()
+        Recommendation.objects.bulk_create(
+            Recommendation(
+                user=user,
+                paper_id=item.paper_id,
+                score=item.score,
+                reasons=item.reasons,
+                computed_at=computed_at,
+            )
+            for item in scored
+        )
+
+
+def recompute(
+    users: Sequence | None = None, *, limit: int = training.DEFAULT_LIMIT
+) -> Iterator[Outcome]:
+    """Recompute every active member's recommendations (or `users`'), one at a time.
+
+    The tf-idf matrix is built once for the run. Yields each member's outcome as it is done.
+    """
+    if users is None:
+        users = list(get_user_model().objects.filter(is_active=True).order_by("pk"))
+    corpus = training.build_corpus(training.corpus_rows())
+    for user in users:
+        started = perf_counter()
+        signals = training.member_signals(user)
+        scored = training.recommend(corpus, signals, limit=limit)
+        replace_recommendations(user, scored, timezone.now())
+        yield Outcome(
+            user=user.get_username(),
+            positives=len(signals.positives),
+            recommended=len(scored),
+            seconds=perf_counter() - started,
+        )
