@@ -7,4 +7,7 @@ class AnnotationsConfig(AppConfig):
     verbose_name = "Annotations"
 
     def ready(self) -> None:
-        from annotations import checks  # noqa: F401  (registers the deploy checks)
+        from annotations import (
+            checks,  # noqa: F401  (registers the deploy checks)
+            signals,  # noqa: F401  (anchored comments follow the abstract)
+        )

@@ -11,7 +11,8 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from annotations.models import Comment, Notification, NotificationKind, ReadingListItem
+from annotations.anchors import Anchor
+from annotations.models import AnchorState, Comment, Notification, NotificationKind, ReadingListItem
 from papers.models import Paper
 
 NOTIFICATIONS_SHOWN = 100
@@ -25,8 +26,17 @@ def thread_root(comment: Comment | None) -> Comment | None:
 
 
 @transaction.atomic
-def post_comment(*, paper: Paper, author, body: str, parent: Comment | None = None) -> Comment:
+def post_comment(
+    *, paper: Paper, author, body: str, parent: Comment | None = None, anchor: Anchor | None = None
+) -> Comment:
+    """`anchor` (checked against the abstract by CommentForm) only on a top-level comment."""
     comment = Comment(paper=paper, author=author, body=body, parent=thread_root(parent))
+    if anchor is not None:
+        if comment.parent is not None:
+            raise ValueError("A reply carries no anchor.")
+        comment.quote, comment.quote_prefix = anchor.quote, anchor.prefix
+        comment.quote_suffix, comment.quote_start = anchor.suffix, anchor.start
+        comment.anchor_state = AnchorState.ATTACHED
     comment.save()
     _notify(comment, _recipients(comment))
     return comment

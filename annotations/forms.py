@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
 from django.urls import reverse_lazy
 
+from annotations.anchors import Anchor, anchor_problem, context_of, locate, plain_text
 from annotations.models import Comment, Note, Priority, ReadingList, ReadingStatus
 from papers.models import Paper
 from papers.suggest import identifier_lookups, papers_titled
@@ -35,7 +36,12 @@ class NoteForm(forms.ModelForm):
 
 class CommentForm(forms.ModelForm):
     """A comment's text. Given the paper (when posting), the POST's `parent` (the comment
-    replied to, sent by a hidden input the template writes) is checked into `self.parent`."""
+    replied to, sent by a hidden input the template writes) is checked into `self.parent`, and
+    its `quote`, `quote_prefix`, `quote_suffix` and `quote_start` (filled in by
+    static/js/anchors.js when the member comments on a selection of the abstract) into
+    `self.anchor`: the quote must occur in the abstract's plain text; the prefix, suffix and
+    start stored are the server's own, taken around the occurrence found. An edit (no paper)
+    never reads or changes an anchor."""
 
     class Meta:
         model = Comment
@@ -49,12 +55,19 @@ class CommentForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.paper = paper
         self.parent: Comment | None = None
+        self.anchor: Anchor | None = None
 
     def clean(self):
         cleaned = super().clean()
+        if self.paper is not None:
+            self._clean_parent()
+            self._clean_anchor()
+        return cleaned
+
+    def _clean_parent(self) -> None:
         raw = (self.data.get("parent") or "").strip()
         if self.paper is not None and raw:
-            parent = None
+            parent: Comment | None = None
             if raw.isdigit():
                 parent = Comment.objects.filter(paper=self.paper, pk=int(raw)).first()
             if parent is None:
@@ -62,7 +75,34 @@ class CommentForm(forms.ModelForm):
             if parent.is_removed:
                 raise forms.ValidationError("That comment was removed; it takes no more replies.")
             self.parent = parent
-        return cleaned
+
+    def _clean_anchor(self) -> None:
+        def posted(name: str) -> str:
+            # Form submission may turn line breaks into CRLF; the plain text has "\n" only.
+            return (self.data.get(name) or "").replace("\r\n", "\n").replace("\r", "\n")
+
+        quote = posted("quote")
+        if not quote or self.paper is None:
+            return
+        if self.parent is not None or (self.data.get("parent") or "").strip():
+            raise forms.ValidationError(
+                "A reply cannot quote the abstract: quote it in a new comment instead."
+            )
+        raw_start = (self.data.get("quote_start") or "").strip()
+        hint = int(raw_start) if raw_start.isdigit() and len(raw_start) <= 9 else None
+        anchor = Anchor(quote, posted("quote_prefix"), posted("quote_suffix"), hint)
+        problem = anchor_problem(anchor)
+        if problem:
+            raise forms.ValidationError(problem)
+        text = plain_text(self.paper.abstract)
+        start = locate(text, anchor)
+        if start is None:
+            raise forms.ValidationError(
+                "The quoted text is not in this paper's abstract (it may just have been "
+                "edited): select it again, or remove the quote."
+            )
+        prefix, suffix = context_of(text, start, quote)
+        self.anchor = Anchor(quote, prefix, suffix, start)
 
 
 def _clean_list_name(name: str, *, owner, exclude_pk: int | None = None) -> str:

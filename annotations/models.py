@@ -137,11 +137,27 @@ class ReadingListItem(models.Model):
         return f"{self.paper} in {self.reading_list}"
 
 
+class AnchorState(models.TextChoices):
+    ATTACHED = "attached", "Attached"
+    # The abstract was edited and the quoted text is no longer in it; the quote is kept.
+    ORPHANED = "orphaned", "Orphaned"
+
+
+# An anchor's sizes (annotations.anchors): the quote, and the context either side of it that
+# tells two occurrences of the same words apart.
+QUOTE_MAX_LENGTH = 1_000
+QUOTE_CONTEXT_LENGTH = 64
+
+
 class Comment(models.Model):
     """One message in the thread under a paper; removal is soft so the thread keeps its shape.
 
     Threads are one level deep: `parent` is always a top-level comment (annotations.discussion
     attaches a reply to a reply to the top-level comment above it).
+
+    A top-level comment may be anchored in the abstract: a W3C Web Annotation TextQuoteSelector
+    (`quote` with up to 64 characters of `quote_prefix` and `quote_suffix`) plus a
+    TextPositionSelector hint (`quote_start`), all counted in annotations.anchors.plain_text.
     """
 
     paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="comments")
@@ -164,6 +180,13 @@ class Comment(models.Model):
         blank=True,
         related_name="+",
     )
+    # The anchor: blank `quote` (and `anchor_state`) on a comment about the whole paper.
+    quote = models.TextField(max_length=QUOTE_MAX_LENGTH, blank=True)
+    quote_prefix = models.CharField(max_length=QUOTE_CONTEXT_LENGTH, blank=True)
+    quote_suffix = models.CharField(max_length=QUOTE_CONTEXT_LENGTH, blank=True)
+    # Where the quote starts in the abstract's plain text; null once orphaned.
+    quote_start = models.PositiveIntegerField(null=True, blank=True)
+    anchor_state = models.CharField(max_length=10, choices=AnchorState, blank=True)
 
     # Set by annotations.selectors.paper_comments and annotations.panel for the thread.
     thread_replies: list[Comment]
@@ -174,6 +197,12 @@ class Comment(models.Model):
         indexes = [
             models.Index(fields=["paper", "created_at"], name="annotations_comment_thread"),
             models.Index(fields=["-updated_at"], name="annotations_comment_recent"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(parent__isnull=True) | models.Q(quote=""),
+                name="annotations_comment_reply_unanchored",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -203,6 +232,14 @@ class Comment(models.Model):
     @property
     def is_removed(self) -> bool:
         return self.removed_at is not None
+
+    @property
+    def is_anchored(self) -> bool:
+        return bool(self.quote)
+
+    @property
+    def is_orphaned(self) -> bool:
+        return self.anchor_state == AnchorState.ORPHANED
 
 
 class NotificationKind(models.TextChoices):

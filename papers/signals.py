@@ -41,9 +41,15 @@ from __future__ import annotations
 import threading
 
 from django.db.models.signals import post_delete, post_save, pre_delete, pre_save
-from django.dispatch import receiver
+from django.dispatch import Signal, receiver
 
 from papers.models import Author, Authorship, Paper, PaperTag, SearchChange, Tag
+
+# Sent by the importer (importing.loader.Loader.load), inside its transaction, with
+# `paper_ids`: the existing papers whose abstract it changed. Bulk updates send no post_save;
+# what hangs on an abstract (annotations' anchored comments) listens here, so papers needs
+# to know nothing about it.
+abstracts_changed = Signal()
 
 # Paper fields a search document is built from (papers/search/documents.py).
 INDEXED_PAPER_FIELDS = frozenset({"title", "abstract", "author_names", "created_at"})

@@ -48,7 +48,11 @@ def comment_add(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
             return render(request, template, context)
         return render(request, "annotations/comment_form.html", {"form": form, "paper": paper})
     comment = discussion.post_comment(
-        paper=paper, author=request.user, body=form.cleaned_data["body"], parent=form.parent
+        paper=paper,
+        author=request.user,
+        body=form.cleaned_data["body"],
+        parent=form.parent,
+        anchor=form.anchor,
     )
     return finish(
         request,

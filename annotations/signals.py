@@ -1,0 +1,28 @@
+"""Anchored comments follow their paper's abstract (annotations.anchors).
+
+Two write paths change an abstract: a save of the Paper (the admin, curation) sends post_save;
+an import writes in bulk and sends papers.signals.abstracts_changed with the papers' ids.
+Both re-anchor in the writer's transaction, so the comments never point into an abstract that
+was rolled back.
+"""
+
+from __future__ import annotations
+
+from django.db.models.signals import post_save
+from django.dispatch import receiver
+
+from annotations.anchors import reanchor_papers
+from papers.models import Paper
+from papers.signals import abstracts_changed
+
+
+@receiver(post_save, sender=Paper, dispatch_uid="annotations_reanchor_saved_paper")
+def _paper_saved(sender, instance: Paper, created: bool, using: str, update_fields=None, **kwargs):
+    if created or (update_fields is not None and "abstract" not in update_fields):
+        return
+    reanchor_papers([instance.pk], using=using)
+
+
+@receiver(abstracts_changed, dispatch_uid="annotations_reanchor_imported_papers")
+def _abstracts_changed(sender, paper_ids, using: str = "default", **kwargs):
+    reanchor_papers(paper_ids, using=using)
