@@ -29,6 +29,7 @@ AUTHOR_FACET_SIZE = 15
 FACET_TITLES = {
     "venue": "Venue",
     "track": "Presentation track",
+    "decision": "Decision",
     "author": "Authors",
     "area": "Primary area",
     "keyword": "Keywords",
@@ -40,6 +41,8 @@ NOT_GIVEN_HINTS = {
     "venue": "“Not given”: papers whose sources name no venue.",
     "track": "“Not given”: papers whose sources name no track (most list only accepted "
     "papers' venue, not whether each is a poster or a talk).",
+    "decision": "“Not given”: papers imported without their OpenReview decision (only notes "
+    "saved with their replies carry it).",
 }
 # Poster, Spotlight, Oral read best in this order, not alphabetically.
 _TRACK_ORDER = {"poster": 0, "spotlight": 1, "oral": 2}
@@ -47,12 +50,15 @@ _TRACK_ORDER = {"poster": 0, "spotlight": 1, "oral": 2}
 _ENGINE_FACETS = {
     "venue": "venue",
     "track": "track",
+    "decision": "decision",
     "area": "area",
     "keyword": "keyword",
     "tag": "lab",
 }
 # Facets of data not every source has: left out of the page when nothing matches them.
 _OPTIONAL_FACETS = {"area", "keyword"}
+# Facets shown only when some paper has a value: "Not given" for every paper is left out.
+_DECIDED_FACETS = {"decision"}
 # Facets that list only their most frequent values (and the selected ones).
 _CUT_FACETS = {"tag": LAB_TAG_FACET_SIZE, "keyword": KEYWORD_FACET_SIZE}
 
@@ -89,7 +95,7 @@ def listing_facets(
     """
     facets = _tag_facets(counts, state, keyword_candidates)
     # Authors come after what a paper is (venue, track, area), before what it is about.
-    position = sum(1 for facet in facets if facet.param in ("venue", "track", "area"))
+    position = sum(1 for facet in facets if facet.param in ("venue", "track", "decision", "area"))
     facets.insert(position, _author_facet(counts, state, author_candidates))
     if state.logged_in:
         facets.append(_mine_facet(counts, state))
@@ -110,6 +116,8 @@ def _tag_facets(
         finding = param == "keyword" and keyword_candidates is not None
         if param in _OPTIONAL_FACETS and not (wanted[param] or selected[param] or finding):
             continue
+        if param in _DECIDED_FACETS and not (set(wanted[param]) - {NOT_GIVEN} or selected[param]):
+            continue  # a catalogue without reviews: "Not given" alone says nothing
         facet = Facet(param=param, title=FACET_TITLES[param])
         shown = dict(wanted[param])
         for pk in selected[param]:

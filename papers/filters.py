@@ -32,12 +32,14 @@ _SLUG_RE = re.compile(r"^[-\w]{1,100}$")
 TAG_FACETS: dict[str, str] = {
     "venue": TagKind.VENUE,
     "track": TagKind.TRACK,
+    "decision": TagKind.DECISION,
     "area": TagKind.AREA,
     "keyword": TagKind.KEYWORD,
     "tag": TagKind.LAB,
 }
 MINE_CHOICES = {"lists": "In my reading lists", "notes": "Has my note"}
-# The "not given" value of the venue and track facets (papers whose sources name none). No tag
+# The "not given" value of the venue, track and decision facets (papers whose sources name
+# none). No tag
 # slug starts with "_" (slugify strips it), so it cannot name a real tag.
 NOT_GIVEN_SLUG = "_none"
 NOT_GIVEN_LABEL = "Not given"
@@ -138,6 +140,7 @@ class Selection:
 class PaperFilter(django_filters.FilterSet):
     venue = FacetFilter()
     track = FacetFilter()
+    decision = FacetFilter()
     author = AuthorFacetFilter()
     area = FacetFilter()
     keyword = FacetFilter()
@@ -228,7 +231,12 @@ class PaperFilter(django_filters.FilterSet):
         )
 
 
-SORT_CHOICES = {"relevance": "Relevance", "title": "Title", "newest": "Newest imported"}
+SORT_CHOICES = {
+    "relevance": "Relevance",
+    "title": "Title",
+    "newest": "Newest imported",
+    "rating": "Mean rating",  # highest first, papers without reviews last
+}
 PER_PAGE_CHOICES = (10, 25, 50, 100)
 DEFAULT_PER_PAGE = 25
 
@@ -331,6 +339,7 @@ class BrowseState:
             lab_ids=self.selection.ids("tag"),
             keyword_ids=self.selection.ids("keyword"),
             area_ids=self.selection.ids("area"),
+            decision_ids=self.selection.ids("decision"),
             keyword_candidates=keyword_candidates,
             author_ids=self.selection.ids("author"),
             mine_ids=mine_ids,

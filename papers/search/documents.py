@@ -26,6 +26,7 @@ _TAG_FIELDS: dict[str, str] = {  # by TagKind value
     TagKind.LAB: schema.LAB_IDS,
     TagKind.KEYWORD: schema.KEYWORD_IDS,
     TagKind.AREA: schema.AREA_IDS,
+    TagKind.DECISION: schema.DECISION_IDS,
 }
 
 
@@ -39,6 +40,7 @@ class PaperRecord:
     created_at: datetime
     authors: Sequence[tuple[int, str]] = ()  # (author id, name) in author order
     tags: Sequence[tuple[int, str]] = ()  # (tag id, TagKind value)
+    mean_rating: float | None = None  # the reviewers' (Paper.mean_rating)
 
 
 def make_document(paper: PaperRecord) -> tantivy.Document:
@@ -58,6 +60,8 @@ def make_document(paper: PaperRecord) -> tantivy.Document:
     doc.add_unsigned(schema.TITLE_PREFIX, schema.title_prefix(title_key))
     doc.add_text(schema.NEWEST_ORDER, schema.newest_order_key(paper.created_at, paper.id))
     doc.add_unsigned(schema.CREATED, schema.created_micros(paper.created_at))
+    doc.add_text(schema.RATING_ORDER, schema.rating_order_key(paper.mean_rating, paper.id))
+    doc.add_unsigned(schema.RATING, schema.rating_code(paper.mean_rating))
     return doc
 
 
@@ -67,7 +71,7 @@ def paper_documents(paper_ids: Iterable[int] | None = None) -> Iterator[tantivy.
     Ids of papers that no longer exist yield nothing: the caller deletes their documents. For a
     consistent snapshot across chunks, iterate inside a transaction with repeatable reads.
     """
-    columns = ("pk", "title", "abstract", "created_at")
+    columns = ("pk", "title", "abstract", "created_at", "mean_rating")
     papers = Paper.objects.order_by("pk").values_list(*columns)
     if paper_ids is None:
         # Keyset pagination on the primary key: each chunk starts after the last id seen, and
@@ -101,7 +105,7 @@ def _documents(chunk: list[tuple], in_chunk: dict) -> Iterator[tantivy.Document]
         .values_list("paper_id", "tag_id", "tag__kind")
     ):
         tags[paper_id].append((tag_id, kind))
-    for pk, title, abstract, created_at in chunk:
+    for pk, title, abstract, created_at, mean_rating in chunk:
         yield make_document(
             PaperRecord(
                 id=pk,
@@ -110,5 +114,6 @@ def _documents(chunk: list[tuple], in_chunk: dict) -> Iterator[tantivy.Document]
                 created_at=created_at,
                 authors=authors.get(pk, ()),
                 tags=tags.get(pk, ()),
+                mean_rating=mean_rating,
             )
         )

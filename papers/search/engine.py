@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from functools import cache, cached_property
 
 import tantivy
@@ -25,7 +26,7 @@ Query = tantivy.Query
 
 # BM25 weight of a hit by field: a word in the title counts three times one in the abstract.
 FIELD_BOOSTS = {schema.TITLE: 3.0, schema.AUTHORS: 2.0, schema.ABSTRACT: 1.0}
-SORTS = ("relevance", "newest", "title")
+SORTS = ("relevance", "newest", "title", "rating")
 # Tantivy allocates for offset + limit hits up front: both are bounded, whatever the caller says.
 MAX_PAGE_SIZE = 1000
 AUTHOR_FACET_SIZE = 20
@@ -68,6 +69,7 @@ class BrowseQuery:
     # Keywords the caller wants counted whatever their rank (a "find a keyword" box's matches).
     keyword_candidates: frozenset[int] = frozenset()
     area_ids: frozenset[int] = frozenset()
+    decision_ids: frozenset[int] = frozenset()
     author_ids: frozenset[int] = frozenset()
     mine_ids: frozenset[int] | None = None
     mine_sets: Mapping[str, frozenset[int]] = field(default_factory=dict)
@@ -92,6 +94,7 @@ class Facets:
     lab: dict[int, int]
     keyword: dict[int, int]
     area: dict[int, int]
+    decision: dict[int, int]
     author: dict[int, int]
     mine: dict[str, int]
 
@@ -329,7 +332,7 @@ def _all_of(queries: list[Query]) -> Query:
 # The value that stands for "no value" in the facets that have a "not given" bucket: ids are
 # never 0, so it cannot be a tag's. Selecting it keeps the papers without any value there.
 NOT_GIVEN = 0
-NOT_GIVEN_FACETS = frozenset({"venue", "track"})
+NOT_GIVEN_FACETS = frozenset({"venue", "track", "decision"})
 
 # Facet name -> (index field, BrowseQuery attribute with its selection).
 _FACETS = {
@@ -338,6 +341,7 @@ _FACETS = {
     "lab": (schema.LAB_IDS, "lab_ids"),
     "keyword": (schema.KEYWORD_IDS, "keyword_ids"),
     "area": (schema.AREA_IDS, "area_ids"),
+    "decision": (schema.DECISION_IDS, "decision_ids"),
     "author": (schema.AUTHOR_IDS, "author_ids"),
 }
 
@@ -457,6 +461,8 @@ def _page(
         hits, total = result.hits, _total(result)
     elif sort == "newest":
         hits, total = _sorted_hits(searcher, matches, _NEWEST, offset, limit)
+    elif sort == "rating":
+        hits, total = _sorted_hits(searcher, matches, _BY_RATING, offset, limit)
     else:
         hits, total = _sorted_hits(searcher, matches, _BY_TITLE, offset, limit)
     addresses = [address for _, address in hits][: max(0, query.limit)]
@@ -474,6 +480,7 @@ class _SortKeys:
 
 _NEWEST = _SortKeys(schema.NEWEST_ORDER, schema.CREATED, tantivy.Order.Desc)
 _BY_TITLE = _SortKeys(schema.TITLE_ORDER, schema.TITLE_PREFIX, tantivy.Order.Asc)
+_BY_RATING = _SortKeys(schema.RATING_ORDER, schema.RATING, tantivy.Order.Desc)
 
 
 def _sorted_hits(searcher, matches: Query, keys: _SortKeys, offset: int, limit: int):
@@ -836,6 +843,7 @@ def _no_facets(query: BrowseQuery) -> Facets:
         lab={pk: 0 for pk in sorted(query.lab_ids)},
         keyword={pk: 0 for pk in sorted(query.keyword_ids)},
         area={pk: 0 for pk in sorted(query.area_ids)},
+        decision={pk: 0 for pk in sorted(query.decision_ids)},
         author={pk: 0 for pk in sorted(query.author_ids)},
         mine=dict.fromkeys(query.mine_sets, 0),
     )
@@ -1076,3 +1084,39 @@ def _all_words_query(field_name: str, terms: list[tuple[int, str]], prefix: str 
     required = [_field_query(field_name, [term]) for term in before]
     required.append(_phrase_query(field_name, [(position, last)], prefix))
     return Query.boolean_query([(Occur.Must, query) for query in required])
+
+
+# --- New since a moment (saved searches and their digest e-mails) ---------------------------
+
+
+def _created_after(after: datetime) -> Query:
+    # CREATED is fast, not indexed: Tantivy answers the range from the fast field.
+    field = (_schema(), schema.CREATED, tantivy.FieldType.Unsigned)
+    return Query.range_query(*field, lower_bound=schema.created_micros(after), include_lower=False)
+
+
+def _matches_created_after(query: BrowseQuery, after: datetime) -> Query | None:
+    matcher = _Matcher.of(query)
+    if matcher is None:
+        return None
+    listing = matcher.all()
+    return _all_of([listing, _created_after(after)] if listing else [_created_after(after)])
+
+
+def count_created_after(searcher: tantivy.Searcher, query: BrowseQuery, after: datetime) -> int:
+    """How many papers of the listing were created after `after` (its page is ignored): a
+    saved search's "N new since you last looked"."""
+    matches = _matches_created_after(query, after)
+    return _total(searcher.search(matches, 1)) if matches is not None else 0
+
+
+def ids_created_after(
+    searcher: tantivy.Searcher, query: BrowseQuery, after: datetime, limit: int
+) -> tuple[list[int], int]:
+    """The newest `limit` ids of the listing's papers created after `after`, and how many
+    there are: what a digest e-mail lists for a saved search."""
+    matches = _matches_created_after(query, after)
+    if matches is None:
+        return [], 0
+    newest = replace(query, sort="newest", offset=0, limit=limit)
+    return _page(searcher, matches, newest, scored=False)

@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 
 import tantivy
 
-SCHEMA_VERSION = 3  # 2: coarse sort keys, stored author ids; 3: keyword and area ids
+# 2: coarse sort keys, stored author ids; 3: keyword and area ids; 4: decision ids, rating sort
+SCHEMA_VERSION = 4
 
 # The paper's primary key: stored (results name papers by it), indexed (delete and update by
 # term), fast (read for a page of hits without loading documents).
@@ -36,7 +37,8 @@ TRACK_IDS = "track_ids"
 LAB_IDS = "lab_ids"
 KEYWORD_IDS = "keyword_ids"
 AREA_IDS = "area_ids"
-FACET_FIELDS = (VENUE_IDS, TRACK_IDS, LAB_IDS, KEYWORD_IDS, AREA_IDS, AUTHOR_IDS)
+DECISION_IDS = "decision_ids"  # the paper's decision tag (TagKind.DECISION), at most one
+FACET_FIELDS = (VENUE_IDS, TRACK_IDS, LAB_IDS, KEYWORD_IDS, AREA_IDS, DECISION_IDS, AUTHOR_IDS)
 
 # Sort keys, fast text fields compared byte by byte (raw tokenizer: the whole value is one
 # term). Each ends with the zero-padded paper id, so no two papers tie and the order is total,
@@ -46,13 +48,17 @@ FACET_FIELDS = (VENUE_IDS, TRACK_IDS, LAB_IDS, KEYWORD_IDS, AREA_IDS, AUTHOR_IDS
 #                             as en_US would interleave case and accents differently)
 #   NEWEST_ORDER descending = ORDER BY created_at DESC, id DESC
 # (Tantivy date fields keep whole seconds only, which would leave an import's papers tied.)
+#   RATING_ORDER descending = ORDER BY mean_rating DESC NULLS LAST, id DESC (the rating to a
+#                             thousandth: means closer than that tie, and go by id)
 TITLE_ORDER = "title_order"
 NEWEST_ORDER = "newest_order"
+RATING_ORDER = "rating_order"
 # Coarse u64 companions of the sort keys, in the same order but with ties. Tantivy turns each
 # text key it passes into a string, so skipping 10,000 hits by TITLE_ORDER costs 200 ms; the
 # engine skips by these (cheap) and pages by the exact key only within the last tie.
 TITLE_PREFIX = "title_prefix"  # the first 8 bytes of the TITLE_ORDER key, big-endian
 CREATED = "created"  # created_at in microseconds since the epoch
+RATING = "rating"  # rating_code of the mean rating
 
 
 def build_schema() -> tantivy.Schema:
@@ -62,11 +68,11 @@ def build_schema() -> tantivy.Schema:
         builder.add_text_field(name, stored=True, tokenizer_name=TEXT_ANALYZER)
     for name in FACET_FIELDS:
         builder.add_unsigned_field(name, stored=name == AUTHOR_IDS, indexed=True, fast=True)
-    for name in (TITLE_ORDER, NEWEST_ORDER):
+    for name in (TITLE_ORDER, NEWEST_ORDER, RATING_ORDER):
         # "basic": the key's term is indexed too (tantivy-py cannot turn indexing off), but
         # without frequencies or positions.
         builder.add_text_field(name, fast=True, tokenizer_name="raw", index_option="basic")
-    for name in (TITLE_PREFIX, CREATED):
+    for name in (TITLE_PREFIX, CREATED, RATING):
         builder.add_unsigned_field(name, fast=True)
     return builder.build()
 
@@ -89,6 +95,23 @@ def created_micros(created_at: datetime) -> int:
 def newest_order_key(created_at: datetime, paper_id: int) -> str:
     """Microseconds since the epoch then the id, both zero-padded so text order is numeric."""
     return f"{created_micros(created_at):017d}{paper_id:020d}"
+
+
+# Ratings beyond this either way are clamped: no venue's scale comes near it.
+_MAX_RATING = 1000
+
+
+def rating_code(mean_rating: float | None) -> int:
+    """The mean rating as a u64 in the same order, to a thousandth; 0 without a rating, so
+    unrated papers come last in the descending sort."""
+    if mean_rating is None:
+        return 0
+    clamped = min(max(mean_rating, -_MAX_RATING), _MAX_RATING)
+    return round((clamped + _MAX_RATING) * 1000) + 1
+
+
+def rating_order_key(mean_rating: float | None, paper_id: int) -> str:
+    return f"{rating_code(mean_rating):07d}{paper_id:020d}"
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
