@@ -40,15 +40,20 @@ def replace_recommendations(user, scored: Sequence[training.Scored], computed_at
 
 
 def recompute(
-    users: Sequence | None = None, *, limit: int = training.DEFAULT_LIMIT
+    users: Sequence | None = None,
+    *,
+    limit: int = training.DEFAULT_LIMIT,
+    corpus: training.Corpus | None = None,
 ) -> Iterator[Outcome]:
     """Recompute every active member's recommendations (or `users`'), one at a time.
 
-    The tf-idf matrix is built once for the run. Yields each member's outcome as it is done.
+    The tf-idf matrix is built once for the run (or given, already built). Yields each
+    member's outcome as it is done.
     """
     if users is None:
         users = list(get_user_model().objects.filter(is_active=True).order_by("pk"))
-    corpus = training.build_corpus(training.corpus_rows())
+    if corpus is None:
+        corpus = training.build_corpus(training.corpus_rows())
     for user in users:
         started = perf_counter()
         signals = training.member_signals(user)

@@ -35,8 +35,13 @@ class Command(BaseCommand):
                 raise CommandError(f"No user named {user!r}.")
             users = [found]
         started = perf_counter()
+        corpus = training.build_corpus(training.corpus_rows())
+        papers, terms = corpus.matrix.shape
+        self.stdout.write(
+            f"Features: {papers:,} papers, {terms:,} terms in {perf_counter() - started:.2f} s"
+        )
         members = recommended = 0
-        for outcome in services.recompute(users, limit=limit):
+        for outcome in services.recompute(users, limit=limit, corpus=corpus):
             members += 1
             recommended += outcome.recommended
             if outcome.recommended:
