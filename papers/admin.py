@@ -30,6 +30,7 @@ from papers.models import (
     ImportRun,
     Paper,
     PaperTag,
+    Review,
     SearchChange,
     Tag,
     TagKind,
@@ -924,3 +925,24 @@ class ImportConflictAdmin(admin.ModelAdmin):
     def mark_resolved(self, request: HttpRequest, queryset: QuerySet[ImportConflict]) -> None:
         count = queryset.filter(resolved_at__isnull=True).update(resolved_at=timezone.now())
         self.message_user(request, f"Marked {count} conflict(s) resolved.", messages.SUCCESS)
+
+
+@admin.register(Review)
+class ReviewAdmin(admin.ModelAdmin):
+    """Reviews as the importer stored them: read only, since each paper's summary (decision,
+    mean rating) is derived from them and a re-import would bring an edit back."""
+
+    list_display = ["note_id", "paper", "kind", "rating", "confidence", "decision", "created"]
+    list_filter = ["kind"]
+    list_select_related = ["paper"]
+    search_fields = ["=note_id", "=paper__forum_id", "decision"]
+    list_per_page = 50
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
