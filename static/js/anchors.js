@@ -2,10 +2,11 @@
 //
 // Positions are counted in the abstract's plain text: the .abstract-text element's
 // textContent before math.js typesets it, which is what annotations.anchors.plain_text gives
-// on the server (math as its source, with delimiters). This script is deferred after math.js,
-// which typesets on DOMContentLoaded, so it reads that text first; afterwards it maps the
-// typeset page back onto it: text outside KaTeX's output is found in order, and each KaTeX
-// element covers the source its <annotation> holds plus the delimiters around it.
+// on the server (math as its source, with delimiters). The paper page loads this script
+// right after that element and without `defer`, so it runs while the page is parsed, before
+// the deferred math.js typesets; afterwards it maps the typeset page back onto that text:
+// text outside KaTeX's output is found in order, and each KaTeX element covers the source its
+// <annotation> holds plus the delimiters around it.
 //
 // Selecting text in the abstract shows a "Comment on this" button; it fills the comment
 // form's hidden quote fields (start sent in code points, as Python counts). Each attached
@@ -310,7 +311,7 @@
   abstract.addEventListener("click", goToComment);
   abstract.addEventListener("keydown", goToComment);
 
-  // math.js typesets on DOMContentLoaded and after swaps; these run after its listeners.
+  // math.js has typeset the abstract by then (it runs as a deferred script).
   document.addEventListener("DOMContentLoaded", highlightAll);
   document.addEventListener("htmx:afterSwap", function (event) {
     var target = event.detail && event.detail.target;
