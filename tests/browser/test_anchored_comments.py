@@ -81,7 +81,8 @@ def test_select_comment_and_see_the_highlight_after_reload(page, live_server, sc
     surgery, loss, general = Comment.objects.order_by("pk")
     assert surgery.quote == "key idea is gradient surgery"
     assert loss.quote == "the loss $x^2 + y$ that"
-    assert [c.quote_start for c in (surgery, loss)] == [text.index(c.quote) for c in (surgery, loss)]
+    assert surgery.quote_start == text.index(surgery.quote)
+    assert loss.quote_start == text.index(loss.quote)
     assert {surgery.anchor_state, loss.anchor_state} == {AnchorState.ATTACHED}
     assert (general.quote, general.anchor_state) == ("", "")
 
@@ -89,7 +90,8 @@ def test_select_comment_and_see_the_highlight_after_reload(page, live_server, sc
     mark = page.wait_for_selector(f"mark#anchor-{surgery.pk}")
     assert mark.inner_text() == "key idea"  # the first of its marks: <em> splits the quote
     marked = page.eval_on_selector_all(
-        f".abstract-text mark[data-comment='{surgery.pk}']", "marks => marks.map(m => m.textContent)"
+        f".abstract-text mark[data-comment='{surgery.pk}']",
+        "marks => marks.map(m => m.textContent)",
     )
     assert "".join(marked) == "key idea is gradient surgery"
     # The math inside the other quote is marked whole, typeset.
