@@ -142,6 +142,7 @@ INSTALLED_APPS = [
     "papers",
     "annotations",
     "recommendations",
+    "alerts",
 ]
 
 REQUIRE_LOGIN = env_bool("REQUIRE_LOGIN", default=False)

@@ -20,6 +20,7 @@ urlpatterns = [
     path("favicon.ico", RedirectView.as_view(url=lazy(static, str)("img/favicon.svg"))),
     path("", include("papers.urls")),
     path("", include("annotations.urls")),
+    path("", include("alerts.urls")),
     path("", include("recommendations.urls")),
     # Before the contrib include so it wins over that include's plain login view.
     path(

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class AlertsConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "alerts"
+    verbose_name = "Saved searches, alerts and lab awareness"

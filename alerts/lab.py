@@ -1,0 +1,95 @@
+"""Lab awareness: who reads a paper in a shared reading list, and the lab's busiest papers.
+
+Only shared lists (Visibility.SHARED) are ever read here: a private list is never counted or
+shown. Comments are counted, never quoted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db.models import Count, Max
+from django.utils import timezone
+
+from annotations.models import Comment, ReadingListItem, Visibility
+from papers.models import Paper
+
+PERIODS = {"week": ("This week", timedelta(days=7)), "month": ("This month", timedelta(days=30))}
+DEFAULT_PERIOD = "week"
+TOP = 10
+
+
+@dataclass(frozen=True)
+class LabReader:
+    name: str
+    list_name: str
+    status: str
+
+
+def lab_readers(paper: Paper) -> list[LabReader]:
+    """Every item holding `paper` in a shared list, by member then list. One query."""
+    items = (
+        ReadingListItem.objects.filter(
+            paper=paper,
+            reading_list__visibility=Visibility.SHARED,
+            reading_list__owner__is_active=True,
+        )
+        .select_related("reading_list__owner")
+        .order_by("reading_list__owner__username", "reading_list__name", "pk")
+    )
+    return [
+        LabReader(
+            name=item.reading_list.owner.get_full_name() or item.reading_list.owner.get_username(),
+            list_name=item.reading_list.name,
+            status=item.get_status_display().lower(),
+        )
+        for item in items
+    ]
+
+
+@dataclass(frozen=True)
+class Ranked:
+    paper: Paper
+    count: int
+
+
+@dataclass(frozen=True)
+class LabPage:
+    period: str
+    most_saved: list[Ranked]
+    most_discussed: list[Ranked]
+    recently_added: list[Ranked]
+
+
+def lab_page(period: str) -> LabPage:
+    """The lab's most saved, most discussed and most recently added papers since the period's
+    start. Four queries: three rankings and the papers they name."""
+    since = timezone.now() - PERIODS[period][1]
+    shared_items = ReadingListItem.objects.filter(
+        reading_list__visibility=Visibility.SHARED, added_at__gte=since
+    ).values("paper_id")
+    saved = list(
+        shared_items.annotate(n=Count("reading_list", distinct=True))
+        .order_by("-n", "-paper_id")
+        .values_list("paper_id", "n")[:TOP]
+    )
+    recent = list(
+        shared_items.annotate(n=Count("reading_list", distinct=True), last=Max("added_at"))
+        .order_by("-last", "-paper_id")
+        .values_list("paper_id", "n")[:TOP]
+    )
+    discussed = list(
+        Comment.objects.filter(created_at__gte=since, removed_at__isnull=True)
+        .values("paper_id")
+        .annotate(n=Count("pk"))
+        .order_by("-n", "-paper_id")
+        .values_list("paper_id", "n")[:TOP]
+    )
+    papers = Paper.objects.only("title").in_bulk(
+        {pk for rows in (saved, recent, discussed) for pk, _ in rows}
+    )
+
+    def ranked(rows) -> list[Ranked]:
+        return [Ranked(papers[pk], n) for pk, n in rows if pk in papers]
+
+    return LabPage(period, ranked(saved), ranked(discussed), ranked(recent))

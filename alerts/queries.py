@@ -1,0 +1,101 @@
+"""A saved search's query: the list page's query string, validated and normalised the way the
+list page itself reads it (papers.filters.PaperFilter), and counted through the search index."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from types import SimpleNamespace
+
+from django.http import QueryDict
+from django.utils.http import urlencode
+
+from alerts.models import MAX_QUERY
+from papers.filters import TAG_FACETS, BrowseState, PaperFilter
+from papers.models import Paper
+from papers.search import engine
+from papers.search.sync import current_searcher
+
+
+class QueryError(ValueError):
+    """A query string that cannot be saved; the message says why, for the member."""
+
+
+@dataclass(frozen=True)
+class Normalised:
+    query: str
+    ignored: list[str]
+
+
+def browse_state(query: str, user) -> BrowseState:
+    """The list page's state for a stored query, read exactly as the list page reads its URL."""
+    return PaperFilter(QueryDict(query), request=SimpleNamespace(user=user)).state
+
+
+def normalise_query(raw: str, user) -> Normalised:
+    """The query string a saved search keeps: the search text, the facet values that exist
+    (unknown ones are dropped and named in `ignored`) and a sort other than the default; never
+    the page, the as-you-type flag, the page size or the facets' find boxes."""
+    if len(raw) > MAX_QUERY:
+        raise QueryError(f"This search is too long to save (over {MAX_QUERY:,} characters).")
+    data = QueryDict(raw)
+    # Written out or percent-encoded (%00), a NUL is never part of a real search.
+    if "\x00" in raw or any("\x00" in key + "".join(values) for key, values in data.lists()):
+        raise QueryError("This search holds a NUL character and cannot be saved.")
+    state = PaperFilter(data, request=SimpleNamespace(user=user)).state
+    params: list[tuple[str, str | int]] = []
+    if state.options.q:
+        params.append(("q", state.options.q))
+    for name in TAG_FACETS:
+        params += [(name, tag.slug) for tag in state.selection.tags.get(name, [])]
+    params += [("author", author.pk) for author in state.selection.authors]
+    params += [("mine", value) for value in state.selection.mine]
+    if state.options.sort != ("relevance" if state.options.q else "newest"):
+        params.append(("sort", state.options.sort))
+    return Normalised(urlencode(params), list(state.selection.ignored))
+
+
+def _engine_query(state: BrowseState, mine_sets: dict[str, frozenset[int]]):
+    return state.engine_query(page=1, mine_sets=mine_sets if state.selection.mine else {})
+
+
+def _mine_sets(user, states: list[BrowseState]) -> dict[str, frozenset[int]]:
+    # One query, only when a search uses the "mine" facet; always the owner's own papers.
+    return Paper.objects.mine_sets(user) if any(s.selection.mine for s in states) else {}
+
+
+def new_counts(user, searches) -> dict[int, int]:
+    """Saved search pk -> how many of its papers were created after its last_seen_at.
+
+    A query per search with facet values (resolving them, as the list page does), one for the
+    member's own papers if any search uses "mine", and the index's catch-up check."""
+    searches = list(searches)
+    if not searches:
+        return {}
+    states = [browse_state(search.query, user) for search in searches]
+    mine_sets = _mine_sets(user, states)
+    searcher = current_searcher()
+    return {
+        search.pk: engine.count_created_after(
+            searcher, _engine_query(state, mine_sets), search.last_seen_at
+        )
+        for search, state in zip(searches, states, strict=True)
+    }
+
+
+def new_ids(
+    user, searches, since: dict[int, datetime], limit: int
+) -> dict[int, tuple[list[int], int]]:
+    """Saved search pk -> (the newest `limit` ids created after since[pk], how many in all)."""
+    searches = list(searches)
+    if not searches:
+        return {}
+    states = [browse_state(search.query, user) for search in searches]
+    mine_sets = _mine_sets(user, states)
+    searcher = current_searcher()
+    return {
+        search.pk: engine.ids_created_after(
+            searcher, _engine_query(state, mine_sets), since[search.pk], limit
+        )
+        for search, state in zip(searches, states, strict=True)
+    }
