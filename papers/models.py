@@ -714,7 +714,7 @@ class ReviewManager(models.Manager["Review"]):
         ):
             rows[paper_id].pop(note_id, None)  # the latest stored copy, in its place in time
             rows[paper_id][note_id] = tuple(row)
-        changed, indexed = [], set()
+        changed, indexed, redecided = [], set(), []
         for paper in Paper.objects.filter(pk__in=ids).only(
             "decision", "mean_rating", "mean_confidence", "review_count"
         ):
@@ -726,6 +726,8 @@ class ReviewManager(models.Manager["Review"]):
                 continue
             if (summary.decision, summary.mean_rating) != (current.decision, current.mean_rating):
                 indexed.add(paper.pk)
+            if summary.decision != current.decision:
+                redecided.append(paper)
             paper.decision = summary.decision
             paper.mean_rating = summary.mean_rating
             paper.mean_confidence = summary.mean_confidence
@@ -733,7 +735,7 @@ class ReviewManager(models.Manager["Review"]):
             changed.append(paper)
         fields = ["decision", "mean_rating", "mean_confidence", "review_count"]
         Paper.objects.bulk_update(changed, fields)
-        self._tag_decisions([paper for paper in changed if paper.pk in indexed])
+        self._tag_decisions(redecided)
         return indexed
 
     @staticmethod
