@@ -362,3 +362,11 @@ def test_a_catalogue_without_decisions_shows_no_decision_facet(client, db, tmp_p
     run(path)
     response = client.get(reverse("papers:list"))
     assert "decision" not in [facet.param for facet in response.context["facets"]]
+
+
+def test_the_decision_tag_page_lists_the_papers_with_that_decision(client, reviewed):
+    tag = Tag.objects.get(kind=TagKind.DECISION, slug="reject")
+    response = client.get(tag.get_absolute_url())
+    assert response.status_code == 200
+    assert "Yet Another Optimiser" in response.content.decode()
+    assert "Score Matching" not in response.content.decode()

@@ -12,7 +12,6 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from datetime import datetime
 from functools import cache, cached_property
 
 import tantivy
@@ -83,7 +82,7 @@ class BrowseQuery:
 class Facets:
     """Disjunctive counts: each facet over the matches of every other facet but its own.
 
-    Venue, track, lab and area facets hold every value with a match; `keyword` the top
+    Venue, track, decision, lab and area facets hold every value with a match; `keyword` the top
     TOP_KEYWORDS keywords and `author` the top authors, by count (ties by id).
     Every selected value is there too, with 0 if nothing matches it. `mine` has one count per
     `BrowseQuery.mine_sets` name. Dicts are ordered by count, highest first, then by id, with
@@ -1085,42 +1084,6 @@ def _all_words_query(field_name: str, terms: list[tuple[int, str]], prefix: str 
     required = [_field_query(field_name, [term]) for term in before]
     required.append(_phrase_query(field_name, [(position, last)], prefix))
     return Query.boolean_query([(Occur.Must, query) for query in required])
-
-
-# --- New since a moment (saved searches and their digest e-mails) ---------------------------
-
-
-def _created_after(after: datetime) -> Query:
-    # CREATED is fast, not indexed: Tantivy answers the range from the fast field.
-    field = (_schema(), schema.CREATED, tantivy.FieldType.Unsigned)
-    return Query.range_query(*field, lower_bound=schema.created_micros(after), include_lower=False)
-
-
-def _matches_created_after(query: BrowseQuery, after: datetime) -> Query | None:
-    matcher = _Matcher.of(query)
-    if matcher is None:
-        return None
-    listing = matcher.all()
-    return _all_of([listing, _created_after(after)] if listing else [_created_after(after)])
-
-
-def count_created_after(searcher: tantivy.Searcher, query: BrowseQuery, after: datetime) -> int:
-    """How many papers of the listing were created after `after` (its page is ignored): a
-    saved search's "N new since you last looked"."""
-    matches = _matches_created_after(query, after)
-    return _total(searcher.search(matches, 1)) if matches is not None else 0
-
-
-def ids_created_after(
-    searcher: tantivy.Searcher, query: BrowseQuery, after: datetime, limit: int
-) -> tuple[list[int], int]:
-    """The newest `limit` ids of the listing's papers created after `after`, and how many
-    there are: what a digest e-mail lists for a saved search."""
-    matches = _matches_created_after(query, after)
-    if matches is None:
-        return [], 0
-    newest = replace(query, sort="newest", offset=0, limit=limit)
-    return _page(searcher, matches, newest, scored=False)
 
 
 # --- New since a moment (saved searches and their digest e-mails) ---------------------------
