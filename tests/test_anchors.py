@@ -15,6 +15,7 @@ from annotations.anchors import Anchor, locate, plain_text
 from annotations.models import QUOTE_MAX_LENGTH, AnchorState, Comment
 from papers.importing.pipeline import import_paths
 from papers.models import Paper
+from papers.services import merge_papers
 from tests.factories import make_comment, make_paper
 
 pytestmark = pytest.mark.django_db
@@ -247,3 +248,16 @@ def test_an_import_that_changes_the_abstract_re_anchors(user, tmp_path):
     assert moved.anchor_state == AnchorState.ATTACHED
     assert moved.quote_start == plain_text(record["abstract"]).index("is cheap")
     assert (lost.anchor_state, lost.quote) == (AnchorState.ORPHANED, "diffusion models")
+
+
+def test_comments_moved_by_a_paper_merge_re_anchor_to_the_kept_abstract(user):
+    keep = make_paper(abstract="Kept abstract: " + ABSTRACT)
+    duplicate = make_paper(abstract=ABSTRACT + " Only in the duplicate.")
+    shared = anchored(user, duplicate, "is cheap")
+    lost = anchored(user, duplicate, "Only in the duplicate.")
+    merge_papers(target=keep, others=[duplicate])
+    shared.refresh_from_db()
+    lost.refresh_from_db()
+    assert (shared.paper, shared.anchor_state) == (keep, AnchorState.ATTACHED)
+    assert shared.quote_start == plain_text(keep.abstract).index("is cheap")
+    assert (lost.paper, lost.anchor_state) == (keep, AnchorState.ORPHANED)
