@@ -1,0 +1,54 @@
+"""Saving the list page's search in a real browser, under the real CSP: the "Save this search"
+box swaps in place with htmx (no page load), and the search is then on /searches/."""
+
+from __future__ import annotations
+
+import pytest
+
+from alerts.models import SavedSearch
+from tests.factories import PASSWORD, make_paper, make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def _log_in(page, live_server, username: str) -> None:
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")
+
+
+def test_save_the_current_search_and_find_it_in_saved_searches(page, live_server):
+    make_user("dana")
+    make_paper("Latent diffusion for audio")
+    make_paper("Graph networks")
+    problems: list[str] = []
+
+    def on_console(message) -> None:
+        # The browser's own favicon probe 404s; that is not the page's doing.
+        if message.type == "error" and "favicon" not in message.location.get("url", ""):
+            problems.append(message.text)
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda exc: problems.append(str(exc)))
+    _log_in(page, live_server, "dana")
+    page.goto(f"{live_server.url}/?q=diffusion")
+    page.wait_for_selector("#results-heading:has-text('1 paper')")
+    # A full page load would replace this marker; an htmx swap leaves it in place.
+    page.evaluate("window.__noReload = true")
+
+    page.fill("#save-search-name", "Diffusion watch")
+    page.click("#save-search button:has-text('Save search')")
+    page.wait_for_selector("#save-search [role=status]:has-text('Diffusion watch')")
+    assert page.evaluate("window.__noReload") is True
+    assert page.input_value("#q") == "diffusion"  # the list page's own form was not sent
+    assert SavedSearch.objects.get().query == "q=diffusion"
+
+    page.click("#save-search a:has-text('Diffusion watch')")
+    page.wait_for_url(f"{live_server.url}/searches/")
+    row = page.locator(".saved-search", has_text="Diffusion watch")
+    assert "0 new since you last looked" in row.inner_text()
+    row.locator("a:has-text('Diffusion watch')").click()
+    page.wait_for_url(f"{live_server.url}/?q=diffusion")
+    assert problems == []
