@@ -111,3 +111,28 @@ def test_select_comment_and_see_the_highlight_after_reload(page, live_server, sc
     )
     assert in_view
     assert watch.problems == []
+
+
+def test_a_quote_inside_typeset_math_is_not_highlighted_but_still_shown(page, live_server):
+    user = make_user("fred")
+    paper = make_paper("Math quote paper", abstract=ABSTRACT)
+    text = plain_text(ABSTRACT)
+    # Part of an expression: KaTeX's output has no text to mark for it.
+    Comment.objects.create(
+        author=user,
+        paper=paper,
+        body="Why squared?",
+        quote="x^2",
+        quote_start=text.index("x^2"),
+        anchor_state=AnchorState.ATTACHED,
+    )
+    watch = ConsoleWatch().attach(page)
+    _log_in(page, live_server, "fred")
+    page.goto(f"{live_server.url}{paper.get_absolute_url()}")
+    page.wait_for_selector(".abstract-text .katex")
+    page.wait_for_load_state("load")
+    assert page.locator(".abstract-text mark").count() == 0
+    quote = page.locator("#paper-comments blockquote .anchor-link")
+    assert quote.inner_text() == "“x^2”"
+    assert quote.get_attribute("href") is None  # nothing to go to
+    assert watch.problems == []
