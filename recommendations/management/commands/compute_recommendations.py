@@ -6,6 +6,7 @@ from time import perf_counter
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.template.defaultfilters import pluralize
 
 from recommendations import services, training
 
@@ -49,7 +50,8 @@ class Command(BaseCommand):
             else:
                 detail = f"none (needs {training.MIN_POSITIVES} saved, noted or tagged papers)"
             self.stdout.write(
-                f"{outcome.user}: {outcome.positives} positives, {detail} "
+                f"{outcome.user}: {outcome.positives} positive{pluralize(outcome.positives)}, "
+                f"{detail} "
                 f"in {outcome.seconds:.2f} s"
             )
         total = perf_counter() - started
