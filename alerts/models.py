@@ -7,6 +7,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
+from django.http import QueryDict
 from django.urls import reverse
 from django.utils import timezone
 
@@ -47,6 +48,20 @@ class SavedSearch(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("alerts:open", args=[self.pk])
+
+    @property
+    def description(self) -> str:
+        """The search in words: “diffusion”; venue: iclr-2024; sorted by title."""
+        data = QueryDict(self.query)
+        parts = [f"“{data['q']}”"] if data.get("q") else []
+        parts += [
+            f"{name}: {', '.join(values)}"
+            for name, values in data.lists()
+            if name not in ("q", "sort")
+        ]
+        if data.get("sort"):
+            parts.append(f"sorted by {data['sort']}")
+        return "; ".join(parts) or "all papers"
 
     @property
     def list_url(self) -> str:
