@@ -176,3 +176,15 @@ def test_a_member_can_turn_the_digest_back_on(client, ana):
     client.post(reverse("alerts:resubscribe"))
     state.refresh_from_db()
     assert state.unsubscribed_at is None
+
+
+def test_the_unsubscribe_link_works_when_the_site_requires_a_login(client, ana, settings):
+    settings.MIDDLEWARE = [
+        *settings.MIDDLEWARE,
+        "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    ]
+    state = DigestState.objects.create(user=ana)
+    assert client.get(reverse("alerts:searches")).status_code == 302  # the rest needs a login
+    url = reverse("alerts:unsubscribe", args=[state.token])
+    assert client.get(url).status_code == 200
+    assert client.post(url).status_code == 200

@@ -223,3 +223,19 @@ def test_the_saved_searches_page_has_a_fixed_number_of_queries(
     # header's unread notifications
     with django_assert_num_queries(7):
         client.get(reverse("alerts:searches"))
+
+
+@pytest.mark.parametrize(
+    ("name", "error"),
+    [("   ", "This field is required."), ("n" * 10_000, "at most 100 characters")],
+)
+def test_a_blank_or_huge_name_is_refused(client, member, name, error):
+    response = client.post(reverse("alerts:save"), {"name": name, "query": "q=x"})
+    assert response.status_code == 400 and error in response.content.decode()
+    assert not SavedSearch.objects.exists()
+
+
+def test_a_search_is_described_in_words(user):
+    search = SavedSearch(owner=user, name="x", query="q=diffusion&venue=iclr-2024&sort=title")
+    assert search.description == "“diffusion”; venue: iclr-2024; sorted by title"
+    assert SavedSearch(owner=user, name="y", query="").description == "all papers"
