@@ -10,8 +10,15 @@ from types import SimpleNamespace
 from django.http import QueryDict
 from django.utils.http import urlencode
 
-from alerts.models import MAX_QUERY
-from papers.filters import TAG_FACETS, BrowseState, PaperFilter
+from alerts.models import MAX_QUERY, SavedSearch
+from papers.filters import (
+    MAX_VALUES_PER_FACET,
+    TAG_FACETS,
+    BrowseState,
+    PaperFilter,
+    Selection,
+    listing_options,
+)
 from papers.models import Paper
 from papers.search import engine
 from papers.search.sync import current_searcher
@@ -25,11 +32,6 @@ class QueryError(ValueError):
 class Normalised:
     query: str
     ignored: list[str]
-
-
-def browse_state(query: str, user) -> BrowseState:
-    """The list page's state for a stored query, read exactly as the list page reads its URL."""
-    return PaperFilter(QueryDict(query), request=SimpleNamespace(user=user)).state
 
 
 def normalise_query(raw: str, user) -> Normalised:
@@ -59,6 +61,43 @@ def _engine_query(state: BrowseState, mine_sets: dict[str, frozenset[int]]):
     return state.engine_query(page=1, mine_sets=mine_sets if state.selection.mine else {})
 
 
+def browse_states(searches: list[SavedSearch], user) -> list[BrowseState]:
+    """Each search's list page state, as PaperFilter.state reads its URL, with the facet
+    values of all the searches resolved to rows in one query: the list page's own resolution
+    (PaperFilter.selection) run once over them all, then handed back to each search. Falls
+    back to a query per search when together they pass the limit of values per facet."""
+    request = SimpleNamespace(user=user)
+    filters = [PaperFilter(QueryDict(search.query), request=request) for search in searches]
+    merged = QueryDict(mutable=True)
+    for name in [*TAG_FACETS, "author"]:
+        values = {str(v): None for f in filters for v in f.cleaned.get(name) or []}
+        if len(values) > MAX_VALUES_PER_FACET:
+            return [f.state for f in filters]
+        merged.setlist(name, list(values))
+    resolved = PaperFilter(merged, request=request).selection
+    states = []
+    for f in filters:
+        wanted = {name: set(f.cleaned.get(name) or []) for name in [*TAG_FACETS, "author"]}
+        selection = Selection(
+            tags={
+                name: [tag for tag in tags if tag.slug in wanted[name]]
+                for name, tags in resolved.tags.items()
+            },
+            authors=[author for author in resolved.authors if author.pk in wanted["author"]],
+            mine=list(f.cleaned.get("mine") or []) if f.user else [],
+        )
+        # As PaperFilter.state builds it, with the shared resolution (a saved search has no
+        # page and never the as-you-type flag).
+        states.append(
+            BrowseState(
+                options=listing_options(f.data),
+                selection=selection,
+                logged_in=f.user is not None,
+            )
+        )
+    return states
+
+
 def _mine_sets(user, states: list[BrowseState]) -> dict[str, frozenset[int]]:
     # One query, only when a search uses the "mine" facet; always the owner's own papers.
     return Paper.objects.mine_sets(user) if any(s.selection.mine for s in states) else {}
@@ -67,12 +106,12 @@ def _mine_sets(user, states: list[BrowseState]) -> dict[str, frozenset[int]]:
 def new_counts(user, searches) -> dict[int, int]:
     """Saved search pk -> how many of its papers were created after its last_seen_at.
 
-    A query per search with facet values (resolving them, as the list page does), one for the
-    member's own papers if any search uses "mine", and the index's catch-up check."""
+    At most three queries, however many searches: their facet values resolved to rows, the
+    member's own papers if a search uses "mine", and the index's catch-up check."""
     searches = list(searches)
     if not searches:
         return {}
-    states = [browse_state(search.query, user) for search in searches]
+    states = browse_states(searches, user)
     mine_sets = _mine_sets(user, states)
     searcher = current_searcher()
     return {
@@ -90,7 +129,7 @@ def new_ids(
     searches = list(searches)
     if not searches:
         return {}
-    states = [browse_state(search.query, user) for search in searches]
+    states = browse_states(searches, user)
     mine_sets = _mine_sets(user, states)
     searcher = current_searcher()
     return {

@@ -213,16 +213,36 @@ def test_mine_counts_the_owners_papers_only(client, member, other_user):
 def test_the_saved_searches_page_has_a_fixed_number_of_queries(
     client, member, django_assert_num_queries
 ):
-    make_paper("Tagged", tags=[("ICLR 2024", TagKind.VENUE)])
-    for n in range(3):
-        SavedSearch.objects.create(owner=member, name=f"Text {n}", query=f"q=topic{n}")
+    author_id = make_paper("Tagged", authors=["Ada Lovelace"], tags=[("ICLR 2024", TagKind.VENUE)])
+    author_id = author_id.authors.get().pk
+    SavedSearch.objects.create(owner=member, name="Text", query="q=topic")
     SavedSearch.objects.create(owner=member, name="Venue", query="venue=iclr-2024")
     client.get(reverse("alerts:searches"))  # the index is built on the first request
-    # session, user, saved searches, resolving the venue's slug (one per search with facet
-    # values; text-only searches need none), the index's change counter, digest state, the
-    # header's unread notifications
+    # session, user, saved searches, every search's facet values resolved at once, the index's
+    # change counter, digest state, the header's unread notifications
     with django_assert_num_queries(7):
         client.get(reverse("alerts:searches"))
+
+    for n in range(5):
+        SavedSearch.objects.create(owner=member, name=f"Text {n}", query=f"q=topic{n}")
+        SavedSearch.objects.create(
+            owner=member, name=f"Both {n}", query=f"venue=iclr-2024&author={author_id}&q=x{n}"
+        )
+    with django_assert_num_queries(7):
+        html = client.get(reverse("alerts:searches")).content.decode()
+    assert html.count("new since you last looked") == 12
+
+
+def test_facet_values_resolved_together_stay_with_their_own_search(client, member):
+    iclr = make_paper("At ICLR", tags=[("ICLR 2024", TagKind.VENUE)])
+    make_paper("At NeurIPS", tags=[("NeurIPS 2023", TagKind.VENUE)])
+    iclr_search = SavedSearch.objects.create(owner=member, name="I", query="venue=iclr-2024")
+    both = SavedSearch.objects.create(
+        owner=member, name="B", query="venue=iclr-2024&venue=neurips-2023"
+    )
+    SavedSearch.objects.filter(owner=member).update(last_seen_at=iclr.created_at.replace(year=2000))
+    assert "1 new since" in saved_row(client, iclr_search)
+    assert "2 new since" in saved_row(client, both)
 
 
 @pytest.mark.parametrize(
@@ -239,3 +259,14 @@ def test_a_search_is_described_in_words(user):
     search = SavedSearch(owner=user, name="x", query="q=diffusion&venue=iclr-2024&sort=title")
     assert search.description == "“diffusion”; venue: iclr-2024; sorted by title"
     assert SavedSearch(owner=user, name="y", query="").description == "all papers"
+
+
+def test_more_facet_values_than_one_listing_takes_are_resolved_search_by_search(client, member):
+    paper = make_paper("At ICLR", tags=[("ICLR 2024", TagKind.VENUE)])
+    real = SavedSearch.objects.create(owner=member, name="Real", query="venue=iclr-2024")
+    for n in range(25):  # together past the list page's 20 values per facet
+        SavedSearch.objects.create(owner=member, name=f"V{n}", query=f"venue=venue-{n}")
+    SavedSearch.objects.filter(owner=member).update(
+        last_seen_at=paper.created_at.replace(year=2000)
+    )
+    assert "1 new since" in saved_row(client, real)
