@@ -5,54 +5,88 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('papers', '0011_source_files'),
+        ("papers", "0011_source_files"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='paper',
-            name='decision',
+            model_name="paper",
+            name="decision",
             field=models.CharField(blank=True, editable=False, max_length=100),
         ),
         migrations.AddField(
-            model_name='paper',
-            name='mean_confidence',
+            model_name="paper",
+            name="mean_confidence",
             field=models.FloatField(blank=True, editable=False, null=True),
         ),
         migrations.AddField(
-            model_name='paper',
-            name='mean_rating',
+            model_name="paper",
+            name="mean_rating",
             field=models.FloatField(blank=True, editable=False, null=True),
         ),
         migrations.AddField(
-            model_name='paper',
-            name='review_count',
+            model_name="paper",
+            name="review_count",
             field=models.PositiveIntegerField(default=0, editable=False),
         ),
         migrations.AlterField(
-            model_name='tag',
-            name='kind',
-            field=models.CharField(choices=[('venue', 'Venue'), ('track', 'Presentation track'), ('lab', 'Lab tag'), ('keyword', 'Keyword'), ('area', 'Primary area'), ('decision', 'Decision')], default='lab', max_length=10),
+            model_name="tag",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("venue", "Venue"),
+                    ("track", "Presentation track"),
+                    ("lab", "Lab tag"),
+                    ("keyword", "Keyword"),
+                    ("area", "Primary area"),
+                    ("decision", "Decision"),
+                ],
+                default="lab",
+                max_length=10,
+            ),
         ),
         migrations.CreateModel(
-            name='Review',
+            name="Review",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('source', models.CharField(max_length=200)),
-                ('note_id', models.CharField(max_length=100)),
-                ('kind', models.CharField(choices=[('review', 'Review'), ('meta_review', 'Meta-review'), ('decision', 'Decision')], max_length=12)),
-                ('rating', models.FloatField(blank=True, null=True)),
-                ('confidence', models.FloatField(blank=True, null=True)),
-                ('decision', models.CharField(blank=True, max_length=100)),
-                ('created', models.DateTimeField(blank=True, null=True)),
-                ('paper', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reviews', to='papers.paper')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("source", models.CharField(max_length=200)),
+                ("note_id", models.CharField(max_length=100)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("review", "Review"),
+                            ("meta_review", "Meta-review"),
+                            ("decision", "Decision"),
+                        ],
+                        max_length=12,
+                    ),
+                ),
+                ("rating", models.FloatField(blank=True, null=True)),
+                ("confidence", models.FloatField(blank=True, null=True)),
+                ("decision", models.CharField(blank=True, max_length=100)),
+                ("created", models.DateTimeField(blank=True, null=True)),
+                (
+                    "paper",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="reviews",
+                        to="papers.paper",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['paper', 'created', 'pk'],
-                'indexes': [models.Index(fields=['paper', 'created'], name='papers_review_paper')],
-                'constraints': [models.UniqueConstraint(fields=('source', 'note_id'), name='papers_review_note')],
+                "ordering": ["paper", "created", "pk"],
+                "indexes": [models.Index(fields=["paper", "created"], name="papers_review_paper")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("source", "note_id"), name="papers_review_note")
+                ],
             },
         ),
     ]
