@@ -108,6 +108,19 @@ def test_notes_and_lab_tags_count_as_interest_too(user, library):
     assert scored[0].lists == []  # notes and tags are not lists: no list is named
 
 
+def test_a_catalogue_larger_than_the_fit_sample_is_learnt_from_a_sample_and_scored_whole(
+    user, library, monkeypatch
+):
+    monkeypatch.setattr(training, "FIT_SAMPLE", 12)
+    make_reading_list(user, papers=library["diffusion"][:3])
+
+    corpus = training.build_corpus(training.corpus_rows())
+    scored = training.recommend(corpus, training.member_signals(user))
+
+    assert corpus.matrix.shape[0] == 24
+    assert [topic_of(library, item.paper_id) for item in scored[:5]] == ["diffusion"] * 5
+
+
 def test_fewer_than_two_positives_give_no_recommendations(user, library):
     assert recommendations(user) == []
     make_reading_list(user, papers=library["graphs"][:1])
