@@ -10,8 +10,8 @@ bench.export_memory). Then one child process with a production server's environm
    reading list of 10-30 papers that share one topic word (in 0.5-5% of abstracts);
 2. builds the tf-idf matrix once (timed), then trains and stores each member's
    recommendations as `manage.py compute_recommendations` does (timed per member);
-3. asks for each member's /recommended/ page with Django's test client (in-process, logged
-   in), timed.
+3. asks for each member's /recommended/ page and their list's "More like these" page with
+   Django's test client (in-process, logged in), timed.
 
 It prints the feature build time, the total and per-member training times (p50/p95/max), the
 page's p50/p95, the peak resident memory, and how many of each member's top 10 hold their
@@ -102,6 +102,7 @@ def child(users: int, seed: int) -> dict:
     from django.test import Client
     from django.urls import reverse
 
+    from annotations.models import ReadingList
     from papers.models import Paper
     from recommendations import services, training
     from recommendations.models import Recommendation
@@ -128,12 +129,17 @@ def child(users: int, seed: int) -> dict:
     url = reverse("recommendations:recommended")
     client.force_login(members[0][0])
     client.get(url)  # warm up: templates, connection
-    page_ms = []
+    page_ms, list_ms = [], []
     for user, _ in members:
         client.force_login(user)
         started = time.perf_counter()
         response = client.get(url)
         page_ms.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200, response.status_code
+        reading_list = ReadingList.objects.get(owner=user)
+        started = time.perf_counter()
+        response = client.get(reverse("recommendations:list-similar", args=[reading_list.pk]))
+        list_ms.append((time.perf_counter() - started) * 1000)
         assert response.status_code == 200, response.status_code
     return {
         "papers": corpus.matrix.shape[0],
@@ -145,6 +151,7 @@ def child(users: int, seed: int) -> dict:
         "training_seconds": training_seconds,
         "per_member_seconds": [o.seconds for o in outcomes],
         "page_ms": page_ms,
+        "list_ms": list_ms,
         "on_topic": on_topic,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
@@ -188,6 +195,11 @@ def run(db: str, papers: int, users: int, seed: int, *, reuse: bool) -> None:
     print(
         f"  /recommended/ page:        p50 {percentile(pages, 50):.1f} ms, "
         f"p95 {percentile(pages, 95):.1f} ms (in-process test client)"
+    )
+    lists = r["list_ms"]
+    print(
+        f"  'More like these' page:    p50 {percentile(lists, 50):.1f} ms, "
+        f"p95 {percentile(lists, 95):.1f} ms (search index, on demand)"
     )
     on_topic = r["on_topic"]
     print(

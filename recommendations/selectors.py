@@ -21,7 +21,7 @@ from recommendations.models import Recommendation
 PAGE_SIZE = 50
 # "More like these": the list's most recently added papers asked about, similar papers asked
 # for each, papers shown. Each seed is one "more like this" query on the index.
-LIST_SEEDS = 20
+LIST_SEEDS = 10
 SIMILAR_PER_SEED = 20
 LIST_SIMILAR_SHOWN = 20
 # Reciprocal rank fusion's constant: a paper near the top for several seeds beats one at the
