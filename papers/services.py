@@ -342,8 +342,12 @@ def _move_rows(relation, target: Paper, other_ids: list[int], result: PaperMerge
         raise MergeRefused(
             f"Some {label} of the merged papers clash with the kept paper's and hold text."
         )
-    result.moved[label] += model._default_manager.filter(pk__in=moving).update(**{fk_name: target})
-    result.dropped[label] += len(staying)
+    moved = model._default_manager.filter(pk__in=moving).update(**{fk_name: target})
+    # Only what happened is reported: a relation with nothing to move or drop is left out.
+    if moved:
+        result.moved[label] += moved
+    if staying:
+        result.dropped[label] += len(staying)
 
 
 @transaction.atomic

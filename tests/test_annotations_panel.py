@@ -78,9 +78,9 @@ def test_panel_adds_three_queries_for_a_member_and_none_for_anonymous(client, us
     assert "Log in to comment" in content and "first note" not in content
     client.force_login(user)
     queries, content = _annotation_queries_and_content(client, paper.get_absolute_url())
-    # notes, lists (+ subquery over items, same statement), comments with their replies; and
-    # the header's unread notification count
-    assert len(queries) == 4
+    # notes, lists (+ subquery over items, same statement), comments with their replies, who
+    # in the lab has the paper in a shared list; and the header's unread notification count
+    assert len(queries) == 5
     assert all(text in content for text in PANEL_TEXTS)
 
 
