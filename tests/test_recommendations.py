@@ -352,3 +352,19 @@ def test_the_two_members_get_different_rows(user, other_user, library):
     assert mine is not None and theirs is not None
     assert topic_of(library, mine.paper_id) == "diffusion"
     assert topic_of(library, theirs.paper_id) == "bandits"
+
+
+def test_more_like_a_list_reads_a_fixed_number_of_queries(
+    client, user, library, django_assert_num_queries
+):
+    small = make_reading_list(user, "Small", papers=library["graphs"][:2])
+    large = make_reading_list(user, "Large", papers=library["bandits"][:6])
+    client.force_login(user)
+    client.get(reverse("recommendations:list-similar", args=[small.pk]))  # builds the index
+
+    for reading_list in (small, large):
+        # Session, user, the list, its papers, the index's change counter, the similar papers,
+        # their first authors, the unread count in the header.
+        with django_assert_num_queries(8):
+            response = client.get(reverse("recommendations:list-similar", args=[reading_list.pk]))
+        assert response.context["similar"]
