@@ -749,9 +749,24 @@ class ReviewManager(models.Manager["Review"]):
         tags = {
             tag.key: tag for tag in Tag.objects.filter(kind=TagKind.DECISION, key__in=list(keys))
         }
-        for key, name in keys.items():
-            if key not in tags:
-                tags[key] = Tag.objects.create(name=name, kind=TagKind.DECISION)
+        missing = sorted(
+            (key, normalize_tag_name(name)) for key, name in keys.items() if key not in tags
+        )
+        if missing:
+            # "Accept: poster" (ICLR 2023) and "Accept (poster)" (2024) share a slug: a new tag
+            # whose slug is taken gets "-2" (new ones in key order, as the loader's tags).
+            # Tag.save would insist on the plain slug, so the rows are inserted as they are.
+            used = set(Tag.objects.filter(kind=TagKind.DECISION).values_list("slug", flat=True))
+            new = []
+            for key, name in missing:
+                base = slug = tag_slug(name)
+                number = 1
+                while slug in used:
+                    number += 1
+                    slug = f"{base}-{number}"
+                used.add(slug)
+                new.append(Tag(name=name, key=key, slug=slug, kind=TagKind.DECISION))
+            tags.update((tag.key, tag) for tag in Tag.objects.bulk_create(new))
         PaperTag.objects.bulk_create(
             PaperTag(paper=paper, tag=tags[tag_key(paper.decision)]) for paper in decided
         )

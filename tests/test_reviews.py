@@ -370,3 +370,29 @@ def test_the_decision_tag_page_lists_the_papers_with_that_decision(client, revie
     assert response.status_code == 200
     assert "Yet Another Optimiser" in response.content.decode()
     assert "Score Matching" not in response.content.decode()
+
+
+def test_decisions_whose_slugs_collide_get_distinct_tags(client, db, tmp_path):
+    notes = []
+    for n, decision in enumerate(["Accept: poster", "Accept (poster)"]):
+        paper = f"Coll1de{n}"
+        notes.append(
+            {"id": paper, "forum": paper, "content": {"title": decision, "abstract": f"A{n}."}}
+        )
+        notes.append(
+            {
+                "id": f"{paper}d",
+                "forum": paper,
+                "invitations": [f"V/Submission{n}/-/Decision"],
+                "content": {"decision": {"value": decision}},
+            }
+        )
+    path = tmp_path / "collide.jsonl"
+    path.write_text("\n".join(json.dumps(note) for note in notes) + "\n", encoding="utf-8")
+    run(path)
+    assert set(Tag.objects.filter(kind=TagKind.DECISION).values_list("name", "slug")) == {
+        ("Accept (poster)", "accept-poster"),  # first in key order: "(" before ":"
+        ("Accept: poster", "accept-poster-2"),
+    }
+    response = client.get(reverse("papers:list") + "?decision=accept-poster-2")
+    assert [p.title for p in response.context["papers"]] == ["Accept: poster"]
