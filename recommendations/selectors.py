@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from annotations.models import ReadingList, ReadingListItem
+from django.db.models import Exists, OuterRef, QuerySet
+
+from annotations.models import Note, ReadingList, ReadingListItem
 from papers.listing import with_listing
 from papers.models import Paper
 from papers.search import engine
@@ -33,7 +35,8 @@ SHARED_TERMS_SHOWN = 3
 def recommended_for(user, limit: int = 10) -> list[Recommendation]:
     """The member's best `limit` recommendations, best first, each with its `paper` loaded.
 
-    One query. Empty for an anonymous user, for a member with fewer than
+    One query. Papers the member saved or noted since the run are left out. Empty for an
+    anonymous user, for a member with fewer than
     `training.MIN_POSITIVES` saved, noted or tagged papers, and before the command first ran.
     Each row's `explanation` is a ready sentence ("because of: diffusion; like 3 papers in
     Reading group") naming only the member's own lists, so it is safe to show or mail to them;
@@ -41,17 +44,13 @@ def recommended_for(user, limit: int = 10) -> list[Recommendation]:
     """
     if not getattr(user, "is_authenticated", False):
         return []
-    return list(
-        Recommendation.objects.filter(user=user)
-        .select_related("paper")
-        .order_by("-score", "paper_id")[:limit]
-    )
+    return list(_current(user).select_related("paper").order_by("-score", "paper_id")[:limit])
 
 
 def recommendations_page(user, limit: int = PAGE_SIZE) -> list[Recommendation]:
     """The /recommended/ rows, each `paper` as listings show it (no abstract, first authors,
     `more_authors`). Three queries whatever the number."""
-    rows = list(Recommendation.objects.filter(user=user).order_by("-score", "paper_id")[:limit])
+    rows = list(_current(user).order_by("-score", "paper_id")[:limit])
     papers = Paper.objects.for_browsing().in_order([row.paper_id for row in rows])
     with_listing(papers, tags=False)
     by_id = {paper.pk: paper for paper in papers}
@@ -59,6 +58,14 @@ def recommendations_page(user, limit: int = PAGE_SIZE) -> list[Recommendation]:
     for row in rows:
         row.paper = by_id[row.paper_id]
     return rows
+
+
+def _current(user) -> QuerySet[Recommendation]:
+    """The member's rows but papers they saved or noted since the last run: a recommendation
+    is something they have not got yet (subqueries of the same query)."""
+    saved = ReadingListItem.objects.filter(reading_list__owner=user, paper=OuterRef("paper_id"))
+    noted = Note.objects.filter(owner=user, paper=OuterRef("paper_id"))
+    return Recommendation.objects.filter(user=user).exclude(Exists(saved)).exclude(Exists(noted))
 
 
 @dataclass(frozen=True)

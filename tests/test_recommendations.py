@@ -231,6 +231,20 @@ def test_recommended_for_gives_the_best_first_with_papers_in_one_query(
     assert {row.user_id for row in rows} == {user.pk}
 
 
+def test_papers_saved_or_noted_since_the_run_are_no_longer_recommended(client, user, library):
+    make_reading_list(user, "Reading group", papers=library["diffusion"][:3])
+    list(services.recompute([user]))
+    first, second, third = selectors.recommended_for(user, limit=3)
+    make_reading_list(user, "Later", papers=[first.paper])
+    make_note(user, second.paper)
+
+    assert [row.pk for row in selectors.recommended_for(user, limit=1)] == [third.pk]
+    client.force_login(user)
+    rows = client.get(reverse("recommendations:recommended")).context["rows"]
+    assert {first.paper_id, second.paper_id}.isdisjoint(row.paper_id for row in rows)
+    assert rows[0].pk == third.pk
+
+
 def test_recommended_for_an_anonymous_user_is_empty():
     from django.contrib.auth.models import AnonymousUser
 
