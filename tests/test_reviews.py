@@ -396,3 +396,25 @@ def test_decisions_whose_slugs_collide_get_distinct_tags(client, db, tmp_path):
     }
     response = client.get(reverse("papers:list") + "?decision=accept-poster-2")
     assert [p.title for p in response.context["papers"]] == ["Accept: poster"]
+
+
+def test_a_reply_both_embedded_and_separate_is_stored_once(db, tmp_path):
+    review = {
+        "id": "Tw1ce_r",
+        "forum": "Tw1ce",
+        "replyto": "Tw1ce",
+        "invitations": ["V/Submission3/-/Official_Review"],
+        "content": {"rating": {"value": "7: good"}, "confidence": {"value": 2}},
+    }
+    paper = {
+        "id": "Tw1ce",
+        "forum": "Tw1ce",
+        "content": {"title": {"value": "Twice"}, "abstract": {"value": "Seen twice."}},
+        # API v1's name for the first level of replies; repeated in "replies" too.
+        "details": {"directReplies": [review], "replies": [review]},
+    }
+    path = tmp_path / "twice.json"
+    path.write_text(json.dumps({"notes": [paper, review]}, indent=2), encoding="utf-8")
+    report = import_paths([str(path)])
+    assert report.total.reviews_created == 1
+    assert Paper.objects.get(forum_id="Tw1ce").review_count == 1
