@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tests.factories import PASSWORD
+
 
 @dataclass
 class ConsoleWatch:
@@ -37,3 +39,12 @@ def download_text(page, link) -> tuple[str, str]:
         link.click()
     download = info.value
     return download.suggested_filename, download.path().read_text(encoding="utf-8")
+
+
+def log_in(page, live_server, username: str) -> None:
+    """Log in through the login page's form, as a member does; lands on the list page."""
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("main form button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")

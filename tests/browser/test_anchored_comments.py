@@ -8,8 +8,8 @@ import pytest
 
 from annotations.anchors import plain_text
 from annotations.models import AnchorState, Comment
-from tests.browser.journey_helpers import ConsoleWatch
-from tests.factories import PASSWORD, make_paper, make_user
+from tests.browser.journey_helpers import ConsoleWatch, log_in
+from tests.factories import make_paper, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -39,14 +39,6 @@ SELECT = """([startText, endText]) => {
 }"""
 
 
-def _log_in(page, live_server, username: str) -> None:
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
-
-
 def _comment_on(page, start_text: str, end_text: str, body: str) -> None:
     page.evaluate(SELECT, [start_text, end_text])
     page.click(".anchor-button")
@@ -62,7 +54,7 @@ def test_select_comment_and_see_the_highlight_after_reload(page, live_server, sc
     make_user("erin")
     paper = make_paper("Anchored paper", abstract=ABSTRACT)
     watch = ConsoleWatch().attach(page)
-    _log_in(page, live_server, "erin")
+    log_in(page, live_server, "erin")
     page.goto(f"{live_server.url}{paper.get_absolute_url()}")
     page.wait_for_selector(".abstract-text .katex")
 
@@ -127,7 +119,7 @@ def test_a_quote_inside_typeset_math_is_not_highlighted_but_still_shown(page, li
         anchor_state=AnchorState.ATTACHED,
     )
     watch = ConsoleWatch().attach(page)
-    _log_in(page, live_server, "fred")
+    log_in(page, live_server, "fred")
     page.goto(f"{live_server.url}{paper.get_absolute_url()}")
     page.wait_for_selector(".abstract-text .katex")
     page.wait_for_load_state("load")

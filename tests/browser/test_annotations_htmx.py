@@ -10,17 +10,10 @@ import pytest
 
 from annotations.models import Comment, Note, ReadingList
 from papers.models import PaperTag
-from tests.factories import PASSWORD, make_paper, make_user
+from tests.browser.journey_helpers import log_in
+from tests.factories import make_paper, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def _log_in(page, live_server, username: str) -> None:
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
 
 
 def test_panel_actions_swap_in_place_with_htmx(page, live_server, screenshot):
@@ -35,7 +28,7 @@ def test_panel_actions_swap_in_place_with_htmx(page, live_server, screenshot):
 
     page.on("console", on_console)
     page.on("pageerror", lambda exc: problems.append(str(exc)))
-    _log_in(page, live_server, "carol")
+    log_in(page, live_server, "carol")
     page.goto(f"{live_server.url}{paper.get_absolute_url()}")
     # A full page load would replace this marker; an htmx swap leaves it in place.
     page.evaluate("window.__noReload = true")
@@ -78,7 +71,7 @@ def test_forms_work_without_javascript(browser, live_server):
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
     try:
-        _log_in(page, live_server, "dave")
+        log_in(page, live_server, "dave")
         page.goto(f"{live_server.url}{paper.get_absolute_url()}")
         page.fill("#paper-notes textarea[name=body]", "plain form post")
         page.click("#paper-notes button:has-text('Save note')")
@@ -97,7 +90,7 @@ def test_list_page_reorders_and_sets_status_in_place(page, live_server, screensh
     reading_list = make_reading_list(owner, "Ordered", papers=papers)
     make_note(owner, papers[0], "a *note* to find")
     make_comment(owner, papers[1], "a public remark")
-    _log_in(page, live_server, "erin")
+    log_in(page, live_server, "erin")
     page.goto(f"{live_server.url}{reading_list.get_absolute_url()}")
     page.evaluate("window.__noReload = true")
 

@@ -6,17 +6,10 @@ from __future__ import annotations
 import pytest
 
 from alerts.models import SavedSearch
-from tests.factories import PASSWORD, make_paper, make_user
+from tests.browser.journey_helpers import log_in
+from tests.factories import make_paper, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def _log_in(page, live_server, username: str) -> None:
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
 
 
 def test_save_the_current_search_and_find_it_in_saved_searches(page, live_server):
@@ -32,7 +25,7 @@ def test_save_the_current_search_and_find_it_in_saved_searches(page, live_server
 
     page.on("console", on_console)
     page.on("pageerror", lambda exc: problems.append(str(exc)))
-    _log_in(page, live_server, "dana")
+    log_in(page, live_server, "dana")
     page.goto(f"{live_server.url}/?q=diffusion")
     page.wait_for_selector("#results-heading:has-text('1 paper')")
     # A full page load would replace this marker; an htmx swap leaves it in place.

@@ -11,8 +11,8 @@ import pytest
 
 from annotations.models import ReadingList
 from papers.models import TagKind
-from tests.browser.journey_helpers import ConsoleWatch
-from tests.factories import PASSWORD, make_paper, make_reading_list, make_user
+from tests.browser.journey_helpers import ConsoleWatch, log_in
+from tests.factories import make_paper, make_reading_list, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -35,14 +35,6 @@ def axe_violations(page) -> list[str]:
     from tests.browser.test_accessibility import _violations
 
     return _violations(page)
-
-
-def log_in(page, live_server, username: str) -> None:
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
 
 
 def test_pick_a_suggestion_with_the_keyboard_to_add_it_to_a_list(

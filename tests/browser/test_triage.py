@@ -7,17 +7,10 @@ from __future__ import annotations
 import pytest
 
 from annotations.models import ReadingListItem, ReadingStatus
-from tests.factories import PASSWORD, make_paper, make_user
+from tests.browser.journey_helpers import log_in
+from tests.factories import make_paper, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def _log_in(page, live_server, username: str) -> None:
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
 
 
 def _watch_console(page) -> list[str]:
@@ -61,7 +54,7 @@ def results(db):
 def test_save_and_status_in_place(page, live_server, results, screenshot):
     member = make_user("erin")
     problems = _watch_console(page)
-    _log_in(page, live_server, "erin")
+    log_in(page, live_server, "erin")
     url = f"{live_server.url}/?q=graph&sort=title"
     page.goto(url)
     page.evaluate("window.__noReload = true")  # a page load would forget it
@@ -89,7 +82,7 @@ def test_save_and_status_in_place(page, live_server, results, screenshot):
 def test_keyboard_walk(page, live_server, results):
     member = make_user("finn")
     problems = _watch_console(page)
-    _log_in(page, live_server, "finn")
+    log_in(page, live_server, "finn")
     page.goto(f"{live_server.url}/?q=graph&sort=title")
     page.click("h1")  # focus on the page, not in the search box
 
@@ -141,7 +134,7 @@ def test_keyboard_walk(page, live_server, results):
 def test_select_two_and_save_both(page, live_server, results):
     member = make_user("gail")
     problems = _watch_console(page)
-    _log_in(page, live_server, "gail")
+    log_in(page, live_server, "gail")
     page.goto(f"{live_server.url}/?q=graph&sort=title")
     page.evaluate("window.__noReload = true")
 
@@ -166,7 +159,7 @@ def test_triage_without_javascript(browser, live_server, results):
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
     try:
-        _log_in(page, live_server, "hugo")
+        log_in(page, live_server, "hugo")
         url = f"{live_server.url}/?q=graph&sort=title"
         page.goto(url)
         page.click(f"#triage-{results[3].pk} [data-triage-save]")

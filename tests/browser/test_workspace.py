@@ -6,20 +6,12 @@ from __future__ import annotations
 import pytest
 
 from papers.models import TagKind
-from tests.browser.journey_helpers import ConsoleWatch
-from tests.factories import PASSWORD, make_paper, make_user
+from tests.browser.journey_helpers import ConsoleWatch, log_in
+from tests.factories import make_paper, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 LONG_ABSTRACT = " ".join(["Graph networks learn message passing over many layers."] * 150)
-
-
-def _log_in(page, live_server, username: str) -> None:
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
 
 
 def _in_viewport(page, selector: str) -> bool:
@@ -37,7 +29,7 @@ def test_the_annotations_column_is_in_view_beside_a_long_paper_at_1280px(page, l
     make_user("dana")
     paper = make_paper("A long paper", abstract=LONG_ABSTRACT, authors=["Ada Lovelace"])
     watch = ConsoleWatch().attach(page)
-    _log_in(page, live_server, "dana")
+    log_in(page, live_server, "dana")
 
     page.goto(f"{live_server.url}{paper.get_absolute_url()}")
 
@@ -102,7 +94,7 @@ def test_the_header_is_one_line_on_a_phone(browser, live_server):
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
     page = context.new_page()
     try:
-        _log_in(page, live_server, "erin")
+        log_in(page, live_server, "erin")
         page.goto(f"{live_server.url}{paper.get_absolute_url()}")
         header = page.locator(".site-header").bounding_box()
         brand = page.locator(".brand").bounding_box()
