@@ -93,7 +93,10 @@ _DISCARDED = {"noindent", "xspace", "relax", "protect", "centering", "newpage", 
 # \x -> HTML for the escaped characters.
 _LITERALS = {"%": "%", "&": "&amp;", "_": "_", "#": "#", "{": "{", "}": "}"}
 # Spacing and hyphenation commands written with a symbol: \, is a thin space that never breaks.
-_SYMBOL_SPACES = {",": "\u202f", ";": " ", ":": " ", ">": " ", " ": " ", "!": "", "-": "", "/": ""}
+_SYMBOL_SPACES = {
+    ",": "\u202f", ";": " ", ":": " ", ">": " ", " ": " ", "\t": " ", "\n": " ", "!": "", "-": "",
+    "/": "", "@": "",
+}  # fmt: skip
 # Wrapped so KaTeX's auto-render (which ignores this class) never pairs it with another dollar.
 _LITERAL_DOLLAR = '<span class="tex-literal">$</span>'
 
@@ -369,7 +372,8 @@ class _Scanner:
         url = f'<span class="url">{html.escape(argument)}</span>'
         if name == "href" and text.startswith("{", closer + 1):
             label_end = self.closers.find("brace", closer + 2)
-            if text[closer + 2 : label_end] == argument:  # \href{address}{address}
+            label = text[closer + 2 : label_end] if label_end != -1 else None
+            if label == argument and text[label_end] == "}":  # \href{address}{address}
                 self.out.append(url)
                 return label_end + 1
             # The link text, then the address (no links are made from abstracts).
@@ -511,6 +515,7 @@ _KNOWN_IN_MATH = {
     spec.macroname for spec in latex2text.get_default_latex_context_db().iter_macro_specs()
 }
 _MATH_COMMAND_RE = re.compile(r"\\([A-Za-z]+)")
+_UNESCAPED_BRACE_RE = re.compile(r"\\.|[{}]")
 _MATH_DELIMITERS_RE = re.compile(r"^(\$\$|\$|\\\(|\\\[)(.*)(\$\$|\$|\\\)|\\\])$", re.S)
 # Longer math is kept as written rather than handed to pylatexenc (titles and excerpts only).
 _MAX_PLAIN_MATH = 300
@@ -522,12 +527,27 @@ def _math_as_text(math: str) -> str:
     match = _MATH_DELIMITERS_RE.match(math)
     inner = match.group(2).strip() if match else math
     unknown = any(name not in _KNOWN_IN_MATH for name in _MATH_COMMAND_RE.findall(inner))
-    if unknown or len(inner) > _MAX_PLAIN_MATH:
+    if unknown or len(inner) > _MAX_PLAIN_MATH or not _balanced(inner):
         return inner
     try:
-        return _MATH_TO_TEXT.latex_to_text(inner)
+        text = _MATH_TO_TEXT.latex_to_text(inner)
     except Exception:  # pylatexenc raises its own errors on malformed input
         return inner
+    # A command missing its arguments (\frac{a}) leaves pylatexenc's "%(2)s" placeholders.
+    return inner if "%(" in text or "%s" in text else text
+
+
+def _balanced(math: str) -> bool:
+    """Whether the unescaped braces pair up (pylatexenc logs warnings on missing arguments)."""
+    depth = 0
+    for piece in _UNESCAPED_BRACE_RE.findall(math):  # \{ and \} come as escapes, skipped
+        if piece == "{":
+            depth += 1
+        elif piece == "}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
 
 
 _TAG_RE = re.compile(r"<[^>]*>")

@@ -407,6 +407,7 @@ def test_accents_and_letters_become_the_characters(source, expected):
     [
         (r"0.5\,Hz", "0.5\u202fHz"),
         (r"a\;b\:c\ d", "a b c d"),
+        ("a\\\nb", "a b"),
         (r"a\quad b", "a\u2003 b"),
         (r"\eg, \ie, \etal{} \wrt", "e.g., i.e., et al. w.r.t."),
         (r"(\eg, medium)", "(e.g., medium)"),
@@ -470,3 +471,9 @@ def test_markup_in_new_positions_is_escaped():
     ):
         html = render(source)
         assert "<script" not in html and "&lt;script&gt;" in html, source
+
+
+def test_href_whose_text_never_closes_is_text_and_the_scan_goes_on():
+    # Found by the random titles: a missing closing brace once sent the scan back to the start.
+    assert render(r"%_\href{a}{a$") == (r'<p>%_\href{a}{a<span class="tex-literal">$</span></p>')
+    assert render(r"\href{a}{b") == r"<p>\href{a}{b</p>"

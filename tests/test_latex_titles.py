@@ -169,3 +169,15 @@ def test_plain_text_never_raises_and_stays_fast_on_hostile_titles(title):
     text = plain(title)
     assert time.perf_counter() - start < 1.0
     assert isinstance(text, str) and "\n" not in text
+
+
+def test_random_titles_always_give_plain_text():
+    atoms = [
+        "a", " ", "$", "$$", "\\(", "\\)", "{", "}", "\\\\", "\\alpha", "\\frac{", "^", "_",
+        "\\emph{", "{\\em ", "\\href{a}{", "\\url{", "\\method", "\\'", "&", "%", "<b>", "\\",
+    ]  # fmt: skip
+    rng = random.Random(11)
+    for _ in range(2000):
+        title = "".join(rng.choice(atoms) for _ in range(rng.randint(1, 10)))
+        text = plain(title)
+        assert "<span" not in text and "<em>" not in text and "&amp;" not in text, title

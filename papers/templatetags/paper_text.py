@@ -27,8 +27,9 @@ def latex_inline(text: str) -> SafeString:
 
 @register.filter
 def latex_plain(text: str) -> str:
-    """A title as plain text, math as Unicode where it has one: for the tab title and meta
-    tags, where nothing is typeset."""
+    """A title as plain text, math as Unicode where it has one (else its source without the
+    dollars): for the tab title and meta tags, where nothing is typeset. Not marked safe, so the
+    template escapes it once."""
     return latex_to_plain_text(text or "")
 
 
