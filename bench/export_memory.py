@@ -33,12 +33,8 @@ import time
 from bench.harness import (
     DATABASES,
     ROOT,
-    database_url,
     log,
-    manage,
-    paper_count,
-    prepare_database,
-    server_env,
+    prepared_env,
 )
 
 ROW_COUNTS = (10_000, 100_000)
@@ -115,20 +111,6 @@ def measure(env: dict[str, str], rows: int, extension: str, *, via_view: bool) -
     if result.returncode != 0:
         raise SystemExit(f"export child failed:\n{result.stdout[-2000:]}{result.stderr[-4000:]}")
     return json.loads(result.stdout.strip().splitlines()[-1])
-
-
-def prepared_env(db: str, papers: int, *, reuse: bool) -> dict[str, str]:
-    """A production environment on a database holding the corpus. With `reuse`, any benchmark
-    database already holding that many papers will do (an export only reads them): it is
-    migrated and its index caught up, without the import timings prepare_database records."""
-    url = database_url(db, f"bench-{papers}")
-    env = server_env(url)
-    if reuse and paper_count(url) == papers:
-        log(f"[{db}] reusing the database of {papers:,} papers")
-        manage(env, "migrate", "--noinput")
-        manage(env, "update_search_index")
-        return env
-    return server_env(prepare_database(db, papers, reuse=reuse).url)
 
 
 def run(db: str, papers: int, extension: str, *, reuse: bool) -> None:

@@ -348,6 +348,21 @@ def prepare_database(
     return prepared
 
 
+def prepared_env(db: str, papers: int, *, reuse: bool) -> dict[str, str]:
+    """A production environment on a database holding the corpus. With `reuse`, any benchmark
+    database already holding that many papers will do (exports and recommendations only read
+    them): it is migrated and its index caught up, without the import timings
+    prepare_database records."""
+    url = database_url(db, f"bench-{papers}")
+    env = server_env(url)
+    if reuse and paper_count(url) == papers:
+        log(f"[{db}] reusing the database of {papers:,} papers")
+        manage(env, "migrate", "--noinput")
+        manage(env, "update_search_index")
+        return env
+    return server_env(prepare_database(db, papers, reuse=reuse).url)
+
+
 # --- gunicorn -----------------------------------------------------------------------------------
 
 

@@ -32,13 +32,9 @@ from collections import Counter
 from bench.harness import (
     DATABASES,
     ROOT,
-    database_url,
     log,
-    manage,
-    paper_count,
     percentile,
-    prepare_database,
-    server_env,
+    prepared_env,
 )
 
 USER_PREFIX = "rec-bench-"
@@ -155,18 +151,6 @@ def child(users: int, seed: int) -> dict:
         "on_topic": on_topic,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
-
-
-def prepared_env(db: str, papers: int, *, reuse: bool) -> dict[str, str]:
-    """As bench.export_memory.prepared_env: any benchmark database with that many papers."""
-    url = database_url(db, f"bench-{papers}")
-    env = server_env(url)
-    if reuse and paper_count(url) == papers:
-        log(f"[{db}] reusing the database of {papers:,} papers")
-        manage(env, "migrate", "--noinput")
-        manage(env, "update_search_index")
-        return env
-    return server_env(prepare_database(db, papers, reuse=reuse).url)
 
 
 def run(db: str, papers: int, users: int, seed: int, *, reuse: bool) -> None:
