@@ -770,8 +770,25 @@ def imported_papers_url(run: ImportRun, by: type[ImportRunFilter]) -> str:
     return f"{reverse('admin:papers_paper_changelist')}?{by.parameter_name}={run.pk}"
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """What the site records by itself: listed and shown, never added, edited or deleted."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(ImportRun)
-class ImportRunAdmin(admin.ModelAdmin):
+class ImportRunAdmin(ReadOnlyAdmin):
+    # The history is what the imports did. Nobody adds or edits it by hand; nor deletes it:
+    # deleting a run would not undo its import, only cut its papers' links to it (and what
+    # later features count as new since a visit).
+
     list_display = [
         "__str__",
         "started_at",
@@ -798,18 +815,6 @@ class ImportRunAdmin(admin.ModelAdmin):
         "paper_links",
     ]
     readonly_fields = ["duration_shown", "file_table", "paper_links"]
-
-    # The history is what the imports did. Nobody adds or edits it by hand; nor deletes it:
-    # deleting a run would not undo its import, only cut its papers' links to it (and what
-    # later features count as new since a visit).
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
     @admin.display(description="who")
     def who(self, run: ImportRun) -> str:
@@ -928,7 +933,7 @@ class ImportConflictAdmin(admin.ModelAdmin):
 
 
 @admin.register(Review)
-class ReviewAdmin(admin.ModelAdmin):
+class ReviewAdmin(ReadOnlyAdmin):
     """Reviews as the importer stored them: read only, since each paper's summary (decision,
     mean rating) is derived from them and a re-import would bring an edit back."""
 
@@ -937,12 +942,3 @@ class ReviewAdmin(admin.ModelAdmin):
     list_select_related = ["paper"]
     search_fields = ["=note_id", "=paper__forum_id", "decision"]
     list_per_page = 50
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
