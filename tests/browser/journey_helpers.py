@@ -18,6 +18,7 @@ class ConsoleWatch:
     """
 
     problems: list[str] = field(default_factory=list)
+    warnings: bool = False  # count console warnings as problems too
 
     def attach(self, page) -> ConsoleWatch:
         page.on("console", self._on_console)
@@ -29,7 +30,7 @@ class ConsoleWatch:
         about_csp = "content security policy" in text.lower()
         if message.type == "error" and "favicon" in message.location.get("url", ""):
             return
-        if message.type == "error" or about_csp:
+        if message.type == "error" or about_csp or (self.warnings and message.type == "warning"):
             self.problems.append(f"console {message.type}: {text}")
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from annotations.models import Comment, Note, ReadingList
 from papers.models import PaperTag
-from tests.browser.journey_helpers import log_in
+from tests.browser.journey_helpers import ConsoleWatch, log_in
 from tests.factories import make_paper, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -19,15 +19,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_panel_actions_swap_in_place_with_htmx(page, live_server, screenshot):
     make_user("carol")
     paper = make_paper("Browser paper", authors=["Ada Lovelace"])
-    problems: list[str] = []
-
-    def on_console(message) -> None:
-        # The browser's own favicon probe 404s; that is not the page's doing.
-        if message.type == "error" and "favicon" not in message.location.get("url", ""):
-            problems.append(message.text)
-
-    page.on("console", on_console)
-    page.on("pageerror", lambda exc: problems.append(str(exc)))
+    problems = ConsoleWatch().attach(page).problems
     log_in(page, live_server, "carol")
     page.goto(f"{live_server.url}{paper.get_absolute_url()}")
     # A full page load would replace this marker; an htmx swap leaves it in place.

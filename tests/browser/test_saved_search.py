@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from alerts.models import SavedSearch
-from tests.browser.journey_helpers import log_in
+from tests.browser.journey_helpers import ConsoleWatch, log_in
 from tests.factories import make_paper, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -16,15 +16,7 @@ def test_save_the_current_search_and_find_it_in_saved_searches(page, live_server
     make_user("dana")
     make_paper("Latent diffusion for audio")
     make_paper("Graph networks")
-    problems: list[str] = []
-
-    def on_console(message) -> None:
-        # The browser's own favicon probe 404s; that is not the page's doing.
-        if message.type == "error" and "favicon" not in message.location.get("url", ""):
-            problems.append(message.text)
-
-    page.on("console", on_console)
-    page.on("pageerror", lambda exc: problems.append(str(exc)))
+    problems = ConsoleWatch().attach(page).problems
     log_in(page, live_server, "dana")
     page.goto(f"{live_server.url}/?q=diffusion")
     page.wait_for_selector("#results-heading:has-text('1 paper')")

@@ -7,25 +7,15 @@ from __future__ import annotations
 import pytest
 
 from annotations.models import ReadingListItem, ReadingStatus
-from tests.browser.journey_helpers import log_in
+from tests.browser.journey_helpers import ConsoleWatch, log_in
 from tests.factories import make_paper, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def _watch_console(page) -> list[str]:
-    problems: list[str] = []
-
-    def on_console(message) -> None:
-        # The browser's own favicon probe 404s; that is not the page's doing.
-        if message.type in ("error", "warning") and "favicon" not in message.location.get(
-            "url", ""
-        ):
-            problems.append(message.text)
-
-    page.on("console", on_console)
-    page.on("pageerror", lambda exc: problems.append(str(exc)))
-    return problems
+    """Errors, CSP violations and warnings in the console (journey_helpers.ConsoleWatch)."""
+    return ConsoleWatch(warnings=True).attach(page).problems
 
 
 def _saved(user) -> dict[str, str]:
