@@ -3,6 +3,9 @@
 Raw HTML is disabled (it is shown as text), images are off (no tracking pixels), links keep
 only http, https and mailto targets and get rel="nofollow noopener". In comments an
 @username of an existing active member becomes <span class="mention">@username</span>.
+Math ($...$, $$...$$) is kept out of Markdown's hands (mdit-py-plugins' dollarmath: `*`, `_`
+and backslashes inside it stay as written) and written back escaped between its dollars, for
+KaTeX to typeset in the page (static/js/math.js, on elements marked data-math).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
+from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 ALLOWED_LINK_SCHEMES = frozenset({"http", "https", "mailto"})
 
@@ -79,6 +83,14 @@ def _link_mentions(tokens: list[Token], mentionable: Callable[[set[str]], set[st
             block.children = children
 
 
+def _render_inline_math(renderer, tokens, idx, options, env):
+    return escapeHtml(f"${tokens[idx].content}$")
+
+
+def _render_display_math(renderer, tokens, idx, options, env):
+    return f'<div class="math-display">{escapeHtml(f"$${tokens[idx].content}$$")}</div>\n'
+
+
 def _render_link_open(renderer, tokens, idx, options, env):
     tokens[idx].attrSet("rel", "nofollow noopener")
     return renderer.renderToken(tokens, idx, options, env)
@@ -93,6 +105,17 @@ class _SafeMarkdownIt(MarkdownIt):
 def _build_parser() -> MarkdownIt:
     md = _SafeMarkdownIt("commonmark", {"html": False, "breaks": True, "linkify": False})
     md.disable(["image", "heading", "lheading", "html_block", "html_inline"])
+    # "$5 and $10" is money, not math: a closing dollar followed by a digit does not close.
+    md.use(
+        dollarmath_plugin,
+        allow_labels=False,
+        allow_digits=False,
+        allow_blank_lines=False,
+        double_inline=True,
+    )
+    md.add_render_rule("math_inline", _render_inline_math)
+    md.add_render_rule("math_inline_double", _render_display_math)
+    md.add_render_rule("math_block", _render_display_math)
     md.add_render_rule("link_open", _render_link_open)
     md.add_render_rule("mention", _render_mention)
     return md

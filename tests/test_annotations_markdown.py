@@ -100,3 +100,33 @@ def test_a_hostile_name_that_the_lookup_accepts_is_still_escaped():
     # Names are only ever word characters and . + - @, but the renderer escapes them anyway.
     html = render_markdown("@a.b+c-d", mentionable=lambda names: set(names))
     assert html == '<p><span class="mention">@a.b+c-d</span></p>\n'
+
+
+# Math: kept as written between its dollars, for KaTeX in the page.
+
+
+@pytest.mark.parametrize(
+    ("source", "html"),
+    [
+        # Emphasis markers and underscores inside math are math, not emphasis.
+        ("$a*b$ and $c*d$", "<p>$a*b$ and $c*d$</p>\n"),
+        ("$a^*$ and $b^*$", "<p>$a^*$ and $b^*$</p>\n"),
+        (r"$\sum _{i} x$ and $y_ j$", "<p>$\\sum _{i} x$ and $y_ j$</p>\n"),
+        # Backslashes inside math are not Markdown escapes.
+        (r"$\{x\}$ is a set", "<p>$\\{x\\}$ is a set</p>\n"),
+        # Display math on lines of its own.
+        ("$$\n\\frac{a}{b}\n$$", '<div class="math-display">$$\n\\frac{a}{b}\n$$</div>\n'),
+        # Money is not math: a dollar followed by a digit does not close.
+        ("costs $5 and $10", "<p>costs $5 and $10</p>\n"),
+        # Markdown around math still works; code keeps its dollars as code.
+        ("**bold** $x_1$ `$y$`", "<p><strong>bold</strong> $x_1$ <code>$y$</code></p>\n"),
+    ],
+)
+def test_math_is_left_for_katex(source, html):
+    assert render_markdown(source) == html
+
+
+def test_hostile_text_inside_math_stays_escaped():
+    html = render_markdown("$<script>alert(1)</script>$ and $$</div><img src=x>$$")
+    assert "<script" not in html and "<img" not in html and "</div><" not in html
+    assert "$&lt;script&gt;alert(1)&lt;/script&gt;$" in html
