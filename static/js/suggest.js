@@ -147,16 +147,9 @@
   }
 
   function typesetMath(element) {
-    // KaTeX's auto-render, when the page has it (js/math.js). Titles hold inline math only.
-    if (typeof window.renderMathInElement === "function") {
-      window.renderMathInElement(element, {
-        delimiters: [
-          { left: "\\(", right: "\\)", display: false },
-          { left: "$", right: "$", display: false },
-        ],
-        ignoredClasses: ["tex-literal"],
-        throwOnError: false,
-      });
+    // The page's typesetting (js/math.js), which renders each expression on its own.
+    if (window.PaperMath && typeof window.PaperMath.typeset === "function") {
+      window.PaperMath.typeset(element);
     }
   }
 
