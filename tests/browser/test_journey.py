@@ -126,7 +126,10 @@ def test_new_user_journey(page, live_server, screenshot, seeded):
     notes.get_by_label("Note").fill("Try the *SKILL-MIX* setup with $k=3$.")
     notes.get_by_role("button", name="Save note").click()
     expect(notes.get_by_role("status")).to_have_text("Note saved.")
-    expect(notes.locator(".note .note-body")).to_have_text("Try the SKILL-MIX setup with $k=3$.")
+    body = notes.locator(".note .note-body")
+    expect(body.locator("em")).to_have_text("SKILL-MIX")
+    expect(body.locator(".katex")).to_be_visible()  # the note's math is typeset
+    assert "$" not in body.inner_text()
     assert Note.objects.get(paper=paper).owner.username == "newcomer"
 
     # 7. The paper goes into a new reading list.
