@@ -21,6 +21,7 @@ from papers.filters import (
 )
 from papers.models import Paper
 from papers.search import engine
+from papers.search.engine import BrowseQuery
 from papers.search.sync import current_searcher
 
 
@@ -103,22 +104,32 @@ def _mine_sets(user, states: list[BrowseState]) -> dict[str, frozenset[int]]:
     return Paper.objects.mine_sets(user) if any(s.selection.mine for s in states) else {}
 
 
+def _engine_queries(user, searches) -> list[tuple[SavedSearch, BrowseQuery]]:
+    """Each search with its query for the index: their facet values resolved in one query,
+    the member's own papers in one more if a search uses "mine"."""
+    searches = list(searches)
+    if not searches:
+        return []
+    states = browse_states(searches, user)
+    mine_sets = _mine_sets(user, states)
+    return [
+        (search, _engine_query(state, mine_sets))
+        for search, state in zip(searches, states, strict=True)
+    ]
+
+
 def new_counts(user, searches) -> dict[int, int]:
     """Saved search pk -> how many of its papers were created after its last_seen_at.
 
     At most three queries, however many searches: their facet values resolved to rows, the
     member's own papers if a search uses "mine", and the index's catch-up check."""
-    searches = list(searches)
-    if not searches:
+    queries = _engine_queries(user, searches)
+    if not queries:
         return {}
-    states = browse_states(searches, user)
-    mine_sets = _mine_sets(user, states)
     searcher = current_searcher()
     return {
-        search.pk: engine.count_created_after(
-            searcher, _engine_query(state, mine_sets), search.last_seen_at
-        )
-        for search, state in zip(searches, states, strict=True)
+        search.pk: engine.count_created_after(searcher, query, search.last_seen_at)
+        for search, query in queries
     }
 
 
@@ -126,15 +137,11 @@ def new_ids(
     user, searches, since: dict[int, datetime], limit: int
 ) -> dict[int, tuple[list[int], int]]:
     """Saved search pk -> (the newest `limit` ids created after since[pk], how many in all)."""
-    searches = list(searches)
-    if not searches:
+    queries = _engine_queries(user, searches)
+    if not queries:
         return {}
-    states = browse_states(searches, user)
-    mine_sets = _mine_sets(user, states)
     searcher = current_searcher()
     return {
-        search.pk: engine.ids_created_after(
-            searcher, _engine_query(state, mine_sets), since[search.pk], limit
-        )
-        for search, state in zip(searches, states, strict=True)
+        search.pk: engine.ids_created_after(searcher, query, since[search.pk], limit)
+        for search, query in queries
     }
