@@ -20,6 +20,7 @@ from django.views.decorators.vary import vary_on_cookie
 
 from papers.listing import int_route
 from papers.models import UNTITLED_PLACEHOLDER, Paper, PaperTag, TagKind
+from papers.querysets import identifier_in
 from papers.search import engine
 from papers.search.query import MAX_QUERY_CHARS, parse_typed_words
 from papers.search.sync import IndexUnavailable, current_searcher
@@ -52,20 +53,14 @@ def identifier_lookups(text: str) -> list[Q]:
         lookups.append(Q(pk=int(number)))
     forum_id = forum_id_from_url(raw) or raw
     if is_forum_id(forum_id):
-        lookups.append(_indexed("forum_id", forum_id))
+        lookups.append(identifier_in("forum_id", [forum_id]))
     arxiv_id = normalize_arxiv_id(raw)
     if is_arxiv_id(arxiv_id):
-        lookups.append(_indexed("arxiv_id", arxiv_id))
+        lookups.append(identifier_in("arxiv_id", [arxiv_id]))
     doi = normalize_doi(raw)
     if is_doi(doi):
-        lookups.append(_indexed("doi", doi))
+        lookups.append(identifier_in("doi", [doi]))
     return lookups
-
-
-def _indexed(field: str, value: str) -> Q:
-    # The identifiers' indexes are partial (non-blank values only): SQLite uses one only when
-    # the query repeats its condition word for word, as here; otherwise it scans the table.
-    return Q(**{field: value}) & ~Q(**{field: ""})
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,7 @@ from papers.models import (
     Tag,
     TagKind,
 )
+from papers.querysets import identifier_in
 from papers.signals import abstracts_changed
 from papers.text import (
     abstract_fingerprint,
@@ -301,7 +302,7 @@ class Loader:
         for name in IDENTITIES:
             values = {getattr(m, name) for m in unresolved} - {""}
             for chunk in _chunks(values):  # query: papers by this identity
-                found.update((p.pk, p) for p in Paper.objects.filter(**{f"{name}__in": chunk}))
+                found.update((p.pk, p) for p in Paper.objects.filter(identifier_in(name, chunk)))
             # Found values only: a record without this identity is not found by it.
             known = {getattr(paper, name) for paper in found.values()} - {""}
             if name in MERGED_IDENTITIES:  # a merged paper's identity finds its kept paper
@@ -633,7 +634,9 @@ def load_reviews(
         return
     papers: dict[str, int] = {}
     for chunk in _chunks(sorted({r.forum_id for r in reviews})):  # query: papers by forum id
-        papers.update(Paper.objects.filter(forum_id__in=chunk).values_list("forum_id", "pk"))
+        papers.update(
+            Paper.objects.filter(identifier_in("forum_id", chunk)).values_list("forum_id", "pk")
+        )
     if any(r.forum_id not in papers for r in reviews) and MergedPaper.objects.exists():
         missing = sorted({r.forum_id for r in reviews} - papers.keys())
         for chunk in _chunks(missing):  # query: papers that merged papers were folded into
