@@ -278,8 +278,14 @@ class Paper(models.Model):
 
 
 class Authorship(models.Model):
-    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="authorships")
-    author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="authorships")
+    # No index of their own: the unique (paper, position) and the (author, paper) index below
+    # start with them, and every index is paid for on each of an import's million rows.
+    paper = models.ForeignKey(
+        Paper, on_delete=models.CASCADE, related_name="authorships", db_index=False
+    )
+    author = models.ForeignKey(
+        Author, on_delete=models.CASCADE, related_name="authorships", db_index=False
+    )
     position = models.PositiveSmallIntegerField(help_text="0 is the first author.")
 
     class Meta:
@@ -302,8 +308,13 @@ class Authorship(models.Model):
 
 
 class PaperTag(models.Model):
-    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="paper_tags")
-    tag = models.ForeignKey(Tag, on_delete=models.CASCADE, related_name="paper_tags")
+    # No index of their own: the unique (paper, tag) and the (tag, paper) index start with them.
+    paper = models.ForeignKey(
+        Paper, on_delete=models.CASCADE, related_name="paper_tags", db_index=False
+    )
+    tag = models.ForeignKey(
+        Tag, on_delete=models.CASCADE, related_name="paper_tags", db_index=False
+    )
     # Null for tags that came from an import; the member who tagged otherwise.
     added_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
