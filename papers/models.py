@@ -251,10 +251,12 @@ class Paper(models.Model):
             models.Index(fields=["doi"], condition=~Q(doi=""), name="papers_paper_doi"),
             models.Index(fields=["title", "id"], name="papers_paper_title"),  # sort by title
             models.Index(fields=["-created_at", "-id"], name="papers_paper_newest"),  # default sort
-            models.Index(  # curation queue
-                fields=["needs_curation"],
+            # The curation queue, newest first: only the papers in it, in its order. Indexing
+            # the flag alone let SQLite walk the newest index over every paper instead.
+            models.Index(
+                fields=["-created_at", "-id"],
                 condition=Q(needs_curation=True),
-                name="papers_paper_needs_curation",
+                name="papers_paper_curation_queue",
             ),
         ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.messages import get_messages
+from django.db import connection
 from django.urls import reverse
 
 from papers.models import Author, Authorship, Paper, PaperTag, Tag, TagKind
@@ -234,6 +235,19 @@ def test_curation_queue_link_lists_only_flagged_papers(admin_client):
     response = admin_client.get(f"{reverse(CHANGELIST)}?needs_curation__exact=1")
     assert listed_titles(response) == {"Flagged"}
     assert "Check authors" in response.content.decode()
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's query planner")
+def test_the_curation_queue_reads_only_its_own_papers_in_order():
+    # Indexing the flag alone let SQLite walk every paper by the newest index: 70 ms at
+    # 100,000 papers for an empty queue.
+    for query in (
+        Paper.objects.needing_curation().order_by("-created_at", "-pk"),
+        Paper.objects.filter(needs_curation__exact=1).order_by("-created_at", "-pk"),
+    ):
+        plan = query.explain()
+        assert "papers_paper_curation_queue" in plan, plan
+        assert "TEMP B-TREE" not in plan, plan  # no sort either
 
 
 # --- actions ----------------------------------------------------------------------------
