@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
+from papers.importing.bulk_rows import import_settings
 from papers.importing.pipeline import import_paths
 from papers.models import Authorship, Paper, PaperTag
 from papers.querysets import identifier_in
@@ -23,8 +24,9 @@ BATCHES = RECORDS // BATCH
 # 14 on either backend; a first import updates and drops nothing and reads no current state:
 # 11. Plus, once: BEGIN and COMMIT, the import run's insert and completion, whether any paper was
 # ever merged, the first batch's tag lookup, slug check and creation, the search change log, and
-# on SQLite the page cache size (read, enlarged, put back), and the file's last hash (read;
-# after the load its source's record count, and its row deleted and inserted).
+# on SQLite the page cache size (read, enlarged, put back) or on PostgreSQL the planner settings
+# (one), and the file's last hash (read; after the load its source's record count, and its row
+# deleted and inserted).
 PER_BATCH = 14
 PER_BATCH_FIRST = 11
 FIXED = 17
@@ -97,3 +99,18 @@ def test_identity_lookups_use_an_index_not_a_scan_of_every_paper(field):
     values = [f"value{i}" for i in range(500)]
     plan = Paper.objects.filter(identifier_in(field, values)).explain()
     assert "SCAN papers_paper" not in plan, plan
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's query planner")
+@pytest.mark.django_db(transaction=True)  # the import's transaction is the outermost one
+def test_an_import_never_plans_a_scan_of_every_paper_on_postgresql():
+    # Rows the import inserted are not analysed before it commits: the planner took the
+    # fingerprint lookup for a sequential scan, JIT-compiled, once per batch (1,000,000 papers).
+    values = [f"{i:064x}" for i in range(500)]
+    lookup = Paper.objects.filter(identifier_in("abstract_fingerprint", values))
+    with transaction.atomic(), import_settings():
+        plan = lookup.explain()
+    assert "Seq Scan" not in plan, plan
+    with connection.cursor() as cursor:  # the settings end with the import's transaction
+        cursor.execute("SHOW enable_seqscan")
+        assert cursor.fetchone() == ("on",)
