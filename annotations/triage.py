@@ -12,8 +12,8 @@ from django.db import IntegrityError, transaction
 
 from annotations import services
 from annotations.models import ReadingList, ReadingListItem, ReadingStatus, Visibility
-from papers.listing import int_route
 from papers.models import Paper
+from papers.routes import int_route
 
 DEFAULT_LIST_NAME = "Saved"
 

@@ -8,15 +8,15 @@ the queries themselves (`make bench` shows the page's time).
 
 from __future__ import annotations
 
-import functools
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db.models import Case, Count, OuterRef, Subquery, Value, When
-from django.urls import get_script_prefix, reverse
+from django.urls import reverse
 
 from papers.models import Authorship, Paper, PaperTag, TagKind
+from papers.routes import int_route
 
 # Pages listing papers name at most this many authors of each, then "… and K more" linking to
 # the paper's page, which names them all. A paper may have 2,000 authors (papers.text).
@@ -95,22 +95,3 @@ def _add_tags(papers: Sequence[Paper], ids: list[int]) -> None:
         tags[paper_id].append(links[tag_id])
     for paper in papers:
         paper.listed_tags = tags.get(paper.pk, [])
-
-
-def int_route(name: str) -> Callable[[int], str]:
-    """reverse() for a route whose only argument is an integer, as a function of it: the same
-    URL, a hundred times faster (a listing links to hundreds of authors)."""
-    before, after = _int_route_parts(name)
-    prefix = get_script_prefix()  # per request (SCRIPT_NAME): read now, not cached
-    return lambda pk: f"{prefix}{before}{int(pk)}{after}"
-
-
-# No route's fixed text holds this number, so it splits the reversed URL in two.
-_ROUTE_SENTINEL = 9081726354
-
-
-@functools.cache
-def _int_route_parts(name: str) -> tuple[str, str]:
-    url = reverse(name, args=[_ROUTE_SENTINEL])
-    before, after = url[len(get_script_prefix()) :].split(str(_ROUTE_SENTINEL))
-    return before, after

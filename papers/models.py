@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from papers.listing import Link
 
 from papers.querysets import AuthorQuerySet, PaperQuerySet
+from papers.routes import int_url
 from papers.text import (
     MAX_ABSTRACT,
     MAX_ARXIV_ID,
@@ -109,7 +110,7 @@ class Author(models.Model):
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
-        return reverse("papers:author", args=[self.pk])
+        return int_url("papers:author", self.pk)
 
     def clean(self) -> None:
         problem = author_name_problem(self.name)
@@ -264,7 +265,7 @@ class Paper(models.Model):
         return self.display_title
 
     def get_absolute_url(self) -> str:
-        return reverse("papers:detail", args=[self.pk])
+        return int_url("papers:detail", self.pk)
 
     @property
     def display_title(self) -> str:

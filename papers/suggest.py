@@ -18,9 +18,9 @@ from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_cookie
 
-from papers.listing import int_route
 from papers.models import UNTITLED_PLACEHOLDER, Paper, PaperTag, TagKind
 from papers.querysets import identifier_in
+from papers.routes import int_route
 from papers.search import engine
 from papers.search.query import MAX_QUERY_CHARS, parse_typed_words
 from papers.search.sync import IndexUnavailable, current_searcher

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from django.urls import clear_script_prefix, reverse, set_script_prefix
 
-from papers.listing import int_route
+from papers.models import Author
+from papers.routes import int_route
+from tests.factories import make_paper
 
 
 @pytest.mark.parametrize("name", ["papers:author", "papers:detail"])
@@ -28,3 +30,15 @@ def test_int_route_follows_the_script_prefix_of_the_request():
 def test_int_route_accepts_integers_only():
     with pytest.raises(ValueError):
         int_route("papers:author")("1/../../admin")
+
+
+@pytest.mark.django_db
+def test_papers_and_authors_link_to_their_own_pages_under_any_script_prefix():
+    paper, author = make_paper("A paper"), Author.objects.create(name="Ann Lee")
+    assert paper.get_absolute_url() == reverse("papers:detail", args=[paper.pk])
+    assert author.get_absolute_url() == reverse("papers:author", args=[author.pk])
+    set_script_prefix("/lab/")
+    try:
+        assert paper.get_absolute_url() == f"/lab/papers/{paper.pk}/"
+    finally:
+        clear_script_prefix()
