@@ -37,7 +37,12 @@ from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
-from papers.importing.bulk_rows import allocate_ids, insert_objects, insert_rows
+from papers.importing.bulk_rows import (
+    PlannerStatistics,
+    allocate_ids,
+    insert_objects,
+    insert_rows,
+)
 from papers.importing.records import PaperRecord, ReviewRecord
 from papers.importing.report import Conflict, Report
 from papers.importing.sources import (
@@ -236,6 +241,8 @@ class Loader:
         self.any_merged = MergedPaper.objects.exists()
         # Listed for the curators as ImportConflicts, written with the batch that found them.
         self.conflicts: list[tuple[Paper, Conflict]] = []
+        # The tables each batch looks rows up in by identity, name and source key.
+        self.statistics = PlannerStatistics(Paper, SourceRecord, Author)
 
     def load(
         self, records: Iterable[PaperRecord], progress: Callable[[PaperRecord], None] | None = None
@@ -244,6 +251,7 @@ class Loader:
         record of each batch."""
         for batch, fingerprints in _batches(records, self.batch_size):
             self._load_batch(batch, fingerprints)
+            self.statistics.added(len(batch))
             if progress:
                 progress(batch[-1])
         # One record for the whole import, in its transaction and just before it commits:

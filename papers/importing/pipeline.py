@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from papers.importing import unchanged_files
-from papers.importing.bulk_rows import import_settings
+from papers.importing.bulk_rows import import_write_cache
 from papers.importing.formats import count_lines, expand_paths, read_records
 from papers.importing.loader import BATCH_SIZE, Loader, load_reviews
 from papers.importing.records import (
@@ -242,7 +242,7 @@ def import_paths(
             started_at=started_at, invoked_by=invoked_by[:MAX_INVOKED_BY], user=user
         )
         stream.skip_unchanged_files()
-        with import_settings():
+        with import_write_cache():
             Loader(report, run, batch_size=batch_size, source=source).load(stream, loaded)
         # Raised inside the transaction: what the good files loaded is rolled back.
         stream.raise_errors()
