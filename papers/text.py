@@ -68,6 +68,8 @@ _BIDI_CONTROLS = frozenset(
 )
 # Letters and symbols that render as blank space (Hangul fillers, the blank Braille pattern).
 _BLANK_GLYPHS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+# Printable ASCII but the space: letters, digits, punctuation and symbols, all visible.
+_ASCII_VISIBLE = re.compile(r"[!-~]")
 
 
 def has_visible_character(text: str) -> bool:
@@ -76,6 +78,8 @@ def has_visible_character(text: str) -> bool:
     Spaces, zero-width and other format characters, combining marks on their own and
     unassigned code points show nothing.
     """
+    if _ASCII_VISIBLE.search(text):  # most names and tags: no need to look further
+        return True
     return any(
         unicodedata.category(char)[0] in "LNPS" and char not in _BLANK_GLYPHS for char in text
     )

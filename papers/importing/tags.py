@@ -16,6 +16,7 @@ Imported tags are never lab tags: lab tags belong to members.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from papers.models import TagKind
@@ -55,6 +56,13 @@ def is_track_word(name: str) -> bool:
 
 def classify_tags(names: list[str]) -> list[tuple[str, str]]:
     """(kind, display name) for each distinct tag, in the given order."""
+    return list(_classified(tuple(names)))
+
+
+# Most records of a file carry one of a few tag lists ("ICLR 2024", "Poster"): each is
+# classified once. A pure function of its argument, so the cache is never stale.
+@functools.lru_cache(maxsize=4096)
+def _classified(names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     cleaned = [normalize_tag_name(name) for name in names if normalize_tag_name(name)]
     has_venue = any(_YEAR.search(name) and not is_track_word(name) for name in cleaned)
     result: list[tuple[str, str]] = []
@@ -72,7 +80,7 @@ def classify_tags(names: list[str]) -> list[tuple[str, str]]:
         if identity not in seen:
             seen.add(identity)
             result.append((str(kind), name))
-    return result
+    return tuple(result)
 
 
 def topic_tags(keywords: list[str], primary_area: str) -> list[tuple[str, str]]:
