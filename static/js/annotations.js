@@ -32,8 +32,14 @@
 
   document.addEventListener("DOMContentLoaded", expireFlashes);
   document.addEventListener("htmx:afterSettle", expireFlashes);
-  // The next request made from the page replaces what the last message said.
-  document.addEventListener("htmx:beforeRequest", clearFlashes);
+  // The next request made from the page replaces what the last message said; a section that
+  // loads itself as it scrolls into view (the Cite section) is not the person acting, and
+  // focusing a message can scroll one into view.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail && event.detail.elt;
+    if (elt && elt.matches && elt.matches("[hx-trigger~='revealed']")) return;
+    clearFlashes();
+  });
   document.addEventListener("htmx:beforeHistorySave", clearFlashes);
   window.addEventListener("pageshow", function (event) {
     if (event.persisted) clearFlashes();

@@ -107,3 +107,21 @@ def test_list_page_reorders_and_sets_status_in_place(page, live_server, screensh
     page.goto(f"{live_server.url}/activity/")
     assert "a public remark" in page.inner_text("main")
     screenshot("annotations-activity")
+
+
+def test_a_message_stays_when_a_section_loads_itself_into_view(page, live_server):
+    # The Cite section loads when scrolled into view; that request is not the member acting,
+    # and it cleared "Comment posted." whenever focusing the message revealed it.
+    paper = make_paper("Paper with a thread", abstract="A long abstract. " * 400)
+    make_user("dora")
+    log_in(page, live_server, "dora")
+    page.set_viewport_size({"width": 1280, "height": 500})  # the Cite section below the fold
+    page.goto(f"{live_server.url}{paper.get_absolute_url()}")
+    assert page.locator("[hx-trigger~='revealed']").count() == 1  # not loaded yet
+    page.fill("#paper-comments textarea[name=body]", "A first comment")
+    page.click("#paper-comments button:has-text('Post comment')")
+    page.wait_for_selector("#paper-comments .flash:has-text('Comment posted.')")
+    with page.expect_response(lambda response: "/cite/" in response.url):
+        page.locator("[hx-trigger~='revealed']").scroll_into_view_if_needed()
+    page.wait_for_timeout(300)  # the swap settles
+    assert page.locator("#paper-comments .flash:has-text('Comment posted.')").count() == 1
