@@ -18,8 +18,7 @@ def int_route(name: str) -> Callable[[int], str]:
 
 def int_url(name: str, pk: int) -> str:
     """reverse(name, args=[pk]) for such a route: every paper's and author's own URL."""
-    before, after = _int_route_parts(name)
-    return f"{get_script_prefix()}{before}{int(pk)}{after}"
+    return int_route(name)(pk)
 
 
 # No route's fixed text holds this number, so it splits the reversed URL in two.
