@@ -50,10 +50,21 @@ _NORMALISED = functools.lru_cache(maxsize=1 << 16)
 
 @_NORMALISED
 def normalize_author_name(name: str) -> str:
-    """Key that matches "Christopher D. Manning" and "christopher d manning"."""
+    """Key that matches "Christopher D. Manning" and "christopher d manning".
+
+    Invisible format characters (zero-width joiners, soft hyphens) are not part of the key,
+    and a zero-width space separates words like a space: "\u200bZed Zero" is "Zed Zero".
+    """
     name = unicodedata.normalize("NFKC", name)
+    if not name.isascii():
+        name = _without_format_characters(name)
     name = _NAME_PUNCTUATION.sub(" ", name)
     return collapse_whitespace(name).casefold()
+
+
+def _without_format_characters(text: str) -> str:
+    text = text.replace("\u200b", " ")
+    return "".join(char for char in text if unicodedata.category(char) != "Cf")
 
 
 @_NORMALISED
@@ -89,6 +100,11 @@ def has_visible_character(text: str) -> bool:
 def author_name_problem(name: str) -> str:
     """Why `name` cannot name an author, or "" when it can. The limit holds for the normalised
     key too, which is stored and can be longer than the name (NFKC)."""
+    if any(char in _BIDI_CONTROLS for char in name):
+        return (
+            "An author name cannot contain bidirectional control characters "
+            "(they reorder the text around it)."
+        )
     if not has_visible_character(name):
         return "An author name needs at least one visible character."
     if len(name.strip()) > MAX_AUTHOR_NAME or len(normalize_author_name(name)) > MAX_AUTHOR_NAME:

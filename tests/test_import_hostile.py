@@ -537,3 +537,25 @@ def test_an_author_name_with_nothing_visible_is_refused(tmp_path, before, name):
     assert f"{path}:2: author name" in message
     assert "visible character" in message
     assert counts() == before
+
+
+def test_an_author_name_with_a_bidi_control_fails_like_a_tag(tmp_path, before):
+    # An unclosed right-to-left override would reverse the rest of the author line on every page.
+    record = {**GOOD, "forum_id": "x2", "authors": ["Ann", "\u202eoreZ deZ"]}
+    path = write(tmp_path, "x.jsonl", jsonl(GOOD, record))
+    message = refused(path)
+    assert f"{path}:2: author name" in message
+    assert "bidirectional control characters" in message
+    assert counts() == before
+
+
+@pytest.mark.parametrize(
+    "spelling", ["\u200bZed Zero", "Zed\u200bZero", "Zed Ze\u00adro", "Zed\u2060 Zero"]
+)
+def test_invisible_characters_do_not_make_another_author(tmp_path, spelling):
+    assert normalize_author_name(spelling) == normalize_author_name("Zed Zero")
+    first = {**GOOD, "authors": ["Zed Zero"]}
+    second = {**GOOD, "forum_id": "x2", "abstract": "Other.", "authors": [spelling]}
+    run(write(tmp_path, "x.jsonl", jsonl(first, second)))
+    assert Author.objects.filter(normalized_name="zed zero").count() == 1
+    assert Author.objects.count() == 1
