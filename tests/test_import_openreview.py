@@ -149,6 +149,7 @@ def test_missing_abstract_pdf_keywords_venue_and_authors_are_empty():
         ("Submitted to ICLR 2024", ["ICLR 2024"]),
         ("ICLR 2024 Conference Withdrawn Submission", ["ICLR 2024"]),
         ("ICLR 2024 Conference Desk Rejected Submission", ["ICLR 2024"]),
+        ("ICLR 2019 Conference Blind Submission", ["ICLR 2019"]),
         ("NeurIPS 2026 Conference Submission", ["NeurIPS 2026"]),
         ("TMLR", ["TMLR"]),
         ("NeurIPS 2023 Workshop MATH-AI", ["NeurIPS 2023 Workshop MATH-AI"]),

@@ -74,7 +74,7 @@ _MAX_TRACK_WORDS = 4
 _NOT_ACCEPTED = (
     re.compile(r"submitted to (?P<venue>.+)", re.IGNORECASE),
     re.compile(
-        r"(?P<venue>.+?) (?:conference )?(?:(?:withdrawn|desk rejected|rejected) )?"
+        r"(?P<venue>.+?) (?:conference )?(?:(?:withdrawn|desk rejected|rejected|blind) )?"
         r"submission",
         re.IGNORECASE,
     ),
