@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from papers.importing import openreview
+from papers.importing import formats, openreview
 from papers.importing.records import ImportFailed, validate_record
 
 DATA = Path(__file__).resolve().parent / "data" / "openreview"
@@ -316,6 +316,9 @@ def test_invalid_json_fails_with_the_line(text, message):
         # Notes-like, but no id/forum, or a content without a title, or a pretty-printed note.
         ('{"content": {"title": "T"}}', False),
         ('{"id": "r1", "forum": "p1", "content": {"rating": 8}}', False),
+        # Saved from /notes?forum=...: a review (it replies to the paper) can come first.
+        ('{"id": "r1", "forum": "p1", "replyto": "p1", "content": {}}\n' + v2_note("p1"), True),
+        ('{"notes": [{"id": "r1", "forum": "p1", "replyto": "p1", "content": {}}]}', True),
         ('{\n  "id": "x1",\n  "content": {"title": "T"}\n}\n', False),
         ('{"notes": "none"}', False),
         ('{"notes": [1, 2]}', False),
@@ -336,3 +339,11 @@ def test_looks_like_only_reads_the_start_of_a_long_document():
     text = '{"notes": [' + ", ".join([v2_note(f"n{i}") for i in range(20_000)]) + ", oops"
     assert len(text) > 1_000_000
     assert openreview.looks_like(text) is True
+
+
+def test_a_file_whose_first_note_is_a_review_imports_without_naming_its_format(tmp_path):
+    review = {"id": "r1", "forum": "p1", "replyto": "p1", "content": {"rating": {"value": 8}}}
+    path = tmp_path / "forum.jsonl"
+    path.write_text(json.dumps(review) + "\n" + v2_note("p1") + "\n", encoding="utf-8")
+    records = list(formats.read_records(path))
+    assert [(r.forum_id, r.line) for r in records] == [("p1", 1), ("p1", 2)]

@@ -184,7 +184,9 @@ def _is_note(value: Any) -> bool:
         return False
     content = value.get("content")
     has_id = isinstance(value.get("id"), str) or isinstance(value.get("forum"), str)
-    return has_id and isinstance(content, dict) and "title" in content
+    # A reply (a review, a decision) has no title; saved from /notes?forum=... it can come first.
+    is_reply = isinstance(value.get("replyto"), str)
+    return has_id and isinstance(content, dict) and ("title" in content or is_reply)
 
 
 class _Lines:
