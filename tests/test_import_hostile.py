@@ -559,3 +559,17 @@ def test_invisible_characters_do_not_make_another_author(tmp_path, spelling):
     run(write(tmp_path, "x.jsonl", jsonl(first, second)))
     assert Author.objects.filter(normalized_name="zed zero").count() == 1
     assert Author.objects.count() == 1
+
+
+def test_csv_quote_left_open_fails_at_the_line_it_opens(before, tmp_path):
+    path = write(tmp_path, "x.csv", 'title,abstract\nGood,Fine.\n"Unclosed,abs\nNext,abs2\n')
+    error = refused(path)
+    assert error.startswith(f"{path}:3: malformed CSV: unexpected end of data"), error
+    assert counts() == before
+
+
+def test_csv_header_naming_a_column_twice_fails(before, tmp_path):
+    path = write(tmp_path, "x.csv", "title,abstract,Title\nOne,Fine.,Two\n")
+    error = refused(path)
+    assert error.startswith(f"{path}:1: column 'title' appears more than once in the header")
+    assert counts() == before

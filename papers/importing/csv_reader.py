@@ -15,6 +15,9 @@ from papers.importing.records import ImportFailed, PaperRecord, record_from_mapp
 
 def read(text: str, source: str) -> Iterator[PaperRecord]:
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    # The line the row being read starts on: a quote left open is reported where it opened,
+    # not at the end of the file where the reader gives up.
+    start = 1
     try:
         header = next(reader, None)
         if header is None:
@@ -23,6 +26,11 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
         if "abstract" not in names:
             raise ImportFailed(
                 source, 1, f"no 'abstract' column in the header (columns: {short_list(header)})"
+            )
+        repeated = sorted({name for name in names if name and names.count(name) > 1})
+        if repeated:
+            raise ImportFailed(
+                source, 1, f"column {repeated[0]!r} appears more than once in the header"
             )
         found = False
         start = reader.line_num + 1
@@ -39,6 +47,6 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
             yield record_from_mapping(dict(zip(names, row, strict=True)), source=source, line=line)
     except csv.Error as error:
         # Every csv.Error, including a cell over csv.field_size_limit(), is the file's fault.
-        raise ImportFailed(source, reader.line_num, f"malformed CSV: {error}") from None
+        raise ImportFailed(source, start, f"malformed CSV: {error}") from None
     if not found:
         raise ImportFailed(source, None, "no data rows after the header")
