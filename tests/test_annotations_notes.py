@@ -217,3 +217,11 @@ def test_the_last_edited_note_comes_first_on_my_notes_and_on_the_paper(client, u
         assert response.status_code == 200
         content = response.content.decode()
         assert content.index("older note, edited") < content.index(untouched.body), url
+
+
+def test_delete_with_a_next_that_is_not_a_url_returns_to_the_paper(client, user):
+    note = make_note(user, make_paper())
+    client.force_login(user)
+    response = client.post(reverse("annotations:note-delete", args=[note.pk]), {"next": "x"})
+    location = note.paper.get_absolute_url() + "#paper-notes"
+    assert (response.status_code, response["Location"]) == (302, location)

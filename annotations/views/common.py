@@ -17,7 +17,9 @@ from papers.views import HtmxHttpRequest
 def next_url(request: HttpRequest, default: str) -> str:
     """The form's `next` target when it points back into this site, else `default`."""
     candidate = request.POST.get("next") or request.GET.get("next") or ""
-    if candidate and url_has_allowed_host_and_scheme(
+    # A path or a full URL: a bare word ("x") would be taken for a URL name by redirect().
+    shaped = candidate.startswith("/") or candidate.lower().startswith(("http://", "https://"))
+    if shaped and url_has_allowed_host_and_scheme(
         candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
         return candidate
