@@ -122,7 +122,10 @@ class CommentAdmin(admin.ModelAdmin):
     def is_removed(self, comment: Comment) -> bool:
         return comment.is_removed
 
-    @admin.action(description="Remove selected comments (the thread shows “comment removed”)")
+    @admin.action(
+        description="Remove selected comments (the thread shows “comment removed”)",
+        permissions=["change"],
+    )
     def remove_comments(self, request: HttpRequest, queryset: QuerySet[Comment]) -> None:
         now = timezone.now()
         count = queryset.filter(removed_at__isnull=True).update(
@@ -130,7 +133,7 @@ class CommentAdmin(admin.ModelAdmin):
         )
         self.message_user(request, f"Removed {count} comment(s).", messages.SUCCESS)
 
-    @admin.action(description="Restore selected comments")
+    @admin.action(description="Restore selected comments", permissions=["change"])
     def restore_comments(self, request: HttpRequest, queryset: QuerySet[Comment]) -> None:
         count = queryset.filter(removed_at__isnull=False).update(
             removed_at=None, removed_by=None, updated_at=timezone.now()

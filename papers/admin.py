@@ -398,19 +398,21 @@ class PaperAdmin(admin.ModelAdmin):
             return "-"
         return format_html_join("", '<p><a href="{}">{}: {}</a> ({}): {} → {}</p>', rows)
 
-    @admin.action(description="Mark reviewed (leave the curation queue)")
+    @admin.action(description="Mark reviewed (leave the curation queue)", permissions=["change"])
     def mark_reviewed(self, request: HttpRequest, queryset: QuerySet[Paper]) -> None:
         count = services.mark_reviewed(papers=queryset)
         self.message_user(request, f"Marked {count} paper(s) reviewed.", messages.SUCCESS)
 
-    @admin.action(description="Flag for curation")
+    @admin.action(description="Flag for curation", permissions=["change"])
     def flag_for_curation(self, request: HttpRequest, queryset: QuerySet[Paper]) -> None:
         reason = f"Flagged by {request.user.get_username()}"
         queryset.filter(curation_reason="").update(curation_reason=reason)
         count = queryset.update(needs_curation=True)
         self.message_user(request, f"Flagged {count} paper(s) for curation.", messages.SUCCESS)
 
-    @admin.action(description="Let re-imports update curator-edited fields again")
+    @admin.action(
+        description="Let re-imports update curator-edited fields again", permissions=["change"]
+    )
     def forget_curator_edits(self, request: HttpRequest, queryset: QuerySet[Paper]) -> None:
         count = services.forget_curator_edits(papers=queryset)
         self.message_user(request, f"Cleared curator edits on {count} paper(s).", messages.SUCCESS)
@@ -643,7 +645,11 @@ class AuthorAdmin(admin.ModelAdmin):
         else:
             super().save_model(request, obj, form, change)
 
-    @admin.action(description="Merge selected authors into one", permissions=["change", "delete"])
+    def has_merge_permission(self, request: HttpRequest) -> bool:
+        # As for papers: the merge changes one author and deletes the others.
+        return self.has_change_permission(request) and self.has_delete_permission(request)
+
+    @admin.action(description="Merge selected authors into one", permissions=["merge"])
     def merge_authors(
         self, request: HttpRequest, queryset: QuerySet[WithAnnotations[Author, PaperCount]]
     ) -> HttpResponse | None:
