@@ -10,6 +10,7 @@ from django import forms
 
 from annotations.forms import TAG_NAME_MAX_LENGTH, LabTagForm
 from annotations.models import ReadingList, ReadingStatus
+from papers.filters import MAX_ID
 from papers.models import Paper
 
 # A page shows at most 100 results; a forged request naming more is refused, not read.
@@ -81,12 +82,14 @@ class BulkTriageForm(forms.Form):
             raise forms.ValidationError("Select at least one paper.")
         if len(set(raw)) > MAX_BULK_PAPERS:
             raise forms.ValidationError(f"Select at most {MAX_BULK_PAPERS} papers at a time.")
-        not_numbers = [value for value in raw if not value.isdigit()]
+        # ASCII only: "²" is a digit to str.isdigit() but not to int().
+        not_numbers = [value for value in raw if not (value.isascii() and value.isdigit())]
         if not_numbers:
             shown = ", ".join(f"“{value[:20]}”" for value in not_numbers[:5])
             raise forms.ValidationError(f"These are not paper numbers: {shown}.")
         ids = list(dict.fromkeys(int(value) for value in raw))
-        found = Paper.objects.only("pk", "title").in_bulk(ids)
+        storable = [pk for pk in ids if pk <= MAX_ID]  # a larger number overflows the column
+        found = Paper.objects.only("pk", "title").in_bulk(storable)
         missing = [str(pk) for pk in ids if pk not in found]
         if missing:
             raise forms.ValidationError(f"No paper has the number {', '.join(missing[:5])}.")

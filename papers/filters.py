@@ -25,7 +25,7 @@ from papers.search.query import parse_query
 
 MAX_VALUES_PER_FACET = 20
 # Largest id a bigint column holds; larger numbers are not ids.
-_MAX_ID = 2**63 - 1
+MAX_ID = 2**63 - 1
 _SLUG_RE = re.compile(r"^[-\w]{1,100}$")
 
 # URL parameter -> tag kind for the facets backed by tags.
@@ -79,7 +79,7 @@ def _accept_id(raw: str) -> int | None:
     if not raw.isascii() or not raw.isdigit():
         return None
     number = int(raw)
-    return number if 0 < number <= _MAX_ID else None
+    return number if 0 < number <= MAX_ID else None
 
 
 def _accept_mine(raw: str) -> str | None:

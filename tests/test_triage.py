@@ -295,6 +295,9 @@ def test_bulk_add_to_list_status_and_tag(client, member, papers):
     [
         (["abc"], "These are not paper numbers: “abc”."),
         (["999999"], "No paper has the number 999999."),
+        # Past the id column's range, and a digit int() does not read: refused, not a 500.
+        (["9223372036854775808"], "No paper has the number 9223372036854775808."),
+        (["\u00b2"], "These are not paper numbers: “\u00b2”."),
         ([], "Select at least one paper."),
     ],
 )
