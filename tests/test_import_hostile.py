@@ -426,6 +426,16 @@ def test_csv_header_of_a_million_columns_gives_a_short_message(before, tmp_path)
     assert counts() == before
 
 
+def test_csv_header_of_a_million_columns_with_an_abstract_is_checked_quickly(
+    before, tmp_path, no_hang
+):
+    header = "abstract," + ",".join(f"c{i}" for i in range(1_000_000))
+    path = write(tmp_path, "x.csv", header + "\nx\n")
+    error = refused(path, extra=["--format", "csv"])
+    assert error.startswith(f"{path}:2: row has 1 columns, the header has 1000001"), error
+    assert counts() == before
+
+
 # -- table dumps and abstract lists -------------------------------------------------------------
 
 TABLE = "| title | abstract |\n|---|---|\n| Good | Fine. |\n"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections import Counter
 from collections.abc import Iterator
 
 from papers.importing.records import ImportFailed, PaperRecord, record_from_mapping, short_list
@@ -27,7 +28,8 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
             raise ImportFailed(
                 source, 1, f"no 'abstract' column in the header (columns: {short_list(header)})"
             )
-        repeated = sorted({name for name in names if name and names.count(name) > 1})
+        # Counted once: names.count() per column is quadratic in a hostile header's width.
+        repeated = sorted(name for name, n in Counter(names).items() if name and n > 1)
         if repeated:
             raise ImportFailed(
                 source, 1, f"column {repeated[0]!r} appears more than once in the header"
