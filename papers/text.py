@@ -96,11 +96,15 @@ def has_visible_character(text: str) -> bool:
     )
 
 
+def _has_bidi_control(text: str) -> bool:
+    return not text.isascii() and any(char in _BIDI_CONTROLS for char in text)
+
+
 @_NORMALISED
 def author_name_problem(name: str) -> str:
     """Why `name` cannot name an author, or "" when it can. The limit holds for the normalised
     key too, which is stored and can be longer than the name (NFKC)."""
-    if any(char in _BIDI_CONTROLS for char in name):
+    if _has_bidi_control(name):
         return (
             "An author name cannot contain bidirectional control characters "
             "(they reorder the text around it)."
@@ -117,7 +121,7 @@ def tag_name_problem(name: str) -> str:
     """Why `name` cannot name a tag, or "" when it can. Checked on the normalised name, the
     form it is stored in (NFKC can lengthen text: U+FDFA becomes 18 characters)."""
     name = normalize_tag_name(name)
-    if any(char in _BIDI_CONTROLS for char in name):
+    if _has_bidi_control(name):
         return "A tag cannot contain bidirectional control characters (they reorder its text)."
     if not has_visible_character(name):
         return "A tag needs at least one visible character."
