@@ -37,6 +37,7 @@ class SavedSearch(models.Model):
 
     class Meta:
         ordering = [Lower("name"), "pk"]
+        verbose_name_plural = "saved searches"
         constraints = [
             models.UniqueConstraint(
                 "owner", Lower("name"), name="alerts_savedsearch_unique_owner_name"
@@ -48,6 +49,9 @@ class SavedSearch(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("alerts:open", args=[self.pk])
+
+    def is_private_from(self, user) -> bool:
+        return self.owner_id != user.pk
 
     @property
     def description(self) -> str:
@@ -86,6 +90,9 @@ class DigestState(models.Model):
 
     def __str__(self) -> str:
         return f"digest of {self.user}"
+
+    def is_private_from(self, user) -> bool:
+        return self.user_id != user.pk
 
     @property
     def unsubscribe_url(self) -> str:

@@ -11,13 +11,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypedDict
 
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.text import Truncator
 
-from annotations.models import Comment, Notification, ReadingList, ReadingListItem, Visibility
+from annotations.models import (
+    Comment,
+    Notification,
+    NotificationKind,
+    ReadingList,
+    ReadingListItem,
+    Visibility,
+)
 from papers.admin import related_count
+from papers.admin_deletion import HidesPrivateObjectsOnDelete
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -48,7 +58,7 @@ class ReadingListItemInline(admin.TabularInline):
 
 
 @admin.register(ReadingList)
-class ReadingListAdmin(admin.ModelAdmin):
+class ReadingListAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     list_display = ["name", "owner", "visibility", "item_count", "updated_at"]
     list_select_related = ["owner"]
     list_filter = ["visibility", "updated_at"]
@@ -88,7 +98,7 @@ class RemovedFilter(admin.SimpleListFilter):
 
 
 @admin.register(Comment)
-class CommentAdmin(admin.ModelAdmin):
+class CommentAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     list_display = [
         "body_excerpt",
         "author",
@@ -142,7 +152,7 @@ class CommentAdmin(admin.ModelAdmin):
 
 
 @admin.register(Notification)
-class NotificationAdmin(admin.ModelAdmin):
+class NotificationAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     """Read-only: notifications are made by the discussion service, never by hand."""
 
     list_display = ["recipient", "kind", "comment_excerpt", "created_at", "read_at"]
@@ -153,6 +163,15 @@ class NotificationAdmin(admin.ModelAdmin):
     list_per_page = 100
     show_full_result_count = False
 
+    def get_queryset(self, request):
+        # Another member's "paper in your reading lists" notices would show what is on their
+        # private lists (see Notification.is_private_from).
+        return (
+            super()
+            .get_queryset(request)
+            .exclude(Q(kind=NotificationKind.LISTED_PAPER) & ~Q(recipient_id=request.user.pk))
+        )
+
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
@@ -162,3 +181,13 @@ class NotificationAdmin(admin.ModelAdmin):
     @admin.display(description="comment")
     def comment_excerpt(self, notification: Notification) -> str:
         return excerpt(notification.comment.body)
+
+
+# Importing django.contrib.auth.admin registered its UserAdmin; this replaces it so that deleting
+# a member lists their notes, private lists and saved searches by kind only.
+admin.site.unregister(get_user_model())
+
+
+@admin.register(get_user_model())
+class MemberAdmin(HidesPrivateObjectsOnDelete, UserAdmin):
+    pass

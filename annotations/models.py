@@ -52,6 +52,9 @@ class Note(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("annotations:note-edit", args=[self.pk])
 
+    def is_private_from(self, user) -> bool:
+        return self.owner_id != user.pk
+
     @property
     def body_rendered(self) -> SafeString:
         return _stored_markdown(self.body_html)
@@ -98,6 +101,9 @@ class ReadingList(models.Model):
     def is_shared(self) -> bool:
         return self.visibility == Visibility.SHARED
 
+    def is_private_from(self, user) -> bool:
+        return not self.is_shared and self.owner_id != user.pk
+
 
 class ReadingStatus(models.TextChoices):
     TO_READ = "to_read", "To read"
@@ -135,6 +141,9 @@ class ReadingListItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.paper} in {self.reading_list}"
+
+    def is_private_from(self, user) -> bool:
+        return self.reading_list.is_private_from(user)
 
 
 class AnchorState(models.TextChoices):
@@ -278,6 +287,11 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} for {self.recipient}"
+
+    def is_private_from(self, user) -> bool:
+        # A "paper in your reading lists" notice tells which papers are on someone's lists,
+        # private ones included; replies and mentions follow from comments the lab can read.
+        return self.kind == NotificationKind.LISTED_PAPER and self.recipient_id != user.pk
 
     @property
     def is_read(self) -> bool:

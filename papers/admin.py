@@ -22,6 +22,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 
 from papers import services
+from papers.admin_deletion import HidesPrivateObjectsOnDelete
 from papers.models import (
     UNTITLED_PLACEHOLDER,
     Author,
@@ -242,7 +243,7 @@ class PaperChangeList(ChangeList):
 
 
 @admin.register(Paper)
-class PaperAdmin(admin.ModelAdmin):
+class PaperAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     list_display = [
         "title_or_placeholder",
         "first_authors",
@@ -620,7 +621,7 @@ class MergeAuthorsForm(MergeForm):
 
 
 @admin.register(Author)
-class AuthorAdmin(admin.ModelAdmin):
+class AuthorAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     form = AuthorForm
     list_display = ["name", "paper_count", "normalized_name", "created_at"]
     search_fields = ["name", "normalized_name"]
@@ -752,7 +753,7 @@ class TagForm(forms.ModelForm):
 
 
 @admin.register(Tag)
-class TagAdmin(admin.ModelAdmin):
+class TagAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     form = TagForm
     list_display = ["name", "kind", "paper_count", "slug", "created_at"]
     list_filter = ["kind"]
@@ -879,7 +880,7 @@ class ResolvedFilter(YesNoFilter):
 
 
 @admin.register(ImportConflict)
-class ImportConflictAdmin(admin.ModelAdmin):
+class ImportConflictAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     """Values imports could not simply apply: a curator's value kept against a source's, or two
     sources that disagree. Each is listed once; a curator settles it on the paper and marks it
     resolved."""

@@ -37,6 +37,9 @@ class Recommendation(models.Model):
     def __str__(self) -> str:
         return f"{self.paper} for {self.user} ({self.score:.3f})"
 
+    def is_private_from(self, user) -> bool:
+        return self.user_id != user.pk
+
     @property
     def terms(self) -> list[str]:
         return list(self.reasons.get("terms", []))
