@@ -137,6 +137,29 @@ def _text_symbols() -> dict[str, str]:
 
 _REPLACEMENTS = {**_text_symbols(), **_WORDS}
 
+# Commands that only typeset (symbols, fonts, accents, fractions, delimiters): what math copied
+# into a .bib file may contain. A title reaches a reader's LaTeX run through the export, so math
+# using any other command (\input, \write18, \def, \catcode, ...) is exported as plain text.
+TYPESETTING_MATH_COMMANDS = frozenset(_text_symbols()) | {
+    # fonts and text inside math
+    "mathcal", "mathbb", "mathbf", "mathrm", "mathit", "mathsf", "mathtt", "mathfrak",
+    "mathscr", "mathds", "mathbbm", "boldsymbol", "bm", "text", "textrm", "textit", "textbf",
+    "textsf", "texttt", "operatorname", "mathop",
+    # structure
+    "frac", "dfrac", "tfrac", "sqrt", "binom", "overset", "underset", "stackrel", "substack",
+    "left", "right", "middle", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr",
+    "not", "limits", "nolimits", "displaystyle", "textstyle", "scriptstyle",
+    # accents
+    "hat", "widehat", "tilde", "widetilde", "bar", "overline", "underline", "vec", "dot",
+    "ddot", "check", "breve", "acute", "grave", "overrightarrow", "overbrace", "underbrace",
+    # operators and spacing pylatexenc spells differently or not at all
+    "log", "ln", "exp", "sin", "cos", "tan", "min", "max", "arg", "argmin", "argmax", "sup",
+    "inf", "lim", "liminf", "limsup", "det", "dim", "ker", "Pr", "deg", "gcd", "mod", "bmod",
+    "pmod", "quad", "qquad", "colon", "cdotp", "lvert", "rvert", "lVert", "rVert", "vert",
+    "Vert", "langle", "rangle", "lfloor", "rfloor", "lceil", "rceil", "top", "bot", "ell",
+    "hbar", "mid", "emptyset", "varnothing", "infty", "partial", "nabla", "prime",
+}  # fmt: skip
+
 # Accents as combining marks: \'e -> é, \c{c} -> ç, \"{\i} -> ï.
 _ACCENTS = {
     "'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "=": "\u0304",

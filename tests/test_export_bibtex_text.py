@@ -6,7 +6,7 @@ from __future__ import annotations
 import bibtexparser
 import pytest
 
-from annotations.exports import bibtex_for_items, bibtex_name
+from annotations.exports import bibtex_for_items, bibtex_name, bibtex_title
 from annotations.selectors import list_items_for_export
 from papers.importing import bibtex
 from tests.factories import make_paper, make_reading_list, make_user
@@ -44,3 +44,32 @@ def test_titles_keep_their_math_as_math_and_their_text_intact():
     assert r"\$\textbackslash{}mathcal" in raw[2]  # not math: escaped as text
     # Read back as our importer reads BibTeX (LaTeX decoded, math verbatim): the same titles.
     assert [record.title for record in bibtex.read(exported, "export.bib")] == titles
+
+
+HOSTILE_MATH = [
+    r"$\input{/etc/passwd}$",
+    r"$\immediate\write18{rm -rf ~}$",
+    r"$\def\x{1}\x$",
+    r"$\catcode`\@=11$",
+    r"$\csname input\endcsname{/etc/passwd}$",
+    r"$\openout1=evil.tex$",
+    # ^^5c is TeX's own spelling of a backslash: "\input" without a backslash in the text.
+    r"$^^5cinput{/etc/passwd}$",
+]
+
+
+@pytest.mark.parametrize("title", HOSTILE_MATH)
+def test_math_with_commands_that_do_more_than_typeset_is_exported_as_text(title):
+    exported = bibtex_title(title)
+
+    assert "{$" not in exported  # not kept as math
+    assert exported.startswith(r"\$")  # the dollar itself escaped: LaTeX prints it
+    # Read back, the title is the same text: nothing lost, nothing run.
+    entry = f"@inproceedings{{k,\n  title = {{{exported}}},\n  year = {{2024}}\n}}\n"
+    assert [record.title for record in bibtex.read(entry, "export.bib")] == [title]
+
+
+def test_math_that_only_typesets_stays_math():
+    title = r"$\mathbb{E}_{x}\left[\sqrt{\frac{\alpha}{\beta}}\right] \leq \epsilon$-bounds"
+
+    assert bibtex_title(title).startswith("{$" + title[1 : title.index("$-")] + "$}")
