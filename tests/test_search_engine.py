@@ -738,6 +738,23 @@ def test_similar_papers_rank_coauthored_papers_up(library, index_of):
     assert similar[0].reasons[0] == "shares 2 authors"
 
 
+def test_latex_command_names_are_not_shared_words(library, index_of):
+    for n in range(3):
+        make_paper(f"Bounds {n}", abstract=r"A $\mathcal{O}(n)$ bound on $\mathbb{E}[x]$.")
+    paper = make_paper(
+        r"Sparse attention in $\mathcal{O}(n \log n)$",
+        abstract=r"Sparse attention costs $\mathcal{O}(n)$; $\mathbb{E}$ of the attention.",
+    )
+    similar = engine.similar(index_of(), paper.pk, limit=10)
+
+    shared = {word for s in similar for word in s.shared_terms}
+    assert "sparse" in shared
+    assert not shared & {"mathcal", "mathbb", "log"}
+    # Writing math is not a topic: the bounds papers share nothing else with this one.
+    in_library = {p.pk for p in library.values()}
+    assert all(s.shared_terms == () for s in similar if s.id not in in_library)
+
+
 def test_similar_papers_of_an_unknown_or_unsearchable_paper(index_of):
     paper = make_paper("The", abstract="Of the.")
     make_paper("Anything", abstract="At all.")
