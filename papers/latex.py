@@ -584,3 +584,13 @@ def latex_to_plain_text(source: str) -> str:
     scanner = _Scanner(text, math=_math_as_text)
     # The scanner escaped every character of the input; what is left of `<` is our own tags.
     return " ".join(html.unescape(_TAG_RE.sub("", scanner.inline())).split())
+
+
+_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
+
+
+def without_latex_commands(text: str) -> str:
+    """`text` with every \\command name removed, for finding what a paper is about: "\\mathcal{O}"
+    is notation, not a topic, and command names would otherwise relate any two papers that
+    write math (rare in the catalogue, they would even rank first)."""
+    return _COMMAND_RE.sub(" ", text)

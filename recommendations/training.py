@@ -26,6 +26,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
 
 from annotations.models import Note, ReadingListItem
+from papers.latex import without_latex_commands
 from papers.models import Paper, PaperTag, TagKind
 
 # Fewer positives than this: no recommendations (documented in docs/recommendations.md).
@@ -103,7 +104,7 @@ def corpus_rows() -> Iterator[tuple[int, str]]:
         ).values_list("paper_id", "tag__name"):
             keywords[paper_id].append(name)
         for pk, title, abstract in batch:
-            yield pk, "\n".join([title, abstract, *keywords[pk]])
+            yield pk, without_latex_commands("\n".join([title, abstract, *keywords[pk]]))
         last = ids[-1]
 
 

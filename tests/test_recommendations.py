@@ -156,6 +156,18 @@ def test_an_empty_or_one_paper_catalogue_gives_nothing():
     assert training.recommend(corpus, signals) == []
 
 
+@pytest.mark.django_db
+def test_latex_command_names_are_not_terms():
+    for n in range(2):
+        make_paper(f"Bound {n}", abstract=r"Regret $\mathcal{O}(\sqrt{T})$ for bandits.")
+        make_paper(f"Leaves {n}", abstract="Leaves and roots.")
+
+    corpus = training.build_corpus(training.corpus_rows())
+
+    assert "bandits" in set(corpus.terms)
+    assert not {"mathcal", "sqrt"} & set(corpus.terms)
+
+
 # --- The command and the service ----------------------------------------------------------------
 
 

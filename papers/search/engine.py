@@ -18,6 +18,7 @@ import tantivy
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from papers.latex import without_latex_commands
 from papers.search import schema
 from papers.search.query import MIN_PREFIX_CHARS, STOP_WORDS, Clause, ParsedQuery
 
@@ -939,8 +940,8 @@ def similar(searcher: tantivy.Searcher, paper_id: int, limit: int = 5) -> list[S
     if source is None or limit < 1:
         return []
     limit = min(limit, MAX_PAGE_SIZE)
-    title = _without_commands(source.get_first(schema.TITLE) or "")
-    abstract = _without_commands(source.get_first(schema.ABSTRACT) or "")
+    title = without_latex_commands(source.get_first(schema.TITLE) or "")
+    abstract = without_latex_commands(source.get_first(schema.ABSTRACT) or "")
     authors = list(dict.fromkeys(int(a) for a in source.get_all(schema.AUTHOR_IDS)))
     authors = authors[:SIMILAR_AUTHORS]
     not_itself = (Occur.MustNot, Query.term_query(_schema(), schema.ID, paper_id))
@@ -1003,13 +1004,6 @@ def _mlt_stop_words() -> list[str]:
 
 
 _LETTERS = re.compile(r"[^\W\d_]{3,}")
-_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
-
-
-def _without_commands(text: str) -> str:
-    # "\mathcal{O}" is notation, not a topic: command names would otherwise be "shared words"
-    # between any two papers that write math (and rare enough to rank first).
-    return _LATEX_COMMAND.sub(" ", text)
 
 
 def _topic_words(searcher, title: str, abstract: str) -> list[tuple[str, str]]:
