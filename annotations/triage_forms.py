@@ -12,6 +12,7 @@ from annotations.forms import TAG_NAME_MAX_LENGTH, LabTagForm
 from annotations.models import ReadingList, ReadingStatus
 from papers.filters import MAX_ID
 from papers.models import Paper
+from papers.text import is_number
 
 # A page shows at most 100 results; a forged request naming more is refused, not read.
 MAX_BULK_PAPERS = 100
@@ -82,8 +83,7 @@ class BulkTriageForm(forms.Form):
             raise forms.ValidationError("Select at least one paper.")
         if len(set(raw)) > MAX_BULK_PAPERS:
             raise forms.ValidationError(f"Select at most {MAX_BULK_PAPERS} papers at a time.")
-        # ASCII only: "²" is a digit to str.isdigit() but not to int().
-        not_numbers = [value for value in raw if not (value.isascii() and value.isdigit())]
+        not_numbers = [value for value in raw if not is_number(value)]
         if not_numbers:
             shown = ", ".join(f"“{value[:20]}”" for value in not_numbers[:5])
             raise forms.ValidationError(f"These are not paper numbers: {shown}.")

@@ -22,6 +22,7 @@ from django.utils.datastructures import MultiValueDict
 from papers.models import Author, Paper, Tag, TagKind
 from papers.search.engine import NOT_GIVEN, NOT_GIVEN_FACETS, BrowseQuery
 from papers.search.query import parse_query
+from papers.text import is_number
 
 MAX_VALUES_PER_FACET = 20
 # Largest id a bigint column holds; larger numbers are not ids.
@@ -76,7 +77,7 @@ def _accept_slug(raw: str) -> str | None:
 
 
 def _accept_id(raw: str) -> int | None:
-    if not raw.isascii() or not raw.isdigit():
+    if not is_number(raw):
         return None
     number = int(raw)
     return number if 0 < number <= MAX_ID else None

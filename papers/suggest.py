@@ -30,6 +30,7 @@ from papers.text import (
     is_arxiv_id,
     is_doi,
     is_forum_id,
+    is_number,
     normalize_arxiv_id,
     normalize_doi,
 )
@@ -49,7 +50,7 @@ def identifier_lookups(text: str) -> list[Q]:
     raw = text.strip()
     lookups: list[Q] = []
     number = raw.removeprefix("#")
-    if number.isascii() and number.isdigit() and len(number) <= _MAX_PK_DIGITS:
+    if is_number(number) and len(number) <= _MAX_PK_DIGITS:
         lookups.append(Q(pk=int(number)))
     forum_id = forum_id_from_url(raw) or raw
     if is_forum_id(forum_id):

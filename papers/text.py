@@ -49,6 +49,12 @@ _NORMALISED = functools.lru_cache(maxsize=1 << 16)
 
 
 @_NORMALISED
+def is_number(text: str) -> bool:
+    """Whether `text` is a whole number as a URL or a form writes one: ASCII digits only ("²"
+    and "٣" are digits to str.isdigit() but not numbers to int())."""
+    return text.isascii() and text.isdigit()
+
+
 def normalize_author_name(name: str) -> str:
     """Key that matches "Christopher D. Manning" and "christopher d manning".
 
