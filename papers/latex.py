@@ -31,6 +31,7 @@ took 30 to 50 s on 160,000 characters of openers):
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 import unicodedata
@@ -518,9 +519,42 @@ def _trimmed(pieces: list[str]) -> str:
     return "".join(pieces[start:end]).strip()
 
 
+# OpenReview renders its abstracts as Markdown, and authors use it there: **bold** and
+# [label](https://...) links. Both are rewritten as the LaTeX the scanner reads (\textbf,
+# \href), so they nest and escape like everything else. Neither may span a line or a `$`
+# (math is left alone), and nothing in them is a brace, so a rewrite cannot unbalance a group.
+# Each pattern's repeated part stops at its first `*` or `]`: the scan stays linear.
+_MARKDOWN_BOLD_RE = re.compile(r"\*\*(?=[^\s*])([^*\n${}]+?)(?<=\S)\*\*")
+_MARKDOWN_LINK_RE = re.compile(r"\[([^\[\]\n${}]+)\]\((https?://[^\s(){}$]+)\)")
+
+
+# What opens or closes math: $, $$, \( \) \[ \]; any other escape (\$) is skipped whole.
+_MATH_TOGGLE_RE = re.compile(r"(?P<toggle>\$\$|\$|\\[()\[\]])|\\.", re.S)
+
+
+def _markdown_as_latex(text: str) -> str:
+    text = _rewrite_outside_math(_MARKDOWN_LINK_RE, r"\\href{\2}{\1}", text)
+    return _rewrite_outside_math(_MARKDOWN_BOLD_RE, r"\\textbf{\1}", text)
+
+
+def _rewrite_outside_math(pattern: re.Pattern[str], replacement: str, text: str) -> str:
+    """`pattern` replaced where it stands outside math: `$a**b**$` is math, not bold. Math
+    delimiters are found in one pass; a match is in math after an odd number of them."""
+    if not pattern.search(text):
+        return text
+    toggles = [m.start() for m in _MATH_TOGGLE_RE.finditer(text) if m["toggle"]]
+
+    def rewrite(match: re.Match[str]) -> str:
+        in_math = bisect.bisect(toggles, match.start()) % 2 == 1
+        return match.group() if in_math else match.expand(replacement)
+
+    return pattern.sub(rewrite, text)
+
+
 def render_latex_text(source: str) -> SafeString:
     """Return `source` as safe HTML paragraphs with text-mode LaTeX rendered and math kept."""
     text = source.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n").strip()
+    text = _markdown_as_latex(text)
     # Every character of `source` was escaped on its way into a piece; only our tags were added.
     return mark_safe(_Scanner(text).render())  # noqa: S308
 
@@ -528,7 +562,7 @@ def render_latex_text(source: str) -> SafeString:
 def render_latex_inline(source: str) -> SafeString:
     """Return one line of text (a title) as safe HTML with text-mode LaTeX rendered and math
     kept for KaTeX, without paragraph tags."""
-    text = " ".join(source.replace("\x00", "").split())
+    text = _markdown_as_latex(" ".join(source.replace("\x00", "").split()))
     # As render_latex_text: every character of `source` is escaped in its piece.
     return mark_safe(_Scanner(text).inline())  # noqa: S308
 
@@ -580,7 +614,7 @@ def latex_to_plain_text(source: str) -> str:
     """`source` (a title, an excerpt) as plain Unicode text, for places where nothing is typeset
     (the browser tab's title, meta tags): text-mode LaTeX read as on the page, math as Unicode
     where it has a form ($\\alpha$ -> α), characters such as & and % as themselves."""
-    text = " ".join(source.replace("\x00", "").split())
+    text = _markdown_as_latex(" ".join(source.replace("\x00", "").split()))
     scanner = _Scanner(text, math=_math_as_text)
     # The scanner escaped every character of the input; what is left of `<` is our own tags.
     return " ".join(html.unescape(_TAG_RE.sub("", scanner.inline())).split())

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from papers.latex import _Scanner, render_latex_text
+from papers.latex import _Scanner, latex_to_plain_text, render_latex_text
 
 
 def render(source: str) -> str:
@@ -297,6 +297,10 @@ HOSTILE = {
         # Beyond the sizes.
         "\\(" * 400_000,
         "\\textit{" * 100_000 + "x" + "}" * 100_000,
+        # Markdown openers that never close, and a math delimiter before every one.
+        "**a " * 100_000,
+        "[a](https://x " * 40_000,
+        "$**a** " * 60_000,
     ],
     ids=lambda source: f"{source[:8]}...{len(source)}",
 )
@@ -477,3 +481,45 @@ def test_href_whose_text_never_closes_is_text_and_the_scan_goes_on():
     # Found by the random titles: a missing closing brace once sent the scan back to the start.
     assert render(r"%_\href{a}{a$") == (r'<p>%_\href{a}{a<span class="tex-literal">$</span></p>')
     assert render(r"\href{a}{b") == r"<p>\href{a}{b</p>"
+
+
+# --- Markdown, as OpenReview renders abstracts ------------------------------------------------
+
+
+def test_markdown_bold_and_links_are_read_like_their_latex():
+    source = (
+        "We define **SharpeRatio@k**, a **B**i-directional metric; code at "
+        "[https://github.com/a/b](https://github.com/a/b) and [our page](https://a.org/p?x=1)."
+    )
+    assert render(source) == (
+        "<p>We define <strong>SharpeRatio@k</strong>, a <strong>B</strong>i-directional metric;"
+        ' code at <span class="url">https://github.com/a/b</span> and our page'
+        ' (<span class="url">https://a.org/p?x=1</span>).</p>'
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "$a**b**c$ and $$x**y**z$$ and \\(p**q**r\\)",  # math, left for KaTeX
+        "2 ** 3 ** 4 and a** b**",  # no word right inside the stars
+        "[label](javascript:alert(1)) [label](/relative)",  # only http(s) links
+        "**a\nb**",  # not across a line
+    ],
+)
+def test_what_is_not_markdown_stays_as_written(source):
+    assert "<strong>" not in render(source)
+    assert 'class="url"' not in render(source)
+
+
+def test_markdown_is_plain_text_where_nothing_is_typeset():
+    assert latex_to_plain_text("A **bold** claim, see [site](https://x.org).") == (
+        "A bold claim, see site (https://x.org)."
+    )
+
+
+def test_markup_inside_markdown_is_escaped():
+    assert render("**<b>x</b>** [<i>y</i>](https://x.org/<z>)") == (
+        "<p><strong>&lt;b&gt;x&lt;/b&gt;</strong> &lt;i&gt;y&lt;/i&gt; "
+        '(<span class="url">https://x.org/&lt;z&gt;</span>)</p>'
+    )
