@@ -338,7 +338,7 @@ class PaperAdmin(admin.ModelAdmin):
     def title_or_placeholder(self, paper: Paper) -> str:
         if paper.title:
             return Truncator(paper.title).chars(120)
-        return format_html("<em>{}</em>", UNTITLED_PLACEHOLDER)
+        return format_html("<em>{}</em>", paper.display_title)
 
     @admin.display(description="authors", ordering="author_names")
     def first_authors(self, paper: Paper) -> str:

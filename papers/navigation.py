@@ -17,7 +17,7 @@ from django.http import QueryDict
 from django.urls import reverse
 
 from papers.filters import TYPING_PARAM, PaperFilter
-from papers.models import Paper
+from papers.models import DISPLAY_TITLE_FIELDS, Paper
 from papers.search import engine
 
 FROM_PARAM = "from"
@@ -81,7 +81,9 @@ def results_navigation(request, searcher, paper: Paper) -> ResultsNavigation | N
     before = ids[here - 1] if here > 0 else None
     after = ids[here + 1] if here + 1 < len(ids) else None
     papers = (
-        Paper.objects.only("id", "title").order_by().in_bulk([pk for pk in (before, after) if pk])
+        Paper.objects.only(*DISPLAY_TITLE_FIELDS)
+        .order_by()
+        .in_bulk([pk for pk in (before, after) if pk])
     )
 
     def neighbour(pk: int | None, neighbour_rank: int) -> Neighbour | None:
