@@ -57,6 +57,16 @@ def _result_link_query(list_query: str, rank: int) -> str:
     return urlencode({FROM_PARAM: list_query, AT_PARAM: rank})
 
 
+def results_context(data: QueryDict) -> dict[str, str]:
+    """The results-navigation parameters (`from`, `at`) in `data`, both or none: what the paper
+    page's forms post along so that, without JavaScript, the page they redirect back to still
+    knows where in the results the member was."""
+    list_query, rank = data.get(FROM_PARAM), data.get(AT_PARAM)
+    if not list_query or not rank or len(list_query) > MAX_FROM_LENGTH or len(rank) > 10:
+        return {}
+    return {FROM_PARAM: list_query, AT_PARAM: rank}
+
+
 def results_navigation(request, searcher, paper: Paper) -> ResultsNavigation | None:
     """The paper's place in the results it was opened from; None when it was not opened from
     a list (or the link was mangled), and the page shows no results navigation."""
