@@ -270,7 +270,7 @@ def test_mark_reviewed_action_clears_flag_and_stamps_time(admin_client):
     assert (flagged.needs_curation, flagged.curation_reason) == (False, "")
     assert flagged.reviewed_at is not None
     assert untouched.needs_curation and untouched.reviewed_at is None
-    assert "Marked 1 paper(s) reviewed." in [str(m) for m in get_messages(response.wsgi_request)]
+    assert "Marked 1 paper reviewed." in [str(m) for m in get_messages(response.wsgi_request)]
 
 
 def test_an_untitled_paper_marked_reviewed_is_no_longer_labelled_awaiting_curation(
