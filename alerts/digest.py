@@ -18,7 +18,7 @@ from django.template.loader import render_to_string
 
 from alerts.models import DigestState, SavedSearch
 from alerts.queries import new_ids
-from papers.models import Paper
+from papers.models import DISPLAY_TITLE_FIELDS, Paper
 
 # Papers listed per saved search in one e-mail; the rest are counted and linked.
 PAPERS_PER_SEARCH = 20
@@ -107,7 +107,7 @@ def build_digest(user) -> Digest:
     }
     found = new_ids(user, searches, since, PAPERS_PER_SEARCH)
     wanted_ids = {pk for ids, _total in found.values() for pk in ids}
-    papers = Paper.objects.only("title").in_bulk(wanted_ids)
+    papers = Paper.objects.only(*DISPLAY_TITLE_FIELDS).in_bulk(wanted_ids)
     digest = Digest(user=user, state=state)
     for search in searches:
         ids, total = found[search.pk]

@@ -12,7 +12,7 @@ from django.db.models import Count, Max
 from django.utils import timezone
 
 from annotations.models import Comment, ReadingListItem, Visibility
-from papers.models import Paper
+from papers.models import DISPLAY_TITLE_FIELDS, Paper
 
 PERIODS = {"week": ("This week", timedelta(days=7)), "month": ("This month", timedelta(days=30))}
 DEFAULT_PERIOD = "week"
@@ -85,7 +85,7 @@ def lab_page(period: str) -> LabPage:
         .order_by("-n", "-paper_id")
         .values_list("paper_id", "n")[:TOP]
     )
-    papers = Paper.objects.only("title").in_bulk(
+    papers = Paper.objects.only(*DISPLAY_TITLE_FIELDS).in_bulk(
         {pk for rows in (saved, recent, discussed) for pk, _ in rows}
     )
 

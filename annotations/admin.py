@@ -17,6 +17,7 @@ from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.text import Truncator
+from django.utils.translation import ngettext
 
 from annotations.models import (
     Comment,
@@ -141,14 +142,16 @@ class CommentAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
         count = queryset.filter(removed_at__isnull=True).update(
             removed_at=now, removed_by=request.user, updated_at=now
         )
-        self.message_user(request, f"Removed {count} comment(s).", messages.SUCCESS)
+        message = ngettext("Removed %(count)d comment.", "Removed %(count)d comments.", count)
+        self.message_user(request, message % {"count": count}, messages.SUCCESS)
 
     @admin.action(description="Restore selected comments", permissions=["change"])
     def restore_comments(self, request: HttpRequest, queryset: QuerySet[Comment]) -> None:
         count = queryset.filter(removed_at__isnull=False).update(
             removed_at=None, removed_by=None, updated_at=timezone.now()
         )
-        self.message_user(request, f"Restored {count} comment(s).", messages.SUCCESS)
+        message = ngettext("Restored %(count)d comment.", "Restored %(count)d comments.", count)
+        self.message_user(request, message % {"count": count}, messages.SUCCESS)
 
 
 @admin.register(Notification)

@@ -44,16 +44,50 @@ def post_comment(
 
 @transaction.atomic
 def edit_comment(*, comment: Comment, body: str) -> Comment:
-    """Mentions the edit adds notify those members; nobody hears about one comment twice."""
+    """Keeps each member's notification true to the mentions the edited comment has.
+
+    A member the edit mentions is told, once: a new notification, or the one they had for a
+    weaker reason (a reply, a listed paper) becomes an unread mention. A member it no longer
+    mentions who has not read the mention yet is untold: the notification goes back to their
+    other reason, or goes. A mention already read stays, as the notifications of a removed
+    comment stay (the page shows the comment as it is now), and mentioning that member again
+    does not tell them twice.
+    """
     comment.body = body
     comment.edited_at = timezone.now()
     comment.save()
-    _notify(comment, {user.pk: NotificationKind.MENTION for user in comment.mentioned_users})
+    mentioned = {user.pk for user in comment.mentioned_users}
+    told = Notification.objects.filter(comment=comment)
+    _notify(comment, {pk: NotificationKind.MENTION for pk in mentioned})  # the untold only
+    told.filter(recipient_id__in=mentioned).exclude(kind=NotificationKind.MENTION).update(
+        kind=NotificationKind.MENTION, read_at=None, created_at=timezone.now()
+    )
+    withdrawn = list(
+        told.filter(kind=NotificationKind.MENTION, read_at__isnull=True).exclude(
+            recipient_id__in=mentioned
+        )
+    )
+    other_reasons = _reasons_besides_mentions(comment) if withdrawn else {}
+    for notification in withdrawn:
+        if notification.recipient_id in other_reasons:
+            notification.kind = other_reasons[notification.recipient_id]
+            notification.save(update_fields=["kind"])
+        else:
+            notification.delete()
     return comment
 
 
 def _recipients(comment: Comment) -> dict[int, str]:
     """Member id -> why they hear about `comment`; the strongest reason wins (mention first)."""
+    recipients = _reasons_besides_mentions(comment)
+    for user in comment.mentioned_users:
+        recipients[user.pk] = NotificationKind.MENTION
+    return recipients
+
+
+def _reasons_besides_mentions(comment: Comment) -> dict[int, str]:
+    """Member id -> why they hear about `comment` whatever its text says: a reply to their
+    comment wins over the paper being in their reading lists."""
     recipients: dict[int, str] = {}
     owners = ReadingListItem.objects.filter(
         paper_id=comment.paper_id, reading_list__owner__is_active=True
@@ -62,8 +96,6 @@ def _recipients(comment: Comment) -> dict[int, str]:
         recipients[owner_id] = NotificationKind.LISTED_PAPER
     if comment.parent is not None and comment.parent.author.is_active:
         recipients[comment.parent.author_id] = NotificationKind.REPLY
-    for user in comment.mentioned_users:
-        recipients[user.pk] = NotificationKind.MENTION
     return recipients
 
 

@@ -85,11 +85,23 @@ CSV_HEADER = ["title", "authors", "venue", "track", "status", "priority", "url",
 _LIST_COLUMNS = ("status", "priority")
 # A cell starting with one of these is run as a formula by spreadsheet programs.
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+# What a paper without a title (imported from an abstract alone, waiting for a curator) is
+# called where people read it: the CSV and the references formatted on the paper page. Square
+# brackets are APA's mark for a description standing in for a missing title, so nobody takes it
+# for the paper's own. The formats reference managers import (BibTeX, RIS, CSL-JSON) leave the
+# title out instead, as they leave out a missing author: a placeholder there would be stored
+# as the paper's title.
+UNTITLED = "[Untitled]"
 
 
 def _plain_text(text: str) -> str:
     """One line of text: control characters and runs of whitespace become one space."""
     return " ".join(_CONTROL.sub(" ", text).split())
+
+
+def _title(paper: Paper) -> str:
+    """The paper's title as one line; "" when it has none (blank, or only spaces)."""
+    return _plain_text(paper.title)
 
 
 def bibtex_escape(text: str) -> str:
@@ -261,9 +273,10 @@ def citation_key(paper: Paper) -> str:
 
 
 def bibtex_entry(paper: Paper) -> str:
-    """One @inproceedings entry. An author field only when the paper has authors: a missing
-    author is left out, never invented."""
-    fields = [("title", bibtex_title(paper.display_title))]
+    """One @inproceedings entry. Title and author fields only when the paper has them: a
+    missing title or author is left out, never invented (and never an empty `title = {}`)."""
+    title = _title(paper)
+    fields = [("title", bibtex_title(title))] if title else []
     names = [bibtex_name(name) for name in _authors(paper)]
     authors = " and ".join(name for name in names if name)
     if authors:
@@ -285,8 +298,8 @@ def bibtex_entry(paper: Paper) -> str:
 def ris_record(paper: Paper) -> str:
     """One CPAPER record, as Zotero, EndNote and Mendeley import it. Every value is one line
     (control characters and line breaks become spaces), so no value can end its record or
-    start a tag of its own."""
-    fields = [("TY", "CPAPER"), ("TI", paper.display_title)]
+    start a tag of its own. An untitled paper has no TI line (empty values are left out)."""
+    fields = [("TY", "CPAPER"), ("TI", paper.title)]
     for name in _authors(paper):
         parts = name_parts(_plain_text(name))
         fields.append(("AU", ", ".join(p for p in parts if p) if parts else name))
@@ -303,15 +316,19 @@ def ris_record(paper: Paper) -> str:
 
 def csl_record(paper: Paper) -> dict[str, object]:
     """One paper-conference item of CSL-JSON, the citation data of citeproc, Zotero and pandoc,
-    with the BibTeX key as its id."""
+    with the BibTeX key as its id. No title for an untitled paper (see UNTITLED)."""
     record: dict[str, object] = {
         "id": citation_key(paper),
         "type": "paper-conference",
-        "title": _plain_text(paper.display_title),
         "author": [_csl_name(name) for name in _authors(paper) if _plain_text(name)],
         "issued": {"date-parts": [[paper_year(paper)]]},
     }
-    optional = {"container-title": _venue(paper), "URL": web_url(paper.forum_url), "DOI": paper.doi}
+    optional = {
+        "title": _title(paper),
+        "container-title": _venue(paper),
+        "URL": web_url(paper.forum_url),
+        "DOI": paper.doi,
+    }
     return record | {name: value for name, value in optional.items() if value}
 
 
@@ -341,7 +358,7 @@ def _csv_row(paper: Paper, item: ReadingListItem | None) -> list[object]:
     """The paper's cells under CSV_HEADER; a reading list's item adds its status and
     priority."""
     row: list[object] = [
-        paper.display_title,
+        paper.title if _title(paper) else UNTITLED,
         "; ".join(_authors(paper)),
         _tag_name(paper, TagKind.VENUE),
         _tag_name(paper, TagKind.TRACK),

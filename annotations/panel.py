@@ -51,7 +51,9 @@ def section_context(request, paper: Paper, section: str, **overrides: Any) -> di
     elif section == "notes":
         context.update(notes=selectors.paper_notes(user, paper), note_form=NoteForm())
     elif section == "lists":
-        context.update(reading_lists=selectors.lists_with_paper(user, paper))
+        # The Save panel's "In: ..." line shows the same memberships, so the refreshed section
+        # brings the panel's triage block along, swapped out of band (see _paper_lists.html).
+        context.update(reading_lists=selectors.lists_with_paper(user, paper), save_panel_oob=True)
     elif section == "comments":
         context.update(comments_context(paper, overrides))
     context.update(overrides)

@@ -11,7 +11,7 @@ from django import forms
 from annotations.forms import TAG_NAME_MAX_LENGTH, LabTagForm
 from annotations.models import ReadingList, ReadingStatus
 from papers.filters import MAX_ID
-from papers.models import Paper
+from papers.models import DISPLAY_TITLE_FIELDS, Paper
 from papers.text import is_number
 
 # A page shows at most 100 results; a forged request naming more is refused, not read.
@@ -89,7 +89,7 @@ class BulkTriageForm(forms.Form):
             raise forms.ValidationError(f"These are not paper numbers: {shown}.")
         ids = list(dict.fromkeys(int(value) for value in raw))
         storable = [pk for pk in ids if pk <= MAX_ID]  # a larger number overflows the column
-        found = Paper.objects.only("pk", "title").in_bulk(storable)
+        found = Paper.objects.only(*DISPLAY_TITLE_FIELDS).in_bulk(storable)
         missing = [str(pk) for pk in ids if pk not in found]
         if missing:
             raise forms.ValidationError(f"No paper has the number {', '.join(missing[:5])}.")

@@ -7,7 +7,7 @@ from django.views.generic import RedirectView
 
 from annotations.forms import SitePasswordResetForm
 from annotations.login import AdminLoginForm, LoginForm
-from annotations.views.accounts import signup
+from annotations.views.accounts import LogoutView, signup
 from config.health import healthz
 
 # The admin has its own login page: it shows lockouts like ours.
@@ -37,6 +37,8 @@ urlpatterns = [
         name="password_reset",
     ),
     path("accounts/signup/", signup, name="signup"),
+    # Before the contrib include, as login: Django's logout view with a "logged out" message.
+    path("accounts/logout/", LogoutView.as_view(), name="logout"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
+from django.utils.translation import ngettext
 
 from papers import services
 from papers.admin_deletion import HidesPrivateObjectsOnDelete
@@ -339,7 +340,7 @@ class PaperAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     def title_or_placeholder(self, paper: Paper) -> str:
         if paper.title:
             return Truncator(paper.title).chars(120)
-        return format_html("<em>{}</em>", UNTITLED_PLACEHOLDER)
+        return format_html("<em>{}</em>", paper.display_title)
 
     @admin.display(description="authors", ordering="author_names")
     def first_authors(self, paper: Paper) -> str:
@@ -402,21 +403,32 @@ class PaperAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     @admin.action(description="Mark reviewed (leave the curation queue)", permissions=["change"])
     def mark_reviewed(self, request: HttpRequest, queryset: QuerySet[Paper]) -> None:
         count = services.mark_reviewed(papers=queryset)
-        self.message_user(request, f"Marked {count} paper(s) reviewed.", messages.SUCCESS)
+        message = ngettext(
+            "Marked %(count)d paper reviewed.", "Marked %(count)d papers reviewed.", count
+        )
+        self.message_user(request, message % {"count": count}, messages.SUCCESS)
 
     @admin.action(description="Flag for curation", permissions=["change"])
     def flag_for_curation(self, request: HttpRequest, queryset: QuerySet[Paper]) -> None:
         reason = f"Flagged by {request.user.get_username()}"
         queryset.filter(curation_reason="").update(curation_reason=reason)
         count = queryset.update(needs_curation=True)
-        self.message_user(request, f"Flagged {count} paper(s) for curation.", messages.SUCCESS)
+        message = ngettext(
+            "Flagged %(count)d paper for curation.", "Flagged %(count)d papers for curation.", count
+        )
+        self.message_user(request, message % {"count": count}, messages.SUCCESS)
 
     @admin.action(
         description="Let re-imports update curator-edited fields again", permissions=["change"]
     )
     def forget_curator_edits(self, request: HttpRequest, queryset: QuerySet[Paper]) -> None:
         count = services.forget_curator_edits(papers=queryset)
-        self.message_user(request, f"Cleared curator edits on {count} paper(s).", messages.SUCCESS)
+        message = ngettext(
+            "Cleared curator edits on %(count)d paper.",
+            "Cleared curator edits on %(count)d papers.",
+            count,
+        )
+        self.message_user(request, message % {"count": count}, messages.SUCCESS)
 
     @admin.action(description="Merge selected papers into one", permissions=["merge"])
     def merge_papers(self, request: HttpRequest, queryset: QuerySet[Paper]) -> HttpResponse | None:
@@ -616,7 +628,12 @@ class AuthorForm(forms.ModelForm):
 class MergeAuthorsForm(MergeForm):
     target = KeptObjectField(
         label="Keep this author",
-        describe=lambda author: f"{author.name} ({author.paper_count} paper(s))",
+        describe=lambda author: (
+            ngettext(
+                "%(name)s (%(count)d paper)", "%(name)s (%(count)d papers)", author.paper_count
+            )
+            % {"name": author.name, "count": author.paper_count}
+        ),
     )
 
 
@@ -936,7 +953,10 @@ class ImportConflictAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     @admin.action(description="Mark resolved", permissions=["resolve"])
     def mark_resolved(self, request: HttpRequest, queryset: QuerySet[ImportConflict]) -> None:
         count = queryset.filter(resolved_at__isnull=True).update(resolved_at=timezone.now())
-        self.message_user(request, f"Marked {count} conflict(s) resolved.", messages.SUCCESS)
+        message = ngettext(
+            "Marked %(count)d conflict resolved.", "Marked %(count)d conflicts resolved.", count
+        )
+        self.message_user(request, message % {"count": count}, messages.SUCCESS)
 
 
 @admin.register(Review)

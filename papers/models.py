@@ -39,7 +39,13 @@ from papers.text import (
     tag_slug,
 )
 
-UNTITLED_PLACEHOLDER = "Untitled paper (awaiting curation)"
+# What pages call a paper without a title. "Awaiting curation" only while the paper is in the
+# curation queue: once a curator marks it reviewed the label would be false (see display_title).
+UNTITLED_PLACEHOLDER = "Untitled paper"
+UNTITLED_IN_QUEUE = "Untitled paper (awaiting curation)"
+# The fields display_title reads: what a query loading papers only to name them needs, so an
+# untitled paper costs no extra query for its queue flag.
+DISPLAY_TITLE_FIELDS = ("title", "needs_curation")
 
 
 class TagKind(models.TextChoices):
@@ -269,7 +275,9 @@ class Paper(models.Model):
 
     @property
     def display_title(self) -> str:
-        return self.title or UNTITLED_PLACEHOLDER
+        if self.title:
+            return self.title
+        return UNTITLED_IN_QUEUE if self.needs_curation else UNTITLED_PLACEHOLDER
 
     def refresh_author_names(self, *, save: bool = True) -> None:
         """Recompute the denormalised author list after authorships changed."""

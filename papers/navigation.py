@@ -17,7 +17,7 @@ from django.http import QueryDict
 from django.urls import reverse
 
 from papers.filters import TYPING_PARAM, PaperFilter
-from papers.models import Paper
+from papers.models import DISPLAY_TITLE_FIELDS, Paper
 from papers.search import engine
 
 FROM_PARAM = "from"
@@ -57,6 +57,16 @@ def _result_link_query(list_query: str, rank: int) -> str:
     return urlencode({FROM_PARAM: list_query, AT_PARAM: rank})
 
 
+def results_context(data: QueryDict) -> dict[str, str]:
+    """The results-navigation parameters (`from`, `at`) in `data`, both or none: what the paper
+    page's forms post along so that, without JavaScript, the page they redirect back to still
+    knows where in the results the member was."""
+    list_query, rank = data.get(FROM_PARAM), data.get(AT_PARAM)
+    if not list_query or not rank or len(list_query) > MAX_FROM_LENGTH or len(rank) > 10:
+        return {}
+    return {FROM_PARAM: list_query, AT_PARAM: rank}
+
+
 def results_navigation(request, searcher, paper: Paper) -> ResultsNavigation | None:
     """The paper's place in the results it was opened from; None when it was not opened from
     a list (or the link was mangled), and the page shows no results navigation."""
@@ -81,7 +91,9 @@ def results_navigation(request, searcher, paper: Paper) -> ResultsNavigation | N
     before = ids[here - 1] if here > 0 else None
     after = ids[here + 1] if here + 1 < len(ids) else None
     papers = (
-        Paper.objects.only("id", "title").order_by().in_bulk([pk for pk in (before, after) if pk])
+        Paper.objects.only(*DISPLAY_TITLE_FIELDS)
+        .order_by()
+        .in_bulk([pk for pk in (before, after) if pk])
     )
 
     def neighbour(pk: int | None, neighbour_rank: int) -> Neighbour | None:

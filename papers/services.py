@@ -6,9 +6,11 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from django.contrib.admin.utils import model_ngettext
 from django.db import models, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from papers.importing.sources import RELEASED
 from papers.models import Author, Authorship, MergedPaper, Paper, SearchChange, SourceRecord
@@ -38,10 +40,15 @@ class MergeResult:
 
     def summary(self) -> str:
         names = ", ".join(self.merged_names) or "no other author"
-        return (
-            f"Merged {names} into {self.target.name}: {self.papers_moved} paper(s) moved, "
-            f"{self.duplicates_removed} duplicate authorship(s) removed."
-        )
+        moved = ngettext("%(count)d paper moved", "%(count)d papers moved", self.papers_moved) % {
+            "count": self.papers_moved
+        }
+        removed = ngettext(
+            "%(count)d duplicate authorship removed",
+            "%(count)d duplicate authorships removed",
+            self.duplicates_removed,
+        ) % {"count": self.duplicates_removed}
+        return f"Merged {names} into {self.target.name}: {moved}, {removed}."
 
 
 @transaction.atomic
@@ -203,8 +210,10 @@ class PaperMergeResult:
     merged_ids: list[int] = field(default_factory=list)
     filled: dict[str, int] = field(default_factory=dict)  # field name -> paper it came from
     authors_from: int | None = None  # the merged paper whose authors the target took
-    moved: Counter[str] = field(default_factory=Counter)  # rows handed over, by model
-    dropped: Counter[str] = field(default_factory=Counter)  # exact duplicates left behind
+    # Rows handed over, and exact duplicates left behind, by model: the summary names each
+    # model in the singular or plural its count needs ("1 comment", "2 comments").
+    moved: Counter[type[models.Model]] = field(default_factory=Counter)
+    dropped: Counter[type[models.Model]] = field(default_factory=Counter)
 
     def summary(self) -> str:
         merged = ", ".join(f"#{pk}" for pk in self.merged_ids) or "no other paper"
@@ -218,9 +227,16 @@ class PaperMergeResult:
         # Unary + drops the relations with nothing moved or dropped.
         for verb, counts in (("moved", +self.moved), ("dropped as duplicates", +self.dropped)):
             if counts:
-                listed = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
+                listed = ", ".join(
+                    f"{n} {model_ngettext(model, n)}"
+                    for model, n in sorted(counts.items(), key=_plural_name)
+                )
                 parts.append(f"{verb} {listed}")
         return "; ".join(parts) + "."
+
+
+def _plural_name(count: tuple[type[models.Model], int]) -> str:
+    return str(count[0]._meta.verbose_name_plural)
 
 
 @transaction.atomic
@@ -322,7 +338,7 @@ def _move_rows(relation, target: Paper, other_ids: list[int], result: PaperMerge
     rows = model._default_manager.filter(**{f"{fk_name}__in": other_ids}).order_by("pk")
     keys = _unique_keys(model, fk_name)
     if not keys:
-        result.moved[label] += rows.update(**{fk_name: target})
+        result.moved[model] += rows.update(**{fk_name: target})
         return
     kept = model._default_manager.filter(**{fk_name: target})
     taken = [set(kept.values_list(*key)) for key in keys]
@@ -345,9 +361,9 @@ def _move_rows(relation, target: Paper, other_ids: list[int], result: PaperMerge
     moved = model._default_manager.filter(pk__in=moving).update(**{fk_name: target})
     # Only what happened is reported: a relation with nothing to move or drop is left out.
     if moved:
-        result.moved[label] += moved
+        result.moved[model] += moved
     if staying:
-        result.dropped[label] += len(staying)
+        result.dropped[model] += len(staying)
 
 
 @transaction.atomic

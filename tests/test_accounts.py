@@ -39,6 +39,16 @@ def test_logout_is_post_only(client, user):
     assert client.get(reverse("annotations:notes")).status_code == 302
 
 
+def test_logging_out_says_so_on_the_page_the_member_lands_on(client, user):
+    client.force_login(user)
+    response = client.post(reverse("logout"), follow=True)
+    assert response.redirect_chain == [(reverse("papers:list"), 302)]
+    content = response.content.decode()
+    assert '<li class="message success">You have logged out.</li>' in content
+    # Said once: the next page has no message left.
+    assert "You have logged out." not in client.get(reverse("papers:list")).content.decode()
+
+
 def test_password_change(client, user):
     client.force_login(user)
     assert client.get(reverse("password_change")).status_code == 200

@@ -5,10 +5,13 @@ from __future__ import annotations
 import pytest
 from django.contrib import admin
 from django.contrib.auth.models import Permission, User
+from django.contrib.messages import get_messages
 from django.test import RequestFactory
+from django.urls import reverse
 
 from annotations.models import Comment
 from papers.models import Author, Paper
+from tests.factories import make_paper
 
 pytestmark = pytest.mark.django_db
 
@@ -42,3 +45,26 @@ def test_merging_authors_needs_both_change_and_delete():
     User.objects.all().delete()
     both = staff_with("view_author", "change_author", "delete_author")
     assert "merge_authors" in actions(Author, both)
+
+
+# --- Messages: singular for one, plural for several -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "action, papers, expected",
+    [
+        ("mark_reviewed", 1, "Marked 1 paper reviewed."),
+        ("mark_reviewed", 2, "Marked 2 papers reviewed."),
+        ("flag_for_curation", 1, "Flagged 1 paper for curation."),
+        ("flag_for_curation", 3, "Flagged 3 papers for curation."),
+        ("forget_curator_edits", 1, "Cleared curator edits on 1 paper."),
+        ("forget_curator_edits", 2, "Cleared curator edits on 2 papers."),
+    ],
+)
+def test_paper_action_messages_count_in_words(admin_client, action, papers, expected):
+    selected = [make_paper(needs_curation=True) for _ in range(papers)]
+    response = admin_client.post(
+        reverse("admin:papers_paper_changelist"),
+        {"action": action, "_selected_action": [paper.pk for paper in selected]},
+    )
+    assert [str(m) for m in get_messages(response.wsgi_request)] == [expected]

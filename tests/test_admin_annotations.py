@@ -199,7 +199,7 @@ def test_remove_action_soft_deletes_and_records_the_moderator(admin_client, admi
     assert rude.removed_at is not None and rude.removed_by == admin_user
     assert rude.body == "rude"  # soft: the text is kept for the record
     assert kind.removed_at is None
-    assert "Removed 1 comment(s)." in [str(m) for m in get_messages(response.wsgi_request)]
+    assert "Removed 1 comment." in [str(m) for m in get_messages(response.wsgi_request)]
 
 
 def test_removing_again_keeps_the_first_removal(admin_client, user, other_user):
@@ -215,7 +215,7 @@ def test_restore_action_brings_a_comment_back(admin_client, user, other_user):
     response = moderate(admin_client, "restore_comments", [comment])
     comment.refresh_from_db()
     assert (comment.removed_at, comment.removed_by) == (None, None)
-    assert "Restored 1 comment(s)." in [str(m) for m in get_messages(response.wsgi_request)]
+    assert "Restored 1 comment." in [str(m) for m in get_messages(response.wsgi_request)]
 
 
 def test_comment_removed_filter(admin_client, user):

@@ -45,7 +45,7 @@ def test_merge_asks_for_confirmation_defaulting_to_the_author_with_most_papers(a
     form = response.context["form"]
     assert form.initial["target"] == author("John Smith")
     content = response.content.decode()
-    assert "John Smith (2 paper(s))" in content
+    assert "John Smith (2 papers)" in content
     assert "Three" in content  # sample titles help tell the two apart
     # The page's own form posts back the action and both authors.
     assert '<input type="hidden" name="action" value="merge_authors">' in content
@@ -71,7 +71,7 @@ def test_merge_moves_papers_deletes_others_and_reports(admin_client):
     assert two.curator_edited_fields == []  # the kept author's own paper did not change
     messages = [str(m) for m in get_messages(response.wsgi_request)]
     assert messages == [
-        "Merged J. Smith into John Smith: 1 paper(s) moved, 0 duplicate authorship(s) removed."
+        "Merged J. Smith into John Smith: 1 paper moved, 0 duplicate authorships removed."
     ]
     assert LogEntry.objects.filter(object_id=str(keep.pk), action_flag=CHANGE).exists()
 

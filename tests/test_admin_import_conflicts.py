@@ -49,7 +49,7 @@ def test_mark_resolved_takes_a_conflict_off_the_open_list(admin_client, disagree
         follow=True,
     )
     assert response.status_code == 200
-    assert "Marked 1 conflict(s) resolved." in response.content.decode()
+    assert "Marked 1 conflict resolved." in response.content.decode()
     disagreement.refresh_from_db()
     assert disagreement.resolved_at is not None
     assert "Disputed Paper" not in admin_client.get(reverse(CHANGELIST)).content.decode()

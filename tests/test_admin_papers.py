@@ -270,7 +270,22 @@ def test_mark_reviewed_action_clears_flag_and_stamps_time(admin_client):
     assert (flagged.needs_curation, flagged.curation_reason) == (False, "")
     assert flagged.reviewed_at is not None
     assert untouched.needs_curation and untouched.reviewed_at is None
-    assert "Marked 1 paper(s) reviewed." in [str(m) for m in get_messages(response.wsgi_request)]
+    assert "Marked 1 paper reviewed." in [str(m) for m in get_messages(response.wsgi_request)]
+
+
+def test_an_untitled_paper_marked_reviewed_is_no_longer_labelled_awaiting_curation(
+    admin_client, client
+):
+    paper = make_paper("", needs_curation=True, curation_reason="Imported without a title")
+    assert (
+        "Untitled paper (awaiting curation)"
+        in client.get(paper.get_absolute_url()).content.decode()
+    )
+    run_action(admin_client, "mark_reviewed", [paper])
+    page = client.get(paper.get_absolute_url()).content.decode()
+    assert "awaiting curation" not in page
+    assert '<h1 data-math class="untitled">Untitled paper</h1>' in page
+    assert "awaiting curation" not in changelist(admin_client).content.decode()
 
 
 def test_actions_work_on_a_searched_changelist(admin_client):

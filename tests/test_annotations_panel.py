@@ -247,3 +247,35 @@ def test_members_paper_page_has_the_note_comment_and_tag_forms(client, user):
     content = response.content.decode()
     assert content.count('name="body"') == 2  # a new note, a new comment
     assert f'name="name" maxlength="{TAG_NAME_MAX_LENGTH}"' in content
+
+
+def _save_panel_block(content: str, paper) -> str:
+    """The paper page's Save panel block in an htmx response, sent to swap out of band."""
+    match = re.search(rf'<div class="triage[^"]*" id="triage-{paper.pk}".*?</div>', content, re.S)
+    assert match, "the response brings the Save panel's block"
+    assert 'hx-swap-oob="true"' in match.group()
+    return match.group()
+
+
+def test_adding_and_removing_through_the_lists_section_refreshes_the_save_panel(client, user):
+    paper = make_paper("This paper")
+    queue = make_reading_list(user, "Queue")
+    client.force_login(user)
+    page = client.get(paper.get_absolute_url()).content.decode()
+    assert "In: Queue" not in page
+
+    added = client.post(
+        reverse("annotations:paper-list-add", args=[paper.pk]),
+        {"reading_list": queue.pk},
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_TARGET="paper-lists",
+    ).content.decode()
+    assert "In: Queue" in _save_panel_block(added, paper)
+
+    item = ReadingListItem.objects.get(reading_list=queue, paper=paper)
+    removed = client.post(
+        reverse("annotations:list-item-remove", args=[queue.pk, item.pk]),
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_TARGET="paper-lists",
+    ).content.decode()
+    assert "In:" not in _save_panel_block(removed, paper)

@@ -88,8 +88,11 @@ def test_merging_keeps_every_annotation(pair, user, other_user):
         ("lab", "transformers"),
         ("venue", "ICLR 2024"),
     ]
-    assert result.moved["notes"] == 2
-    assert result.dropped == {"reading list items": 1, "paper tags": 1}
+    assert result.moved[Note] == 2
+    assert result.dropped == {ReadingListItem: 1, PaperTag: 1}
+    # Each model named in the singular or plural its count needs.
+    assert "dropped as duplicates 1 paper tag, 1 reading list item." in result.summary()
+    assert "2 notes" in result.summary()
 
 
 def test_the_target_keeps_its_fields_and_authors_and_fills_the_blanks(pair):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.urls import reverse
+from django.utils import timezone
 
 from annotations.models import Comment, Notification, NotificationKind, Visibility
 from tests.factories import make_comment, make_note, make_paper, make_reading_list, make_user
@@ -105,6 +106,47 @@ def test_an_edit_tells_newly_mentioned_members_only_once(client, user, other_use
     client.post(edit, {"body": "hello @bob and @carol and @alice!"})
     assert _told(comment) == {"bob": NotificationKind.MENTION, "carol": NotificationKind.MENTION}
     assert carol.notifications.count() == 1 and other_user.notifications.count() == 1
+
+
+def _edit(client, comment, body):
+    response = client.post(reverse("annotations:comment-edit", args=[comment.pk]), {"body": body})
+    assert response.status_code == 302, response.content.decode()
+
+
+def test_an_edit_mentioning_a_member_told_for_another_reason_tells_them_of_the_mention(
+    client, user, other_user
+):
+    paper = make_paper()
+    make_reading_list(other_user, "Bob's list", papers=[paper])
+    client.force_login(user)
+    comment = _post(client, paper, "worth reading")
+    assert _told(comment) == {"bob": NotificationKind.LISTED_PAPER}
+    Notification.objects.update(read_at=timezone.now())  # bob has seen it
+    _edit(client, comment, "worth reading, @bob")
+    notification = other_user.notifications.get()
+    assert notification.kind == NotificationKind.MENTION and not notification.is_read
+
+
+def test_an_edit_dropping_an_unread_mention_takes_it_back(client, user, other_user):
+    carol = make_user("carol")
+    paper = make_paper()
+    make_reading_list(carol, "Carol's list", papers=[paper])
+    client.force_login(user)
+    comment = _post(client, paper, "hello @bob and @carol")
+    _edit(client, comment, "hello everyone")
+    # Bob was told only because of the mention; Carol still hears of it through her list.
+    assert _told(comment) == {"carol": NotificationKind.LISTED_PAPER}
+
+
+def test_a_mention_already_read_stays_and_is_not_told_twice(client, user, other_user):
+    paper = make_paper()
+    client.force_login(user)
+    comment = _post(client, paper, "hello @bob")
+    Notification.objects.update(read_at=timezone.now())
+    _edit(client, comment, "hello")
+    assert _told(comment) == {"bob": NotificationKind.MENTION}  # what bob was told
+    _edit(client, comment, "hello again @bob")
+    assert other_user.notifications.get().is_read
 
 
 def test_no_notification_reveals_another_members_private_list_or_note(client, user, other_user):

@@ -277,6 +277,9 @@ def test_recommended_page_explains_how_to_get_recommendations_when_there_are_non
     html = client.get(reverse("recommendations:recommended")).content.decode()
     assert "No recommendations for you yet" in html
     assert "save at least 2 papers" in html
+    # In words a member can act on: no pointer to the repository's docs they cannot open.
+    assert "not the moment you save a paper" in html
+    assert "docs/" not in html and ".md" not in html
 
 
 def test_recommended_page_shows_ranked_papers_with_reasons_in_a_fixed_number_of_queries(

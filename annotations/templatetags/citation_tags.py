@@ -61,6 +61,8 @@ def citation_context(paper: Paper) -> dict[str, object]:
     authors) and tags prefetched, so this adds no query."""
     paper.author_list = [authorship.author.name for authorship in paper.authorships.all()]
     record = exports.csl_record(paper)
+    # A reference a person reads needs some title: without one, APA's reads "(2024). Venue.".
+    record.setdefault("title", exports.UNTITLED)
     return {
         "paper": paper,
         "bibtex": exports.bibtex_entry(paper),

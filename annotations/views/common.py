@@ -7,10 +7,11 @@ from typing import Any
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 
 from annotations.panel import SECTIONS, section_context
 from papers.models import Paper
+from papers.navigation import results_context
 from papers.views import HtmxHttpRequest
 
 
@@ -41,7 +42,19 @@ def finish(
         flash_level = "error" if level >= messages.WARNING else "success"
         return render(request, template, {**context, "flash": message, "flash_level": flash_level})
     messages.add_message(request, level, message)
-    return redirect(redirect_to)
+    return redirect(_with_results_context(request, redirect_to))
+
+
+def _with_results_context(request: HttpRequest, url: str) -> str:
+    """`url` with the results-navigation parameters a paper-page form posted (see
+    annotation_tags.results_context_fields), so the member lands back on the paper page with
+    "Back to results" and previous/next; `url` as it is when the form posted none."""
+    params = results_context(request.POST)
+    if not params:
+        return url
+    address, hash_mark, fragment = url.partition("#")
+    separator = "&" if "?" in address else "?"
+    return f"{address}{separator}{urlencode(params)}{hash_mark}{fragment}"
 
 
 def paper_section(request: HttpRequest, paper: Paper, section: str, **overrides: Any):

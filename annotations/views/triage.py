@@ -26,11 +26,11 @@ from annotations.triage_forms import (
     paper_prefix,
 )
 from annotations.views.common import HtmxHttpRequest, form_errors_text, next_url
-from papers.models import Paper
+from papers.models import DISPLAY_TITLE_FIELDS, Paper
 
 
 def _paper(paper_pk: int) -> Paper:
-    return get_object_or_404(Paper.objects.only("pk", "title"), pk=paper_pk)
+    return get_object_or_404(Paper.objects.only(*DISPLAY_TITLE_FIELDS), pk=paper_pk)
 
 
 def _title(paper: Paper) -> str:

@@ -57,6 +57,26 @@ def test_panel_actions_swap_in_place_with_htmx(page, live_server, screenshot):
     assert problems == []
 
 
+def test_save_panel_follows_the_lists_section_without_a_reload(page, live_server):
+    make_user("fay")
+    paper = make_paper("Listed paper")
+    problems = ConsoleWatch().attach(page).problems
+    log_in(page, live_server, "fay")
+    page.goto(f"{live_server.url}{paper.get_absolute_url()}")
+    page.evaluate("window.__noReload = true")
+    save_panel = f"#paper-triage #triage-{paper.pk}"
+
+    page.fill("#paper-lists input[name=new_list_name]", "Group reading")
+    page.click("#paper-lists button:has-text('Add')")
+    page.wait_for_selector(f"{save_panel} .triage-in:has-text('In: Group reading')")
+    page.click("#paper-lists button:has-text('Remove')")
+    page.wait_for_selector("#paper-lists .flash:has-text('Removed')")
+    assert page.locator(f"{save_panel} .triage-in").count() == 0
+
+    assert page.evaluate("window.__noReload") is True
+    assert problems == []
+
+
 def test_forms_work_without_javascript(browser, live_server):
     make_user("dave")
     paper = make_paper("No-JS paper")

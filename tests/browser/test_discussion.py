@@ -3,6 +3,8 @@ member shows up in another's header and notifications, and nobody else's."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from annotations.models import Comment, Notification
@@ -35,8 +37,9 @@ def screenshot_dir():
 
 
 def _nav_notifications(page):
-    # Beside the Menu at this width (the wide row of links shows only on very wide screens).
-    return page.locator("a.nav-notifications")
+    # Among the header's links, inline at this desktop width.
+    main = page.get_by_role("navigation", name="Main", exact=True)
+    return main.get_by_role("link", name=re.compile(r"^Notifications"))
 
 
 def test_a_mention_reaches_only_the_member_mentioned(browser, live_server, screenshot_dir):

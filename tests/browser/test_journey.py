@@ -117,9 +117,8 @@ def test_new_user_journey(page, live_server, screenshot, seeded):
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url(opened)
-    # A member's links are in the header's Menu at this width.
-    page.locator(".site-nav-menu summary").click()
-    nav = page.get_by_role("navigation", name="Main (menu)")
+    # A member's links are in the header, inline at this desktop width.
+    nav = page.get_by_role("navigation", name="Main", exact=True)
     expect(nav.get_by_role("link", name="newcomer")).to_be_visible()
     expect(nav.get_by_role("button", name="Log out")).to_be_visible()
 
@@ -171,8 +170,7 @@ def test_new_user_journey(page, live_server, screenshot, seeded):
     assert Comment.objects.get(paper=paper).author.username == "newcomer"
 
     # 10. The list exports as BibTeX and CSV, each holding the paper.
-    page.locator(".site-nav-menu summary").click()
-    page.get_by_role("navigation", name="Main (menu)").get_by_role("link", name="My lists").click()
+    nav.get_by_role("link", name="My lists").click()
     page.get_by_role("link", name=LIST_NAME).click()
     page.wait_for_url(f"{base}{reading_list.get_absolute_url()}")
 
