@@ -228,7 +228,7 @@ class PaperMergeResult:
         for verb, counts in (("moved", +self.moved), ("dropped as duplicates", +self.dropped)):
             if counts:
                 listed = ", ".join(
-                    f"{n} {model_ngettext(model, n)}"
+                    f"{n} {model_ngettext(model._meta, n)}"
                     for model, n in sorted(counts.items(), key=_plural_name)
                 )
                 parts.append(f"{verb} {listed}")
