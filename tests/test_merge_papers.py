@@ -294,7 +294,7 @@ def test_papers_with_the_same_normalised_title_are_flagged(pair):
     untitled = [make_paper(""), make_paper("")]
     out = io.StringIO()
     call_command("flag_duplicate_papers", stdout=out)
-    assert "Flagged 3 paper(s)" in out.getvalue()
+    assert "Flagged 3 papers" in out.getvalue()
     keep.refresh_from_db()
     other.refresh_from_db()
     assert keep.needs_curation and keep.curation_reason == f"possible duplicate of #{other.pk}"

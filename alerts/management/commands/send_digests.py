@@ -4,6 +4,7 @@ recommendations not mailed before. Run it from cron or a systemd timer (daily, s
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
+from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from alerts.digest import build_digest, mark_done, recipients
@@ -38,9 +39,11 @@ class Command(BaseCommand):
                     mark_done(digest, now, sent=False)
                 continue
             papers = sum(news.total for news in digest.searches)
+            searches, recommended = len(digest.searches), len(digest.recommendations)
             summary = (
-                f"{member.get_username()}: {papers} new paper(s) in {len(digest.searches)} "
-                f"search(es), {len(digest.recommendations)} recommendation(s)"
+                f"{member.get_username()}: {papers} new paper{pluralize(papers)} in {searches} "
+                f"search{pluralize(searches, 'es')}, {recommended} "
+                f"recommendation{pluralize(recommended)}"
             )
             if dry_run:
                 self.stdout.write(f"{summary} (dry run: not sent)")
@@ -49,4 +52,4 @@ class Command(BaseCommand):
             mark_done(digest, now, sent=True)
             sent += 1
             self.stdout.write(summary)
-        self.stdout.write(f"{sent} digest(s) sent.")
+        self.stdout.write(f"{sent} digest{pluralize(sent)} sent.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand
+from django.template.defaultfilters import pluralize
 
 from papers import services
 
@@ -16,4 +17,5 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         count = services.flag_duplicate_papers()
-        self.stdout.write(self.style.SUCCESS(f"Flagged {count} paper(s) as possible duplicates."))
+        flagged = f"Flagged {count} paper{pluralize(count)} as possible duplicates."
+        self.stdout.write(self.style.SUCCESS(flagged))
