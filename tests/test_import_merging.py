@@ -351,3 +351,22 @@ def test_records_sharing_an_arxiv_id_across_files_of_one_import_merge(tmp_path):
     )
     assert "Total: 1 created, 1 updated" in run(first, second)
     assert Paper.objects.get().doi == "10.1000/one"
+
+
+def test_one_venue_however_reference_managers_spell_it(tmp_path):
+    # Zotero's proceedings title, a hand-typed acronym and OpenReview's venue: one venue tag.
+    bib = tmp_path / "zotero.bib"
+    bib.write_text(
+        "@inproceedings{a,\n  title = {A},\n  doi = {10.1000/a},\n"
+        "  booktitle = {Advances in Neural Information Processing Systems},\n  year = {2023},\n}\n"
+        "@inproceedings{b,\n  title = {B},\n  doi = {10.1000/b},\n"
+        "  booktitle = {NeurIPS-2023},\n}\n",
+        "utf-8",
+    )
+    notes = write_jsonl(
+        tmp_path / "openreview.jsonl",
+        {"forum_id": "c1", "title": "C", "abstract": "C.", "tags": "NeurIPS 2023"},
+    )
+    run(str(bib), notes)
+    venues = PaperTag.objects.filter(tag__kind=TagKind.VENUE)
+    assert {link.tag.name for link in venues} == {"NeurIPS 2023"} and venues.count() == 3
