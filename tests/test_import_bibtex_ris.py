@@ -145,6 +145,22 @@ def test_bibtex_title_is_decoded_to_unicode_with_mathematics_kept(latex, text):
 
 
 @pytest.mark.parametrize(
+    ("latex", "text"),
+    [
+        (r"Transformers~\cite{vaswani2017} dominate.", "Transformers dominate."),
+        (r"As in \citep[see][p.~3]{a, b}, and \citet*{c}; done", "As in, and; done"),
+        (r"Prior work (\cite{x}) is slow [\citep{y}; \parencite{z}].", "Prior work is slow."),
+        ("Line one\n\\cite{a}. Line two", "Line one. Line two"),
+        ("First paragraph.\n\n\\autocite{a}Second.", "First paragraph.\n\nSecond."),
+        # LaTeX's line break (\\) and then "cite{a}" as text: no citation to drop.
+        (r"A \\cite{a} line break", "A citea line break"),
+    ],
+)
+def test_bibtex_citations_in_an_abstract_are_dropped_with_the_space_before_them(latex, text):
+    assert one_field("abstract", latex).abstract == text
+
+
+@pytest.mark.parametrize(
     ("field", "names"),
     [
         ("Vaswani, Ashish and Shazeer, Noam", ["Ashish Vaswani", "Noam Shazeer"]),

@@ -12,6 +12,8 @@ Field by field:
   mathematics kept as written (`$\alpha$-VAE` stays) and TeX's ligatures (`--`, ``` `` ```) as
   typed, since our export and Zotero's write those as they are. The title becomes one line; the
   abstract keeps its paragraphs (blank lines) and joins the lines within each, as LaTeX does.
+  Citations (`\cite{...}`, `~\citep[...]{...}`, `(\cite{...})`) are dropped with the space
+  before them: there is no bibliography to point to.
 - author: "von Last, Jr, First" and "First von Last" both become "First von Last Jr"; a name in
   braces (`{OpenAI}`) stays whole; "and others" is not a name.
 - booktitle, else journal: the venue, the record's one tag. A well-known venue becomes its
@@ -94,6 +96,22 @@ _LIGATURES = ("---", "--", "``", "''", "!`", "?`")
 # would start a comment (dropping the rest of the value) or an alignment cell.
 _BARE_SPECIAL = re.compile(r"(?<!\\)((?:\\\\)*)([%&])")
 _LATEX_TOKEN = re.compile(r"\\(?:[A-Za-z@]+|.)|[{}$]|\s+", re.DOTALL)
+# Citation commands (natbib's and biblatex's too), with their optional [pre][post] notes and
+# {keys}. pylatexenc prints them as "<cit.>" (or, unknown to it, as the keys); an abstract read
+# on its own has no bibliography to point to, so they are dropped.
+_CITE_COMMAND = (
+    r"(?<!\\)\\(?:[Cc]ite(?:p|t|alp|alt|author|year)?|[Pp]arencite|[Tt]extcite|[Aa]utocite"
+    r"|[Ff]ootcite|nocite)\*?(?:\s*\[[^\[\]{}]*\]){0,2}\s*\{[^{}]*\}"
+)
+_CITATION = re.compile(
+    # The space or tie (~) before it goes too, so "models~\cite{a}." reads "models.", and so
+    # does a pair of parentheses or brackets holding nothing else: "work (\cite{a}) is" reads
+    # "work is". At most one line break before it is taken: a blank line, a paragraph break,
+    # stays.
+    rf"[ \t]*(?:(?<!\n)\n[ \t]*)?"
+    rf"(?:~?{_CITE_COMMAND}|\((?:\s*[,;]?\s*{_CITE_COMMAND})+\s*\)"
+    rf"|\[(?:\s*[,;]?\s*{_CITE_COMMAND})+\s*\])"
+)
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _KEYWORD_SEPARATOR = re.compile(r"[,;]")
 _LEADING_YEAR = re.compile(r"\s*(\d{4})(?!\d)")
@@ -335,6 +353,8 @@ def latex_to_text(value: str) -> str:
     pylatexenc. Raises ValueError for nesting deeper than MAX_NESTING.
     """
     value = _BARE_SPECIAL.sub(r"\1\\\2", value)
+    if "\\" in value:  # a citation is a command; most values have none
+        value = _CITATION.sub("", value)
     if not _LATEX_SPECIAL.search(value):
         return value
     pieces: list[str] = []
