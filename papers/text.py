@@ -100,6 +100,18 @@ def _has_bidi_control(text: str) -> bool:
     return not text.isascii() and any(char in _BIDI_CONTROLS for char in text)
 
 
+# What stands in an author list for authors kept hidden: OpenReview API v1 gives a blind
+# submission the authors ["Anonymous"], and conference templates print "Anonymous Author(s)".
+# Compared case-folded with spaces collapsed.
+_PLACEHOLDER_AUTHORS = frozenset(
+    {"anonymous", "anonymous author", "anonymous authors", "anonymous author(s)"}
+)
+
+
+def is_placeholder_author(name: str) -> bool:
+    return " ".join(name.split()).casefold() in _PLACEHOLDER_AUTHORS
+
+
 @_NORMALISED
 def author_name_problem(name: str) -> str:
     """Why `name` cannot name an author, or "" when it can. The limit holds for the normalised

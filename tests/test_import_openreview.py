@@ -108,6 +108,22 @@ def test_v1_notes_have_plain_values_and_a_comma_keyword_string():
     assert record.keywords == ["graphs", "memory"]
 
 
+@pytest.mark.parametrize(
+    ("authors", "kept"),
+    [
+        (["Anonymous"], []),  # API v1 blind submission
+        (["Anonymous Authors"], []),
+        (["anonymous  author(s)"], []),
+        (["Ann One", "Anonymous"], ["Ann One"]),
+        (["Anonymous Coward"], ["Anonymous Coward"]),  # a name, not the placeholder
+    ],
+)
+def test_placeholder_authors_of_blind_submissions_are_dropped(authors, kept):
+    note = {"id": "blind1", "content": {"title": "Blind", "authors": authors, "abstract": "A."}}
+    (record,) = read(json.dumps(note) + "\n")
+    assert validate_record(record).authors == kept
+
+
 def test_fields_may_mix_v1_and_v2_forms_in_one_note():
     note = {"id": "m1", "content": {"title": {"value": "Mixed"}, "abstract": "Plain."}}
     (record,) = read(json.dumps(note))

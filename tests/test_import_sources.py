@@ -4,6 +4,7 @@ catalogue; a malformed file of either fails with file:line and writes nothing.""
 from __future__ import annotations
 
 import io
+import json
 import shutil
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from papers.models import Paper, Tag, TagKind
+from papers.models import Author, ImportConflict, Paper, Tag, TagKind
 
 DATA = Path(__file__).resolve().parent / "data"
 OPENREVIEW = DATA / "openreview" / "iclr2024_notes_v2.json"
@@ -176,3 +177,22 @@ def test_a_reference_without_abstract_or_id_is_refused_at_its_line(tmp_path):
         f"{path}:3: record has no abstract, and no forum id, arXiv id or DOI to know it by"
     )
     assert not Paper.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_blind_submission_has_no_author_until_a_source_names_them(tmp_path):
+    blind = tmp_path / "iclr2019_v1.jsonl"
+    note = {"id": "blind1", "forum": "blind1", "content": {"title": "Blind", "abstract": "A."}}
+    blind.write_text(json.dumps(note | {"content": note["content"] | {"authors": ["Anonymous"]}}))
+    run(blind)
+    paper = Paper.objects.get()
+    assert paper.author_names == ""
+    assert not Author.objects.exists()
+    camera_ready = tmp_path / "camera_ready.jsonl"
+    camera_ready.write_text(
+        json.dumps(note | {"content": note["content"] | {"authors": ["Ann One"]}})
+    )
+    run(camera_ready)
+    paper.refresh_from_db()
+    assert paper.author_names == "Ann One"
+    assert not ImportConflict.objects.exists()

@@ -29,6 +29,7 @@ from papers.text import (
     forum_id_from_url,
     is_arxiv_id,
     is_doi,
+    is_placeholder_author,
     normalize_arxiv_id,
     normalize_author_name,
     normalize_doi,
@@ -156,7 +157,8 @@ def record_from_mapping(mapping: Mapping, *, source: str, line: int) -> PaperRec
 
 
 def validate_record(record: PaperRecord) -> PaperRecord:
-    """Check one record against the model's rules; fills forum_id from the forum URL."""
+    """Check one record against the model's rules; fills forum_id from the forum URL, normalises
+    the arXiv id and DOI, and drops placeholder authors ("Anonymous")."""
 
     def fail(message: str):
         raise ImportFailed(record.source, record.line, message)
@@ -214,6 +216,9 @@ def validate_record(record: PaperRecord) -> PaperRecord:
             fail("record has neither an abstract nor a title")
     if record.forum_id and not FORUM_ID.fullmatch(record.forum_id):
         fail(f"forum id {record.forum_id!r} is not an OpenReview id (letters, digits, -, _)")
+    # A placeholder is no person: stored, it would become an author page of every blind
+    # submission, and a later source's real authors would count as replacing it.
+    record.authors = [name for name in record.authors if not is_placeholder_author(name)]
     _check_authors(fail, record.authors)
     _check_tags(fail, record.tags)
     _check_tags(fail, record.keywords, "keyword")
