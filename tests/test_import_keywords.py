@@ -66,6 +66,25 @@ def test_a_keyword_list_may_be_one_comma_separated_string(tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("given", "keywords"),
+    [
+        ("graphs; message passing", ["graphs", "message passing"]),
+        (" vision, language and audio ;graphs; ;", ["graphs", "vision, language and audio"]),
+        ("graphs, message passing", ["graphs", "message passing"]),  # no ";": commas
+        ("graphs", ["graphs"]),
+    ],
+)
+def test_a_keyword_string_splits_on_semicolons_else_commas(tmp_path, given, keywords):
+    path = tmp_path / "refs.csv"
+    path.write_text(f'forum_id,title,abstract,keywords\nkw1,T,A.,"{given}"\n', "utf-8")
+    run(str(path))
+    paper = Paper.objects.get()
+    assert sorted(paper.tags.filter(kind=TagKind.KEYWORD).values_list("name", flat=True)) == (
+        keywords
+    )
+
+
+@pytest.mark.parametrize(
     ("change", "message"),
     [
         ({"keywords": ["ok", "\u202eevil"]}, "keyword '\\u202eevil': A tag cannot contain"),

@@ -363,3 +363,9 @@ def test_a_file_whose_first_note_is_a_review_imports_without_naming_its_format(t
     path.write_text(json.dumps(review) + "\n" + v2_note("p1") + "\n", encoding="utf-8")
     records = list(formats.read_records(path))
     assert [(r.forum_id, r.line) for r in records] == [("p1", 1), ("p1", 2)]
+
+
+def test_a_keyword_string_with_semicolons_splits_on_them():
+    note = {"id": "k1", "content": {"title": "K", "abstract": "A.", "keywords": "a, b; c"}}
+    (record,) = read(json.dumps(note) + "\n")
+    assert record.keywords == ["a, b", "c"]

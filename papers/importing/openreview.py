@@ -12,8 +12,8 @@ A note's `content` holds its fields. API v2 wraps each value (`"title": {"value"
 gives it plainly (`"title": "..."`); both are accepted, field by field. Per note:
 
 - `title`, `authors` (a list of names, kept in order as given), `abstract` ("" when missing;
-  validation rejects such a record), `keywords` (a list, or one comma-separated string) and
-  `primary_area`. LaTeX and Unicode are kept as given.
+  validation rejects such a record), `keywords` (a list, or one string separated by semicolons,
+  else by commas) and `primary_area`. LaTeX and Unicode are kept as given.
 - `forum_id` is the note's `forum`, or its `id` when it has no forum; `forum_url` is
   https://openreview.net/forum?id=<forum_id>.
 - `pdf` is usually a path on openreview.net ("/pdf/<hash>.pdf"); it is made absolute there.
@@ -348,7 +348,11 @@ def _record(note: Any, source: str, line: int) -> PaperRecord | None:
         source=source,
         line=line,
         keywords=split_list(
-            _value(content, "keywords", fail), what="content.keywords", source=source, line=line
+            _value(content, "keywords", fail),
+            what="content.keywords",
+            source=source,
+            line=line,
+            semicolons=True,
         ),
         primary_area=_text(content, "primary_area", fail).strip(),
     )

@@ -95,8 +95,13 @@ class ReviewRecord:
 Record = PaperRecord | ReviewRecord
 
 
-def split_list(value, *, what: str, source: str, line: int) -> list[str]:
-    """A list field given as a JSON list of strings or as one comma-separated string."""
+def split_list(value, *, what: str, source: str, line: int, semicolons: bool = False) -> list[str]:
+    """A list field given as a JSON list of strings or as one comma-separated string.
+
+    With `semicolons` (keywords), a string holding a ";" is split on semicolons instead:
+    reference managers and spreadsheets write "graph neural networks; message passing", and a
+    keyword may itself hold a comma ("vision, language and audio") only where it is not the
+    separator."""
     if value is None:
         return []
     if isinstance(value, str):
@@ -105,14 +110,18 @@ def split_list(value, *, what: str, source: str, line: int) -> list[str]:
             try:
                 value = safe_json.loads(stripped)
             except json.JSONDecodeError:
-                value = stripped.split(",")
+                value = _split_text(stripped, semicolons)
             except safe_json.JSONRejected as error:
                 raise ImportFailed(source, line, f"{what}: {error.message}") from None
         else:
-            value = stripped.split(",")
+            value = _split_text(stripped, semicolons)
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ImportFailed(source, line, f"{what} must be a list of strings or a comma string")
     return [item.strip() for item in value if item.strip()]
+
+
+def _split_text(text: str, semicolons: bool) -> list[str]:
+    return text.split(";") if semicolons and ";" in text else text.split(",")
 
 
 def text_field(mapping: Mapping, names: Iterable[str], *, source: str, line: int) -> str:
@@ -149,7 +158,9 @@ def record_from_mapping(mapping: Mapping, *, source: str, line: int) -> PaperRec
         abstract=text_field(mapping, ["abstract"], source=source, line=line),
         source=source,
         line=line,
-        keywords=split_list(mapping.get("keywords"), what="keywords", source=source, line=line),
+        keywords=split_list(
+            mapping.get("keywords"), what="keywords", source=source, line=line, semicolons=True
+        ),
         primary_area=text_field(mapping, ["primary_area"], source=source, line=line).strip(),
         arxiv_id=text_field(mapping, ["arxiv_id"], source=source, line=line).strip(),
         doi=text_field(mapping, ["doi"], source=source, line=line).strip(),
