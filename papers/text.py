@@ -143,6 +143,20 @@ def tag_name_problem(name: str) -> str:
 
 
 @_NORMALISED
+def area_label(name: str) -> str:
+    """A primary area as people read it. OpenReview gives raw values ("deep_learning_architectures",
+    "applications to computer vision, audio, ..."): a name of several words with no capital
+    letter gets spaces for underscores and a capital first letter ("Deep learning
+    architectures"). Anything else ("cs.LG", a name a curator wrote) is shown as it is.
+
+    Only how the area is shown: the tag keeps the name its sources gave, and with it its key,
+    slug and URL, so stored tags need no change and the next import finds them again."""
+    if any(char.isupper() for char in name) or not ("_" in name or " " in name):
+        return name
+    words = " ".join(name.replace("_", " ").split())
+    return words[:1].upper() + words[1:]
+
+
 def tag_key(name: str) -> str:
     """Identity of a tag within its kind: "RL", "rl " and "Rl" share one key."""
     return normalize_tag_name(name).casefold()
