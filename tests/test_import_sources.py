@@ -51,6 +51,26 @@ def test_openreview_notes_become_papers_with_venue_and_track(tmp_path):
 
 
 @pytest.mark.django_db
+def test_a_paper_not_accepted_has_its_status_as_track_beside_the_venue(tmp_path):
+    # "Submitted to ICLR 2024": the venue it went to, and a track saying it was not presented,
+    # as an accepted paper's says Oral or Poster.
+    run(OPENREVIEW)
+    assert tags_of(Paper.objects.get(forum_id="NotAcc3pt0")) == {
+        (TagKind.VENUE, "ICLR 2024"),
+        (TagKind.TRACK, "Submitted"),
+    }
+    withdrawn = tmp_path / "withdrawn.jsonl"
+    note = {"id": "W1thdrawn", "content": {"title": "W", "abstract": "Gone.", "authors": []}}
+    note["content"]["venue"] = "ICLR 2024 Conference Withdrawn Submission"
+    withdrawn.write_text(json.dumps(note) + "\n")
+    run(withdrawn)
+    assert tags_of(Paper.objects.get(forum_id="W1thdrawn")) == {
+        (TagKind.VENUE, "ICLR 2024"),
+        (TagKind.TRACK, "Withdrawn"),
+    }
+
+
+@pytest.mark.django_db
 def test_arxiv_feed_entries_become_papers():
     report = run(ARXIV)
     assert "3 created" in report
