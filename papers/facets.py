@@ -130,7 +130,7 @@ def _tag_facets(
             if pk == NOT_GIVEN and param in NOT_GIVEN_FACETS:
                 not_given = FacetValue(NOT_GIVEN_SLUG, NOT_GIVEN_LABEL, count, chosen)
             elif (tag := tags.get(pk)) is not None:
-                facet.values.append(FacetValue(tag.slug, tag.name, count, chosen))
+                facet.values.append(FacetValue(tag.slug, tag.label, count, chosen))
         if param == "track":
             facet.values.sort(key=lambda v: (_TRACK_ORDER.get(v.value, 9), v.label.casefold()))
         else:

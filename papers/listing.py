@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.db.models import Case, Count, OuterRef, Subquery, Value, When
 from django.urls import reverse
 
-from papers.models import Authorship, Paper, PaperTag, TagKind
+from papers.models import Authorship, Paper, PaperTag, TagKind, tag_label
 from papers.routes import int_route
 
 # Pages listing papers name at most this many authors of each, then "… and K more" linking to
@@ -91,7 +91,8 @@ def _add_tags(papers: Sequence[Paper], ids: list[int]) -> None:
     )
     for paper_id, tag_id, kind, slug, name in rows:
         if tag_id not in links:
-            links[tag_id] = Link(name, reverse("papers:tag", args=[kind, slug]), kind)
+            url = reverse("papers:tag", args=[kind, slug])
+            links[tag_id] = Link(tag_label(kind, name), url, kind)
         tags[paper_id].append(links[tag_id])
     for paper in papers:
         paper.listed_tags = tags.get(paper.pk, [])

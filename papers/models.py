@@ -31,6 +31,7 @@ from papers.text import (
     MAX_TAG_NAME,
     MAX_TITLE,
     MAX_URL,
+    area_label,
     author_name_problem,
     normalize_author_name,
     normalize_tag_name,
@@ -57,6 +58,13 @@ class TagKind(models.TextChoices):
     # OpenReview's decision ("Accept (poster)", "Reject"), set from the paper's reviews by
     # Review.objects.refresh_summaries, never by the loader or a member.
     DECISION = "decision", "Decision"
+
+
+def tag_label(kind: str, name: str) -> str:
+    """A tag's name as pages show it: a primary area's raw OpenReview value humanly
+    ("deep_learning_architectures" -> "Deep learning architectures", papers.text.area_label);
+    other tags as named. The stored name, key and slug stay the sources' own."""
+    return area_label(name) if kind == TagKind.AREA else name
 
 
 class Tag(models.Model):
@@ -93,6 +101,10 @@ class Tag(models.Model):
         problem = tag_name_problem(self.name)
         if problem:
             raise ValidationError({"name": problem})
+
+    @property
+    def label(self) -> str:
+        return tag_label(self.kind, self.name)
 
 
 class Author(models.Model):

@@ -106,6 +106,18 @@ def _has_bidi_control(text: str) -> bool:
     return not text.isascii() and any(char in _BIDI_CONTROLS for char in text)
 
 
+# What stands in an author list for authors kept hidden: OpenReview API v1 gives a blind
+# submission the authors ["Anonymous"], and conference templates print "Anonymous Author(s)".
+# Compared case-folded with spaces collapsed.
+_PLACEHOLDER_AUTHORS = frozenset(
+    {"anonymous", "anonymous author", "anonymous authors", "anonymous author(s)"}
+)
+
+
+def is_placeholder_author(name: str) -> bool:
+    return " ".join(name.split()).casefold() in _PLACEHOLDER_AUTHORS
+
+
 @_NORMALISED
 def author_name_problem(name: str) -> str:
     """Why `name` cannot name an author, or "" when it can. The limit holds for the normalised
@@ -137,6 +149,20 @@ def tag_name_problem(name: str) -> str:
 
 
 @_NORMALISED
+def area_label(name: str) -> str:
+    """A primary area as people read it. OpenReview gives raw values ("deep_learning_architectures",
+    "applications to computer vision, audio, ..."): a name of several words with no capital
+    letter gets spaces for underscores and a capital first letter ("Deep learning
+    architectures"). Anything else ("cs.LG", a name a curator wrote) is shown as it is.
+
+    Only how the area is shown: the tag keeps the name its sources gave, and with it its key,
+    slug and URL, so stored tags need no change and the next import finds them again."""
+    if any(char.isupper() for char in name) or not ("_" in name or " " in name):
+        return name
+    words = " ".join(name.replace("_", " ").split())
+    return words[:1].upper() + words[1:]
+
+
 def tag_key(name: str) -> str:
     """Identity of a tag within its kind: "RL", "rl " and "Rl" share one key."""
     return normalize_tag_name(name).casefold()

@@ -64,3 +64,99 @@ def venue_from_citation(cited: str) -> str:
         return cited
     venue = match.group("venue").strip()
     return venue if venue_full_name(venue).casefold() == cited.casefold() else cited
+
+
+# --- Venues as reference managers write them (BibTeX booktitle/journal, RIS T2/JO) ---------
+#
+# Zotero, Google Scholar and the proceedings' own BibTeX name a venue by its long name
+# ("Proceedings of the 40th International Conference on Machine Learning", "Advances in Neural
+# Information Processing Systems 36"), or by its acronym joined to the year in a way of their
+# own ("NeurIPS-2023"). The catalogue names venues as OpenReview and the other sources do,
+# "NeurIPS 2023", and a venue tag is known by its name: each spelling would be a venue of its
+# own. So a well-known venue becomes its acronym and year; any other is kept as written.
+
+# Acronyms as the venues spell them, where that is not all capitals. NIPS keeps its old name:
+# renaming the venues of old papers is not a reader's call.
+_SPELLING = {"NEURIPS": "NeurIPS", "CORL": "CoRL"}
+# Long names under which the venues are cited besides VENUE_NAMES' ones, as cleaned by
+# _long_name_key. NeurIPS' own BibTeX says "Thirty-seventh Conference on Neural Information
+# Processing Systems"; CVPR was an "IEEE Conference" until 2017 (the organisers are dropped).
+_OTHER_LONG_NAMES = {
+    "conference on neural information processing systems": "NeurIPS",
+    "neural information processing systems": "NeurIPS",
+}
+# What precedes a long name: "Proceedings of the", "The", an edition ("40th", "Twelfth",
+# "Thirty-seventh"), the year ("Proceedings of the 2023 Conference on ..."), the organisers
+# ("IEEE/CVF", which some citations leave out).
+_ORDINAL = (
+    r"\d+(?:st|nd|rd|th)"
+    r"|(?:(?:twenty|thirty|forty|fifty|sixty)[- ]?)?"
+    r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)"
+    r"|tenth|eleventh|twelfth|(?:thir|four|fif|six|seven|eigh|nine)teenth"
+    r"|(?:twen|thir|for|fif|six)tieth"
+)
+_LONG_NAME_PREFIX = re.compile(
+    rf"(?:proceedings of|the|(?:19|20)\d\d|{_ORDINAL}|(?:ieee|acm)(?:/\w+)?)\s+"
+)
+# What follows it: a volume number or year ("... Systems 36", "..., 2023") and a parenthesised
+# acronym or volume ("(CVPR)", "(Volume 1: Long Papers)").
+_LONG_NAME_SUFFIX = re.compile(r"(?:[\s,]+\d+|\s*\([^()]*\))$")
+_YEAR_IN_NAME = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+# "NeurIPS 2023", "NeurIPS-2023", "NeurIPS, 2023", "neurips": an acronym, maybe a year.
+_SHORT_NAME = re.compile(r"(?P<acronym>[A-Za-z]+)(?:[\s,\-]*(?P<year>(?:19|20)\d\d))?")
+# arXiv (or DBLP's CoRR) given as a journal: "arXiv preprint arXiv:2301.01234", "ArXiv",
+# "arXiv e-prints", "CoRR abs/2301.01234". A preprint server is not a venue.
+_PREPRINT_SERVER = re.compile(
+    r"(?:arxiv|corr)(?:\s+(?:preprint|e-prints))?(?:[\s,:]+(?:arxiv:|abs/)?[\w./-]+)?",
+    re.IGNORECASE,
+)
+
+
+def _long_name_key(name: str) -> str:
+    """A long venue name without what varies from one citation of it to the next."""
+    key = " ".join(name.split()).casefold()
+    while (shorter := _LONG_NAME_SUFFIX.sub("", key)) != key:
+        key = shorter
+    while match := _LONG_NAME_PREFIX.match(key):
+        key = key[match.end() :]
+    return key
+
+
+_ACRONYMS = {acronym: _SPELLING.get(acronym, acronym) for acronym in VENUE_NAMES}
+_LONG_NAMES = {
+    _long_name_key(full): _ACRONYMS[acronym]
+    for acronym, full in VENUE_NAMES.items()
+    if acronym != "NIPS"  # its proceedings' title is NeurIPS' now
+} | _OTHER_LONG_NAMES
+
+
+def is_preprint_server(cited: str) -> bool:
+    return _PREPRINT_SERVER.fullmatch(cited.strip()) is not None
+
+
+def venue_from_reference(cited: str, year: int | None) -> str:
+    """The venue tag a reference's booktitle or journal gives; `year` is the reference's.
+
+    Our own export's "Full Name (ICLR 2024)" reads back as the venue it was written from
+    (venue_from_citation). A well-known venue by its long name or acronym becomes "ACRONYM
+    YEAR", the year the name's own if it has one, else the reference's ("Proceedings of the
+    40th International Conference on Machine Learning" of 2023 -> "ICML 2023",
+    "NeurIPS-2023" -> "NeurIPS 2023"). A preprint server is no venue (""). Anything else is
+    kept as written.
+    """
+    cited = " ".join(cited.split())
+    if not cited or is_preprint_server(cited):
+        return ""
+    exported = venue_from_citation(cited)
+    if exported != cited:
+        return exported
+    short = _SHORT_NAME.fullmatch(cited)
+    acronym = _ACRONYMS.get(short["acronym"].upper()) if short else None
+    if acronym is None:
+        acronym = _LONG_NAMES.get(_long_name_key(cited))
+    if acronym is None:
+        return cited
+    named_year = _YEAR_IN_NAME.search(cited)
+    if named_year:
+        return f"{acronym} {named_year.group()}"
+    return f"{acronym} {year}" if year else acronym

@@ -17,7 +17,6 @@ from papers.models import TagKind
 REFERENCES = Path(__file__).resolve().parent / "data" / "references"
 FORUM = "https://openreview.net/forum?id=GN921JHCRw"
 RAPTOR = "RAPTOR: Recursive Abstractive Processing for Tree-Organized Retrieval"
-ICLR_2024 = "The Twelfth International Conference on Learning Representations"
 GPT4_PDF = "https://arxiv.org/pdf/2303.08774v6.pdf"
 GPT4_DOI = "10.48550/arXiv.2303.08774"
 
@@ -80,7 +79,7 @@ def test_zotero_bib_gives_every_field_and_the_line_of_each_entry():
                 "Anna van der Berg Jr.",
                 "Christopher D. Manning",
             ],
-            tags=[ICLR_2024],
+            tags=["ICLR 2024"],  # "The Twelfth International Conference on ..." of 2024
             abstract=(
                 "Retrieval-augmented language models can better adapt to changes in world "
                 "state. We recursively embed, cluster & summarize chunks of text, improving "
@@ -95,7 +94,6 @@ def test_zotero_bib_gives_every_field_and_the_line_of_each_entry():
             title="GPT-4 Technical Report",
             pdf_url=GPT4_PDF,
             authors=["OpenAI"],
-            tags=["arXiv preprint"],
             abstract=(
                 "We report the development of GPT-4, a large-scale, multimodal model.\n\n"
                 "Its post-training alignment process results in improved performance on "
@@ -147,6 +145,22 @@ def test_bibtex_title_is_decoded_to_unicode_with_mathematics_kept(latex, text):
 
 
 @pytest.mark.parametrize(
+    ("latex", "text"),
+    [
+        (r"Transformers~\cite{vaswani2017} dominate.", "Transformers dominate."),
+        (r"As in \citep[see][p.~3]{a, b}, and \citet*{c}; done", "As in, and; done"),
+        (r"Prior work (\cite{x}) is slow [\citep{y}; \parencite{z}].", "Prior work is slow."),
+        ("Line one\n\\cite{a}. Line two", "Line one. Line two"),
+        ("First paragraph.\n\n\\autocite{a}Second.", "First paragraph.\n\nSecond."),
+        # LaTeX's line break (\\) and then "cite{a}" as text: no citation to drop.
+        (r"A \\cite{a} line break", "A citea line break"),
+    ],
+)
+def test_bibtex_citations_in_an_abstract_are_dropped_with_the_space_before_them(latex, text):
+    assert one_field("abstract", latex).abstract == text
+
+
+@pytest.mark.parametrize(
     ("field", "names"),
     [
         ("Vaswani, Ashish and Shazeer, Noam", ["Ashish Vaswani", "Noam Shazeer"]),
@@ -194,11 +208,11 @@ Free text between entries is a comment too.
     assert read_bib(text) == [
         record(
             title="One",
-            tags=["International Conference on Learning Representations 2024"],
+            tags=["ICLR 2024"],
             line=9,
             year=2024,
         ),
-        record(title="Two", tags=["ICLR"], line=15, year=2023),
+        record(title="Two", tags=["ICLR 2023"], line=15, year=2023),
         record(title="Three, under a key used before", line=20),
     ]
 
@@ -258,6 +272,89 @@ def test_bibtex_links_and_arxiv_id(fields, forum_url, pdf_url, arxiv_id):
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields.items())
     [only] = read_bib(f"@misc{{key,\n{body}\n}}\n")
     assert (only.forum_url, only.pdf_url, only.arxiv_id) == (forum_url, pdf_url, arxiv_id)
+
+
+@pytest.mark.parametrize(
+    ("cited", "year", "venue"),
+    [
+        # Zotero, from the proceedings' pages, and the venues' own BibTeX.
+        ("Advances in Neural Information Processing Systems", "2023", "NeurIPS 2023"),
+        ("Advances in Neural Information Processing Systems 36", "2023", "NeurIPS 2023"),
+        (
+            "Thirty-seventh Conference on Neural Information Processing Systems",
+            "2023",
+            "NeurIPS 2023",
+        ),
+        ("The Twelfth International Conference on Learning Representations", "2024", "ICLR 2024"),
+        (
+            "Proceedings of the 40th International Conference on Machine Learning",
+            "2023",
+            "ICML 2023",
+        ),
+        (
+            "Proceedings of the {IEEE/CVF} Conference on Computer Vision and Pattern Recognition "
+            "({CVPR})",
+            "2023",
+            "CVPR 2023",
+        ),
+        (
+            "Proceedings of the 61st Annual Meeting of the Association for Computational "
+            "Linguistics (Volume 1: Long Papers)",
+            "2023",
+            "ACL 2023",
+        ),
+        (
+            "Proceedings of the 2023 Conference on Empirical Methods in Natural Language "
+            "Processing",
+            "2024",  # the year in the name is the conference's
+            "EMNLP 2023",
+        ),
+        ("Proceedings of the AAAI Conference on Artificial Intelligence", "2024", "AAAI 2024"),
+        # Acronyms, however joined to the year.
+        ("NeurIPS-2023", "2023", "NeurIPS 2023"),
+        ("NeurIPS 2023", "", "NeurIPS 2023"),
+        ("neurips", "2022", "NeurIPS 2022"),
+        ("ICML", "", "ICML"),
+        # Others are kept as written.
+        ("Journal of Machine Learning Research", "2020", "Journal of Machine Learning Research"),
+        (
+            "Findings of the Association for Computational Linguistics: EMNLP 2023",
+            "2023",
+            "Findings of the Association for Computational Linguistics: EMNLP 2023",
+        ),
+        ("ICLR 2024 Workshop on Tiny Papers", "2024", "ICLR 2024 Workshop on Tiny Papers"),
+    ],
+)
+def test_bibtex_well_known_venues_are_named_by_acronym_and_year(cited, year, venue):
+    [only] = read_bib(
+        f"@inproceedings{{key,\n  booktitle = {{{cited}}},\n  year = {{{year}}},\n}}\n"
+    )
+    assert only.tags == [venue]
+
+
+@pytest.mark.parametrize(
+    ("journal", "arxiv_id"),
+    [
+        ("arXiv preprint arXiv:2301.01234", "2301.01234"),  # Google Scholar
+        ("arXiv preprint arXiv:2301.01234v2", "2301.01234"),
+        ("CoRR abs/2301.01234", "2301.01234"),
+        ("CoRR", ""),  # DBLP
+        ("ArXiv", ""),  # Semantic Scholar
+        ("arXiv e-prints", ""),  # ADS
+        ("arXiv preprint", ""),
+    ],
+)
+def test_bibtex_arxiv_as_journal_is_no_venue_but_gives_the_arxiv_id(journal, arxiv_id):
+    [only] = read_bib(f"@article{{key,\n  title = {{T}},\n  journal = {{{journal}}},\n}}\n")
+    assert (only.tags, only.arxiv_id) == ([], arxiv_id)
+
+
+def test_bibtex_arxiv_journal_does_not_replace_the_eprint_arxiv_id():
+    [only] = read_bib(
+        "@article{key,\n  journal = {arXiv preprint arXiv:2301.01234},\n"
+        "  eprint = {2310.05555}, archiveprefix = {arXiv},\n}\n"
+    )
+    assert only.arxiv_id == "2310.05555"
 
 
 def test_bibtex_url_is_not_decoded_as_latex():
@@ -435,7 +532,7 @@ def test_zotero_ris_gives_every_field_and_the_line_of_each_record():
                 "Anna van der Berg Jr.",
                 "Christopher D. Manning",
             ],
-            tags=[ICLR_2024],
+            tags=["ICLR 2024"],  # "The Twelfth International Conference on ..." of 2024
             abstract=(
                 "Retrieval-augmented language models can better adapt to changes in world state."
             ),
@@ -448,7 +545,6 @@ def test_zotero_ris_gives_every_field_and_the_line_of_each_record():
             title="GPT-4 Technical Report",
             pdf_url=GPT4_PDF,
             authors=["OpenAI"],
-            tags=["arXiv preprint"],
             abstract=(
                 "We report the development of GPT-4, a large-scale, multimodal model.\n\n"
                 "Its post-training alignment process results in improved performance on "
@@ -515,6 +611,23 @@ ER  -
             year=2020,
         ),
     ]
+
+
+def test_ris_venues_are_named_as_in_bibtex():
+    text = """TY  - CONF
+TI  - Zotero conference paper
+T2  - Advances in Neural Information Processing Systems
+PY  - 2023
+ER  - 
+TY  - JOUR
+TI  - Google Scholar preprint
+JO  - arXiv preprint arXiv:2301.01234
+PY  - 2023
+ER  - 
+"""
+    first, second = read_ris(text)
+    assert (first.tags, first.arxiv_id) == (["NeurIPS 2023"], "")
+    assert (second.tags, second.arxiv_id) == ([], "2301.01234")
 
 
 def test_ris_values_wrapped_after_70_characters_are_joined_back():

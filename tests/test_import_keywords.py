@@ -66,6 +66,25 @@ def test_a_keyword_list_may_be_one_comma_separated_string(tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("given", "keywords"),
+    [
+        ("graphs; message passing", ["graphs", "message passing"]),
+        (" vision, language and audio ;graphs; ;", ["graphs", "vision, language and audio"]),
+        ("graphs, message passing", ["graphs", "message passing"]),  # no ";": commas
+        ("graphs", ["graphs"]),
+    ],
+)
+def test_a_keyword_string_splits_on_semicolons_else_commas(tmp_path, given, keywords):
+    path = tmp_path / "refs.csv"
+    path.write_text(f'forum_id,title,abstract,keywords\nkw1,T,A.,"{given}"\n', "utf-8")
+    run(str(path))
+    paper = Paper.objects.get()
+    assert sorted(paper.tags.filter(kind=TagKind.KEYWORD).values_list("name", flat=True)) == (
+        keywords
+    )
+
+
+@pytest.mark.parametrize(
     ("change", "message"),
     [
         ({"keywords": ["ok", "\u202eevil"]}, "keyword '\\u202eevil': A tag cannot contain"),
@@ -82,3 +101,38 @@ def test_bad_keywords_fail_with_the_line_and_write_nothing(tmp_path, change, mes
     assert str(failure.value).startswith(f"{path}:2: ")
     assert message in str(failure.value)
     assert not Paper.objects.exists()
+
+
+def test_a_raw_openreview_area_is_shown_humanly_and_keeps_its_identity(tmp_path, client):
+    raw = "deep_learning_architectures"
+    other = RECORD | {"forum_id": "kw2", "abstract": "Other.", "primary_area": raw}
+    path = write(tmp_path, RECORD | {"primary_area": raw}, other)
+    run(path)
+    # Stored as the source gives it: one tag, found again by the next import.
+    area = Tag.objects.get(kind=TagKind.AREA, key=raw)
+    assert area.name == raw and area.papers.count() == 2
+    assert "Total: 0 created, 0 updated, 2 unchanged" in run(path)
+    label = "Deep learning architectures"
+    assert area.label == label
+    paper = Paper.objects.get(forum_id="kw1")
+    for url in (paper.get_absolute_url(), area.get_absolute_url(), "/"):
+        page = client.get(url).content.decode()
+        assert label in page and raw not in page.replace(area.slug, ""), url
+
+
+@pytest.mark.parametrize(
+    ("name", "label"),
+    [
+        ("deep_learning_architectures", "Deep learning architectures"),
+        (
+            "applications to computer vision, audio, language, and other modalities",
+            "Applications to computer vision, audio, language, and other modalities",
+        ),
+        ("cs.LG", "cs.LG"),  # arXiv's category: as it is
+        ("Generative Models", "Generative Models"),  # capitals: as written
+        ("robotics", "robotics"),  # one word: nothing says it is raw
+    ],
+)
+def test_area_labels(name, label):
+    assert Tag(kind=TagKind.AREA, name=name).label == label
+    assert Tag(kind=TagKind.KEYWORD, name=name).label == name  # keywords as named

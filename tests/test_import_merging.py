@@ -292,3 +292,81 @@ def test_two_different_records_with_one_forum_id_in_one_file_name_both_lines(tmp
         f"{path}:2: forum id full1 is also at line 1 of this file, with other content"
     )
     assert not Paper.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "message"),
+    [
+        (
+            {"title": "One", "arxiv_id": "2310.01234", "abstract": "First."},
+            {"title": "Two", "arxiv_id": "arXiv:2310.01234v2", "abstract": "Second."},
+            "arXiv id 2310.01234 is also at line 1 of this file, with other content",
+        ),
+        (
+            {"title": "One", "doi": "10.1000/ABC", "abstract": "First."},
+            {"title": "Two", "doi": "https://doi.org/10.1000/abc", "abstract": "Second."},
+            "DOI 10.1000/abc is also at line 1 of this file, with other content",
+        ),
+    ],
+    ids=["arxiv id", "doi"],
+)
+def test_two_different_records_with_one_arxiv_id_or_doi_in_one_file_name_both_lines(
+    tmp_path, first, second, message
+):
+    # Compared as stored (normalised): the version, the resolver and the case do not matter.
+    path = write_jsonl(tmp_path / "clash.jsonl", first, second)
+    with pytest.raises(CommandError) as failure:
+        run(path)
+    assert str(failure.value).startswith(f"{path}:2: {message}")
+    assert not Paper.objects.exists()
+
+
+def test_a_bibtex_file_citing_one_doi_twice_differently_names_both_entries(tmp_path):
+    path = tmp_path / "zotero.bib"
+    path.write_text(
+        "@article{a,\n  title = {Flows},\n  doi = {10.1000/flow}\n}\n\n"
+        "@article{b,\n  title = {Flows, Revised},\n  doi = {10.1000/FLOW}\n}\n",
+        "utf-8",
+    )
+    with pytest.raises(CommandError) as failure:
+        run(str(path))
+    assert str(failure.value).startswith(
+        f"{path}:6: DOI 10.1000/flow is also at line 1 of this file, with other content"
+    )
+
+
+def test_a_record_repeated_word_for_word_by_arxiv_id_is_imported_once(tmp_path):
+    record = {"title": "One", "arxiv_id": "2310.01234", "abstract": "First."}
+    path = write_jsonl(tmp_path / "twice.jsonl", record, record)
+    assert "Total: 1 created, 0 updated" in run(path)
+
+
+def test_records_sharing_an_arxiv_id_across_files_of_one_import_merge(tmp_path):
+    first = write_jsonl(
+        tmp_path / "a.jsonl", {"title": "One", "arxiv_id": "2310.01234", "abstract": "First."}
+    )
+    second = write_jsonl(
+        tmp_path / "b.jsonl",
+        {"title": "One", "arxiv_id": "2310.01234", "doi": "10.1000/one", "abstract": "First."},
+    )
+    assert "Total: 1 created, 1 updated" in run(first, second)
+    assert Paper.objects.get().doi == "10.1000/one"
+
+
+def test_one_venue_however_reference_managers_spell_it(tmp_path):
+    # Zotero's proceedings title, a hand-typed acronym and OpenReview's venue: one venue tag.
+    bib = tmp_path / "zotero.bib"
+    bib.write_text(
+        "@inproceedings{a,\n  title = {A},\n  doi = {10.1000/a},\n"
+        "  booktitle = {Advances in Neural Information Processing Systems},\n  year = {2023},\n}\n"
+        "@inproceedings{b,\n  title = {B},\n  doi = {10.1000/b},\n"
+        "  booktitle = {NeurIPS-2023},\n}\n",
+        "utf-8",
+    )
+    notes = write_jsonl(
+        tmp_path / "openreview.jsonl",
+        {"forum_id": "c1", "title": "C", "abstract": "C.", "tags": "NeurIPS 2023"},
+    )
+    run(str(bib), notes)
+    venues = PaperTag.objects.filter(tag__kind=TagKind.VENUE)
+    assert {link.tag.name for link in venues} == {"NeurIPS 2023"} and venues.count() == 3

@@ -51,7 +51,11 @@ def test_pretty_printed_v2_document_gives_papers_at_their_lines_and_skips_the_re
     assert oral.source == "or.json"
     assert poster.tags == ["ICLR 2024", "Poster"]
     assert poster.pdf_url == "https://openreview.net/pdf?id=Gh7_pOsTer"
-    assert (submitted.tags, submitted.pdf_url, submitted.keywords) == (["ICLR 2024"], "", [])
+    assert (submitted.tags, submitted.pdf_url, submitted.keywords) == (
+        ["ICLR 2024", "Submitted"],
+        "",
+        [],
+    )
     assert submitted.primary_area == ""
     assert all(validate_record(r) is r for r in records)
 
@@ -104,8 +108,24 @@ def test_v1_notes_have_plain_values_and_a_comma_keyword_string():
     assert record.title == "Older Paper"
     assert record.authors == ["Grace Hopper", "Alan Turing"]
     assert record.pdf_url == "https://openreview.net/pdf/0123abcd.pdf"
-    assert record.tags == ["ICLR 2019"]
+    assert record.tags == ["ICLR 2019", "Withdrawn"]
     assert record.keywords == ["graphs", "memory"]
+
+
+@pytest.mark.parametrize(
+    ("authors", "kept"),
+    [
+        (["Anonymous"], []),  # API v1 blind submission
+        (["Anonymous Authors"], []),
+        (["anonymous  author(s)"], []),
+        (["Ann One", "Anonymous"], ["Ann One"]),
+        (["Anonymous Coward"], ["Anonymous Coward"]),  # a name, not the placeholder
+    ],
+)
+def test_placeholder_authors_of_blind_submissions_are_dropped(authors, kept):
+    note = {"id": "blind1", "content": {"title": "Blind", "authors": authors, "abstract": "A."}}
+    (record,) = read(json.dumps(note) + "\n")
+    assert validate_record(record).authors == kept
 
 
 def test_fields_may_mix_v1_and_v2_forms_in_one_note():
@@ -146,11 +166,13 @@ def test_missing_abstract_pdf_keywords_venue_and_authors_are_empty():
             "NeurIPS 2023 Datasets and Benchmarks Poster",
             ["NeurIPS 2023 Datasets and Benchmarks", "Poster"],
         ),
-        ("Submitted to ICLR 2024", ["ICLR 2024"]),
-        ("ICLR 2024 Conference Withdrawn Submission", ["ICLR 2024"]),
-        ("ICLR 2024 Conference Desk Rejected Submission", ["ICLR 2024"]),
-        ("ICLR 2019 Conference Blind Submission", ["ICLR 2019"]),
-        ("NeurIPS 2026 Conference Submission", ["NeurIPS 2026"]),
+        ("Submitted to ICLR 2024", ["ICLR 2024", "Submitted"]),
+        ("ICLR 2024 Conference Withdrawn Submission", ["ICLR 2024", "Withdrawn"]),
+        ("ICLR 2024 Conference Desk Rejected Submission", ["ICLR 2024", "Desk rejected"]),
+        ("ICLR 2024 Conference Rejected Submission", ["ICLR 2024", "Rejected"]),
+        ("ICLR 2024 Rejected", ["ICLR 2024", "Rejected"]),
+        ("ICLR 2019 Conference Blind Submission", ["ICLR 2019", "Submitted"]),
+        ("NeurIPS 2026 Conference Submission", ["NeurIPS 2026", "Submitted"]),
         ("TMLR", ["TMLR"]),
         ("NeurIPS 2023 Workshop MATH-AI", ["NeurIPS 2023 Workshop MATH-AI"]),
         ("  ICLR  2024   poster ", ["ICLR 2024", "Poster"]),
@@ -347,3 +369,9 @@ def test_a_file_whose_first_note_is_a_review_imports_without_naming_its_format(t
     path.write_text(json.dumps(review) + "\n" + v2_note("p1") + "\n", encoding="utf-8")
     records = list(formats.read_records(path))
     assert [(r.forum_id, r.line) for r in records] == [("p1", 1), ("p1", 2)]
+
+
+def test_a_keyword_string_with_semicolons_splits_on_them():
+    note = {"id": "k1", "content": {"title": "K", "abstract": "A.", "keywords": "a, b; c"}}
+    (record,) = read(json.dumps(note) + "\n")
+    assert record.keywords == ["a, b", "c"]

@@ -4,6 +4,7 @@ catalogue; a malformed file of either fails with file:line and writes nothing.""
 from __future__ import annotations
 
 import io
+import json
 import shutil
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from papers.models import Paper, Tag, TagKind
+from papers.models import Author, ImportConflict, Paper, Tag, TagKind
 
 DATA = Path(__file__).resolve().parent / "data"
 OPENREVIEW = DATA / "openreview" / "iclr2024_notes_v2.json"
@@ -47,6 +48,26 @@ def test_openreview_notes_become_papers_with_venue_and_track(tmp_path):
     }
     assert not Paper.objects.filter(forum_id="Rev1ew-xyz").exists()  # a review, not a paper
     assert "Total: 0 created, 0 updated, 3 unchanged" in run(notes)
+
+
+@pytest.mark.django_db
+def test_a_paper_not_accepted_has_its_status_as_track_beside_the_venue(tmp_path):
+    # "Submitted to ICLR 2024": the venue it went to, and a track saying it was not presented,
+    # as an accepted paper's says Oral or Poster.
+    run(OPENREVIEW)
+    assert tags_of(Paper.objects.get(forum_id="NotAcc3pt0")) == {
+        (TagKind.VENUE, "ICLR 2024"),
+        (TagKind.TRACK, "Submitted"),
+    }
+    withdrawn = tmp_path / "withdrawn.jsonl"
+    note = {"id": "W1thdrawn", "content": {"title": "W", "abstract": "Gone.", "authors": []}}
+    note["content"]["venue"] = "ICLR 2024 Conference Withdrawn Submission"
+    withdrawn.write_text(json.dumps(note) + "\n")
+    run(withdrawn)
+    assert tags_of(Paper.objects.get(forum_id="W1thdrawn")) == {
+        (TagKind.VENUE, "ICLR 2024"),
+        (TagKind.TRACK, "Withdrawn"),
+    }
 
 
 @pytest.mark.django_db
@@ -176,3 +197,22 @@ def test_a_reference_without_abstract_or_id_is_refused_at_its_line(tmp_path):
         f"{path}:3: record has no abstract, and no forum id, arXiv id or DOI to know it by"
     )
     assert not Paper.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_blind_submission_has_no_author_until_a_source_names_them(tmp_path):
+    blind = tmp_path / "iclr2019_v1.jsonl"
+    note = {"id": "blind1", "forum": "blind1", "content": {"title": "Blind", "abstract": "A."}}
+    blind.write_text(json.dumps(note | {"content": note["content"] | {"authors": ["Anonymous"]}}))
+    run(blind)
+    paper = Paper.objects.get()
+    assert paper.author_names == ""
+    assert not Author.objects.exists()
+    camera_ready = tmp_path / "camera_ready.jsonl"
+    camera_ready.write_text(
+        json.dumps(note | {"content": note["content"] | {"authors": ["Ann One"]}})
+    )
+    run(camera_ready)
+    paper.refresh_from_db()
+    assert paper.author_names == "Ann One"
+    assert not ImportConflict.objects.exists()

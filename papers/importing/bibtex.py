@@ -12,9 +12,15 @@ Field by field:
   mathematics kept as written (`$\alpha$-VAE` stays) and TeX's ligatures (`--`, ``` `` ```) as
   typed, since our export and Zotero's write those as they are. The title becomes one line; the
   abstract keeps its paragraphs (blank lines) and joins the lines within each, as LaTeX does.
+  Citations (`\cite{...}`, `~\citep[...]{...}`, `(\cite{...})`) are dropped with the space
+  before them: there is no bibliography to point to.
 - author: "von Last, Jr, First" and "First von Last" both become "First von Last Jr"; a name in
   braces (`{OpenAI}`) stays whole; "and others" is not a name.
-- booktitle, else journal: the venue, the record's one tag, as written.
+- booktitle, else journal: the venue, the record's one tag. A well-known venue becomes its
+  acronym and year ("Advances in Neural Information Processing Systems" of 2023 and
+  "NeurIPS-2023" -> "NeurIPS 2023"), as the other sources name it; arXiv ("arXiv preprint
+  arXiv:2301.01234", "CoRR", "ArXiv") is no venue, though it may give the arXiv id. Any other
+  venue is kept as written (papers.venues.venue_from_reference).
 - year, else date: the year as a number, from the first four digits.
 - url: an OpenReview forum URL is the forum URL, an arXiv abs/pdf URL gives the arXiv id, a URL
   ending in .pdf (or OpenReview's /pdf?id=) is the PDF link; other URLs are not kept. `eprint`
@@ -50,7 +56,7 @@ from pylatexenc.latex2text import (
 
 from papers.importing.records import ImportFailed, PaperRecord
 from papers.text import ARXIV_ID, forum_id_from_url
-from papers.venues import venue_from_citation
+from papers.venues import is_preprint_server, venue_from_reference
 
 # No real title nests braces or environments this deep; pylatexenc recurses per level and would
 # hit Python's recursion limit a few hundred levels down.
@@ -90,6 +96,22 @@ _LIGATURES = ("---", "--", "``", "''", "!`", "?`")
 # would start a comment (dropping the rest of the value) or an alignment cell.
 _BARE_SPECIAL = re.compile(r"(?<!\\)((?:\\\\)*)([%&])")
 _LATEX_TOKEN = re.compile(r"\\(?:[A-Za-z@]+|.)|[{}$]|\s+", re.DOTALL)
+# Citation commands (natbib's and biblatex's too), with their optional [pre][post] notes and
+# {keys}. pylatexenc prints them as "<cit.>" (or, unknown to it, as the keys); an abstract read
+# on its own has no bibliography to point to, so they are dropped.
+_CITE_COMMAND = (
+    r"(?<!\\)\\(?:[Cc]ite(?:p|t|alp|alt|author|year)?|[Pp]arencite|[Tt]extcite|[Aa]utocite"
+    r"|[Ff]ootcite|nocite)\*?(?:\s*\[[^\[\]{}]*\]){0,2}\s*\{[^{}]*\}"
+)
+_CITATION = re.compile(
+    # The space or tie (~) before it goes too, so "models~\cite{a}." reads "models.", and so
+    # does a pair of parentheses or brackets holding nothing else: "work (\cite{a}) is" reads
+    # "work is". At most one line break before it is taken: a blank line, a paragraph break,
+    # stays.
+    rf"[ \t]*(?:(?<!\n)\n[ \t]*)?"
+    rf"(?:~?{_CITE_COMMAND}|\((?:\s*[,;]?\s*{_CITE_COMMAND})+\s*\)"
+    rf"|\[(?:\s*[,;]?\s*{_CITE_COMMAND})+\s*\])"
+)
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _KEYWORD_SEPARATOR = re.compile(r"[,;]")
 _LEADING_YEAR = re.compile(r"\s*(\d{4})(?!\d)")
@@ -101,6 +123,7 @@ _BRACE_OR_QUOTE = re.compile(r"(?<!\\)[{}\"]")
 _ARXIV_ID = f"({ARXIV_ID})"
 _ARXIV_PATH = re.compile(rf"/(?:abs|pdf)/{_ARXIV_ID}(?:v\d+)?(?:\.pdf)?/?")
 _ARXIV_EPRINT = re.compile(rf"(?:arxiv:)?{_ARXIV_ID}(?:v\d+)?", re.IGNORECASE)
+_ARXIV_IN_VENUE = re.compile(rf"(?:arxiv:|abs/){_ARXIV_ID}(?:v\d+)?(?![\w.])", re.IGNORECASE)
 _ARXIV_DOI = re.compile(rf"10\.48550/arxiv\.{_ARXIV_ID}(?:v\d+)?", re.IGNORECASE)
 
 
@@ -208,7 +231,9 @@ def _record(entry: Entry, strings: Mapping[str, str], source: str) -> PaperRecor
     eprint_arxiv_id = ""
     if "arxiv" in {value("archiveprefix").lower(), value("eprinttype").lower()}:
         eprint_arxiv_id = arxiv_id_from_eprint(value("eprint"))
-    venue = venue_from_citation(_one_line(value("booktitle") or value("journal")))
+    cited_venue = _one_line(value("booktitle") or value("journal"))
+    year = year_from_date(value("year") or value("date"))
+    venue = venue_from_reference(cited_venue, year)
     keywords = [_one_line(word) for word in _KEYWORD_SEPARATOR.split(value("keywords"))]
     return PaperRecord(
         title=_one_line(value("title")),
@@ -221,8 +246,13 @@ def _record(entry: Entry, strings: Mapping[str, str], source: str) -> PaperRecor
         source=source,
         line=line,
         keywords=[word for word in keywords if word],
-        arxiv_id=eprint_arxiv_id or url_arxiv_id or arxiv_id_from_doi(doi),
-        year=year_from_date(value("year") or value("date")),
+        arxiv_id=(
+            eprint_arxiv_id
+            or url_arxiv_id
+            or arxiv_id_from_doi(doi)
+            or arxiv_id_from_venue(cited_venue)
+        ),
+        year=year,
         doi=doi,
     )
 
@@ -323,6 +353,8 @@ def latex_to_text(value: str) -> str:
     pylatexenc. Raises ValueError for nesting deeper than MAX_NESTING.
     """
     value = _BARE_SPECIAL.sub(r"\1\\\2", value)
+    if "\\" in value:  # a citation is a command; most values have none
+        value = _CITATION.sub("", value)
     if not _LATEX_SPECIAL.search(value):
         return value
     pieces: list[str] = []
@@ -414,6 +446,15 @@ def arxiv_id_from_eprint(eprint: str) -> str:
 def arxiv_id_from_doi(doi: str) -> str:
     """arXiv's own DOIs (10.48550/arXiv.2310.01234) name the preprint."""
     match = _ARXIV_DOI.fullmatch(doi.strip())
+    return match.group(1) if match else ""
+
+
+def arxiv_id_from_venue(cited: str) -> str:
+    """Google Scholar cites a preprint as journal "arXiv preprint arXiv:2301.01234", DBLP as
+    "CoRR abs/2301.01234": the id, when the venue is a preprint server's."""
+    if not is_preprint_server(cited):
+        return ""
+    match = _ARXIV_IN_VENUE.search(cited)
     return match.group(1) if match else ""
 
 

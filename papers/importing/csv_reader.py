@@ -1,7 +1,8 @@
 """Reader for CSV with a header row naming the same fields as the JSON lines format.
 
 Quoted cells may span lines; a record's line is the line its row starts on. Authors and tags
-are comma-separated strings (or a JSON list written into the cell).
+are comma-separated strings (or a JSON list written into the cell); keywords too, or
+semicolon-separated when the cell holds a ";" (records.split_list).
 """
 
 from __future__ import annotations

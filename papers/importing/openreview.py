@@ -12,18 +12,20 @@ A note's `content` holds its fields. API v2 wraps each value (`"title": {"value"
 gives it plainly (`"title": "..."`); both are accepted, field by field. Per note:
 
 - `title`, `authors` (a list of names, kept in order as given), `abstract` ("" when missing;
-  validation rejects such a record), `keywords` (a list, or one comma-separated string) and
-  `primary_area`. LaTeX and Unicode are kept as given.
+  validation rejects such a record), `keywords` (a list, or one string separated by semicolons,
+  else by commas) and `primary_area`. LaTeX and Unicode are kept as given.
 - `forum_id` is the note's `forum`, or its `id` when it has no forum; `forum_url` is
   https://openreview.net/forum?id=<forum_id>.
 - `pdf` is usually a path on openreview.net ("/pdf/<hash>.pdf"); it is made absolute there.
   Absolute URLs are kept.
 - `venue` gives the tags, see `venue_tags`: "ICLR 2024 oral" -> ["ICLR 2024", "Oral"]. A venue
-  saying the paper was not accepted ("Submitted to ICLR 2024", "ICLR 2024 Conference Withdrawn
-  Submission") gives the venue alone, without a track: the tags say where a paper was presented,
-  and a decision is not a presentation track. Such a paper looks like an accepted one without
-  a track; the decision itself comes with the reader for replies. `venueid` is not used: it is
-  a path ("ICLR.cc/2024/Conference") that `venue` already names for people.
+  saying the paper was not accepted gives the venue with the paper's status as its track
+  ("Submitted to ICLR 2024" -> ["ICLR 2024", "Submitted"], "ICLR 2024 Conference Withdrawn
+  Submission" -> ["ICLR 2024", "Withdrawn"]; "Desk rejected", "Rejected"), so it never looks
+  like an accepted paper whose track is not given: the track facet tells presented papers
+  (Poster, Oral, ...) from the rest. The decision note itself comes with the reader for
+  replies. `venueid` is not used: it is a path ("ICLR.cc/2024/Conference") that `venue`
+  already names for people.
 
 Replies (reviews, comments, meta-reviews, decisions) are notes of a paper's forum too, never
 read as papers: a note with a `replyto`, or whose `forum` differs from its `id`, is a reply,
@@ -69,14 +71,25 @@ FORUM_URL = SITE + "/forum?id="
 _PROBE = 1_000_000
 # The longest track phrase at the end of a venue ("notable top 5%").
 _MAX_TRACK_WORDS = 4
-# Venue strings OpenReview gives papers that were not (or not yet) accepted; the group is the
-# venue. The forms are those of OpenReview's own venue tests and of saved ICLR 2024 notes.
+# Venue strings OpenReview gives papers that were not (or not yet) accepted, with the status
+# each gives as the paper's track; the group is the venue. The forms are those of OpenReview's
+# own venue tests and of saved ICLR 2024 notes ("Submitted to X" is also what a rejected paper
+# that was not withdrawn keeps). More specific forms come first: "desk rejected" before
+# "rejected", both before a plain "submission".
 _NOT_ACCEPTED = (
-    re.compile(r"submitted to (?P<venue>.+)", re.IGNORECASE),
-    re.compile(
-        r"(?P<venue>.+?) (?:conference )?(?:(?:withdrawn|desk rejected|rejected|blind) )?"
-        r"submission",
-        re.IGNORECASE,
+    (re.compile(r"submitted to (?P<venue>.+)", re.IGNORECASE), "Submitted"),
+    (
+        re.compile(r"(?P<venue>.+?) (?:conference )?withdrawn submission", re.IGNORECASE),
+        "Withdrawn",
+    ),
+    (
+        re.compile(r"(?P<venue>.+?) (?:conference )?desk rejected submission", re.IGNORECASE),
+        "Desk rejected",
+    ),
+    (re.compile(r"(?P<venue>.+?) (?:conference )?rejected submission", re.IGNORECASE), "Rejected"),
+    (
+        re.compile(r"(?P<venue>.+?) (?:conference )?(?:blind )?submission", re.IGNORECASE),
+        "Submitted",
     ),
 )
 
@@ -87,16 +100,18 @@ def venue_tags(venue: str) -> list[str]:
     A trailing track phrase known to papers.importing.tags is split off and capitalised:
     "ICLR 2024 poster" -> ["ICLR 2024", "Poster"], "NeurIPS 2023 Datasets and Benchmarks Oral"
     -> ["NeurIPS 2023 Datasets and Benchmarks", "Oral"], "ICLR 2023 notable top 5%" ->
-    ["ICLR 2023", "Notable top 5%"]. "Submitted to X" and "X Conference (Withdrawn|Desk
-    Rejected|Rejected) Submission" give [X].
+    ["ICLR 2023", "Notable top 5%"]. A paper not accepted gets its status as the track, so
+    the venue never reads as an acceptance on its own: "Submitted to X" and "X Conference
+    (Blind) Submission" -> [X, "Submitted"], "X Conference Withdrawn Submission" -> [X,
+    "Withdrawn"], likewise "Desk rejected" and "Rejected".
     """
     name = " ".join(venue.split())
     if not name:
         return []
-    for pattern in _NOT_ACCEPTED:
+    for pattern, status in _NOT_ACCEPTED:
         match = pattern.fullmatch(name)
         if match:
-            return [match["venue"]]
+            return [match["venue"], status]
     words = name.split(" ")
     # Longest first: "talk" is a track word too, yet "invited talk" is the track.
     for count in range(min(_MAX_TRACK_WORDS, len(words) - 1), 0, -1):
@@ -348,7 +363,11 @@ def _record(note: Any, source: str, line: int) -> PaperRecord | None:
         source=source,
         line=line,
         keywords=split_list(
-            _value(content, "keywords", fail), what="content.keywords", source=source, line=line
+            _value(content, "keywords", fail),
+            what="content.keywords",
+            source=source,
+            line=line,
+            semicolons=True,
         ),
         primary_area=_text(content, "primary_area", fail).strip(),
     )

@@ -47,9 +47,9 @@ class RecordStream:
     A file that fails stops the stream's records for good (what was loaded is rolled back),
     but the files after it are still read, each to its first problem, so one run reports every
     bad file. Within a file a repeated record is left out, and two different records with one
-    forum id are an error naming both lines. (Across files the same paper is expected: the
-    loader merges them in file order, as successive imports would.) A file its source was
-    last imported from, byte for byte, is not read (see unchanged_files).
+    forum id, arXiv id or DOI are an error naming both lines. (Across files the same paper is
+    expected: the loader merges them in file order, as successive imports would.) A file its
+    source was last imported from, byte for byte, is not read (see unchanged_files).
 
     Reviews (OpenReview replies) are not handed to the loader: they are kept in `reviews`
     (a few numbers each) and stored once every paper is loaded, since a reply may come before
@@ -88,7 +88,7 @@ class RecordStream:
                 continue
             try:
                 papers = self._set_reviews_aside(read_records(path, self.format))
-                for record in self._one_per_forum_id(papers):
+                for record in self._one_per_identity(papers):
                     if not self.errors:
                         yield record
             except ImportFailed as error:
@@ -155,27 +155,37 @@ class RecordStream:
                 )
 
     @staticmethod
-    def _one_per_forum_id(records: Iterable[PaperRecord]) -> Iterator[PaperRecord]:
-        # Per forum id: its first line and a hash of its record, not the record: a file of a
-        # million records keeps a million short entries here, not a million abstracts.
-        first_by_id: dict[str, tuple[int, int]] = {}
+    def _one_per_identity(records: Iterable[PaperRecord]) -> Iterator[PaperRecord]:
+        # Per identity (forum id, arXiv id, DOI): its first line and a hash of its record, not
+        # the record: a file of a million records keeps a few million short entries here, not a
+        # million abstracts. Each identity names one paper, so two different records sharing
+        # any of them are one paper told two ways, and which one is meant is the file's
+        # author's call; the loader would otherwise merge them silently, the later one winning.
+        first_by_id: dict[tuple[str, str], tuple[int, int]] = {}
         for record in records:
             record = validate_record(record)
-            if record.forum_id:
-                content = _content_hash(record)
-                first = first_by_id.get(record.forum_id)
+            content: int | None = None
+            repeated = False
+            for name, label in _FILE_IDENTITIES:
+                value = getattr(record, name)
+                if not value:
+                    continue
+                if content is None:
+                    content = _content_hash(record)
+                first = first_by_id.get((name, value))
                 if first is None:
-                    first_by_id[record.forum_id] = (record.line, content)
+                    first_by_id[(name, value)] = (record.line, content)
                 elif first[1] == content:
-                    continue  # the same record again
+                    repeated = True  # the same record again
                 else:
                     raise ImportFailed(
                         record.source,
                         record.line,
-                        f"forum id {record.forum_id} is also at line {first[0]} of this file, "
+                        f"{label} {value} is also at line {first[0]} of this file, "
                         "with other content; keep one of the two records",
                     )
-            yield record
+            if not repeated:
+                yield record
 
 
 def _review_values(review: ReviewRecord) -> tuple:
@@ -200,6 +210,9 @@ def _content_hash(record: PaperRecord) -> int:
     )
 
 
+# The identities two records of one file may not share unless they are the same record. The
+# abstract fingerprint is left out: it is the loader's guess at a match, not an id the file states.
+_FILE_IDENTITIES = (("forum_id", "forum id"), ("arxiv_id", "arXiv id"), ("doi", "DOI"))
 _LISTS = ("authors", "tags", "keywords")
 _SCALARS = tuple(f.name for f in fields(PaperRecord) if f.name not in _LISTS and f.name != "line")
 

@@ -29,6 +29,7 @@ from papers.text import (
     forum_id_from_url,
     is_arxiv_id,
     is_doi,
+    is_placeholder_author,
     normalize_arxiv_id,
     normalize_author_name,
     normalize_doi,
@@ -94,8 +95,13 @@ class ReviewRecord:
 Record = PaperRecord | ReviewRecord
 
 
-def split_list(value, *, what: str, source: str, line: int) -> list[str]:
-    """A list field given as a JSON list of strings or as one comma-separated string."""
+def split_list(value, *, what: str, source: str, line: int, semicolons: bool = False) -> list[str]:
+    """A list field given as a JSON list of strings or as one comma-separated string.
+
+    With `semicolons` (keywords), a string holding a ";" is split on semicolons instead:
+    reference managers and spreadsheets write "graph neural networks; message passing", and a
+    keyword may itself hold a comma ("vision, language and audio") only where it is not the
+    separator."""
     if value is None:
         return []
     if isinstance(value, str):
@@ -104,14 +110,18 @@ def split_list(value, *, what: str, source: str, line: int) -> list[str]:
             try:
                 value = safe_json.loads(stripped)
             except json.JSONDecodeError:
-                value = stripped.split(",")
+                value = _split_text(stripped, semicolons)
             except safe_json.JSONRejected as error:
                 raise ImportFailed(source, line, f"{what}: {error.message}") from None
         else:
-            value = stripped.split(",")
+            value = _split_text(stripped, semicolons)
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ImportFailed(source, line, f"{what} must be a list of strings or a comma string")
     return [item.strip() for item in value if item.strip()]
+
+
+def _split_text(text: str, semicolons: bool) -> list[str]:
+    return text.split(";") if semicolons and ";" in text else text.split(",")
 
 
 def text_field(mapping: Mapping, names: Iterable[str], *, source: str, line: int) -> str:
@@ -148,7 +158,9 @@ def record_from_mapping(mapping: Mapping, *, source: str, line: int) -> PaperRec
         abstract=text_field(mapping, ["abstract"], source=source, line=line),
         source=source,
         line=line,
-        keywords=split_list(mapping.get("keywords"), what="keywords", source=source, line=line),
+        keywords=split_list(
+            mapping.get("keywords"), what="keywords", source=source, line=line, semicolons=True
+        ),
         primary_area=text_field(mapping, ["primary_area"], source=source, line=line).strip(),
         arxiv_id=text_field(mapping, ["arxiv_id"], source=source, line=line).strip(),
         doi=text_field(mapping, ["doi"], source=source, line=line).strip(),
@@ -156,7 +168,8 @@ def record_from_mapping(mapping: Mapping, *, source: str, line: int) -> PaperRec
 
 
 def validate_record(record: PaperRecord) -> PaperRecord:
-    """Check one record against the model's rules; fills forum_id from the forum URL."""
+    """Check one record against the model's rules; fills forum_id from the forum URL, normalises
+    the arXiv id and DOI, and drops placeholder authors ("Anonymous")."""
 
     def fail(message: str):
         raise ImportFailed(record.source, record.line, message)
@@ -214,6 +227,9 @@ def validate_record(record: PaperRecord) -> PaperRecord:
             fail("record has neither an abstract nor a title")
     if record.forum_id and not FORUM_ID.fullmatch(record.forum_id):
         fail(f"forum id {record.forum_id!r} is not an OpenReview id (letters, digits, -, _)")
+    # A placeholder is no person: stored, it would become an author page of every blind
+    # submission, and a later source's real authors would count as replacing it.
+    record.authors = [name for name in record.authors if not is_placeholder_author(name)]
     _check_authors(fail, record.authors)
     _check_tags(fail, record.tags)
     _check_tags(fail, record.keywords, "keyword")

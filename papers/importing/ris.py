@@ -15,7 +15,8 @@ left of it, names for the dozen tags read here, is clearer as the tags themselve
 
 Field by field: title TI (or T1); authors AU and A1 in file order, "Last, First" and "Last,
 First, Suffix" written "First Last Suffix", a name without a comma as it is; abstract AB (or N2);
-venue T2, JF, JO or BT, the record's one tag, as written; year from PY, Y1 or DA ("2024/05/07/");
+venue T2, JF, JO or BT, the record's one tag, named as for BibTeX (a well-known venue by its
+acronym and year, arXiv none); year from PY, Y1 or DA ("2024/05/07/");
 links from UR (several may share a line, separated by ";") as for BibTeX: OpenReview forum,
 arXiv id, PDF; doi DO; keywords one per KW line.
 
@@ -27,9 +28,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from papers.importing.bibtex import arxiv_id_from_doi, reference_links, year_from_date
+from papers.importing.bibtex import (
+    arxiv_id_from_doi,
+    arxiv_id_from_venue,
+    reference_links,
+    year_from_date,
+)
 from papers.importing.records import ImportFailed, PaperRecord
-from papers.venues import venue_from_citation
+from papers.venues import venue_from_reference
 
 # looks_like reads no further than this into a file.
 HEAD_LINES = 20
@@ -132,7 +138,9 @@ def _record(line: int, tags: list[tuple[str, str]], source: str) -> PaperRecord:
     doi = first("DO")
     # T2 is Zotero's and the 2011 spec's; of the older tags, JF (the full journal name in the
     # 2001 spec) comes before JO, which exporters use for the full or the abbreviated name.
-    venue = venue_from_citation(_one_line(first("T2", "JF", "JO", "BT")))
+    cited_venue = _one_line(first("T2", "JF", "JO", "BT"))
+    year = year_from_date(first("PY", "Y1", "DA"))
+    venue = venue_from_reference(cited_venue, year)
     return PaperRecord(
         title=_one_line(first("TI", "T1")),
         forum_id="",
@@ -144,8 +152,8 @@ def _record(line: int, tags: list[tuple[str, str]], source: str) -> PaperRecord:
         source=source,
         line=line,
         keywords=[_one_line(word) for word in values.get("KW", [])],
-        arxiv_id=arxiv_id or arxiv_id_from_doi(doi),
-        year=year_from_date(first("PY", "Y1", "DA")),
+        arxiv_id=arxiv_id or arxiv_id_from_doi(doi) or arxiv_id_from_venue(cited_venue),
+        year=year,
         doi=doi,
     )
 

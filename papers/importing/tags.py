@@ -4,7 +4,9 @@ Sources list a paper's tags as one string or list, e.g. "ICLR 2024,Poster". The 
 
 1. A known presentation-track word or phrase is a **track**: poster, spotlight, oral, talk,
    invited talk, contributed talk, notable-top-5%, notable-top-25%, highlight, demo, workshop,
-   findings, best paper, ... (compared case-insensitively with spaces, "-" and "_" ignored).
+   findings, best paper, ..., and a submission's status when not accepted: submitted,
+   withdrawn, rejected, desk rejected (compared case-insensitively with spaces, "-" and "_"
+   ignored).
 2. A tag containing a year (1950-2099), e.g. "ICLR 2024", "NeurIPS 2023 Datasets and
    Benchmarks", is a **venue**.
 3. Anything else is a venue when it is the record's first tag and the record has no other venue
@@ -43,6 +45,12 @@ _TRACK_WORDS = {
     "shortpaper",
     "accept",
     "accepted",
+    # Not accepted: OpenReview's status of a submission (papers.importing.openreview), kept in
+    # the track so that the venue alone does not read as an acceptance.
+    "submitted",
+    "withdrawn",
+    "rejected",
+    "deskrejected",
 }
 
 
