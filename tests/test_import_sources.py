@@ -70,6 +70,40 @@ def test_a_paper_not_accepted_has_its_status_as_track_beside_the_venue(tmp_path)
     }
 
 
+def _note_file(path: Path, venue: str) -> Path:
+    content = {"title": "Decided later", "abstract": "Under review.", "authors": ["Ann Lee"]}
+    path.write_text(json.dumps({"id": "D3cided0", "content": content | {"venue": venue}}) + "\n")
+    return path
+
+
+@pytest.mark.django_db
+def test_a_decision_replaces_the_submitted_track(tmp_path):
+    run(_note_file(tmp_path / "before.jsonl", "ICLR 2024 Conference Submission"))
+    paper = Paper.objects.get(forum_id="D3cided0")
+    assert (TagKind.TRACK, "Submitted") in tags_of(paper)
+
+    report = run(_note_file(tmp_path / "after.jsonl", "ICLR 2024 poster"))
+
+    assert "1 updated" in report
+    assert tags_of(paper) == {(TagKind.VENUE, "ICLR 2024"), (TagKind.TRACK, "Poster")}
+    # The file from before the decision, imported again, does not bring "Submitted" back.
+    run(tmp_path / "before.jsonl")
+    assert (TagKind.TRACK, "Submitted") not in tags_of(paper)
+
+
+@pytest.mark.django_db
+def test_a_curator_s_tags_keep_the_submitted_track(tmp_path):
+    run(_note_file(tmp_path / "before.jsonl", "ICLR 2024 Conference Submission"))
+    paper = Paper.objects.get(forum_id="D3cided0")
+    paper.curator_edited_fields = ["tags"]
+    paper.save(update_fields=["curator_edited_fields"])
+
+    run(_note_file(tmp_path / "after.jsonl", "ICLR 2024 poster"))
+
+    assert (TagKind.TRACK, "Submitted") in tags_of(paper)
+    assert (TagKind.TRACK, "Poster") not in tags_of(paper)
+
+
 @pytest.mark.django_db
 def test_arxiv_feed_entries_become_papers():
     report = run(ARXIV)

@@ -56,7 +56,7 @@ from papers.importing.sources import (
     supplied_values,
     value_hash,
 )
-from papers.importing.tags import classify_tags, topic_tags
+from papers.importing.tags import classify_tags, superseded_tags, topic_tags
 from papers.models import (
     Author,
     Authorship,
@@ -110,8 +110,14 @@ class _Target:
     tag_keys: set[tuple[str, str]] = field(default_factory=set)
     loaded: bool = False
     new_tags: list[tuple[str, str]] = field(default_factory=list)
+    # Imported tags a record replaces (tags.superseded_tags), as (kind, name).
+    dropped_tags: list[tuple[str, str]] = field(default_factory=list)
     changed: set[str] = field(default_factory=set)
     authors_changed: bool = False
+
+    @property
+    def tags_changed(self) -> bool:
+        return bool(self.new_tags or self.dropped_tags)
 
 
 class _Base(NamedTuple):
@@ -446,6 +452,11 @@ class Loader:
             elif missing:
                 target.new_tags.extend(missing)
                 changes.append("tags")
+            superseded = superseded_tags(target.tag_keys, match.tags)
+            if superseded and "tags" not in curated:
+                target.tag_keys -= {(kind, tag_key(name)) for kind, name in superseded}
+                target.dropped_tags.extend(superseded)
+                changes.append("tags")
 
         if paper.title and paper.needs_curation and paper.curation_reason == UNTITLED_REASON:
             paper.needs_curation = False
@@ -488,7 +499,7 @@ class Loader:
         # query: insert papers (COPY on PostgreSQL), their ids allocated first
         insert_objects([t.paper for t in new])
         changed = [
-            t for t in unique if not t.is_new and (t.changed or t.authors_changed or t.new_tags)
+            t for t in unique if not t.is_new and (t.changed or t.authors_changed or t.tags_changed)
         ]
         if changed:
             fields = {"updated_at", "changed_by_import"}
@@ -521,20 +532,34 @@ class Loader:
         ]
         # query: insert paper-tag links (COPY on PostgreSQL); added_by is null for imports
         insert_rows(PaperTag, ("paper", "tag", "created_at"), links)
+        self._drop_tags([t for t in unique if t.dropped_tags])
         self.abstract_changed_ids.update(
             t.paper.pk for t in unique if not t.is_new and "abstract" in t.changed
         )
         self.changed_paper_ids.update(
             t.paper.pk
             for t in unique
-            if t.is_new or t.authors_changed or t.new_tags or t.changed & INDEXED_FIELDS
+            if t.is_new or t.authors_changed or t.tags_changed or t.changed & INDEXED_FIELDS
         )
         self._write_sources(matches)
         self._write_conflicts()
         for target in unique:
             target.changed.clear()
             target.new_tags = []
+            target.dropped_tags = []
             target.authors_changed = False
+
+    def _drop_tags(self, targets: list[_Target]) -> None:
+        """Unlink the tags records replaced (a provisional track): one query per tag and chunk."""
+        papers_of: dict[tuple[str, str], list[int]] = {}
+        for target in targets:
+            for kind, name in target.dropped_tags:
+                papers_of.setdefault((kind, name), []).append(target.paper.pk)
+        tags = self._tags_for(set(papers_of))
+        for (kind, name), paper_ids in papers_of.items():
+            tag = tags[(kind, tag_key(name))]
+            for chunk in _chunks(paper_ids):  # query: unlink a replaced tag
+                PaperTag.objects.filter(tag=tag, paper_id__in=chunk).delete()
 
     def _write_sources(self, matches: list[_Match]) -> None:
         """Remember what each record's source supplied: the base of its next import."""

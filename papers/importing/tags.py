@@ -106,6 +106,24 @@ def topic_tags(keywords: list[str], primary_area: str) -> list[tuple[str, str]]:
     return result
 
 
+# "Submitted" is what OpenReview says of a paper before its decision: a record that brings any
+# other track (Poster, Oral, Rejected, Withdrawn) decides it, and "Submitted" goes.
+PROVISIONAL_TRACK = "Submitted"
+_PROVISIONAL = (str(TagKind.TRACK), tag_key(PROVISIONAL_TRACK))
+
+
+def superseded_tags(
+    current: set[tuple[str, str]], incoming: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """(kind, name) of the paper's tags that the incoming record's tags replace: its provisional
+    track once the record brings a decided one. `current` holds (kind, key) pairs."""
+    incoming_keys = {(kind, tag_key(name)) for kind, name in incoming}
+    decided = any(kind == TagKind.TRACK for kind, _ in incoming_keys - {_PROVISIONAL})
+    if decided and _PROVISIONAL in current and _PROVISIONAL not in incoming_keys:
+        return [(str(TagKind.TRACK), PROVISIONAL_TRACK)]
+    return []
+
+
 def venue_from_heading(heading: str) -> str:
     """ "ICLR 2024 Papers" -> "ICLR 2024": the heading of an abstract-only list names the venue."""
     name = normalize_tag_name(heading).strip("#*= ").strip()
