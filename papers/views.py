@@ -14,7 +14,14 @@ from django.utils.cache import patch_vary_headers
 from django_htmx.middleware import HtmxDetails
 
 from papers.facets import cleared_query, listing_facets, selection_chips, top_authors
-from papers.filters import PER_PAGE_CHOICES, SORT_CHOICES, TAG_FACETS, TYPING_PARAM, PaperFilter
+from papers.filters import (
+    PER_PAGE_CHOICES,
+    SORT_CHOICES,
+    TAG_FACETS,
+    TYPING_PARAM,
+    PaperFilter,
+    shareable_query,
+)
 from papers.listing import with_listing
 from papers.models import Author, Authorship, Paper, PaperTag, Tag
 from papers.navigation import result_link_prefix, results_navigation
@@ -109,6 +116,10 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
             "result_link_prefix": result_link_prefix(request.GET),
         },
     )
+    if partial:
+        # The address htmx pushes: the form's request, less its empty fields and bookkeeping.
+        query = shareable_query(request.GET, state)
+        response["HX-Push-Url"] = f"{request.path}?{query}" if query else request.path
     # One URL, two bodies: a cache must not serve the fragment as the page, or the reverse.
     patch_vary_headers(response, ["HX-Request", "HX-History-Restore-Request"])
     return response
