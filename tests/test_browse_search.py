@@ -101,3 +101,14 @@ def test_search_state_is_kept_in_links(client, db):
         make_paper(f"Diffusion study {n}")
     response = get_list(client, {"q": "diffusion", "per_page": 10})
     assert 'href="?q=diffusion&amp;per_page=10&amp;page=2"' in response.content.decode()
+
+
+def test_untitled_papers_come_last_in_title_order(client, db):
+    # Imported without a title, awaiting curation: listed after every titled paper.
+    untitled = make_paper("", abstract="No title yet.")
+    make_paper("Beta", abstract="Second.")
+    make_paper("Alpha", abstract="First.")
+    response = get_list(client, {"sort": "title"})
+    assert [paper.pk for paper in response.context["papers"]][-1] == untitled.pk
+    assert [paper.title for paper in response.context["papers"]] == ["Alpha", "Beta", ""]
+
