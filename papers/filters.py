@@ -250,6 +250,11 @@ class ListingOptions:
     author_q: str
     keyword_q: str = ""
 
+    @property
+    def default_sort(self) -> str:
+        """The order the page picks when none is asked for."""
+        return "relevance" if self.q else "newest"
+
 
 def _search_text(value) -> str:
     return " ".join(str(value).split())[:200]
@@ -324,7 +329,7 @@ def shareable_query(params: QueryDict, state: BrowseState) -> str:
         kept = [value for value in values if value.strip()]
         if name not in _FORM_ONLY_PARAMS and kept:
             query.setlist(name, kept)
-    if state.options.sort != ("relevance" if state.options.q else "newest"):
+    if state.options.sort != state.options.default_sort:
         query["sort"] = state.options.sort
     if state.options.per_page != DEFAULT_PER_PAGE:
         query["per_page"] = str(state.options.per_page)

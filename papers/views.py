@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import replace
 
 from django.core.paginator import Paginator
 from django.db.models.functions import Substr
@@ -55,6 +56,10 @@ class HtmxHttpRequest(HttpRequest):
 def paper_list(request: HtmxHttpRequest) -> HttpResponse:
     state = PaperFilter(request.GET, request=request).state
     searcher = current_searcher()
+    rated = engine.has_ratings(searcher)
+    if state.options.sort == "rating" and not rated:
+        # No paper has a rating, so the menu does not offer the sort: the page's own order.
+        state = replace(state, options=replace(state.options, sort=state.options.default_sort))
     mine_sets = Paper.objects.mine_sets(request.user) if state.logged_in else {}
     candidates = None
     if state.options.author_q:
@@ -110,7 +115,7 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
             "sort_choices": [
                 (key, label)
                 for key, label in SORT_CHOICES.items()
-                if key != "relevance" or options.q
+                if (key != "relevance" or options.q) and (key != "rating" or rated)
             ],
             "per_page_choices": PER_PAGE_CHOICES,
             "result_link_prefix": result_link_prefix(request.GET),

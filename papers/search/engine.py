@@ -849,6 +849,13 @@ def _no_facets(query: BrowseQuery) -> Facets:
     )
 
 
+def has_ratings(searcher: tantivy.Searcher) -> bool:
+    """Whether any paper has a mean rating (imported reviews): else sorting by it means nothing."""
+    # RATING is fast, not indexed: Tantivy answers the range from the fast field; 0 is "none".
+    field = (_schema(), schema.RATING, tantivy.FieldType.Unsigned)
+    return _total(searcher.search(Query.range_query(*field, lower_bound=1), 1)) > 0
+
+
 # --- Snippets -----------------------------------------------------------------------------
 
 
