@@ -17,6 +17,7 @@ from functools import cached_property
 import django_filters
 from django import forms
 from django.db.models import Q, QuerySet, Value
+from django.http import QueryDict
 from django.utils.datastructures import MultiValueDict
 
 from papers.models import Author, Paper, Tag, TagKind
@@ -250,6 +251,11 @@ class ListingOptions:
     author_q: str
     keyword_q: str = ""
 
+    @property
+    def default_sort(self) -> str:
+        """The order the page picks when none is asked for."""
+        return "relevance" if self.q else "newest"
+
 
 def _search_text(value) -> str:
     return " ".join(str(value).split())[:200]
@@ -300,6 +306,37 @@ def _page_number(raw) -> int:
     except ValueError:
         return 1
     return number if 1 <= number < LAST_PAGE else LAST_PAGE
+
+
+# What the list form sends that a link holds only as the page applied it (the search, the sort
+# and the page size) or never (`sort_for`, only compared with the search by listing_options).
+_FORM_ONLY_PARAMS = {"q", "sort_for", "sort", "per_page", TYPING_PARAM}
+
+
+def shareable_query(params: QueryDict, state: BrowseState) -> str:
+    """The list page's query string as the address bar should keep it: what the page shows,
+    and nothing more.
+
+    Empty fields (an unused find box) and the form's bookkeeping are left out; the sort and
+    page size appear when they are not what the page would pick anyway, as applied (a new
+    search is ranked by relevance whatever sort the form sent). The typing flag stays only
+    while it changes the results (the last word matched as a prefix): without it, reloading,
+    sharing the link or going back to it would show other papers than were on screen.
+    """
+    query = QueryDict(mutable=True)
+    if state.options.q:
+        query["q"] = state.options.q  # as searched: spaces trimmed and single
+    for name, values in params.lists():
+        kept = [value for value in values if value.strip()]
+        if name not in _FORM_ONLY_PARAMS and kept:
+            query.setlist(name, kept)
+    if state.options.sort != state.options.default_sort:
+        query["sort"] = state.options.sort
+    if state.options.per_page != DEFAULT_PER_PAGE:
+        query["per_page"] = str(state.options.per_page)
+    if state.typing:
+        query[TYPING_PARAM] = "1"
+    return query.urlencode()
 
 
 @dataclass(frozen=True)

@@ -258,6 +258,7 @@ class _Scanner:
         self.overflow = 0  # open groups past _MAX_OPEN, shown as text
         self.closers = _Closers(text)
         self.steps = 0
+        self.math_spans: list[tuple[int, int]] = []  # (start, end) of each math expression
 
     @property
     def work(self) -> int:
@@ -303,6 +304,7 @@ class _Scanner:
 
     def _math(self, start: int, end: int) -> int:
         math = self.text[start:end]
+        self.math_spans.append((start, end))
         self.out.append(html.escape(self.math_text(math) if self.math_text else math))
         return end
 
@@ -565,6 +567,41 @@ def render_latex_inline(source: str) -> SafeString:
     text = _markdown_as_latex(" ".join(source.replace("\x00", "").split()))
     # As render_latex_text: every character of `source` is escaped in its piece.
     return mark_safe(_Scanner(text).inline())  # noqa: S308
+
+
+def math_spans(source: str) -> list[tuple[int, int]]:
+    """Where the math expressions of `source` are, as (start, end) offsets in order, by the rules
+    the rendering follows: a piece cut out of an abstract (a search snippet) must not cut one."""
+    scanner = _Scanner(source)
+    scanner._scan()
+    return scanner.math_spans
+
+
+# Stand-ins for <mark> and </mark> while the text goes through the scanner: private-use
+# characters, which the scanner passes through as plain text.
+_MARK_OPEN, _MARK_CLOSE = "\ue000", "\ue001"
+# A pair with no tag of ours between them: a mark never straddles markup, so it nests.
+_MARKED_RE = re.compile(f"{_MARK_OPEN}([^{_MARK_OPEN}{_MARK_CLOSE}<]*){_MARK_CLOSE}")
+
+
+def render_latex_inline_marked(source: str, marks: list[tuple[int, int]]) -> SafeString:
+    """As render_latex_inline, with the (start, end) ranges of `source` in <mark> tags.
+
+    The ranges are taken in one pass with the rest of the text (rendering the marked and
+    unmarked pieces apart would show `\\emph{<mark>word</mark>}` as source). Each range must be
+    a word, or hold whole math expressions, so that its two ends stay together through the
+    scanner; a pair that does not (a word inside a dropped \\label{}) is left out, not
+    half-made."""
+    text = source.replace(_MARK_OPEN, "\ufffd").replace(_MARK_CLOSE, "\ufffd")
+    pieces, position = [], 0
+    for start, end in sorted(marks):
+        pieces += [text[position:start], _MARK_OPEN, text[start:end], _MARK_CLOSE]
+        position = end
+    pieces.append(text[position:])
+    html_text = render_latex_inline("".join(pieces))
+    marked = _MARKED_RE.sub(r"<mark>\1</mark>", html_text)
+    # The input's own stand-ins were replaced above: these are the pairs that did not survive.
+    return mark_safe(marked.replace(_MARK_OPEN, "").replace(_MARK_CLOSE, ""))  # noqa: S308
 
 
 _MATH_TO_TEXT = latex2text.LatexNodes2Text(math_mode="text", strict_latex_spaces=True)

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from django.db import models
-from django.db.models import Prefetch, Q, Value
+from django.db.models import Case, Prefetch, Q, Value, When
 
 if TYPE_CHECKING:
     from papers.models import Paper
@@ -92,7 +92,9 @@ class PaperQuerySet(models.QuerySet["Paper"]):
         """Order for author and tag pages; every order ends in the primary key so pages are
         stable. (The list page is ordered by the search index.)"""
         if sort == "title":
-            return self.order_by("title", "pk")  # papers_paper_title index
+            # Untitled papers (awaiting curation) last, as the search index orders them.
+            untitled = Case(When(title="", then=Value(1)), default=Value(0))
+            return self.order_by(untitled, "title", "pk")
         return self.order_by("-created_at", "-pk")  # papers_paper_newest index
 
     def with_tag(self, tag_id: int, *, many: bool = False) -> PaperQuerySet:

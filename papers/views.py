@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import replace
 
 from django.core.paginator import Paginator
 from django.db.models.functions import Substr
@@ -14,7 +15,14 @@ from django.utils.cache import patch_vary_headers
 from django_htmx.middleware import HtmxDetails
 
 from papers.facets import cleared_query, listing_facets, selection_chips, top_authors
-from papers.filters import PER_PAGE_CHOICES, SORT_CHOICES, TAG_FACETS, TYPING_PARAM, PaperFilter
+from papers.filters import (
+    PER_PAGE_CHOICES,
+    SORT_CHOICES,
+    TAG_FACETS,
+    TYPING_PARAM,
+    PaperFilter,
+    shareable_query,
+)
 from papers.listing import with_listing
 from papers.models import Author, Authorship, Paper, PaperTag, Tag
 from papers.navigation import result_link_prefix, results_navigation
@@ -48,6 +56,10 @@ class HtmxHttpRequest(HttpRequest):
 def paper_list(request: HtmxHttpRequest) -> HttpResponse:
     state = PaperFilter(request.GET, request=request).state
     searcher = current_searcher()
+    rated = engine.has_ratings(searcher)
+    if state.options.sort == "rating" and not rated:
+        # No paper has a rating, so the menu does not offer the sort: the page's own order.
+        state = replace(state, options=replace(state.options, sort=state.options.default_sort))
     mine_sets = Paper.objects.mine_sets(request.user) if state.logged_in else {}
     candidates = None
     if state.options.author_q:
@@ -103,12 +115,16 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
             "sort_choices": [
                 (key, label)
                 for key, label in SORT_CHOICES.items()
-                if key != "relevance" or options.q
+                if (key != "relevance" or options.q) and (key != "rating" or rated)
             ],
             "per_page_choices": PER_PAGE_CHOICES,
             "result_link_prefix": result_link_prefix(request.GET),
         },
     )
+    if partial:
+        # The address htmx pushes: the form's request, less its empty fields and bookkeeping.
+        shared = shareable_query(request.GET, state)
+        response["HX-Push-Url"] = f"{request.path}?{shared}" if shared else request.path
     # One URL, two bodies: a cache must not serve the fragment as the page, or the reverse.
     patch_vary_headers(response, ["HX-Request", "HX-History-Restore-Request"])
     return response

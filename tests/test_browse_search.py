@@ -101,3 +101,32 @@ def test_search_state_is_kept_in_links(client, db):
         make_paper(f"Diffusion study {n}")
     response = get_list(client, {"q": "diffusion", "per_page": 10})
     assert 'href="?q=diffusion&amp;per_page=10&amp;page=2"' in response.content.decode()
+
+
+def test_untitled_papers_come_last_in_title_order(client, db):
+    # Imported without a title, awaiting curation: listed after every titled paper.
+    untitled = make_paper("", abstract="No title yet.")
+    make_paper("Beta", abstract="Second.")
+    make_paper("Alpha", abstract="First.")
+    response = get_list(client, {"sort": "title"})
+    assert [paper.pk for paper in response.context["papers"]][-1] == untitled.pk
+    assert [paper.title for paper in response.context["papers"]] == ["Alpha", "Beta", ""]
+
+
+def sort_options(response) -> list[str]:
+    return [key for key, _ in response.context["sort_choices"]]
+
+
+def test_the_rating_sort_is_offered_only_once_some_paper_has_a_rating(client, db):
+    make_paper("Unreviewed", abstract="No reviews.")
+    response = get_list(client, {})
+    assert sort_options(response) == ["title", "newest"]
+    # A link asking for it gets the page's own order, which the menu shows.
+    response = get_list(client, {"sort": "rating"})
+    assert response.context["options"].sort == "newest"
+    assert '<option value="newest" selected>' in response.content.decode()
+
+    make_paper("Reviewed", abstract="Reviewed.", mean_rating=7.0)
+    response = get_list(client, {"sort": "rating"})
+    assert sort_options(response) == ["title", "newest", "rating"]
+    assert response.context["options"].sort == "rating"

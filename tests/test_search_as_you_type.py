@@ -106,6 +106,38 @@ def test_typing_a_new_search_ranks_by_relevance(client, corpus):
     assert '<option value="relevance" selected>' in html
 
 
+def pushed_url(client, params: dict) -> str:
+    """The address htmx puts in the address bar for this request of the list form."""
+    response = client.get(reverse("papers:list"), params, **HTMX)
+    return response["HX-Push-Url"]
+
+
+# What the list form sends from the unsearched page: every field, most of them empty.
+FORM = {"q": "", "author_q": "", "keyword_q": "", "sort_for": "", "sort": "newest"}
+
+
+def test_the_pushed_address_holds_only_what_the_page_shows(client, corpus):
+    # A search typed into the box: the form's empty fields, its stale sort and the sort_for
+    # bookkeeping are left out.
+    assert pushed_url(client, {**FORM, "q": "diffusion", "per_page": "25"}) == "/?q=diffusion"
+    # A sort and a page size the member picked, and the filters, are kept.
+    picked = {**FORM, "q": "diffusion", "sort_for": "diffusion", "sort": "title"}
+    assert pushed_url(client, {**picked, "per_page": "10", "track": "poster"}) == (
+        "/?q=diffusion&track=poster&sort=title&per_page=10"
+    )
+    # A new search after picking a sort is ranked by relevance: so is the address, reloaded.
+    assert pushed_url(client, {**picked, "q": "planning"}) == "/?q=planning"
+    assert pushed_url(client, {**FORM, "sort": "title"}) == "/?sort=title"
+    assert pushed_url(client, FORM) == "/"
+
+
+def test_the_pushed_address_keeps_the_typing_flag_only_while_it_changes_the_results(client, corpus):
+    # "diffu" matched as a prefix: reloaded without the flag, it would find nothing.
+    assert pushed_url(client, {**FORM, "q": "diffu", "typing": "1"}) == "/?q=diffu&typing=1"
+    # A space ended the word: the flag changes nothing (and the search is kept as searched).
+    assert pushed_url(client, {**FORM, "q": " diffusion  ", "typing": "1"}) == "/?q=diffusion"
+
+
 def test_last_word_matches_as_a_prefix_while_typing(client, corpus):
     assert typed(client, "diffu") == ["Diffusion models for planning"]
     assert titles(listed(client, {"q": "diffu"})) == []  # a submitted search: whole words

@@ -584,8 +584,11 @@ def test_sorts_equal_the_database_order(index_of, sort):
     )
     Paper.objects.filter(title="zebra").update(created_at=datetime(2020, 1, 1, tzinfo=UTC))
     searcher = index_of(commit_every=5)
-    order = ["title", "pk"] if sort == "title" else ["-created_at", "-pk"]
-    expected = list(Paper.objects.order_by(*order).values_list("pk", flat=True))
+    # The database's order for author and tag pages: by title with untitled papers last.
+    expected = list(Paper.objects.sorted_by(sort).values_list("pk", flat=True))
+    untitled = set(Paper.objects.filter(title="").values_list("pk", flat=True))
+    if sort == "title":
+        assert set(expected[-len(untitled) :]) == untitled
     for text in [None, "topic"]:
         query = BrowseQuery(parsed=parse_query(text) if text else None, sort=sort, limit=100)
         assert engine.search(searcher, query).ids == expected
@@ -676,6 +679,59 @@ def test_snippet_of_a_phrase_marks_its_words(library, index_of):
     robots = library["robots"]
     snippet = engine.snippets(index_of(), parse_query('"neural networks"'), [robots.pk])
     assert "<mark>neural</mark> <mark>networks</mark>" in snippet[robots.pk]
+
+
+def _unescaped_dollars(html: str) -> int:
+    return html.replace("\\$", "").count("$")
+
+
+def test_snippet_never_cuts_a_math_expression_in_half(index_of):
+    # Wherever the match sits, a window of SNIPPET_CHARS around it would start or end inside
+    # one of the expressions (each holds spaces, where Tantivy cuts fragments).
+    expression = r"$\mathcal{O}(n \log n + m \cdot k + p \cdot q)$"
+    filler = " ".join(f"word{n}" for n in range(12))
+    papers = [
+        make_paper(
+            abstract=f"{filler} {expression} {' w' * shift} quokka {' w' * shift} {expression} "
+            f"{filler}"
+        )
+        for shift in range(0, 80, 7)
+    ]
+    snippets = engine.snippets(index_of(), parse_query("quokka"), [p.pk for p in papers])
+    for paper in papers:
+        snippet = snippets[paper.pk]
+        assert "<mark>quokka</mark>" in snippet
+        # Each expression is in the snippet whole, or not at all: the dollars pair up.
+        assert _unescaped_dollars(snippet) % 2 == 0, snippet
+        assert snippet.count("$") == 2 * snippet.count(expression), snippet
+
+
+def test_snippet_renders_text_mode_latex_and_marks_math_whole(index_of):
+    paper = make_paper(
+        abstract=r"We study the \emph{quokka} and 50\% of $\text{quokka}_i$ <b>samples</b>."
+    )
+    snippet = engine.snippets(index_of(), parse_query("quokka"), [paper.pk])[paper.pk]
+    # As on the paper's page: \emph is emphasis, \% a percent sign, the math left for KaTeX;
+    # a match inside an expression marks the whole expression (a <mark> inside it would cut
+    # its text in two, and KaTeX would typeset neither half).
+    assert snippet == (
+        "We study the <em><mark>quokka</mark></em> and 50% of "
+        "<mark>$\\text{quokka}_i$</mark> &lt;b&gt;samples&lt;/b&gt;."
+    )
+
+
+def test_snippet_text_cannot_forge_marks(index_of):
+    paper = make_paper(abstract="A quokka \ue000<i>x</i>\ue001 and \ue001 more \ue000.")
+    snippet = engine.snippets(index_of(), parse_query("quokka"), [paper.pk])[paper.pk]
+    assert snippet.count("<mark>") == snippet.count("</mark>") == 1
+    assert "<i>" not in snippet and "&lt;i&gt;x&lt;/i&gt;" in snippet
+
+
+def test_opening_of_an_abstract_does_not_cut_a_math_expression(index_of):
+    expression = "$" + " + ".join(f"x_{n}" for n in range(20)) + "$"
+    paper = make_paper(abstract=f"{'word ' * 30}{expression} and more words after it.")
+    opening = engine.snippets(index_of(), None, [paper.pk])[paper.pk]
+    assert expression in opening and opening.endswith(" …")
 
 
 def test_opening_of_a_long_abstract_is_cut(index_of):

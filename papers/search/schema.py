@@ -11,8 +11,9 @@ from datetime import UTC, datetime
 
 import tantivy
 
-# 2: coarse sort keys, stored author ids; 3: keyword and area ids; 4: decision ids, rating sort
-SCHEMA_VERSION = 4
+# 2: coarse sort keys, stored author ids; 3: keyword and area ids; 4: decision ids, rating sort;
+# 5: untitled papers last in the title order
+SCHEMA_VERSION = 5
 
 # The paper's primary key: stored (results name papers by it), indexed (delete and update by
 # term), fast (read for a page of hits without loading documents).
@@ -43,7 +44,8 @@ FACET_FIELDS = (VENUE_IDS, TRACK_IDS, LAB_IDS, KEYWORD_IDS, AREA_IDS, DECISION_I
 # Sort keys, fast text fields compared byte by byte (raw tokenizer: the whole value is one
 # term). Each ends with the zero-padded paper id, so no two papers tie and the order is total,
 # exactly the database's tie-break on id:
-#   TITLE_ORDER ascending   = ORDER BY title, id (under a code-point collation: SQLite's
+#   TITLE_ORDER ascending   = ORDER BY title = '', title, id (untitled papers last; under a
+#                             code-point collation: SQLite's
 #                             BINARY, PostgreSQL's C or C.UTF-8; a linguistic collation such
 #                             as en_US would interleave case and accents differently)
 #   NEWEST_ORDER descending = ORDER BY created_at DESC, id DESC
@@ -78,8 +80,13 @@ def build_schema() -> tantivy.Schema:
 
 
 def title_order_key(title: str, paper_id: int) -> str:
-    """Byte order of UTF-8 is code-point order; NUL sorts a title before its extensions."""
-    return f"{title.replace(chr(0), '')}\x00{paper_id:020d}"
+    """Byte order of UTF-8 is code-point order; NUL sorts a title before its extensions.
+
+    A first character puts untitled papers (imported without a title, awaiting curation)
+    after every titled one: an empty title would otherwise come first, ahead of the catalogue.
+    """
+    untitled = "1" if not title else "0"
+    return f"{untitled}{title.replace(chr(0), '')}\x00{paper_id:020d}"
 
 
 def title_prefix(title_key: str) -> int:

@@ -1,5 +1,10 @@
 // Progressive enhancement for the paper list form (it works without this file):
-// - a ticked/unticked facet or a changed sort/page size submits the form at once;
+// - a ticked/unticked facet submits the form at once; a sort or page size chosen with the
+//   mouse too, but one chosen with the keyboard only on Enter or on leaving the menu (arrow
+//   keys change a closed menu's value and fire "change" at each step: submitting then would
+//   reload the results at every option passed on the way to the wanted one);
+// - after the results are replaced, the control that had the focus has it again: htmx
+//   restores it by id after its swap, and after a page load (without htmx) this file does;
 // - typing in the author box hides the listed authors whose name does not match, and
 //   asks the server for more matches after a pause (the form's Find button does the same).
 // The form's results and facets may be swapped in place by htmx (see search_as_you_type.js),
@@ -42,26 +47,97 @@
     }
   }
 
+  var FOCUS_KEY = "facets:focus";
+
+  // Submits the form for a change made in `control`. Without htmx the page reloads: the
+  // control's id is kept so the new page can give it the focus back.
+  function submitFrom(control) {
+    if (window.sessionStorage && !window.htmx && control.id) {
+      window.sessionStorage.setItem(FOCUS_KEY, control.id);
+    }
+    submit(control.form);
+  }
+
+  function ours(control) {
+    var form = control.closest && control.closest(FORM);
+    return Boolean(form && control.form === form);
+  }
+
+  // A menu's choice differs from the one the results show (the option rendered selected).
+  function menuChanged(menu) {
+    var chosen = menu.options[menu.selectedIndex];
+    return Boolean(chosen && !chosen.defaultSelected);
+  }
+
+  function submitMenu(menu) {
+    if (menuChanged(menu)) {
+      // The results asked for now are the ones shown from here on: leaving the menu after
+      // this does not ask again.
+      menu.options[menu.selectedIndex].defaultSelected = true;
+      submitFrom(menu);
+    }
+  }
+
+  // Whether each menu's latest change came from stepping with keys (true) or not (false).
+  var byKeyboard = new WeakMap();
+
+  // Keys that open a menu's list, where a choice is committed with Enter or a click.
+  function opensList(event) {
+    var arrow = event.key === "ArrowDown" || event.key === "ArrowUp";
+    return event.key === " " || event.key === "F4" || (event.altKey && arrow);
+  }
+
+  document.addEventListener("keydown", function (event) {
+    var menu = event.target;
+    if (!menu.matches || !menu.matches("select") || !ours(menu)) {
+      return;
+    }
+    if (event.key === "Enter") {
+      event.preventDefault();
+      submitMenu(menu);
+    } else if (event.key !== "Tab") {
+      byKeyboard.set(menu, !opensList(event));
+    }
+  });
+  document.addEventListener("pointerdown", function (event) {
+    var menu = event.target.closest && event.target.closest("select");
+    if (menu) {
+      byKeyboard.set(menu, false);
+    }
+  });
+  document.addEventListener("focusout", function (event) {
+    var menu = event.target;
+    // A menu replaced by the results it asked for loses the focus too: nothing to submit.
+    if (menu.matches && menu.matches("select") && menu.isConnected && ours(menu)) {
+      submitMenu(menu);
+    }
+  });
+
   document.addEventListener("change", function (event) {
     var target = event.target;
-    var form = target.closest && target.closest(FORM);
-    if (form && target.form === form && target.matches("input[type=checkbox], select")) {
-      submit(form);
+    if (!target.matches || !ours(target)) {
+      return;
+    }
+    if (target.matches("input[type=checkbox]")) {
+      submitFrom(target);
+    } else if (target.matches("select") && !byKeyboard.get(target)) {
+      submitMenu(target);
     }
   });
 
   var timer = null;
-  var FOCUS_KEY = "facets:find-box-focus";
 
-  // Typing continues where it left off, in the box it was in (authors or keywords), after the
-  // page reloaded with the server's matches (without htmx: with it, the box keeps its focus).
+  // The focus goes back to the control that had it (a facet, a menu, a find box, where typing
+  // continues) after the page reloaded with new results (without htmx, which restores it).
   var focused = window.sessionStorage && window.sessionStorage.getItem(FOCUS_KEY);
   if (focused) {
     window.sessionStorage.removeItem(FOCUS_KEY);
-    var box = document.getElementById(focused);
-    if (box && box.matches(FORM + " input[data-filter-list]")) {
-      box.focus();
-      box.setSelectionRange(box.value.length, box.value.length);
+    var control = document.getElementById(focused);
+    if (control && control.matches(FORM + " input, " + FORM + " select")) {
+      control.focus();
+      if (control.matches("input[data-filter-list]")) {
+        control.setSelectionRange(control.value.length, control.value.length);
+      }
     }
   }
 
@@ -85,10 +161,7 @@
     timer = window.setTimeout(function () {
       // The value the page was rendered with: the server's matches are for it.
       if (box.isConnected && box.value.trim() !== box.defaultValue.trim()) {
-        if (window.sessionStorage && !window.htmx) {
-          window.sessionStorage.setItem(FOCUS_KEY, box.id);
-        }
-        submit(form);
+        submitFrom(box);
       }
     }, 600);
   });

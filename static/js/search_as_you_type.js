@@ -4,7 +4,9 @@
 // into the history. Without JavaScript the form submits as a page load. This file only:
 // - adds the `typing` flag (named by data-typing-param) to requests made while typing, so the
 //   last word matches as a prefix; an explicit search (Enter, the Search button) drops it.
-//   The flag stays in the pushed URL: reloading or sharing it shows what was on screen;
+//   The URL pushed is the server's (HX-Push-Url, papers.filters.shareable_query): it keeps
+//   the flag only while the flag changes the results, so reloading or sharing it shows what
+//   was on screen, and leaves out the form's empty fields and bookkeeping;
 // - puts the search box and the flag back in step with the URL when the back button
 //   restores a page (the restored snapshot keeps the box's initial text, not what was typed);
 // - repeats the new count in a live region that is not replaced by the swap.

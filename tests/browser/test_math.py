@@ -101,3 +101,22 @@ def test_escaped_dollars_stay_text(page, live_server):
     abstract = page.locator(".abstract-text")
     expect(abstract.locator(".katex")).to_have_count(1)
     expect(abstract).to_contain_text("It costs $5 and $10, or")
+
+
+def test_search_snippets_typeset_their_math(page, live_server):
+    from playwright.sync_api import expect
+
+    make_paper(
+        "Wombats",
+        abstract=r"A \emph{quokka} bound of $\mathcal{O}(n \log n)$ with $\text{quokka}_i$ marked.",
+    )
+    console = ConsoleWatch().attach(page)
+    page.goto(f"{live_server.url}/?q=quokka")
+
+    snippet = page.locator(".snippet")
+    expect(snippet.locator(".katex")).to_have_count(2)
+    # The match inside an expression: the whole expression is marked, and typeset.
+    expect(snippet.locator("mark .katex")).to_have_count(1)
+    expect(snippet.locator("em mark")).to_have_text("quokka")
+    assert "$" not in snippet.inner_text() and "\\" not in snippet.inner_text()
+    assert console.problems == []

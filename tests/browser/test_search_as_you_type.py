@@ -142,3 +142,21 @@ def test_without_javascript_the_form_submits_as_a_page(browser, live_server, lib
     expect(page.get_by_role("heading", level=1)).to_have_text("4 papers for “sampling”")
     assert "typing" not in page.url
     context.close()
+
+
+def test_the_address_after_a_search_holds_only_the_search(page, live_server, library):
+    from playwright.sync_api import expect
+
+    page.goto(f"{live_server.url}/")
+    box = page.get_by_role("searchbox", name="Search papers")
+    box.fill("sampling")
+    box.press("Enter")
+    expect(page.get_by_role("heading", level=1)).to_have_text("4 papers for “sampling”")
+    # Not the form's request: no empty find boxes, no sort_for, no stale sort.
+    page.wait_for_url(f"{live_server.url}/?q=sampling")
+    page.select_option("#sort", "title")
+    page.wait_for_url(f"{live_server.url}/?q=sampling&sort=title")
+    # The address reloaded shows the same page.
+    page.reload()
+    expect(page.get_by_role("heading", level=1)).to_have_text("4 papers for “sampling”")
+    expect(page.locator("#sort")).to_have_value("title")

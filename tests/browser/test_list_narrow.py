@@ -1,0 +1,64 @@
+"""The paper list on a phone (390 px wide) in a real Chromium: nothing sticks out sideways,
+logged in (the triage controls and the "mine" facet add width) or with a long search."""
+
+from __future__ import annotations
+
+import pytest
+
+from papers.models import TagKind
+from tests.browser.journey_helpers import log_in
+from tests.factories import make_paper, make_reading_list, make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def phone(browser):
+    context = browser.new_context(viewport=PHONE, is_mobile=True)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def library(db):
+    erin = make_user("erin")
+    # The triage controls' list menu is as wide as its longest name.
+    make_reading_list(erin, "Papers to read before the reading group meets on Thursday")
+    for n in range(3):
+        make_paper(
+            f"Graph networks, part {n}",
+            abstract="Message passing on graphs.",
+            tags=[("Oral", TagKind.TRACK), ("Graph neural networks", TagKind.KEYWORD)],
+        )
+    # Words longer than a phone is wide, in a title and an abstract (a browser breaks an
+    # address after its slashes, but not a long identifier).
+    name = "graph_message_passing_benchmark_suite_with_every_dataset_configured"
+    make_paper(f"Graph benchmarks: {name}", abstract=f"Graph code: {name}.")
+
+
+def overflow(page) -> int:
+    """How many pixels the page is wider than the phone's screen (0: no sideways scrolling).
+
+    Against the screen's width, not innerWidth: a phone widens its layout viewport to a page
+    wider than the screen (and shows it zoomed out), so innerWidth grows with the overflow."""
+    return page.evaluate("document.documentElement.scrollWidth") - PHONE["width"]
+
+
+def test_the_list_fits_a_phone_logged_in(phone, live_server, library):
+    log_in(phone, live_server, "erin")
+    phone.goto(f"{live_server.url}/")
+    phone.wait_for_selector(".paper-item")
+    assert overflow(phone) <= 0
+    phone.goto(f"{live_server.url}/?q=graph")
+    phone.wait_for_selector(".paper-item .snippet")
+    assert overflow(phone) <= 0
+
+
+@pytest.mark.parametrize("query", ["x" * 300, "graph" + "s" * 295])
+def test_a_long_search_without_spaces_wraps_on_a_phone(phone, live_server, library, query):
+    log_in(phone, live_server, "erin")
+    phone.goto(f"{live_server.url}/?q={query}")
+    phone.wait_for_selector(".results-count")
+    assert overflow(phone) <= 0
