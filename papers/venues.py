@@ -112,6 +112,11 @@ _PREPRINT_SERVER = re.compile(
 )
 
 
+# Longer than any venue name a reference manager writes ("Proceedings of the 2023 Conference on
+# Empirical Methods in Natural Language Processing (Volume 1: Long Papers)" is 110 characters).
+_LONGEST_KNOWN_NAME = 300
+
+
 def _long_name_key(name: str) -> str:
     """A long venue name without what varies from one citation of it to the next."""
     key = " ".join(name.split()).casefold()
@@ -145,6 +150,10 @@ def venue_from_reference(cited: str, year: int | None) -> str:
     kept as written.
     """
     cited = " ".join(cited.split())
+    if len(cited) > _LONGEST_KNOWN_NAME:
+        # No well-known venue's name is this long, and taking suffixes off one at a time
+        # would cost time quadratic in the length of a hostile one.
+        return cited
     if not cited or is_preprint_server(cited):
         return ""
     exported = venue_from_citation(cited)

@@ -3,6 +3,7 @@ file:line. Pure: no database (our BibTeX export is fed model-like stand-ins)."""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -330,6 +331,17 @@ def test_bibtex_well_known_venues_are_named_by_acronym_and_year(cited, year, ven
         f"@inproceedings{{key,\n  booktitle = {{{cited}}},\n  year = {{{year}}},\n}}\n"
     )
     assert only.tags == [venue]
+
+
+@pytest.mark.parametrize("suffix", ["(a)", " 1"])
+def test_a_hostile_venue_name_is_read_in_linear_time(suffix):
+    # Each "(a)" or " 1" is a suffix a venue's long name may carry; taking 30,000 of them off
+    # one at a time took minutes.
+    cited = "Proceedings of the 40th International Conference on Machine Learning" + suffix * 30_000
+    started = time.perf_counter()
+    [only] = read_bib(f"@inproceedings{{key,\n  booktitle = {{{cited}}},\n}}\n")
+    assert time.perf_counter() - started < 2
+    assert only.tags == [" ".join(cited.split())]
 
 
 @pytest.mark.parametrize(
