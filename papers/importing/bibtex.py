@@ -103,15 +103,33 @@ _CITE_COMMAND = (
     r"(?<!\\)\\(?:[Cc]ite(?:p|t|alp|alt|author|year)?|[Pp]arencite|[Tt]extcite|[Aa]utocite"
     r"|[Ff]ootcite|nocite)\*?(?:\s*\[[^\[\]{}]*\]){0,2}\s*\{[^{}]*\}"
 )
+# A citation with its tie (~), or a pair of parentheses or brackets holding nothing else:
+# "work (\cite{a}) is" reads "work is". No part of the pattern can match one stretch of spaces
+# in two ways, and it starts at a citation's first character, so the search stays linear (the
+# space before a citation is taken off by _without_citations, not by the pattern).
 _CITATION = re.compile(
-    # The space or tie (~) before it goes too, so "models~\cite{a}." reads "models.", and so
-    # does a pair of parentheses or brackets holding nothing else: "work (\cite{a}) is" reads
-    # "work is". At most one line break before it is taken: a blank line, a paragraph break,
-    # stays.
-    rf"[ \t]*(?:(?<!\n)\n[ \t]*)?"
-    rf"(?:~?{_CITE_COMMAND}|\((?:\s*[,;]?\s*{_CITE_COMMAND})+\s*\)"
-    rf"|\[(?:\s*[,;]?\s*{_CITE_COMMAND})+\s*\])"
+    rf"~?{_CITE_COMMAND}"
+    rf"|\((?:\s*(?:[,;]\s*)?{_CITE_COMMAND})+\s*\)"
+    rf"|\[(?:\s*(?:[,;]\s*)?{_CITE_COMMAND})+\s*\]"
 )
+
+
+def _without_citations(value: str) -> str:
+    """`value` without its citations and the space before each, so "models~\\cite{a}." reads
+    "models.". At most one line break before a citation goes: a blank line (a paragraph
+    break) stays."""
+    pieces: list[str] = []
+    position = 0
+    for match in _CITATION.finditer(value):
+        before = value[position : match.start()].rstrip(" \t")
+        if before.endswith("\n") and not before.endswith("\n\n"):
+            before = before[:-1].rstrip(" \t")
+        pieces.append(before)
+        position = match.end()
+    pieces.append(value[position:])
+    return "".join(pieces)
+
+
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _KEYWORD_SEPARATOR = re.compile(r"[,;]")
 _LEADING_YEAR = re.compile(r"\s*(\d{4})(?!\d)")
@@ -354,7 +372,7 @@ def latex_to_text(value: str) -> str:
     """
     value = _BARE_SPECIAL.sub(r"\1\\\2", value)
     if "\\" in value:  # a citation is a command; most values have none
-        value = _CITATION.sub("", value)
+        value = _without_citations(value)
     if not _LATEX_SPECIAL.search(value):
         return value
     pieces: list[str] = []
