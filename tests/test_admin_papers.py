@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.contrib.messages import get_messages
 from django.db import connection
 from django.urls import reverse
@@ -227,6 +228,22 @@ def test_admin_index_links_to_the_curation_queue_with_its_size(admin_client):
     queue = f"{reverse(CHANGELIST)}?needs_curation__exact=1"
     assert f'href="{queue}"' in content
     assert "2 papers need curation" in content
+
+
+def test_a_curator_with_only_the_change_permission_sees_the_curation_queue(client):
+    # Django admin lets change_paper stand for view_paper; the queue link must follow it.
+    curator = make_user("curator", is_staff=True)
+    curator.user_permissions.add(Permission.objects.get(codename="change_paper"))
+    make_paper("", needs_curation=True, curation_reason="Imported without a title")
+    client.force_login(curator)
+    content = client.get(reverse("admin:index")).content.decode()
+    assert "1 paper needs curation" in content
+
+
+def test_staff_who_cannot_see_papers_are_not_shown_the_curation_queue(client):
+    client.force_login(make_user("outsider", is_staff=True))
+    make_paper("", needs_curation=True, curation_reason="Imported without a title")
+    assert "curation-queue" not in client.get(reverse("admin:index")).content.decode()
 
 
 def test_curation_queue_link_lists_only_flagged_papers(admin_client):
