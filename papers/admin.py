@@ -13,7 +13,7 @@ from django.contrib.admin import helpers
 from django.contrib.admin.views.main import ChangeList
 from django.db import models
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Length
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -671,7 +671,10 @@ class AuthorAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     def merge_authors(
         self, request: HttpRequest, queryset: QuerySet[WithAnnotations[Author, PaperCount]]
     ) -> HttpResponse | None:
-        authors = queryset.order_by("-paper_count", "name", "pk")
+        # The default choice is the first: most papers, then, on a tie, the longest name,
+        # since variants are mostly abbreviations ("Y. Bengio" of "Yoshua Bengio") and the
+        # alphabet would pick the initials.
+        authors = queryset.order_by("-paper_count", Length("name").desc(), "name", "pk")
         # The bound: "select all" across pages would otherwise fold a catalogue into one name.
         if _merge_size_refused(self, request, authors.count(), MAX_AUTHORS_MERGED):
             return None

@@ -54,6 +54,14 @@ def test_merge_asks_for_confirmation_defaulting_to_the_author_with_most_papers(a
     assert Author.objects.count() == 2  # nothing merged before confirmation
 
 
+def test_merge_defaults_to_the_fuller_name_when_paper_counts_tie(admin_client):
+    # Alphabetically "Y. Bengio" comes first; the abbreviation must not be the default.
+    make_paper("One", authors=["Y. Bengio"])
+    make_paper("Two", authors=["Yoshua Bengio"])
+    response = merge_post(admin_client, [author("Y. Bengio"), author("Yoshua Bengio")])
+    assert response.context["form"].initial["target"] == author("Yoshua Bengio")
+
+
 def test_merge_moves_papers_deletes_others_and_reports(admin_client):
     one = make_paper("One", authors=["Ada Lovelace", "J. Smith"])
     two = make_paper("Two", authors=["John Smith"])
