@@ -38,6 +38,7 @@ from papers.models import (
     TagKind,
 )
 from papers.querysets import PaperQuerySet
+from papers.suggest import identifier_lookups
 from papers.text import normalize_author_name, tag_key, tag_slug
 
 if TYPE_CHECKING:
@@ -276,7 +277,10 @@ class PaperAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
         "=arxiv_id",
         "=doi",
     ]
-    search_help_text = "Title, abstract, author name, or an exact forum id, arXiv id or DOI."
+    search_help_text = (
+        "Title, abstract or author name words; or a paper #number, forum id, arXiv id or DOI "
+        "(an OpenReview, arXiv or DOI link works too)."
+    )
     list_per_page = 50
     # An exact total over 100,000 rows costs a second COUNT on every filtered page.
     show_full_result_count = False
@@ -332,7 +336,17 @@ class PaperAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
             # Pickers elsewhere in admin look papers up by title or forum id; scanning
             # abstracts and author joins for every keystroke is wasted work.
             return _search_title_or_forum(queryset, search_term), False
-        return super().get_search_results(request, queryset, search_term)
+        found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        if not search_term.strip():
+            return found, may_have_duplicates
+        # Django matches each word on its own, so what curators paste finds nothing: an
+        # OpenReview URL, "arXiv:2310.01234v2", a DOI link or "#12" (the curation queue's
+        # "possible duplicate of #12"), or an author spelled "Christopher D. Manning" where
+        # the catalogue has "Christopher D Manning". Add what the whole term names.
+        named = Q(pk__in=_papers_by_author_name(search_term))
+        for lookup in identifier_lookups(search_term):
+            named |= lookup
+        return found | queryset.filter(named), may_have_duplicates
 
     # Columns
 
@@ -597,6 +611,16 @@ def _tag_names(paper: Paper, kind: str) -> str:
     return ", ".join(row.tag.name for row in paper.paper_tags.all() if row.tag.kind == kind)
 
 
+def _papers_by_author_name(name: str) -> QuerySet[Authorship]:
+    """The ids of papers with an author whose normalised name contains `name`'s."""
+    normalized = normalize_author_name(name)
+    if not normalized:
+        return Authorship.objects.none().values("paper_id")
+    return Authorship.objects.filter(author__normalized_name__contains=normalized).values(
+        "paper_id"
+    )
+
+
 def _search_title_or_forum(queryset: QuerySet[Paper], search_term: str) -> QuerySet[Paper]:
     for word in search_term.split():
         queryset = queryset.filter(Q(title__icontains=word) | Q(forum_id=word))
@@ -656,6 +680,15 @@ class AuthorAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     @admin.display(description="papers", ordering="paper_count")
     def paper_count(self, author: WithAnnotations[Author, PaperCount]) -> int:
         return author.paper_count
+
+    def get_search_results(self, request, queryset, search_term):
+        found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        # "Christopher D. Manning" must find "Christopher D Manning" (in this list and in the
+        # paper form's author picker): compare the whole term the way names are keyed.
+        normalized = normalize_author_name(search_term)
+        if normalized:
+            found |= queryset.filter(normalized_name__contains=normalized)
+        return found, may_have_duplicates
 
     def save_model(self, request, obj: Author, form, change: bool) -> None:
         if change and "name" in form.changed_data:

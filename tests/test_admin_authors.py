@@ -249,3 +249,19 @@ def test_admin_refuses_author_names_that_are_invisible_or_too_long_once_normalis
     assert response.status_code == 200
     assert "errornote" in response.content.decode()
     assert not Author.objects.exists()
+
+
+def test_author_search_and_picker_match_names_spelled_with_other_punctuation(admin_client):
+    make_paper("One", authors=["Christopher D Manning", "Christopher Potts"])
+    response = admin_client.get(reverse(AUTHORS), {"q": "Christopher D. Manning"})
+    assert [a.name for a in response.context["cl"].result_list] == ["Christopher D Manning"]
+    picker = admin_client.get(
+        reverse("admin:autocomplete"),
+        {
+            "app_label": "papers",
+            "model_name": "authorship",
+            "field_name": "author",
+            "term": "christopher d. manning",
+        },
+    )
+    assert [row["text"] for row in picker.json()["results"]] == ["Christopher D Manning"]

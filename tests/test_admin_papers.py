@@ -580,3 +580,43 @@ def test_admin_accepts_an_abstract_exactly_at_the_limit(admin_client):
     assert response.status_code == 302
     paper.refresh_from_db()
     assert len(paper.abstract) == MAX_ABSTRACT
+
+
+# --- searching as curators type ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "https://openreview.net/forum?id=GN921JHCRw",  # pasted from the browser
+        "arXiv:2401.18059v1",
+        "https://doi.org/10.1234/RAPTOR.5",
+        "Christopher D. Manning",  # the catalogue spells him without the period
+    ],
+)
+def test_paper_search_finds_what_curators_paste(admin_client, typed):
+    wanted = make_paper(
+        "RAPTOR",
+        authors=["Parth Sarthi", "Christopher D Manning"],
+        forum_id="GN921JHCRw",
+        arxiv_id="2401.18059",
+        doi="10.1234/raptor.5",
+    )
+    make_paper("Other", authors=["Christopher Manning-Smith"], forum_id="abcdefghij")
+    response = changelist(admin_client, q=typed)
+    assert [paper.pk for paper in response.context["cl"].result_list] == [wanted.pk]
+
+
+def test_paper_search_by_number_finds_the_paper_a_curation_reason_names(admin_client):
+    original = make_paper("Original")
+    make_paper("Copy", needs_curation=True, curation_reason=f"possible duplicate of #{original.pk}")
+    response = changelist(admin_client, q=f"#{original.pk}")
+    assert listed_titles(response) == {"Original"}
+
+
+def test_paper_search_still_matches_words_anywhere(admin_client):
+    make_paper("Diffusion for language", authors=["Ada Lovelace"])
+    make_paper("Unrelated")
+    assert listed_titles(changelist(admin_client, q="language lovelace")) == {
+        "Diffusion for language"
+    }
