@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.contrib.admin.utils import model_ngettext
 from django.contrib.admin.views.main import ChangeList
 from django.db import models
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
@@ -588,7 +589,8 @@ def _with_related_counts(papers: list[Paper]) -> list[Paper]:
     """Attach to each paper the rows of other models that a merge would move, counted per
     model (notes, list items, comments...) in one GROUP BY per relation."""
     ids = [paper.pk for paper in papers]
-    counts: dict[int, list[tuple[str, int]]] = {pk: [] for pk in ids}
+    # (plural name to sort by, count, the name as the count needs it: "1 note", "2 notes")
+    counts: dict[int, list[tuple[str, int, str]]] = {pk: [] for pk in ids}
     for relation in services.relations_to_paper():
         if relation.related_model is Authorship:  # shown as the author list
             continue
@@ -599,11 +601,11 @@ def _with_related_counts(papers: list[Paper]) -> list[Paper]:
             .values_list(fk)
             .annotate(n=Count("*"))
         )
-        label = str(relation.related_model._meta.verbose_name_plural)
+        meta = relation.related_model._meta
         for paper_id, n in rows:
-            counts[paper_id].append((label, n))
+            counts[paper_id].append((str(meta.verbose_name_plural), n, model_ngettext(meta, n)))
     for paper in papers:
-        paper.related_counts = sorted(counts[paper.pk])
+        paper.related_counts = [(n, label) for _, n, label in sorted(counts[paper.pk])]
     return papers
 
 
