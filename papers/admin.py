@@ -198,15 +198,40 @@ class AuthorshipForm(forms.ModelForm):
         return position
 
 
+class AuthorshipFormSet(forms.BaseInlineFormSet):
+    def validate_unique(self) -> None:
+        """Refuse the same author twice, but let two rows name one position: a curator
+        inserting an author types the place it goes, and services.save_authorships moves the
+        others down (Django's check would demand renumbering every later row first)."""
+        seen: set[int] = set()
+        repeated = False
+        for form in self.forms:
+            if form in self.deleted_forms or not form.is_valid():
+                continue
+            author = form.cleaned_data.get("author")
+            if author is None:
+                continue
+            if author.pk in seen:
+                form.add_error("author", f"{author.name} is already listed on this paper.")
+                repeated = True
+            seen.add(author.pk)
+        if repeated:
+            raise forms.ValidationError("Please correct the duplicate author below.")
+
+
 class AuthorshipInline(admin.TabularInline):
     model = Authorship
     form = AuthorshipForm
+    formset = AuthorshipFormSet
     fields = ["position", "author"]
     autocomplete_fields = ["author"]
     ordering = ["position"]
     extra = 1
     verbose_name = "author"
-    verbose_name_plural = "authors (in order; positions are renumbered from 0 on save)"
+    verbose_name_plural = (
+        "authors (in order from 0; a position another row holds inserts there, the rest move"
+        " down; renumbered on save)"
+    )
 
     def get_queryset(self, request):
         # Each row prints "<author> on <paper>": load both with the rows.

@@ -620,3 +620,31 @@ def test_paper_search_still_matches_words_anywhere(admin_client):
     assert listed_titles(changelist(admin_client, q="language lovelace")) == {
         "Diffusion for language"
     }
+
+
+def test_an_author_typed_in_at_a_taken_position_is_inserted_there(admin_client):
+    paper = make_paper("Ordered", authors=["Ada Lovelace", "Alan Turing", "Grace Hopper"])
+    newcomer = Author.objects.create(name="Edsger Dijkstra")
+    rows = [
+        {"id": a.pk, "paper": paper.pk, "position": a.position, "author": a.author_id}
+        for a in paper.authorships.order_by("position")
+    ]
+    rows.append({"id": "", "paper": paper.pk, "position": 1, "author": newcomer.pk})
+    save_paper(admin_client, paper, change_form_data(paper, authors=rows))
+    assert authors_of(paper) == [
+        (0, "Ada Lovelace"),
+        (1, "Edsger Dijkstra"),
+        (2, "Alan Turing"),
+        (3, "Grace Hopper"),
+    ]
+
+
+def test_moving_one_author_to_a_taken_position_moves_the_others_up(admin_client):
+    paper = make_paper("Ordered", authors=["Ada Lovelace", "Alan Turing", "Grace Hopper"])
+    rows = [
+        {"id": a.pk, "paper": paper.pk, "position": a.position, "author": a.author_id}
+        for a in paper.authorships.order_by("position")
+    ]
+    rows[0]["position"] = 2  # only Ada's row edited: she becomes the last author
+    save_paper(admin_client, paper, change_form_data(paper, authors=rows))
+    assert authors_of(paper) == [(0, "Alan Turing"), (1, "Grace Hopper"), (2, "Ada Lovelace")]
