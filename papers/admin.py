@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.contrib.admin.utils import model_ngettext
 from django.contrib.admin.views.main import ChangeList
 from django.db import models
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Length
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -38,6 +39,7 @@ from papers.models import (
     TagKind,
 )
 from papers.querysets import PaperQuerySet
+from papers.suggest import identifier_lookups
 from papers.text import normalize_author_name, tag_key, tag_slug
 
 if TYPE_CHECKING:
@@ -196,15 +198,40 @@ class AuthorshipForm(forms.ModelForm):
         return position
 
 
+class AuthorshipFormSet(forms.BaseInlineFormSet):
+    def validate_unique(self) -> None:
+        """Refuse the same author twice, but let two rows name one position: a curator
+        inserting an author types the place it goes, and services.save_authorships moves the
+        others down (Django's check would demand renumbering every later row first)."""
+        seen: set[int] = set()
+        repeated = False
+        for form in self.forms:
+            if form in self.deleted_forms or not form.is_valid():
+                continue
+            author = form.cleaned_data.get("author")
+            if author is None:
+                continue
+            if author.pk in seen:
+                form.add_error("author", f"{author.name} is already listed on this paper.")
+                repeated = True
+            seen.add(author.pk)
+        if repeated:
+            raise forms.ValidationError("Please correct the duplicate author below.")
+
+
 class AuthorshipInline(admin.TabularInline):
     model = Authorship
     form = AuthorshipForm
+    formset = AuthorshipFormSet
     fields = ["position", "author"]
     autocomplete_fields = ["author"]
     ordering = ["position"]
     extra = 1
     verbose_name = "author"
-    verbose_name_plural = "authors (in order; positions are renumbered from 0 on save)"
+    verbose_name_plural = (
+        "authors (in order from 0; a position another row holds inserts there, the rest move"
+        " down; renumbered on save)"
+    )
 
     def get_queryset(self, request):
         # Each row prints "<author> on <paper>": load both with the rows.
@@ -276,7 +303,10 @@ class PaperAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
         "=arxiv_id",
         "=doi",
     ]
-    search_help_text = "Title, abstract, author name, or an exact forum id, arXiv id or DOI."
+    search_help_text = (
+        "Title, abstract or author name words; or a paper #number, forum id, arXiv id or DOI "
+        "(an OpenReview, arXiv or DOI link works too)."
+    )
     list_per_page = 50
     # An exact total over 100,000 rows costs a second COUNT on every filtered page.
     show_full_result_count = False
@@ -332,7 +362,17 @@ class PaperAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
             # Pickers elsewhere in admin look papers up by title or forum id; scanning
             # abstracts and author joins for every keystroke is wasted work.
             return _search_title_or_forum(queryset, search_term), False
-        return super().get_search_results(request, queryset, search_term)
+        found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        if not search_term.strip():
+            return found, may_have_duplicates
+        # Django matches each word on its own, so what curators paste finds nothing: an
+        # OpenReview URL, "arXiv:2310.01234v2", a DOI link or "#12" (the curation queue's
+        # "possible duplicate of #12"), or an author spelled "Christopher D. Manning" where
+        # the catalogue has "Christopher D Manning". Add what the whole term names.
+        named = Q(pk__in=_papers_by_author_name(search_term))
+        for lookup in identifier_lookups(search_term):
+            named |= lookup
+        return found | queryset.filter(named), may_have_duplicates
 
     # Columns
 
@@ -574,7 +614,8 @@ def _with_related_counts(papers: list[Paper]) -> list[Paper]:
     """Attach to each paper the rows of other models that a merge would move, counted per
     model (notes, list items, comments...) in one GROUP BY per relation."""
     ids = [paper.pk for paper in papers]
-    counts: dict[int, list[tuple[str, int]]] = {pk: [] for pk in ids}
+    # (plural name to sort by, count, the name as the count needs it: "1 note", "2 notes")
+    counts: dict[int, list[tuple[str, int, str]]] = {pk: [] for pk in ids}
     for relation in services.relations_to_paper():
         if relation.related_model is Authorship:  # shown as the author list
             continue
@@ -585,16 +626,26 @@ def _with_related_counts(papers: list[Paper]) -> list[Paper]:
             .values_list(fk)
             .annotate(n=Count("*"))
         )
-        label = str(relation.related_model._meta.verbose_name_plural)
+        meta = relation.related_model._meta
         for paper_id, n in rows:
-            counts[paper_id].append((label, n))
+            counts[paper_id].append((str(meta.verbose_name_plural), n, model_ngettext(meta, n)))
     for paper in papers:
-        paper.related_counts = sorted(counts[paper.pk])
+        paper.related_counts = [(n, label) for _, n, label in sorted(counts[paper.pk])]
     return papers
 
 
 def _tag_names(paper: Paper, kind: str) -> str:
     return ", ".join(row.tag.name for row in paper.paper_tags.all() if row.tag.kind == kind)
+
+
+def _papers_by_author_name(name: str) -> QuerySet[Authorship]:
+    """The ids of papers with an author whose normalised name contains `name`'s."""
+    normalized = normalize_author_name(name)
+    if not normalized:
+        return Authorship.objects.none().values("paper_id")
+    return Authorship.objects.filter(author__normalized_name__contains=normalized).values(
+        "paper_id"
+    )
 
 
 def _search_title_or_forum(queryset: QuerySet[Paper], search_term: str) -> QuerySet[Paper]:
@@ -657,6 +708,15 @@ class AuthorAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     def paper_count(self, author: WithAnnotations[Author, PaperCount]) -> int:
         return author.paper_count
 
+    def get_search_results(self, request, queryset, search_term):
+        found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        # "Christopher D. Manning" must find "Christopher D Manning" (in this list and in the
+        # paper form's author picker): compare the whole term the way names are keyed.
+        normalized = normalize_author_name(search_term)
+        if normalized:
+            found |= queryset.filter(normalized_name__contains=normalized)
+        return found, may_have_duplicates
+
     def save_model(self, request, obj: Author, form, change: bool) -> None:
         if change and "name" in form.changed_data:
             services.rename_author(author=obj, name=form.cleaned_data["name"])
@@ -671,7 +731,10 @@ class AuthorAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     def merge_authors(
         self, request: HttpRequest, queryset: QuerySet[WithAnnotations[Author, PaperCount]]
     ) -> HttpResponse | None:
-        authors = queryset.order_by("-paper_count", "name", "pk")
+        # The default choice is the first: most papers, then, on a tie, the longest name,
+        # since variants are mostly abbreviations ("Y. Bengio" of "Yoshua Bengio") and the
+        # alphabet would pick the initials.
+        authors = queryset.order_by("-paper_count", Length("name").desc(), "name", "pk")
         # The bound: "select all" across pages would otherwise fold a catalogue into one name.
         if _merge_size_refused(self, request, authors.count(), MAX_AUTHORS_MERGED):
             return None

@@ -141,7 +141,12 @@ def save_authorships(
     changed: Iterable[Authorship] = (),
     deleted: Iterable[Authorship] = (),
 ) -> None:
-    """Apply an edited author list: swaps and reorders included, then renumber from 0.
+    """Apply an edited author list, then number it from 0.
+
+    A row added or changed goes to the place its position names (0 is the first author), and
+    the untouched rows close up around it: a new author typed in at 2 becomes the third and
+    the third moves down, rather than the curator renumbering every later row by hand.
+    Placed rows are inserted in order of their positions (form order on a tie).
 
     Changed rows are deleted and inserted again: the (paper, position) and (paper, author)
     constraints are checked row by row, so saving "A first, B second" over "B first, A second"
@@ -150,12 +155,20 @@ def save_authorships(
     changed = list(changed)
     removed_ids = [row.pk for row in deleted] + [row.pk for row in changed]
     Authorship.objects.filter(paper=paper, pk__in=removed_ids).delete()
-    rows = [*changed, *added]
-    for row in rows:
+    placed = sorted([*changed, *added], key=lambda row: row.position)  # stable: form order
+    staying = list(Authorship.objects.filter(paper=paper).order_by("position", "pk"))
+    order = list(staying)
+    for row in placed:
+        order.insert(min(row.position, len(order)), row)
+    for index, row in enumerate(order):
+        row.position = index
+    for row in placed:
         row.pk = None
         row.paper = paper
-    Authorship.objects.bulk_create(rows)
-    renumber_authorships(paper_id=paper.pk)
+    # The staying rows leave the numbers 0..n free before the placed rows take theirs.
+    Authorship.objects.filter(paper=paper).update(position=F("position") + _PARKING_OFFSET)
+    Authorship.objects.bulk_create(placed)
+    Authorship.objects.bulk_update(staying, ["position"])
     refresh_author_names(paper_ids=[paper.pk])
 
 

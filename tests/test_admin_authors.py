@@ -54,6 +54,14 @@ def test_merge_asks_for_confirmation_defaulting_to_the_author_with_most_papers(a
     assert Author.objects.count() == 2  # nothing merged before confirmation
 
 
+def test_merge_defaults_to_the_fuller_name_when_paper_counts_tie(admin_client):
+    # Alphabetically "Y. Bengio" comes first; the abbreviation must not be the default.
+    make_paper("One", authors=["Y. Bengio"])
+    make_paper("Two", authors=["Yoshua Bengio"])
+    response = merge_post(admin_client, [author("Y. Bengio"), author("Yoshua Bengio")])
+    assert response.context["form"].initial["target"] == author("Yoshua Bengio")
+
+
 def test_merge_moves_papers_deletes_others_and_reports(admin_client):
     one = make_paper("One", authors=["Ada Lovelace", "J. Smith"])
     two = make_paper("Two", authors=["John Smith"])
@@ -241,3 +249,19 @@ def test_admin_refuses_author_names_that_are_invisible_or_too_long_once_normalis
     assert response.status_code == 200
     assert "errornote" in response.content.decode()
     assert not Author.objects.exists()
+
+
+def test_author_search_and_picker_match_names_spelled_with_other_punctuation(admin_client):
+    make_paper("One", authors=["Christopher D Manning", "Christopher Potts"])
+    response = admin_client.get(reverse(AUTHORS), {"q": "Christopher D. Manning"})
+    assert [a.name for a in response.context["cl"].result_list] == ["Christopher D Manning"]
+    picker = admin_client.get(
+        reverse("admin:autocomplete"),
+        {
+            "app_label": "papers",
+            "model_name": "authorship",
+            "field_name": "author",
+            "term": "christopher d. manning",
+        },
+    )
+    assert [row["text"] for row in picker.json()["results"]] == ["Christopher D Manning"]

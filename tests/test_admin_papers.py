@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.contrib.messages import get_messages
 from django.db import connection
 from django.urls import reverse
@@ -227,6 +228,22 @@ def test_admin_index_links_to_the_curation_queue_with_its_size(admin_client):
     queue = f"{reverse(CHANGELIST)}?needs_curation__exact=1"
     assert f'href="{queue}"' in content
     assert "2 papers need curation" in content
+
+
+def test_a_curator_with_only_the_change_permission_sees_the_curation_queue(client):
+    # Django admin lets change_paper stand for view_paper; the queue link must follow it.
+    curator = make_user("curator", is_staff=True)
+    curator.user_permissions.add(Permission.objects.get(codename="change_paper"))
+    make_paper("", needs_curation=True, curation_reason="Imported without a title")
+    client.force_login(curator)
+    content = client.get(reverse("admin:index")).content.decode()
+    assert "1 paper needs curation" in content
+
+
+def test_staff_who_cannot_see_papers_are_not_shown_the_curation_queue(client):
+    client.force_login(make_user("outsider", is_staff=True))
+    make_paper("", needs_curation=True, curation_reason="Imported without a title")
+    assert "curation-queue" not in client.get(reverse("admin:index")).content.decode()
 
 
 def test_curation_queue_link_lists_only_flagged_papers(admin_client):
@@ -563,3 +580,71 @@ def test_admin_accepts_an_abstract_exactly_at_the_limit(admin_client):
     assert response.status_code == 302
     paper.refresh_from_db()
     assert len(paper.abstract) == MAX_ABSTRACT
+
+
+# --- searching as curators type ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "https://openreview.net/forum?id=GN921JHCRw",  # pasted from the browser
+        "arXiv:2401.18059v1",
+        "https://doi.org/10.1234/RAPTOR.5",
+        "Christopher D. Manning",  # the catalogue spells him without the period
+    ],
+)
+def test_paper_search_finds_what_curators_paste(admin_client, typed):
+    wanted = make_paper(
+        "RAPTOR",
+        authors=["Parth Sarthi", "Christopher D Manning"],
+        forum_id="GN921JHCRw",
+        arxiv_id="2401.18059",
+        doi="10.1234/raptor.5",
+    )
+    make_paper("Other", authors=["Christopher Manning-Smith"], forum_id="abcdefghij")
+    response = changelist(admin_client, q=typed)
+    assert [paper.pk for paper in response.context["cl"].result_list] == [wanted.pk]
+
+
+def test_paper_search_by_number_finds_the_paper_a_curation_reason_names(admin_client):
+    original = make_paper("Original")
+    make_paper("Copy", needs_curation=True, curation_reason=f"possible duplicate of #{original.pk}")
+    response = changelist(admin_client, q=f"#{original.pk}")
+    assert listed_titles(response) == {"Original"}
+
+
+def test_paper_search_still_matches_words_anywhere(admin_client):
+    make_paper("Diffusion for language", authors=["Ada Lovelace"])
+    make_paper("Unrelated")
+    assert listed_titles(changelist(admin_client, q="language lovelace")) == {
+        "Diffusion for language"
+    }
+
+
+def test_an_author_typed_in_at_a_taken_position_is_inserted_there(admin_client):
+    paper = make_paper("Ordered", authors=["Ada Lovelace", "Alan Turing", "Grace Hopper"])
+    newcomer = Author.objects.create(name="Edsger Dijkstra")
+    rows = [
+        {"id": a.pk, "paper": paper.pk, "position": a.position, "author": a.author_id}
+        for a in paper.authorships.order_by("position")
+    ]
+    rows.append({"id": "", "paper": paper.pk, "position": 1, "author": newcomer.pk})
+    save_paper(admin_client, paper, change_form_data(paper, authors=rows))
+    assert authors_of(paper) == [
+        (0, "Ada Lovelace"),
+        (1, "Edsger Dijkstra"),
+        (2, "Alan Turing"),
+        (3, "Grace Hopper"),
+    ]
+
+
+def test_moving_one_author_to_a_taken_position_moves_the_others_up(admin_client):
+    paper = make_paper("Ordered", authors=["Ada Lovelace", "Alan Turing", "Grace Hopper"])
+    rows = [
+        {"id": a.pk, "paper": paper.pk, "position": a.position, "author": a.author_id}
+        for a in paper.authorships.order_by("position")
+    ]
+    rows[0]["position"] = 2  # only Ada's row edited: she becomes the last author
+    save_paper(admin_client, paper, change_form_data(paper, authors=rows))
+    assert authors_of(paper) == [(0, "Alan Turing"), (1, "Grace Hopper"), (2, "Ada Lovelace")]

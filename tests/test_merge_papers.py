@@ -226,7 +226,8 @@ def test_the_action_asks_which_paper_to_keep_and_shows_what_moves(curator, pair,
     assert [t.name for t in response.templates][0] == "admin/papers/paper/merge.html"
     content = response.content.decode()
     assert other.forum_id in content and "Bob Two" in content
-    assert "1 comments, 1 notes, 1 paper tags, 1 reading list items" in content
+    # Each count says its model in the number it needs, never "1 comments".
+    assert "1 comment, 1 note, 1 paper tag, 1 reading list item" in content
     assert Paper.objects.count() == 2  # nothing merged before confirmation
 
 

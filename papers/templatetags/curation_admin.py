@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import template
+from django.contrib import admin
 
 from papers.admin import curation_queue_url
 from papers.models import Paper
@@ -13,7 +14,10 @@ register = template.Library()
 @register.inclusion_tag("admin/papers/_curation_queue.html", takes_context=True)
 def curation_queue(context) -> dict:
     request = context["request"]
-    if not request.user.has_perm("papers.view_paper"):
+    # Ask the paper admin, not for "papers.view_paper" alone: the admin lets a curator who
+    # may change papers see them without the view permission, and such a curator is exactly
+    # who works the queue.
+    if not admin.site.get_model_admin(Paper).has_view_permission(request):
         return {"show": False}
     return {
         "show": True,
