@@ -638,13 +638,13 @@ def _tag_names(paper: Paper, kind: str) -> str:
     return ", ".join(row.tag.name for row in paper.paper_tags.all() if row.tag.kind == kind)
 
 
-def _papers_by_author_name(name: str) -> QuerySet[Authorship]:
+def _papers_by_author_name(name: str) -> QuerySet[Authorship, int]:
     """The ids of papers with an author whose normalised name contains `name`'s."""
     normalized = normalize_author_name(name)
     if not normalized:
-        return Authorship.objects.none().values("paper_id")
-    return Authorship.objects.filter(author__normalized_name__contains=normalized).values(
-        "paper_id"
+        return Authorship.objects.none().values_list("paper_id", flat=True)
+    return Authorship.objects.filter(author__normalized_name__contains=normalized).values_list(
+        "paper_id", flat=True
     )
 
 
