@@ -811,6 +811,31 @@ def test_latex_command_names_are_not_shared_words(library, index_of):
     assert all(s.shared_terms == () for s in similar if s.id not in in_library)
 
 
+def test_similar_papers_in_an_index_holding_deleted_documents(tmp_path):
+    # An update deletes a paper's document and adds it again; until a merge the index holds
+    # the deleted one, and doc_freq counts it. Tantivy's own "more like this" then panicked
+    # (doc_freq 4 > 3 live documents): the paper page answered 500 after a member tagged a paper.
+    papers = [make_paper(f"Kelp forests {n}", abstract="Kelp forests and kelp.") for n in range(3)]
+    index = tantivy.Index(schema.build_schema(), str(tmp_path))
+    writer = index.writer(num_threads=1)  # one segment, so the deletion stays in it
+    for document in documents.paper_documents():
+        writer.add_document(document)
+    writer.commit()
+    writer.delete_documents_by_query(
+        tantivy.Query.term_set_query(schema.build_schema(), schema.ID, [papers[0].pk])
+    )
+    writer.add_document(next(documents.paper_documents([papers[0].pk])))
+    writer.commit()
+    index.reload()
+    searcher = index.searcher()
+    assert searcher.doc_freq(schema.ABSTRACT, "kelp") > searcher.num_docs
+
+    similar = engine.similar(searcher, papers[0].pk)
+
+    assert {hit.id for hit in similar} == {papers[1].pk, papers[2].pk}
+    assert all("kelp" in hit.shared_terms for hit in similar)
+
+
 def test_similar_papers_of_an_unknown_or_unsearchable_paper(index_of):
     paper = make_paper("The", abstract="Of the.")
     make_paper("Anything", abstract="At all.")

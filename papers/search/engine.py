@@ -8,6 +8,7 @@ is turned into Tantivy queries term by term; Tantivy's own query syntax is never
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -43,6 +44,7 @@ MAX_TOKEN_BYTES = 40
 SNIPPET_CHARS = 200
 SIMILAR_AUTHORS = 20  # a paper's first authors considered for "shares N authors"
 SIMILAR_TERMS = 25  # words of the paper's title and abstract "more like this" looks at
+MIN_TOPIC_TERM_CHARS = 3  # shorter terms ("ai", "x") say little about a topic
 SIMILAR_REASON_TERMS = 3
 # A shared author adds this share of the best topical score, so co-authored papers on the same
 # topic rise to the top while an unrelated paper of a shared author does not swamp the list.
@@ -984,16 +986,7 @@ def similar(searcher: tantivy.Searcher, paper_id: int, limit: int = 5) -> list[S
     authors = list(dict.fromkeys(int(a) for a in source.get_all(schema.AUTHOR_IDS)))
     authors = authors[:SIMILAR_AUTHORS]
     not_itself = (Occur.MustNot, Query.term_query(_schema(), schema.ID, paper_id))
-    topical = Query.more_like_this_document_fields_query(
-        _schema(),
-        {schema.TITLE: [title], schema.ABSTRACT: [abstract]},
-        min_doc_frequency=2,  # the paper itself and at least one other
-        max_doc_frequency=_common(searcher),
-        min_term_frequency=1,
-        max_query_terms=SIMILAR_TERMS,
-        min_word_length=3,
-        stop_words=_mlt_stop_words(),
-    )
+    topical = _like_this(searcher, {schema.TITLE: title, schema.ABSTRACT: abstract})
     best = searcher.search(Query.boolean_query([(Occur.Should, topical), not_itself]), 1).hits
     # Scores of the "more like this" query vary with the paper; a shared author is worth a
     # share of the best one.
@@ -1035,11 +1028,42 @@ def similar(searcher: tantivy.Searcher, paper_id: int, limit: int = 5) -> list[S
     return result
 
 
+def _like_this(searcher: tantivy.Searcher, texts: Mapping[str, str]) -> Query:
+    """ "More like this": the SIMILAR_TERMS terms of these field texts with the highest tf-idf,
+    each a term query boosted by it; terms in one paper only, or too common to tell a topic,
+    left out.
+
+    Tantivy has this query, but 0.27's panics (a Rust assertion, not a Python error) on an
+    index holding deleted documents, which every update leaves until a merge: it divides
+    doc_freq, which counts deleted documents, by the live ones (tantivy pull request 2964).
+    Term queries count both the same way.
+    """
+    frequencies: dict[tuple[str, str], int] = {}
+    for field_name, text in texts.items():
+        for _, term in _terms(text):
+            if len(term) >= MIN_TOPIC_TERM_CHARS and term not in _stop_terms():
+                frequencies[field_name, term] = frequencies.get((field_name, term), 0) + 1
+    documents, common = searcher.num_docs, _common(searcher)
+    scored = []
+    for (field_name, term), count in frequencies.items():
+        doc_freq = searcher.doc_freq(field_name, term)
+        if 2 <= doc_freq <= common:  # the paper itself and at least one other
+            idf = math.log(1 + max(documents - doc_freq, 0.5) / (doc_freq + 0.5))
+            scored.append((count * idf, field_name, term))
+    best = sorted(scored, reverse=True)[:SIMILAR_TERMS]
+    return Query.boolean_query(
+        [
+            (Occur.Should, Query.boost_query(Query.term_query(_schema(), name, term), score))
+            for score, name, term in best
+        ]
+    )
+
+
 @cache
-def _mlt_stop_words() -> list[str]:
-    # "More like this" compares analysed terms: give it the stop words stemmed too ("thi").
+def _stop_terms() -> frozenset[str]:
+    # Terms are analysed words: the stop words stemmed too ("thi").
     stemmed = {term for word in STOP_WORDS for _, term in _terms(word)}
-    return sorted(STOP_WORDS | stemmed)
+    return frozenset(STOP_WORDS | stemmed)
 
 
 _LETTERS = re.compile(r"[^\W\d_]{3,}")
