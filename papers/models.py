@@ -572,7 +572,7 @@ class MergedPaper(models.Model):
     """A paper a curator merged into another, kept by its identity: an import that brings its
     forum id (or, lacking one, its abstract) again updates the paper it was merged into."""
 
-    # The deleted paper's id: its old URL and search document are gone, the number is history.
+    # The deleted paper's id: its old URL redirects to `into` (papers.views.paper_detail).
     paper_id = models.BigIntegerField()
     forum_id = models.CharField(max_length=MAX_FORUM_ID, blank=True)
     abstract_fingerprint = models.CharField(max_length=64, blank=True)

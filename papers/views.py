@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from django.core.paginator import Paginator
 from django.db.models.functions import Substr
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import get_object_or_404, render
 from django.utils.cache import patch_vary_headers
 from django_htmx.middleware import HtmxDetails
@@ -24,9 +24,10 @@ from papers.filters import (
     shareable_query,
 )
 from papers.listing import with_listing
-from papers.models import Author, Authorship, Paper, PaperTag, Tag
+from papers.models import Author, Authorship, MergedPaper, Paper, PaperTag, Tag
 from papers.navigation import result_link_prefix, results_navigation
 from papers.querysets import keywords_containing
+from papers.routes import int_url
 from papers.search import engine
 from papers.search.sync import IndexUnavailable, current_searcher
 
@@ -131,7 +132,9 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def paper_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    paper = get_object_or_404(Paper.objects.with_people_and_tags(), pk=pk)
+    paper = Paper.objects.with_people_and_tags().filter(pk=pk).first()
+    if paper is None:
+        return _merged_paper(request, pk)
     try:
         searcher = current_searcher()
     except IndexUnavailable:  # the paper is worth showing without similar papers or neighbours
@@ -145,6 +148,17 @@ def paper_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "papers/paper_detail.html",
         {"paper": paper, "similar": similar, "navigation": navigation},
     )
+
+
+def _merged_paper(request: HttpRequest, pk: int) -> HttpResponse:
+    """A paper merged into another lives on as that one: links to it (a member's notes, an
+    export, a bookmark) lead there. Any other missing paper is a 404."""
+    kept = MergedPaper.objects.filter(paper_id=pk).values_list("into_id", flat=True).first()
+    if kept is None:
+        raise Http404("No such paper.")
+    url = int_url("papers:detail", kept)
+    query = request.GET.urlencode()
+    return HttpResponsePermanentRedirect(f"{url}?{query}" if query else url)
 
 
 def _similar_papers(searcher, paper: Paper) -> list[Paper]:

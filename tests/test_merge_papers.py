@@ -128,11 +128,25 @@ def test_the_merged_identity_is_remembered_and_follows_a_later_merge(pair):
     )
 
 
-def test_the_merged_papers_url_is_gone(client, pair):
+def test_the_merged_papers_url_leads_to_the_kept_paper(client, pair):
     keep, other = pair
+    old_url = other.get_absolute_url()
     merge_papers(target=keep, others=[other])
-    assert client.get(other.get_absolute_url()).status_code == 404
+
+    response = client.get(old_url, {"from": "q=axolotl", "at": "1"})
+
+    assert response.status_code == 301
+    assert response["Location"] == f"{keep.get_absolute_url()}?from=q%3Daxolotl&at=1"
     assert client.get(keep.get_absolute_url()).status_code == 200
+    # Merged again, the old link follows to the paper that now holds both.
+    final = make_paper("Third copy")
+    merge_papers(target=final, others=[keep])
+    assert client.get(old_url)["Location"] == final.get_absolute_url()
+
+
+@pytest.mark.parametrize("pk", [999_999, 10**30])
+def test_a_paper_that_never_was_is_404(client, pk):
+    assert client.get(f"/papers/{pk}/").status_code == 404
 
 
 def test_the_search_index_finds_the_kept_paper_and_not_the_merged_one(pair):
