@@ -953,10 +953,36 @@ class ImportRunAdmin(ReadOnlyAdmin):
 # --- Import conflicts ---------------------------------------------------------------------
 
 
-class ResolvedFilter(YesNoFilter):
-    title = "resolved"
-    parameter_name = "resolved"
-    condition = Q(resolved_at__isnull=False)
+class ConflictStateFilter(admin.SimpleListFilter):
+    """Open conflicts by default, and the sidebar says so: "Open" is the choice shown selected
+    when the URL names none (the built-in "All" would be highlighted over a list of open ones)."""
+
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request, model_admin):
+        return [("resolved", "Resolved"), ("all", "All")]
+
+    def choices(self, changelist):
+        yield {
+            "selected": self.value() not in ("resolved", "all"),
+            "query_string": changelist.get_query_string(remove=[self.parameter_name]),
+            "display": "Open",
+        }
+        for value, label in self.lookup_choices:
+            yield {
+                "selected": self.value() == value,
+                "query_string": changelist.get_query_string({self.parameter_name: value}),
+                "display": label,
+            }
+
+    def queryset(self, request, queryset):
+        if self.value() == "all":
+            return queryset
+        return queryset.filter(resolved_at__isnull=self.value() != "resolved")
+
+
+CONFLICT_VALUE_CHARS = 300
 
 
 @admin.register(ImportConflict)
@@ -966,7 +992,7 @@ class ImportConflictAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     resolved."""
 
     list_display = ["paper_link", "kind", "field", "source", "line", "short_values", "created_at"]
-    list_filter = ["kind", "field", ResolvedFilter, "source"]
+    list_filter = [ConflictStateFilter, "kind", "field", "source"]
     list_select_related = ["paper"]
     search_fields = ["paper__title", "=paper__forum_id", "source"]
     date_hierarchy = "created_at"
@@ -991,13 +1017,6 @@ class ImportConflictAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     def has_change_permission(self, request, obj=None) -> bool:
         return False
 
-    def get_queryset(self, request):
-        queryset = super().get_queryset(request)
-        # Open conflicts unless the curator asks for resolved ones.
-        if ResolvedFilter.parameter_name not in request.GET:
-            queryset = queryset.filter(resolved_at__isnull=True)
-        return queryset
-
     @admin.display(description="paper", ordering="paper__title")
     def paper_link(self, conflict: ImportConflict):
         url = reverse("admin:papers_paper_change", args=[conflict.paper_id])
@@ -1005,8 +1024,9 @@ class ImportConflictAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
 
     @admin.display(description="previous → incoming")
     def short_values(self, conflict: ImportConflict) -> str:
-        previous = Truncator(conflict.previous).chars(60)
-        incoming = Truncator(conflict.incoming).chars(60)
+        # Long enough to tell apart two links that differ at their end; the column wraps.
+        previous = Truncator(conflict.previous).chars(CONFLICT_VALUE_CHARS)
+        incoming = Truncator(conflict.incoming).chars(CONFLICT_VALUE_CHARS)
         return f"{previous or '(none)'} → {incoming}"
 
     def has_resolve_permission(self, request: HttpRequest) -> bool:

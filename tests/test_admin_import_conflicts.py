@@ -53,8 +53,27 @@ def test_mark_resolved_takes_a_conflict_off_the_open_list(admin_client, disagree
     disagreement.refresh_from_db()
     assert disagreement.resolved_at is not None
     assert "Disputed Paper" not in admin_client.get(reverse(CHANGELIST)).content.decode()
-    resolved = admin_client.get(reverse(CHANGELIST), {"resolved": "yes"})
+    resolved = admin_client.get(reverse(CHANGELIST), {"state": "resolved"})
     assert "Disputed Paper" in resolved.content.decode()
+    every = admin_client.get(reverse(CHANGELIST), {"state": "all"})
+    assert "Disputed Paper" in every.content.decode()
+
+
+def test_the_sidebar_shows_that_open_conflicts_are_listed(admin_client, disagreement):
+    response = admin_client.get(reverse(CHANGELIST))
+    [state] = [spec for spec in response.context["cl"].filter_specs if spec.title == "state"]
+    chosen = [
+        choice["display"] for choice in state.choices(response.context["cl"]) if choice["selected"]
+    ]
+    assert chosen == ["Open"]
+
+
+def test_long_values_that_differ_at_the_end_are_told_apart(admin_client, disagreement):
+    base = "https://example.org/pdf/" + "a" * 150
+    disagreement.previous, disagreement.incoming = base + "1.pdf", base + "2.pdf"
+    disagreement.save()
+    content = admin_client.get(reverse(CHANGELIST)).content.decode()
+    assert base + "1.pdf → " + base + "2.pdf" in content
 
 
 def test_a_curator_who_may_only_view_cannot_resolve(client, disagreement):
