@@ -35,6 +35,7 @@ from papers.text import (
     author_name_problem,
     normalize_author_name,
     normalize_tag_name,
+    paper_text_problem,
     tag_key,
     tag_name_problem,
     tag_slug,
@@ -182,11 +183,24 @@ class ImportRun(models.Model):
         return self.finished_at - self.started_at
 
 
+def validate_title(value: str) -> None:
+    _refuse(paper_text_problem("The title", value))
+
+
+def validate_abstract(value: str) -> None:
+    _refuse(paper_text_problem("The abstract", value))
+
+
+def _refuse(problem: str) -> None:
+    if problem:
+        raise ValidationError(problem + ".")
+
+
 class Paper(models.Model):
     # Blank when a source gave only an abstract; such papers are flagged for curation.
-    title = models.CharField(max_length=MAX_TITLE, blank=True)
+    title = models.CharField(max_length=MAX_TITLE, blank=True, validators=[validate_title])
     # max_length on a TextField is checked by forms (the admin), not by the database.
-    abstract = models.TextField(max_length=MAX_ABSTRACT, blank=True)
+    abstract = models.TextField(max_length=MAX_ABSTRACT, blank=True, validators=[validate_abstract])
     forum_id = models.CharField(
         "OpenReview forum id", max_length=MAX_FORUM_ID, blank=True, help_text="Unique when present."
     )

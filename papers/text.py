@@ -106,6 +106,22 @@ def _has_bidi_control(text: str) -> bool:
     return not text.isascii() and any(char in _BIDI_CONTROLS for char in text)
 
 
+# Embeddings, overrides and isolates: each reorders the text after it up to its paragraph's
+# end ("Trojan source"). The marks (LRM, RLM, ALM) only nudge one character and belong to
+# right-to-left text, which a title or an abstract may well hold.
+_BIDI_REORDERING = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def paper_text_problem(label: str, text: str) -> str:
+    """Why `text` cannot be a paper's title or abstract, or "" when it can."""
+    if not text.isascii() and _BIDI_REORDERING.search(text):
+        return (
+            f"{label} contains a bidirectional embedding, override or isolate character "
+            "(U+202A-U+202E, U+2066-U+2069), which would reorder the text shown after it"
+        )
+    return ""
+
+
 # What stands in an author list for authors kept hidden: OpenReview API v1 gives a blind
 # submission the authors ["Anonymous"], and conference templates print "Anonymous Author(s)".
 # Compared case-folded with spaces collapsed.

@@ -559,6 +559,17 @@ def test_admin_refuses_tag_names_that_are_invisible_reordered_or_too_long(admin_
     assert not Tag.objects.exists()
 
 
+@pytest.mark.parametrize("field", ["title", "abstract"])
+def test_admin_refuses_text_that_would_reorder_what_follows_it(admin_client, field):
+    paper = make_paper("Kept", abstract="The stored abstract.")
+    data = change_form_data(paper, **{field: "Safe \u2067hidden"})
+    response = admin_client.post(change_url(paper), data)
+    assert response.status_code == 200
+    assert "bidirectional embedding, override or isolate" in response.content.decode()
+    paper.refresh_from_db()
+    assert (paper.title, paper.abstract) == ("Kept", "The stored abstract.")
+
+
 def test_admin_refuses_an_abstract_over_the_limit_and_keeps_the_old_one(admin_client):
     from papers.text import MAX_ABSTRACT
 

@@ -559,6 +559,22 @@ def test_an_author_name_with_a_bidi_control_fails_like_a_tag(tmp_path, before):
     assert counts() == before
 
 
+@pytest.mark.parametrize("field", ["title", "abstract"])
+def test_a_title_or_abstract_that_reorders_what_follows_fails(tmp_path, before, field):
+    record = {**GOOD, "forum_id": "x2", field: "Safe \u202eesrever txet"}
+    path = write(tmp_path, "x.jsonl", jsonl(GOOD, record))
+    message = refused(path)
+    assert message.startswith(f"{path}:2: {field} contains a bidirectional embedding")
+    assert counts() == before
+
+
+def test_right_to_left_text_with_its_marks_is_a_fine_title(tmp_path):
+    # The marks (RLM, LRM) belong to right-to-left writing; only reordering controls are refused.
+    title = "\u05dc\u05de\u05d9\u05d3\u05d4 \u200fDeep learning\u200e"
+    run(write(tmp_path, "x.jsonl", jsonl({**GOOD, "title": title})))
+    assert Paper.objects.get().title == title
+
+
 @pytest.mark.parametrize(
     "spelling", ["\u200bZed Zero", "Zed\u200bZero", "Zed Ze\u00adro", "Zed\u2060 Zero"]
 )

@@ -34,6 +34,7 @@ from papers.text import (
     normalize_author_name,
     normalize_doi,
     normalize_tag_name,
+    paper_text_problem,
     tag_key,
     tag_name_problem,
 )
@@ -202,6 +203,9 @@ def validate_record(record: PaperRecord) -> PaperRecord:
         fail(f"arxiv id {_quote(record.arxiv_id, 80)} is not an arXiv id (2310.01234)")
     _check_length(fail, "abstract", record.abstract, MAX_ABSTRACT)
     _check_length(fail, "title", record.title, MAX_TITLE)
+    for label, text in (("title", record.title), ("abstract", record.abstract)):
+        if problem := paper_text_problem(label, text):
+            fail(problem)
     for label, url in (("forum url", record.forum_url), ("pdf url", record.pdf_url)):
         if not url:
             continue
