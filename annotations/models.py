@@ -113,6 +113,15 @@ class ReadingStatus(models.TextChoices):
     SKIPPED = "skipped", "Skipped"
 
 
+# How far a member got with a paper: a merge keeps the furthest of two items' statuses.
+_STATUS_PROGRESS: dict[str, int] = {
+    ReadingStatus.TO_READ: 0,
+    ReadingStatus.SKIPPED: 1,
+    ReadingStatus.READING: 2,
+    ReadingStatus.READ: 3,
+}
+
+
 class Priority(models.IntegerChoices):
     HIGH = 1, "High"
     MEDIUM = 2, "Medium"
@@ -144,6 +153,16 @@ class ReadingListItem(models.Model):
 
     def is_private_from(self, user) -> bool:
         return self.reading_list.is_private_from(user)
+
+    def absorb(self, other: ReadingListItem) -> bool:
+        """Take what `other`, the same list's item for a paper merged into this one, knows and
+        this one does not: the further reading status, a priority. Whether anything changed."""
+        changed = False
+        if _STATUS_PROGRESS[other.status] > _STATUS_PROGRESS[self.status]:
+            self.status, changed = other.status, True
+        if self.priority is None and other.priority is not None:
+            self.priority, changed = other.priority, True
+        return changed
 
 
 class AnchorState(models.TextChoices):

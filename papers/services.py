@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.contrib.admin.utils import model_ngettext
 from django.db import models, transaction
@@ -354,17 +355,23 @@ def _move_rows(relation, target: Paper, other_ids: list[int], result: PaperMerge
         result.moved[model] += rows.update(**{fk_name: target})
         return
     kept = model._default_manager.filter(**{fk_name: target})
-    taken = [set(kept.values_list(*key)) for key in keys]
+    taken: list[dict[tuple, Any]] = [{} for _ in keys]
+    for row in kept:
+        for key, seen in zip(keys, taken, strict=True):
+            seen[_key_of(row, key)] = row
     moving, staying = [], []
     for row in rows:
-        row_keys = [
-            tuple(getattr(row, model._meta.get_field(f).attname) for f in key) for key in keys
-        ]
-        if any(k in seen for k, seen in zip(row_keys, taken, strict=True)):
+        row_keys = [_key_of(row, key) for key in keys]
+        clashing = [seen[k] for k, seen in zip(row_keys, taken, strict=True) if k in seen]
+        if clashing:
             staying.append(row)
+            # The kept row takes what only the dropped one knew (a member's reading status).
+            absorb = getattr(clashing[0], "absorb", None)
+            if absorb is not None and absorb(row):
+                clashing[0].save()
             continue
         for k, seen in zip(row_keys, taken, strict=True):
-            seen.add(k)
+            seen[k] = row
         moving.append(row.pk)
     texts = [f.attname for f in model._meta.concrete_fields if isinstance(f, models.TextField)]
     if any(getattr(row, name) for row in staying for name in texts):
@@ -377,6 +384,10 @@ def _move_rows(relation, target: Paper, other_ids: list[int], result: PaperMerge
         result.moved[model] += moved
     if staying:
         result.dropped[model] += len(staying)
+
+
+def _key_of(row: Any, fields: tuple[str, ...]) -> tuple:
+    return tuple(getattr(row, row._meta.get_field(name).attname) for name in fields)
 
 
 @transaction.atomic

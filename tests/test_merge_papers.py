@@ -16,7 +16,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from annotations.models import Comment, Note, ReadingListItem
+from annotations.models import Comment, Note, Priority, ReadingListItem, ReadingStatus
 from papers.importing.pipeline import import_paths
 from papers.models import MergedPaper, Paper, PaperTag, TagKind
 from papers.search import schema, sync
@@ -93,6 +93,34 @@ def test_merging_keeps_every_annotation(pair, user, other_user):
     # Each model named in the singular or plural its count needs.
     assert "dropped as duplicates 1 paper tag, 1 reading list item." in result.summary()
     assert "2 notes" in result.summary()
+
+
+def test_a_list_holding_both_papers_keeps_how_far_the_member_got(pair, user):
+    keep, other = pair
+    both = make_reading_list(user, "Both", papers=[keep, other])
+    both.items.filter(paper=keep).update(status=ReadingStatus.TO_READ)
+    both.items.filter(paper=other).update(status=ReadingStatus.READ, priority=Priority.HIGH)
+
+    merge_papers(target=keep, others=[other])
+
+    [item] = both.items.all()
+    assert (item.paper_id, item.status, item.priority) == (
+        keep.pk,
+        ReadingStatus.READ,
+        Priority.HIGH,
+    )
+
+
+def test_the_kept_item_s_own_status_and_priority_win_when_further(pair, user):
+    keep, other = pair
+    both = make_reading_list(user, "Both", papers=[keep, other])
+    both.items.filter(paper=keep).update(status=ReadingStatus.READING, priority=Priority.LOW)
+    both.items.filter(paper=other).update(status=ReadingStatus.SKIPPED, priority=Priority.HIGH)
+
+    merge_papers(target=keep, others=[other])
+
+    [item] = both.items.all()
+    assert (item.status, item.priority) == (ReadingStatus.READING, Priority.LOW)
 
 
 def test_the_target_keeps_its_fields_and_authors_and_fills_the_blanks(pair):
