@@ -230,7 +230,11 @@ def is_forum_id(value: str) -> bool:
 
 def forum_id_from_url(url: str) -> str:
     """The `id=` parameter of an OpenReview forum (or pdf) URL, "" when there is none."""
-    values = parse_qs(urlsplit(url).query).get("id")
+    try:
+        query = urlsplit(url).query
+    except ValueError:  # an unclosed "[" of an IPv6 host: typed text, not a URL of ours
+        return ""
+    values = parse_qs(query).get("id")
     return values[0].strip() if values else ""
 
 

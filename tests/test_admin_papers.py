@@ -659,3 +659,11 @@ def test_moving_one_author_to_a_taken_position_moves_the_others_up(admin_client)
     rows[0]["position"] = 2  # only Ada's row edited: she becomes the last author
     save_paper(admin_client, paper, change_form_data(paper, authors=rows))
     assert authors_of(paper) == [(0, "Alan Turing"), (1, "Grace Hopper"), (2, "Ada Lovelace")]
+
+
+def test_search_for_a_malformed_url_lists_nothing_rather_than_failing(admin_client):
+    # A pasted URL is read for its forum id; an unclosed "[" made urlsplit raise (a 500).
+    make_paper("A paper")
+    response = changelist(admin_client, q="http://[")
+    assert response.status_code == 200
+    assert listed_titles(response) == set()

@@ -236,3 +236,11 @@ def test_index_unavailable_is_an_empty_list_with_a_message(client, corpus, monke
 
 def test_only_get(client):
     assert client.post(URL, {"q": "x"}).status_code == 405
+
+
+@pytest.mark.parametrize("typed", ["http://[", "https://[::1/forum?id=abc", "http://]x["])
+def test_a_malformed_url_suggests_nothing_rather_than_failing(client, corpus, typed):
+    # urlsplit raises ValueError on an unclosed IPv6 bracket; the box is public and answered
+    # such text with a 500.
+    assert identifier_lookups(typed) == []
+    assert suggested(client, typed) == []
