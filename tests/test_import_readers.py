@@ -252,6 +252,9 @@ def test_heading_names_the_venue():
     [
         ("pdf_url", "javascript:alert(1)", "pdf url 'javascript:alert(1)' is not an http(s) URL"),
         ("forum_url", "ftp://x.org/f", "forum url 'ftp://x.org/f' is not an http(s) URL"),
+        # urlsplit raises on an unclosed IPv6 bracket: the import stopped with a traceback.
+        ("forum_url", "http://[", "forum url 'http://[' is not an http(s) URL"),
+        ("pdf_url", "https://[::1/x.pdf", "pdf url 'https://[::1/x.pdf' is not an http(s) URL"),
         ("title", "x" * 501, "title is 501 characters long; at most 500"),
         ("pdf_url", "https://x.org/" + "a" * 490, "pdf url is 504 characters long"),
         ("abstract", "  \n", "record has no abstract"),

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NoReturn
 from urllib.parse import urlsplit
 
 from papers.importing import safe_json
@@ -172,7 +173,7 @@ def validate_record(record: PaperRecord) -> PaperRecord:
     """Check one record against the model's rules; fills forum_id from the forum URL, normalises
     the arXiv id and DOI, and drops placeholder authors ("Anonymous")."""
 
-    def fail(message: str):
+    def fail(message: str) -> NoReturn:
         raise ImportFailed(record.source, record.line, message)
 
     texts = {
@@ -210,7 +211,10 @@ def validate_record(record: PaperRecord) -> PaperRecord:
         if not url:
             continue
         _check_length(fail, label, url, MAX_URL)
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+        except ValueError:  # an unclosed "[" of an IPv6 host: a clear error, not a traceback
+            fail(f"{label} {_quote(url, 80)} is not an http(s) URL")
         if parts.scheme.lower() not in ("http", "https") or not parts.netloc or " " in url:
             fail(f"{label} {_quote(url, 80)} is not an http(s) URL")
     url_id = forum_id_from_url(record.forum_url) if record.forum_url else ""
