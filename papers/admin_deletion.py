@@ -15,7 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.contrib.admin.models import LogEntry
 from django.contrib.admin.utils import NestedObjects, quote
+from django.contrib.contenttypes.models import ContentType
 from django.db import router
 from django.db.models import Model
 from django.http import HttpRequest
@@ -27,8 +29,24 @@ PRIVATE_LABEL = "(private to another member)"
 
 
 def is_private_from(obj: Model, user: Any) -> bool:
+    if isinstance(obj, LogEntry):
+        return _log_entry_is_private_from(obj, user)
     check = getattr(obj, "is_private_from", None)
     return bool(check and check(user))
+
+
+def _log_entry_is_private_from(entry: LogEntry, user: Any) -> bool:
+    """Deleting a member takes their admin history along, and each entry names what they
+    changed ('Changed “Secret job-talk papers”', the items added): their own private reading
+    list, edited in the admin, would be named to whoever deletes them. Another member's entry
+    about a kind of object that can be private is listed by kind only; the object itself may
+    be gone (the entry keeps its name), so its present visibility cannot decide."""
+    if entry.user_id == user.pk:
+        return False
+    if entry.content_type_id is None:
+        return True
+    model = ContentType.objects.get_for_id(entry.content_type_id).model_class()
+    return model is None or hasattr(model, "is_private_from")
 
 
 def deleted_objects(

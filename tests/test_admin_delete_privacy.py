@@ -5,11 +5,12 @@ member's private things: their notes, private reading lists, saved searches and 
 from __future__ import annotations
 
 import pytest
+from django.contrib.admin.models import CHANGE, LogEntry
 from django.urls import reverse
 
 from alerts.models import SavedSearch
 from annotations.discussion import post_comment
-from annotations.models import Notification, NotificationKind, Visibility
+from annotations.models import Notification, NotificationKind, ReadingList, Visibility
 from tests.factories import make_note, make_paper, make_reading_list, make_user
 
 pytestmark = pytest.mark.django_db
@@ -93,3 +94,38 @@ def test_reading_list_notices_of_others_are_not_listed(admin_client, ann, paper)
     response = admin_client.get(reverse("admin:annotations_notification_changelist"))
 
     assert list(response.context["cl"].result_list) == []
+
+
+def test_member_delete_page_does_not_name_their_private_list_from_their_admin_history(
+    admin_client, ann, paper
+):
+    # A curator who keeps a private list can edit it in the admin; the log entry that makes
+    # keeps the list's name and is deleted with the curator.
+    secret = ReadingList.objects.get(owner=ann, name=SECRET_LIST)
+    LogEntry.objects.log_actions(
+        user_id=ann.pk,
+        queryset=[secret],
+        action_flag=CHANGE,
+        change_message="Changed description.",
+        single_object=True,
+    )
+
+    page = confirmation(admin_client, reverse("admin:auth_user_delete", args=[ann.pk]))
+
+    assert SECRET_LIST not in page
+    assert "Log entries: 1" in page
+    assert "Log entry: (private to another member)" in page
+
+
+def test_own_admin_history_is_named_on_the_delete_page(client, ann, paper):
+    ann.is_staff = ann.is_superuser = True
+    ann.save()
+    client.force_login(ann)
+    secret = ReadingList.objects.get(owner=ann, name=SECRET_LIST)
+    LogEntry.objects.log_actions(
+        user_id=ann.pk, queryset=[secret], action_flag=CHANGE, single_object=True
+    )
+
+    page = confirmation(client, reverse("admin:auth_user_delete", args=[ann.pk]))
+
+    assert SECRET_LIST in page
