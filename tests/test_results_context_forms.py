@@ -114,3 +114,14 @@ def test_a_form_posted_from_a_paper_opened_directly_redirects_as_before(client, 
     assert 'name="from"' not in client.get(paper.get_absolute_url()).content.decode()
     response = client.post(reverse("annotations:note-add", args=[paper.pk]), {"body": "x"})
     assert response["Location"] == f"{paper.get_absolute_url()}#paper-notes"
+
+
+def test_from_and_at_posted_to_a_view_that_redirects_to_a_url_name(client, user):
+    # "Mark all read" redirects to a URL name; appending the results context to the name
+    # made it unresolvable (NoReverseMatch, a 500) for any POST that carried from and at.
+    client.force_login(user)
+    response = client.post(
+        reverse("annotations:notifications-mark-all-read"), {"from": "q=graph", "at": "2"}
+    )
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("annotations:notifications") + "?")

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect, render, resolve_url
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 
 from annotations.panel import SECTIONS, section_context
@@ -52,6 +52,9 @@ def _with_results_context(request: HttpRequest, url: str) -> str:
     params = results_context(request.POST)
     if not params:
         return url
+    # `url` may be a URL name ("annotations:notifications"), which redirect() resolves; with
+    # a query string appended it would no longer be one.
+    url = resolve_url(url)
     address, hash_mark, fragment = url.partition("#")
     separator = "&" if "?" in address else "?"
     return f"{address}{separator}{urlencode(params)}{hash_mark}{fragment}"
