@@ -329,6 +329,83 @@ def _all_of(queries: list[Query]) -> Query:
     return Query.boolean_query([(Occur.Must, q) for q in queries])
 
 
+# --- Spelling -----------------------------------------------------------------------------
+
+# "Did you mean" for a search that found nothing: each word the index does not hold is replaced
+# by the nearest word that it does. Shorter words are left alone (too many near neighbours).
+MIN_SPELLING_CHARS = 4
+# Papers read for candidate words: those holding a term within the edit distance of the word.
+SPELLING_SAMPLE = 20
+_SPELLING_WORD = re.compile(r"(?<![\w-])[^\W\d_]+")
+
+
+def spelling_suggestion(searcher: tantivy.Searcher, text: str) -> str | None:
+    """`text` with its misspelt words corrected ("difusion modles" -> "diffusion models"), or
+    None when it has none or nothing close is indexed.
+
+    A word is misspelt when its stem is in no text field. Its candidates are the words of a few
+    titles and abstracts holding a term within one or two edits of that stem (Tantivy's fuzzy
+    term query, so the term dictionary is searched, not every paper); the nearest to the typed
+    word wins, and the one in more abstracts among equals ("models" over "modes"). Everything
+    else in `text` (quotes, minus signs, `or`) stays as typed; an excluded word is not changed.
+    """
+    corrected, changed, position = [], False, 0
+    for match in _SPELLING_WORD.finditer(text):
+        word = match.group()
+        better = _nearest_indexed_word(searcher, word.lower())
+        corrected += [text[position : match.start()], better or word]
+        changed = changed or better is not None
+        position = match.end()
+    corrected.append(text[position:])
+    return "".join(corrected) if changed else None
+
+
+def _nearest_indexed_word(searcher: tantivy.Searcher, word: str) -> str | None:
+    if len(word) < MIN_SPELLING_CHARS or word in STOP_WORDS or word == "or":
+        return None
+    stem = _stem(word)
+    if not stem or any(searcher.doc_freq(name, stem) for name in FIELD_BOOSTS):
+        return None  # a word the index holds
+    distance = 1 if len(stem) <= 5 else 2
+    near = Query.boolean_query(
+        [
+            (Occur.Should, Query.fuzzy_term_query(_schema(), name, stem, distance))
+            for name in (schema.TITLE, schema.ABSTRACT)
+        ]
+    )
+    candidates: set[str] = set()
+    for _, address in searcher.search(near, SPELLING_SAMPLE).hits:
+        document = searcher.doc(address)
+        for name in (schema.TITLE, schema.ABSTRACT):
+            for value in document.get_all(name):
+                candidates.update(token.lower() for token in _splitter().analyze(str(value)))
+    near_words = [
+        candidate
+        for candidate in candidates
+        if candidate.isalpha() and _edits(_stem(candidate), stem) <= distance
+    ]
+    if not near_words:
+        return None
+    return min(
+        near_words,
+        key=lambda c: (_edits(c, word), -searcher.doc_freq(schema.ABSTRACT, _stem(c)), c),
+    )
+
+
+def _edits(a: str, b: str) -> int:
+    """Edit distance with a swap of neighbours counting one ("modles" is one from "models")."""
+    rows = [list(range(len(b) + 1))]
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
+
+
 # --- Search and facets --------------------------------------------------------------------
 
 # The value that stands for "no value" in the facets that have a "not given" bucket: ids are
