@@ -907,6 +907,14 @@ def test_misspelt_words_are_replaced_by_the_nearest_indexed_ones(index_of):
         assert suggest(text) is None, text  # known, near nothing, too short, no words
 
 
+def test_a_misspelt_author_name_is_corrected_from_the_authors_as_typed(index_of):
+    make_paper("Meta-learning", abstract="Chess engines adapt.", authors=["Chelsea Finn"])
+    searcher = index_of()
+    # Only titles and abstracts were read: "Chelsae" became "chess", and lowercase.
+    assert engine.spelling_suggestion(searcher, "Chelsae Finn") == "Chelsea Finn"
+    assert engine.spelling_suggestion(searcher, "CHELSAE") == "CHELSEA"
+
+
 def test_edit_distance_counts_a_swap_of_neighbours_once():
     assert engine._edits("modles", "models") == 1
     assert engine._edits("modles", "modes") == 1
