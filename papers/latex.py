@@ -521,13 +521,17 @@ def _trimmed(pieces: list[str]) -> str:
     return "".join(pieces[start:end]).strip()
 
 
-# OpenReview renders its abstracts as Markdown, and authors use it there: **bold** and
-# [label](https://...) links. Both are rewritten as the LaTeX the scanner reads (\textbf,
-# \href), so they nest and escape like everything else. Neither may span a line or a `$`
+# OpenReview renders its abstracts as Markdown, and authors use it there: **bold**, *italics*
+# and [label](https://...) links. Each is rewritten as the LaTeX the scanner reads (\textbf,
+# \textit, \href), so they nest and escape like everything else. None may span a line or a `$`
 # (math is left alone), and nothing in them is a brace, so a rewrite cannot unbalance a group.
 # Each pattern's repeated part stops at its first `*` or `]`: the scan stays linear.
 _MARKDOWN_BOLD_RE = re.compile(r"\*\*(?=[^\s*])([^*\n${}]+?)(?<=\S)\*\*")
 _MARKDOWN_LINK_RE = re.compile(r"\[([^\[\]\n${}]+)\]\((https?://[^\s(){}$]+)\)")
+# *emphasis* (OpenReview shows it in italics), read after **bold** so no `**` is left to take
+# apart. A word before the first star or after the last (`A* and B*`, `2*3*4`) or an escaped
+# star (`\*`) makes it no emphasis.
+_MARKDOWN_ITALIC_RE = re.compile(r"(?<![*\w\\])\*(?=[^\s*])([^*\n${}]+?)(?<=\S)\*(?![*\w])")
 
 
 # What opens or closes math: $, $$, \( \) \[ \]; any other escape (\$) is skipped whole.
@@ -536,7 +540,8 @@ _MATH_TOGGLE_RE = re.compile(r"(?P<toggle>\$\$|\$|\\[()\[\]])|\\.", re.S)
 
 def _markdown_as_latex(text: str) -> str:
     text = _rewrite_outside_math(_MARKDOWN_LINK_RE, r"\\href{\2}{\1}", text)
-    return _rewrite_outside_math(_MARKDOWN_BOLD_RE, r"\\textbf{\1}", text)
+    text = _rewrite_outside_math(_MARKDOWN_BOLD_RE, r"\\textbf{\1}", text)
+    return _rewrite_outside_math(_MARKDOWN_ITALIC_RE, r"\\textit{\1}", text)
 
 
 def _rewrite_outside_math(pattern: re.Pattern[str], replacement: str, text: str) -> str:

@@ -91,6 +91,11 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
         for paper in papers:
             paper.headline = snippets.get(paper.pk, "")
 
+    # A search that found nothing may be misspelt: offer the nearest words the index holds.
+    spelling = None
+    if state.searching and not results.total and query.parsed:
+        spelling = engine.spelling_suggestion(searcher, state.options.q)
+
     facets = listing_facets(
         results.facets, state, author_candidates=candidates, keyword_candidates=keywords
     )
@@ -113,6 +118,7 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
             "clear_query": cleared_query(request.GET),
             "ignored": state.selection.ignored,
             "nothing_searchable": query.parsed == (),
+            "spelling": spelling,
             "sort_choices": [
                 (key, label)
                 for key, label in SORT_CHOICES.items()

@@ -130,3 +130,26 @@ def test_the_rating_sort_is_offered_only_once_some_paper_has_a_rating(client, db
     response = get_list(client, {"sort": "rating"})
     assert sort_options(response) == ["title", "newest", "rating"]
     assert response.context["options"].sort == "rating"
+
+
+def test_a_misspelt_search_that_finds_nothing_offers_the_nearest_words(client, corpus):
+    response = get_list(client, {"q": "difusion modles", "track": "oral", "page": "2"})
+    assert response.context["total"] == 0
+    assert response.context["spelling"] == "diffusion models"
+    # The same view (its filters kept) with the words corrected, from its first page.
+    assert (
+        '<p class="spelling">Did you mean <a href="/?q=diffusion+models&amp;track=oral">'
+        "diffusion models</a>?</p>"
+    ) in response.content.decode()
+    corrected = get_list(client, {"q": "diffusion models", "track": "oral"})
+    assert [paper.title for paper in corrected.context["papers"]] == [
+        "Diffusion models for planning"
+    ]
+
+
+def test_no_spelling_is_offered_when_the_words_are_known_or_nothing_is_near(client, corpus):
+    # Known words that match nothing together; a word near nothing indexed.
+    for q in ["diffusion locomotion attention", "qwertyuiop"]:
+        response = get_list(client, {"q": q})
+        assert response.context["total"] == 0 and response.context["spelling"] is None
+        assert "Did you mean" not in response.content.decode()

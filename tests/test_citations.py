@@ -88,6 +88,35 @@ def test_a_paper_without_authors_or_venue_is_cited_without_inventing_them(client
         assert "Lonely paper" in text and "Anonymous" not in text
 
 
+def test_a_paper_without_authors_has_its_title_once_in_apa(client):
+    # citeproc-py moves the title into the author's place and used to print it again.
+    paper = make_paper(
+        "Denoising Diffusion Bridge Models",
+        tags=[("ICLR 2024", TagKind.VENUE)],
+        forum_url="https://openreview.net/forum?id=abc",
+    )
+    references = {slug: text for slug, _, text in cite(client, paper).context["references"]}
+    assert references["apa"] == (
+        f"Denoising Diffusion Bridge Models. (2024). {ICLR_2024}. "
+        "https://openreview.net/forum?id=abc"
+    )
+    assert references["ieee"].count("Denoising Diffusion Bridge Models") == 1
+    # No venue either (its year is the import's): the title, the year, nothing repeated.
+    [(_, _, apa), *_] = cite(client, make_paper("Why? A study")).context["references"]
+    assert apa.startswith("Why? A study. (") and apa.count("Why? A study") == 1
+
+
+def test_an_author_named_like_the_title_keeps_both_in_apa():
+    record = {
+        "id": "x",
+        "type": "paper-conference",
+        "title": "Models",
+        "author": [{"family": "Models"}],
+        "issued": {"date-parts": [[2024]]},
+    }
+    assert formatted_reference(record, "apa") == "Models. (2024). Models."
+
+
 def test_the_section_reads_the_paper_and_nothing_else(client, paper, django_assert_num_queries):
     # The paper, its authorships with authors, its tags.
     with django_assert_num_queries(3):

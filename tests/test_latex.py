@@ -498,6 +498,27 @@ def test_markdown_bold_and_links_are_read_like_their_latex():
     )
 
 
+def test_markdown_italics_are_read_as_emphasis():
+    # As OpenReview shows the DDBM abstract: "based on *diffusion bridges*, a family ...".
+    assert render("based on *diffusion bridges*, a **very** *new* idea") == (
+        "<p>based on <em>diffusion bridges</em>, a <strong>very</strong> <em>new</em> idea</p>"
+    )
+    assert latex_to_plain_text("a *new* idea") == "a new idea"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "A* search and B* trees",  # stars against words
+        "2*3*4 and 2 * 3 * 4",  # arithmetic
+        "$a*b*c$ and \\*x\\*",  # math, escaped stars
+        "*a\nb*",  # not across a line
+    ],
+)
+def test_what_is_not_markdown_italics_stays_as_written(source):
+    assert "<em>" not in render(source)
+
+
 @pytest.mark.parametrize(
     "source",
     [

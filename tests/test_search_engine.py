@@ -888,3 +888,35 @@ def test_all_documents_stream_in_chunks_of_a_few_queries(monkeypatch, django_ass
     with django_assert_num_queries(9):
         ids = [d.get_first(schema.ID) for d in documents.paper_documents()]
     assert ids == [p.pk for p in papers]
+
+
+# --- Spelling ---------------------------------------------------------------------------------
+
+
+def test_misspelt_words_are_replaced_by_the_nearest_indexed_ones(index_of):
+    make_paper("Graph neural networks", abstract="Message passing with models of graphs.")
+    make_paper("Diffusion models", abstract="Score-based diffusion; the modes of a density.")
+    searcher = index_of()
+    suggest = lambda text: engine.spelling_suggestion(searcher, text)  # noqa: E731
+    assert suggest("difusion modles") == "diffusion models"  # "models", not "modes"
+    assert suggest("grpah neural netwroks") == "graph neural networks"  # swapped letters
+    # Syntax and known words stay as typed; an excluded word is not corrected.
+    assert suggest('"difusion models" or GRAPH -modles') == '"diffusion models" or GRAPH -modles'
+    assert suggest("grph") == "graph"
+    for text in ["diffusion models", "qwertyuiop", "grh", "", "-difusion", "the and"]:
+        assert suggest(text) is None, text  # known, near nothing, too short, no words
+
+
+def test_a_misspelt_author_name_is_corrected_from_the_authors_as_typed(index_of):
+    make_paper("Meta-learning", abstract="Chess engines adapt.", authors=["Chelsea Finn"])
+    searcher = index_of()
+    # Only titles and abstracts were read: "Chelsae" became "chess", and lowercase.
+    assert engine.spelling_suggestion(searcher, "Chelsae Finn") == "Chelsea Finn"
+    assert engine.spelling_suggestion(searcher, "CHELSAE") == "CHELSEA"
+
+
+def test_edit_distance_counts_a_swap_of_neighbours_once():
+    assert engine._edits("modles", "models") == 1
+    assert engine._edits("modles", "modes") == 1
+    assert engine._edits("difusion", "diffusion") == 1
+    assert engine._edits("", "abc") == 3 and engine._edits("abc", "abc") == 0

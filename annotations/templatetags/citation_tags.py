@@ -47,7 +47,28 @@ def formatted_reference(record: dict[str, object], style: str) -> str:
     source = CiteProcJSON([record])
     bibliography = CitationStylesBibliography(_style(style), source, formatter.plain)
     bibliography.register(Citation([CitationItem(str(record["id"]))]))
-    return _NUMBER_LABEL.sub("", str(bibliography.bibliography()[0]))
+    text = _NUMBER_LABEL.sub("", str(bibliography.bibliography()[0]))
+    return _without_repeated_title(text, record)
+
+
+def _without_repeated_title(text: str, record: dict[str, object]) -> str:
+    """A reference without authors, with its title written once.
+
+    With no author, a style's <substitute> puts the title in the author's place; the CSL
+    specification then suppresses the title where it would normally appear, but citeproc-py
+    does not, so APA read "Title. (2024). Title. Venue." (APA 7: "Title. (2024). Venue.").
+    Most OpenReview exports name no authors, so this is most references in practice."""
+    title = str(record.get("title") or "")
+    if record.get("author") or not title:
+        return text
+    first = text.find(title)
+    second = text.find(title, first + len(title)) if first != -1 else -1
+    if second == -1:
+        return text
+    head = text[:second].rstrip()
+    # The period and space the style put after the repeated title go with it.
+    tail = text[second + len(title) :].lstrip(". ")
+    return f"{head} {tail}" if tail else head
 
 
 @register.inclusion_tag("annotations/_citation_placeholder.html")

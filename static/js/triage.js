@@ -91,6 +91,17 @@
     if (handled) event.preventDefault();
   });
 
+  // Escape in the list's search box leaves the box for the results, search and all, so that
+  // j/k/o come next (as in Gmail or GitHub; / comes back). Chromium's own Escape in a
+  // type=search box empties it, and search as you type then threw the results away. The
+  // box's clear button still empties it.
+  document.addEventListener("keydown", function (event) {
+    var target = event.target;
+    if (event.key !== "Escape" || !(target instanceof HTMLInputElement) || target.id !== "q") return;
+    event.preventDefault();
+    target.blur();
+  });
+
   // Enter in a result's tag box tags that result (the shared form's own Enter does nothing).
   document.addEventListener("keydown", function (event) {
     var target = event.target;

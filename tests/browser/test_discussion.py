@@ -105,3 +105,34 @@ def test_a_mention_reaches_only_the_member_mentioned(browser, live_server, scree
     finally:
         for context in contexts:
             context.close()
+
+
+def test_math_in_a_comment_is_typeset_where_notifications_and_activity_quote_it(
+    browser, live_server
+):
+    from playwright.sync_api import expect
+
+    make_user("ann")
+    make_user("bea")
+    paper = make_paper("Bridges", authors=["Ada Lovelace"])
+    ann_context, ann, ann_watch = _member_page(browser, live_server, "ann")
+    ann.goto(f"{live_server.url}{paper.get_absolute_url()}")
+    ann.get_by_label("Comment:").fill(r"@bea see $\alpha_t$ in eq. 3")
+    ann.get_by_role("button", name="Post comment").click()
+    expect(ann.locator(".comment-body .katex")).to_have_count(1)  # as the thread shows it
+    ann_context.close()
+
+    bea_context, bea, bea_watch = _member_page(browser, live_server, "bea")
+    _nav_notifications(bea).click()
+    # The excerpt is the comment's text, its math typeset as in the thread, not "$\alpha_t$".
+    excerpt = bea.locator(".notification .excerpt")
+    expect(excerpt.locator(".katex")).to_have_count(1)
+    expect(excerpt).not_to_contain_text("$")
+    bea.get_by_role("navigation", name="Main", exact=True).get_by_role(
+        "link", name="Recent activity"
+    ).click()
+    quote = bea.locator(".activity-comment q")
+    expect(quote.locator(".katex")).to_have_count(1)
+    expect(quote).not_to_contain_text("$")
+    assert ann_watch.problems == [] and bea_watch.problems == []
+    bea_context.close()

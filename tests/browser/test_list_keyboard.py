@@ -110,3 +110,29 @@ def test_a_menu_choice_made_with_the_mouse_applies_at_once(page, live_server, li
     page.select_option("#sort", "title")
     expect(page.locator(".paper-title").first).to_have_text("Alpha")
     expect(page).to_have_url(re.compile(r"[?&]sort=title(&|$)"))
+
+
+def test_escape_in_the_search_box_leaves_it_for_the_keys_and_keeps_the_search(
+    page, live_server, library
+):
+    from playwright.sync_api import expect
+
+    make_paper("Delta", abstract="About trees.")
+    console = ConsoleWatch().attach(page)
+    page.goto(f"{live_server.url}/")
+    box = page.get_by_role("searchbox", name=re.compile("Search"))
+    box.fill("graphs")
+    box.press("Enter")
+    expect(page).to_have_url(re.compile(r"q=graphs"))
+    expect(page.get_by_role("heading", level=1)).to_contain_text("3 papers")
+    # Chromium empties a search box on Escape, and the emptied box searched again for every
+    # paper; Escape now leaves the box, search and results as they were.
+    box.press("Escape")
+    expect(box).not_to_be_focused()
+    expect(box).to_have_value("graphs")
+    page.keyboard.press("j")  # a key for the results, not a letter typed into the box
+    expect(page.locator(".paper-item.is-current")).to_have_count(1)
+    expect(box).to_have_value("graphs")
+    expect(page).to_have_url(re.compile(r"q=graphs"))
+    expect(page.get_by_role("heading", level=1)).to_contain_text("3 papers")
+    assert console.problems == []

@@ -62,3 +62,26 @@ def test_a_long_search_without_spaces_wraps_on_a_phone(phone, live_server, libra
     phone.goto(f"{live_server.url}/?q={query}")
     phone.wait_for_selector(".results-count")
     assert overflow(phone) <= 0
+
+
+def test_on_a_phone_the_bulk_actions_wait_for_a_selection(phone, live_server, library):
+    from playwright.sync_api import expect
+
+    log_in(phone, live_server, "erin")
+    phone.goto(f"{live_server.url}/")
+    save_selected = phone.get_by_role("button", name="Save selected")
+    # The bulk actions (status, list, tag, keys) used to fill the first screen above the
+    # results; until a result is ticked only "Select all on this page" shows.
+    expect(save_selected).to_be_hidden()
+    expect(phone.get_by_role("checkbox", name="Select all on this page")).to_be_visible()
+    first_title = phone.locator(".paper-item .paper-title").first
+    box = first_title.bounding_box()
+    assert box is not None and box["y"] + box["height"] < PHONE["height"] * 0.75
+    phone.locator(".paper-item [data-triage-check]").first.check()
+    expect(save_selected).to_be_visible()
+    expect(phone.get_by_role("button", name="Tag selected")).to_be_visible()
+    phone.locator(".paper-item [data-triage-check]").first.uncheck()
+    expect(save_selected).to_be_hidden()
+    phone.get_by_role("checkbox", name="Select all on this page").check()
+    expect(save_selected).to_be_visible()
+    assert overflow(phone) <= 0
