@@ -915,6 +915,14 @@ def test_a_misspelt_author_name_is_corrected_from_the_authors_as_typed(index_of)
     assert engine.spelling_suggestion(searcher, "CHELSAE") == "CHELSEA"
 
 
+def test_only_the_first_words_of_a_long_query_are_looked_at(index_of):
+    make_paper("Diffusion models", abstract="Score-based diffusion.")
+    searcher = index_of()
+    typed = " ".join(["difusion"] * (engine.MAX_SPELLING_WORDS + 2))
+    expected = " ".join(["diffusion"] * engine.MAX_SPELLING_WORDS + ["difusion"] * 2)
+    assert engine.spelling_suggestion(searcher, typed) == expected
+
+
 def test_edit_distance_counts_a_swap_of_neighbours_once():
     assert engine._edits("modles", "models") == 1
     assert engine._edits("modles", "modes") == 1
