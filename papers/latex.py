@@ -184,6 +184,11 @@ _SPACES_AND_LINES_RE = re.compile(r"[ \t\n]+")
 # in pairs, so they are looked at one by one).
 _PLAIN_TEXT_RE = re.compile(r"[^\\${}\n~`']+")
 # A line holding only spaces or ties (~) is blank, as it always was here.
+# An http(s) address as written in running text, and what may end a sentence after one.
+_BARE_URL_RE = re.compile(r"https?://[^\s<>\"'()\[\]{}\\`^|]+", re.IGNORECASE)
+_URL_TRAILING_PUNCTUATION = ".,;:!?"
+# What a link's address may be: an http(s) URL with a host, no spaces, quotes or angle brackets.
+_WEB_URL_RE = re.compile(r"https?://[^\s<>\"'`\\/][^\s<>\"'`\\]*", re.IGNORECASE)
 _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t~]*\n[\s~]*")
 _BRACE_RE = re.compile(r"[{}]")
 
@@ -250,8 +255,12 @@ class _Break:
 class _Scanner:
     """One pass over the text, appending escaped pieces and our tags to `out`."""
 
-    def __init__(self, text: str, math: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self, text: str, math: Callable[[str], str] | None = None, *, links: bool = False
+    ) -> None:
         self.text = text
+        # Web addresses as links: in an abstract, never in a title (itself inside a link).
+        self.links = links
         self.math_text = math  # math as text instead of its source (for plain text)
         self.out: list[str | _Break] = []
         self.open: list[_Group] = []
@@ -299,8 +308,28 @@ class _Scanner:
             else:
                 match = _PLAIN_TEXT_RE.match(text, pos)
                 end = match.end() if match else pos + 1
-                out.append(html.escape(text[pos:end]))
+                out.append(self._plain(text[pos:end]))
                 pos = end
+
+    def _plain(self, piece: str) -> str:
+        """Plain text, escaped; with links on, its bare web addresses linked."""
+        if not self.links or "://" not in piece:
+            return html.escape(piece)
+        pieces, position = [], 0
+        for match in _BARE_URL_RE.finditer(piece):
+            address = match.group().rstrip(_URL_TRAILING_PUNCTUATION)
+            pieces += [html.escape(piece[position : match.start()]), self._address(address)]
+            position = match.start() + len(address)
+        pieces.append(html.escape(piece[position:]))
+        return "".join(pieces)
+
+    def _address(self, address: str) -> str:
+        """A web address: a link that leaves no referrer and earns no rank, when links are on
+        and it is an http(s) one; otherwise text marked as an address."""
+        shown = html.escape(address)
+        if self.links and _WEB_URL_RE.fullmatch(address):
+            return f'<a class="url" href="{shown}" rel="nofollow noopener noreferrer">{shown}</a>'
+        return f'<span class="url">{shown}</span>'
 
     def _math(self, start: int, end: int) -> int:
         math = self.text[start:end]
@@ -395,14 +424,14 @@ class _Scanner:
             self._push(opener, None)
             return body
         argument = text[body:closer]
-        url = f'<span class="url">{html.escape(argument)}</span>'
+        url = self._address(argument)
         if name == "href" and text.startswith("{", closer + 1):
             label_end = self.closers.find("brace", closer + 2)
             label = text[closer + 2 : label_end] if label_end != -1 else None
             if label == argument and text[label_end] == "}":  # \href{address}{address}
                 self.out.append(url)
                 return label_end + 1
-            # The link text, then the address (no links are made from abstracts).
+            # The link text, then the address (a link in an abstract, text in a title).
             self._push(text[pos : closer + 2], ("", f" ({url})"))
             return closer + 2
         if name in ("url", "href"):
@@ -563,7 +592,7 @@ def render_latex_text(source: str) -> SafeString:
     text = source.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n").strip()
     text = _markdown_as_latex(text)
     # Every character of `source` was escaped on its way into a piece; only our tags were added.
-    return mark_safe(_Scanner(text).render())  # noqa: S308
+    return mark_safe(_Scanner(text, links=True).render())  # noqa: S308
 
 
 def render_latex_inline(source: str) -> SafeString:

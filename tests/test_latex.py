@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import random
+import re
 import time
 from html.parser import HTMLParser
 
 import pytest
 
-from papers.latex import _Scanner, latex_to_plain_text, render_latex_text
+from papers.latex import _Scanner, latex_to_plain_text, render_latex_inline, render_latex_text
 
 
 def render(source: str) -> str:
@@ -56,10 +57,43 @@ def test_citations_become_readable_markers():
     assert "\\cite" not in render(r"\citep{x} and \citet{y} and \cite{z}")
 
 
-def test_url_is_kept_as_text_without_tilde_rewriting():
+LINK = '<a class="url" href="{0}" rel="nofollow noopener noreferrer">{0}</a>'
+
+
+def test_url_is_a_link_without_tilde_rewriting():
     html = render(r"code at \url{https://example.org/~me/a_b}")
-    assert '<span class="url">https://example.org/~me/a_b</span>' in html
-    assert "<a" not in html
+    assert LINK.format("https://example.org/~me/a_b") in html
+
+
+def test_bare_web_addresses_are_links_without_the_sentence_s_punctuation():
+    assert render("Code: https://github.com/a/b. Data (https://x.org/d?a=1&b=2), ftp://x") == (
+        "<p>Code: "
+        + LINK.format("https://github.com/a/b")
+        + ". Data ("
+        + LINK.format("https://x.org/d?a=1&amp;b=2")
+        + "), ftp://x</p>"
+    )
+
+
+def test_addresses_in_titles_stay_text():
+    # A title is shown inside a link to its paper, and links do not nest.
+    assert "<a" not in render_latex_inline(r"See https://x.org and \url{https://y.org}")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        r"\url{javascript:alert(1)}",
+        r"\href{javascript:alert(1)}{click}",
+        '[x](https://a.org/"onmouseover=alert(1))',
+        "http://<script>alert(1)</script>",
+        "https://a.org/<img src=x>",
+    ],
+)
+def test_only_plain_web_addresses_become_links(source):
+    html = render(source)
+    assert all(href.startswith("http") for href in re.findall(r'href="([^"]*)"', html))
+    assert "<script" not in html and "<img" not in html and '"onmouseover' not in html
 
 
 def test_quotes_and_ties():
@@ -369,18 +403,18 @@ def test_old_font_switches_become_markup(source, expected):
 
 def test_footnote_is_read_in_parentheses_where_it_stands():
     assert render(r"data\footnote{Code at \url{https://x.org/a}.} here.") == (
-        '<p>data <span class="footnote">(Code at <span class="url">https://x.org/a</span>.)'
+        '<p>data <span class="footnote">(Code at ' + LINK.format("https://x.org/a") + ".)"
         "</span> here.</p>"
     )
 
 
-def test_href_shows_its_text_then_its_address_without_a_link():
+def test_href_shows_its_text_then_its_address_as_a_link():
     assert render(r"via \href{https://github.com/A4Bio/x}{GitHub}.") == (
-        '<p>via GitHub (<span class="url">https://github.com/A4Bio/x</span>).</p>'
+        "<p>via GitHub (" + LINK.format("https://github.com/A4Bio/x") + ").</p>"
     )
     # The address as its own text: shown once.
     assert render(r"at \href{https://g.com/a_b}{https://g.com/a_b}") == (
-        '<p>at <span class="url">https://g.com/a_b</span></p>'
+        "<p>at " + LINK.format("https://g.com/a_b") + "</p>"
     )
     assert "<a" not in render(r"\href{javascript:alert(1)}{click}")
 
@@ -493,8 +527,8 @@ def test_markdown_bold_and_links_are_read_like_their_latex():
     )
     assert render(source) == (
         "<p>We define <strong>SharpeRatio@k</strong>, a <strong>B</strong>i-directional metric;"
-        ' code at <span class="url">https://github.com/a/b</span> and our page'
-        ' (<span class="url">https://a.org/p?x=1</span>).</p>'
+        " code at " + LINK.format("https://github.com/a/b") + " and our page"
+        " (" + LINK.format("https://a.org/p?x=1") + ").</p>"
     )
 
 
