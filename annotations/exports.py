@@ -244,6 +244,14 @@ def paper_year(paper: Paper) -> int:
 # The full names of well-known venues: papers.venues (the importer reads them back).
 
 
+def _keywords(paper: Paper) -> list[str]:
+    return [
+        _plain_text(row.tag.name)
+        for row in paper.paper_tags.all()
+        if row.tag.kind == TagKind.KEYWORD and _plain_text(row.tag.name)
+    ]
+
+
 def _venue(paper: Paper) -> str:
     return venue_full_name(_plain_text(_tag_name(paper, TagKind.VENUE)))
 
@@ -272,9 +280,11 @@ def citation_key(paper: Paper) -> str:
 # --- One paper in each format -----------------------------------------------------------------
 
 
-def bibtex_entry(paper: Paper) -> str:
+def bibtex_entry(paper: Paper, *, with_abstract: bool = False) -> str:
     """One @inproceedings entry. Title and author fields only when the paper has them: a
-    missing title or author is left out, never invented (and never an empty `title = {}`)."""
+    missing title or author is left out, never invented (and never an empty `title = {}`).
+    `with_abstract`: the abstract and keywords too, as reference managers export them (a
+    citation to paste has no use for them)."""
     title = _title(paper)
     fields = [("title", bibtex_title(title))] if title else []
     names = [bibtex_name(name) for name in _authors(paper)]
@@ -291,6 +301,12 @@ def bibtex_entry(paper: Paper) -> str:
         fields.append(("doi", bibtex_url(paper.doi)))  # printed verbatim, like a URL
     if paper.arxiv_id:
         fields += [("eprint", paper.arxiv_id), ("archivePrefix", "arXiv")]
+    if with_abstract:
+        # Math kept as math where it only typesets, the rest escaped: read back, the same text.
+        if paper.abstract.strip():
+            fields.append(("abstract", bibtex_title(paper.abstract)))
+        if keywords := _keywords(paper):
+            fields.append(("keywords", bibtex_escape(", ".join(keywords))))
     body = ",\n".join(_bibtex_field(name, value) for name, value in fields)
     return f"@inproceedings{{{citation_key(paper)},\n{body}\n}}\n"
 
@@ -309,6 +325,8 @@ def ris_record(paper: Paper) -> str:
         ("UR", web_url(paper.forum_url)),
         ("L1", web_url(paper.pdf_url)),
         ("DO", paper.doi),
+        ("AB", paper.abstract),
+        *(("KW", keyword) for keyword in _keywords(paper)),
     ]
     lines = [f"{tag}  - {_plain_text(value)}" for tag, value in fields if _plain_text(value)]
     return "".join(f"{line}\r\n" for line in [*lines, "ER  - "])  # the specification's line end
@@ -328,6 +346,8 @@ def csl_record(paper: Paper) -> dict[str, object]:
         "container-title": _venue(paper),
         "URL": web_url(paper.forum_url),
         "DOI": paper.doi,
+        "abstract": _plain_text(paper.abstract),
+        "keyword": ", ".join(_keywords(paper)),
     }
     return record | {name: value for name, value in optional.items() if value}
 
@@ -401,7 +421,7 @@ FORMATS = {
         "bib",
         "application/x-bibtex; charset=utf-8",
         opening=lambda _: "",
-        row=lambda row: bibtex_entry(row.paper),
+        row=lambda row: bibtex_entry(row.paper, with_abstract=True),
         between="\n",
     ),
     "ris": Format(
@@ -465,7 +485,7 @@ def csv_for_items(items: Iterable[ReadingListItem]) -> str:
 BATCH_SIZE = 500
 # What an export reads of a paper: no abstract, no denormalised author names (megabytes for a
 # paper with 2,000 authors, which author_list holds anyway).
-_DEFERRED = ("abstract", "author_names")
+_DEFERRED = ("author_names",)
 
 
 def _add_author_lists(papers: Sequence[Paper]) -> None:

@@ -91,3 +91,56 @@ def test_the_list_page_links_every_format(client, shared_list):
     for name in ("bibtex", "ris", "csl", "csv"):
         url = reverse(f"annotations:list-export-{name}", args=[shared_list.pk])
         assert f'href="{url}"'.encode() in content
+
+
+# --- Abstracts and keywords, as reference managers export them --------------------------
+
+
+ABSTRACT = (
+    "We bound $\\mathcal{O}(n)$ regret.\n\nSecond paragraph: {braces} @misc{x, 100% \\emph{so}}"
+)
+
+
+@pytest.fixture
+def described_list():
+    paper = make_paper(
+        "Described",
+        abstract=ABSTRACT,
+        authors=["Ada Lovelace"],
+        tags=[
+            ("ICLR 2024", TagKind.VENUE),
+            ("bandits", TagKind.KEYWORD),
+            ("regret", TagKind.KEYWORD),
+        ],
+    )
+    return make_reading_list(make_user("owner"), "Described", papers=[paper, make_paper("Other")])
+
+
+def test_bibtex_export_carries_the_abstract_and_keywords_intact(client, described_list):
+    from papers.importing import bibtex
+
+    text = download(client, described_list, "bibtex").getvalue().decode()
+    described, other = bibtex.read(text, "list.bib")  # one entry each, nothing spilled over
+    assert " ".join(described.abstract.split()) == " ".join(ABSTRACT.split())
+    assert sorted(described.keywords) == ["bandits", "regret"]
+    assert "{$\\mathcal{O}(n)$}" in text  # math kept as math
+    assert other.title == "Other"
+
+
+def test_ris_and_csl_exports_carry_the_abstract_and_keywords(client, described_list):
+    ris_text = download(client, described_list, "ris").getvalue().decode()
+    [described, _] = ris.read(ris_text, "list.ris")
+    assert described.abstract == " ".join(ABSTRACT.split())  # RIS values are one line
+    assert sorted(described.keywords) == ["bandits", "regret"]
+    csl = json.loads(download(client, described_list, "csl").getvalue())
+    assert csl[0]["abstract"] == " ".join(ABSTRACT.split())
+    assert csl[0]["keyword"] == "bandits, regret"
+
+
+def test_the_cite_box_bibtex_has_no_abstract(client, described_list):
+    from annotations.exports import bibtex_entry
+
+    paper = described_list.papers.get(title="Described")
+    paper.author_list = ["Ada Lovelace"]  # as the exports and the Cite box read the authors
+    assert "abstract" not in bibtex_entry(paper)
+    assert "abstract = " in bibtex_entry(paper, with_abstract=True)

@@ -265,7 +265,12 @@ def _export_with_neighbour(client, user, paper) -> list[ReadBack]:
     assert entries[1] == ReadBack(
         f"turing2023neighbour-{neighbour.pk}",
         "inproceedings",
-        {"title": "Neighbour paper", "booktitle": NEURIPS_2023, "year": "2023"},
+        {
+            "title": "Neighbour paper",
+            "booktitle": NEURIPS_2023,
+            "year": "2023",
+            "abstract": neighbour.abstract,
+        },
         ["Alan Turing"],
     )
     return entries
@@ -281,7 +286,7 @@ def test_bibtex_issue_title_and_author_stay_inside_their_entry(client, user):
     assert entry == ReadBack(
         f"mallory2024miscinjected-{paper.pk}",
         "inproceedings",
-        {"title": ISSUE_TITLE, "booktitle": ICLR_2024, "year": "2024"},
+        {"title": ISSUE_TITLE, "booktitle": ICLR_2024, "year": "2024", "abstract": paper.abstract},
         [ISSUE_AUTHOR, "Ada Lovelace"],
     )
 
@@ -315,7 +320,12 @@ def test_bibtex_braces_in_text_are_written_as_text_commands():
 def test_bibtex_hostile_title_round_trips_as_one_entry(client, user, title):
     paper = make_paper(title, authors=["Ada Lovelace"], tags=[("ICLR 2024", TagKind.VENUE)])
     [entry, _] = _export_with_neighbour(client, user, paper)
-    assert entry.fields == {"title": _as_exported(title), "booktitle": ICLR_2024, "year": "2024"}
+    assert entry.fields == {
+        "title": _as_exported(title),
+        "booktitle": ICLR_2024,
+        "year": "2024",
+        "abstract": paper.abstract,
+    }
     assert entry.authors == ["Ada Lovelace"]
 
 
@@ -354,7 +364,12 @@ def test_bibtex_hostile_author_is_exactly_one_name(client, user, name):
     paper = make_paper("Names", authors=[name, "Ada Lovelace"], tags=[("ICLR 2024", TagKind.VENUE)])
     [entry, _] = _export_with_neighbour(client, user, paper)
     assert entry.authors == [_as_exported(name), "Ada Lovelace"]
-    assert entry.fields == {"title": "Names", "booktitle": ICLR_2024, "year": "2024"}
+    assert entry.fields == {
+        "title": "Names",
+        "booktitle": ICLR_2024,
+        "year": "2024",
+        "abstract": paper.abstract,
+    }
 
 
 def test_bibtex_leaves_out_an_author_whose_name_is_blank(client, user):
