@@ -4,6 +4,7 @@ located at the note's line and naming the field. Pure parsing, no database."""
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 
 import pytest
@@ -375,3 +376,25 @@ def test_a_keyword_string_with_semicolons_splits_on_them():
     note = {"id": "k1", "content": {"title": "K", "abstract": "A.", "keywords": "a, b; c"}}
     (record,) = read(json.dumps(note) + "\n")
     assert record.keywords == ["a, b", "c"]
+
+
+@pytest.mark.parametrize("shape", ["document", "array"])
+def test_many_notes_in_one_document_are_read_in_linear_time(shape):
+    # Each note's depth check once counted the brackets to the end of the file, which made a
+    # 10 MB download of notes take minutes: 60,000 notes here ran past the alarm that way and
+    # take under a second now. The alarm turns a quadratic read into a failure, not a hang.
+    note = '{"id": "n%d", "forum": "n%d", "content": {"abstract": {"value": "A %d."}}}'
+    notes = ",\n".join(note % (i, i, i) for i in range(60_000))
+    text = f'{{"notes": [\n{notes}\n]}}' if shape == "document" else f"[\n{notes}\n]"
+
+    def too_slow(signum, frame):
+        raise TimeoutError("reading the notes took more than 20 seconds")
+
+    previous = signal.signal(signal.SIGALRM, too_slow)
+    signal.alarm(20)
+    try:
+        count = sum(1 for _ in openreview.read(text, "notes.json"))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert count == 60_000
