@@ -21,6 +21,7 @@ from papers.importing import (
     jsonl,
     openreview,
     ris,
+    safe_json,
     table_dump,
 )
 from papers.importing.records import ImportFailed, Record
@@ -205,9 +206,23 @@ def read_records(path: Path, format: str | None = None) -> Iterator[Record]:
 
 def _is_json_lines(path: Path, format: str | None) -> bool:
     """Whether the file holds JSON objects one per line (not an array, not OpenReview notes),
-    told from its first bytes: a wrong guess only means reading the file whole."""
+    told from its first bytes: a wrong guess "no" only means reading the file whole."""
     if format not in (None, "jsonl"):
         return False
     with _open_regular(path) as file:
         head = file.read(HEAD_BYTES).decode("utf-8-sig", errors="ignore").lstrip()
-    return head.startswith("{") and (format == "jsonl" or not openreview.looks_like(head))
+    # Only a first line that is one whole JSON object within the head says "JSON lines". A
+    # notes document cut off in the head does not look like OpenReview's: pretty-printed it
+    # opens with a bare "{", and a first note longer than the head (a forum saved with its
+    # replies) cannot be decoded from it. Both are read whole and detected from all of it.
+    first_line, newline, _ = head.partition("\n")
+    if not (newline and _is_json_object(first_line)):
+        return False
+    return format == "jsonl" or not openreview.looks_like(head)
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(safe_json.loads(text), dict)
+    except ValueError:  # invalid JSON, or JSON the importer refuses (safe_json.JSONRejected)
+        return False
