@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import csv
 import errno
-import io
 import os
 import re
 import stat
@@ -173,12 +171,7 @@ def detect_format(text: str, source: str) -> str:
         return "ris"
     if _TABLE_SEPARATOR.search(text):
         return "table"
-    first_line = stripped.split("\n", 1)[0]
-    try:
-        header = next(csv.reader(io.StringIO(first_line)))
-    except (csv.Error, StopIteration):
-        header = []
-    if len(header) >= 2 and "abstract" in {cell.strip().casefold() for cell in header}:
+    if csv_reader.delimiter(stripped.split("\n", 1)[0]):
         return "csv"
     if abstract_list.looks_like(text):
         return "abstracts"
