@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import re
@@ -104,12 +105,18 @@ def read_bytes(path: Path) -> bytes:
 
 
 def read_text(path: Path) -> str:
-    """The file as text: UTF-8 (a BOM is allowed), no NUL characters, newlines as "\\n"."""
+    """The file as text: UTF-8 (a BOM is allowed) or UTF-16 with its BOM, no NUL characters,
+    newlines as "\\n"."""
     try:
         data = read_bytes(path)
     except OSError as error:
         raise ImportFailed(str(path), None, f"cannot read file: {error.strerror}") from None
-    text = _decode(data, str(path), first_line=1)
+    # A file that starts with a UTF-16 byte order mark is UTF-16: Windows tools save "Unicode"
+    # text so (Excel, EndNote), and the mark leaves no doubt about the encoding.
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        text = _decode_utf16(data, str(path))
+    else:
+        text = _decode(data, str(path), first_line=1)
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -130,6 +137,20 @@ def _decode(data: bytes, source: str, *, first_line: int) -> str:
         raise ImportFailed(
             source, first_line + text.count("\n", 0, nul), "NUL character in the file"
         )
+    return text
+
+
+def _decode_utf16(data: bytes, source: str) -> str:
+    try:
+        text = data.decode("utf-16")  # the mark gives the byte order and is dropped
+    except UnicodeDecodeError as error:
+        line = 1 + data[: error.start].decode("utf-16", errors="replace").count("\n")
+        raise ImportFailed(
+            source, line, f"not UTF-16, though the file starts with its mark: {error.reason}"
+        ) from None
+    nul = text.find("\x00")
+    if nul != -1:
+        raise ImportFailed(source, 1 + text.count("\n", 0, nul), "NUL character in the file")
     return text
 
 
