@@ -744,3 +744,29 @@ RIS = "Provider: Example\nDatabase: Example\n\nTY  - JOUR\nER  - \n"
 )
 def test_looks_like(text, is_bibtex, is_ris):
     assert (bibtex.looks_like(text), ris.looks_like(text)) == (is_bibtex, is_ris)
+
+
+def test_pmlr_bibtex_gives_the_pdf_of_its_pdf_field():
+    text = (REFERENCES / "pmlr.bib").read_text(encoding="utf-8")
+    (record,) = bibtex.read(text, "pmlr.bib")
+    assert record.title == r"On the $\mathcal{O}(\sqrt{T})$ Regret of Thompson Sampling"
+    assert record.authors == ["Jörg Müller", "Søren Kierkegård", "José García"]
+    assert (record.tags, record.year) == (["ICML 2023"], 2023)
+    assert record.pdf_url == "https://proceedings.mlr.press/v202/muller23a/muller23a.pdf"
+    assert record.abstract.endswith("with 50% fewer assumptions.")
+
+
+def test_ris_l1_gives_the_pdf_and_a_local_file_there_is_ignored():
+    text = (
+        "TY  - CONF\nTI  - Segment Anything in High Quality\nPY  - 2023\n"
+        "UR  - https://openaccess.thecvf.com/content/CVPR2023/html/Ke_CVPR_2023_paper.html\n"
+        "L1  - https://openaccess.thecvf.com/content/CVPR2023/papers/Ke_CVPR_2023_paper.pdf\n"
+        "AB  - Masks.\nER  - \n"
+        "TY  - CONF\nTI  - Local\nL1  - file:///home/me/Zotero/storage/AB12/local.pdf\n"
+        "AB  - Local.\nER  - \n"
+    )
+    cvf, local = ris.read(text, "cvpr.ris")
+    assert cvf.pdf_url == (
+        "https://openaccess.thecvf.com/content/CVPR2023/papers/Ke_CVPR_2023_paper.pdf"
+    )
+    assert local.pdf_url == ""

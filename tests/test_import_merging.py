@@ -370,3 +370,44 @@ def test_one_venue_however_reference_managers_spell_it(tmp_path):
     run(str(bib), notes)
     venues = PaperTag.objects.filter(tag__kind=TagKind.VENUE)
     assert {link.tag.name for link in venues} == {"NeurIPS 2023"} and venues.count() == 3
+
+
+STOCK_ABSTRACT_RIS = """TY  - JOUR
+TI  - Front Matter
+AU  - Editor, An
+T2  - IEEE Transactions on Pattern Analysis and Machine Intelligence
+PY  - 2023
+DO  - 10.1109/TPAMI.2023.0001
+AB  - No abstract available.
+ER  - 
+
+TY  - CONF
+TI  - A Real Paper on Segmentation
+AU  - Ke, Lei
+T2  - Proceedings of the IEEE/CVF Conference on Computer Vision and Pattern Recognition (CVPR)
+PY  - 2023
+DO  - 10.1109/CVPR52729.2023.00001
+AB  - No abstract available.
+ER  - 
+"""
+
+
+@pytest.mark.parametrize("batch_size", [1, 1000], ids=["across batches", "within a batch"])
+def test_a_stock_abstract_does_not_merge_records_with_different_dois(tmp_path, batch_size):
+    path = tmp_path / "export.ris"
+    path.write_text(STOCK_ABSTRACT_RIS, "utf-8")
+    report = import_paths([str(path)], batch_size=batch_size)
+    assert sorted(Paper.objects.values_list("doi", "title")) == [
+        ("10.1109/cvpr52729.2023.00001", "A Real Paper on Segmentation"),
+        ("10.1109/tpami.2023.0001", "Front Matter"),
+    ]
+    assert (report.total.created, report.total.updated, report.total.conflicts) == (2, 0, [])
+    assert not ImportConflict.objects.exists()
+
+
+def test_an_arxiv_doi_does_not_keep_the_published_version_apart(tmp_path):
+    preprint = {**FULL, "url": "", "doi": "10.48550/arXiv.2305.18290", "arxiv_id": "2305.18290"}
+    published = {**FULL, "url": "", "doi": "10.5555/3666122.3668460"}
+    run(write_jsonl(tmp_path / "arxiv.jsonl", preprint))
+    run(write_jsonl(tmp_path / "acm.jsonl", published))
+    assert Paper.objects.count() == 1

@@ -4,12 +4,13 @@ located at the note's line and naming the field. Pure parsing, no database."""
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 
 import pytest
 
 from papers.importing import formats, openreview
-from papers.importing.records import ImportFailed, validate_record
+from papers.importing.records import ImportFailed, ReviewRecord, validate_record
 
 DATA = Path(__file__).resolve().parent / "data" / "openreview"
 SAMPLE = DATA / "iclr2024_notes_v2.json"
@@ -375,3 +376,59 @@ def test_a_keyword_string_with_semicolons_splits_on_them():
     note = {"id": "k1", "content": {"title": "K", "abstract": "A.", "keywords": "a, b; c"}}
     (record,) = read(json.dumps(note) + "\n")
     assert record.keywords == ["a, b", "c"]
+
+
+@pytest.mark.parametrize("shape", ["document", "array"])
+def test_many_notes_in_one_document_are_read_in_linear_time(shape):
+    # Each note's depth check once counted the brackets to the end of the file, which made a
+    # 10 MB download of notes take minutes: 60,000 notes here ran past the alarm that way and
+    # take under a second now. The alarm turns a quadratic read into a failure, not a hang.
+    note = '{"id": "n%d", "forum": "n%d", "content": {"abstract": {"value": "A %d."}}}'
+    notes = ",\n".join(note % (i, i, i) for i in range(60_000))
+    text = f'{{"notes": [\n{notes}\n]}}' if shape == "document" else f"[\n{notes}\n]"
+
+    def too_slow(signum, frame):
+        raise TimeoutError("reading the notes took more than 20 seconds")
+
+    previous = signal.signal(signal.SIGALRM, too_slow)
+    signal.alarm(20)
+    try:
+        count = sum(1 for _ in openreview.read(text, "notes.json"))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert count == 60_000
+
+
+@pytest.mark.parametrize("indent", [None, 2], ids=["one line", "pretty-printed"])
+def test_a_document_whose_first_note_is_longer_than_the_head_is_read_as_notes(tmp_path, indent):
+    # A forum saved with its replies (details.replies) easily runs past the 64 KB head the
+    # JSON-lines check reads: such a document was read as JSON lines and failed.
+    replies = [
+        {
+            "id": f"c{n}",
+            "forum": "f1",
+            "replyto": "f1",
+            "invitations": ["NeurIPS.cc/2023/Conference/Submission1/-/Official_Comment"],
+            "content": {"comment": {"value": "We thank the reviewer. " * 100}},
+        }
+        for n in range(40)
+    ]
+    note = {
+        "id": "f1",
+        "forum": "f1",
+        "content": {
+            "title": {"value": "A Discussed Paper"},
+            "abstract": {"value": "Much discussed."},
+            "venue": {"value": "NeurIPS 2023 poster"},
+        },
+        "details": {"replies": replies},
+    }
+    text = json.dumps({"notes": [note], "count": 1}, indent=indent)
+    assert len(text) > formats.HEAD_BYTES
+    path = tmp_path / "forums.json"
+    path.write_text(text, "utf-8")
+    records = [r for r in formats.read_records(path) if not isinstance(r, ReviewRecord)]
+    assert [(r.forum_id, r.title, r.tags) for r in records] == [
+        ("f1", "A Discussed Paper", ["NeurIPS 2023", "Poster"])
+    ]

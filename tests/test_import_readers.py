@@ -267,3 +267,63 @@ def test_validation_rejects_values_the_model_cannot_hold(field, value, message):
     with pytest.raises(ImportFailed) as failure:
         validate_record(record)
     assert str(failure.value).startswith(f"v.jsonl:1: {message}")
+
+
+def test_excel_csv_with_semicolons_and_a_multiline_abstract_is_detected_and_read(tmp_path):
+    # Excel where the decimal separator is a comma saves "CSV" with ";" between cells, CRLF
+    # line ends and a BOM; a cell holding a ";" or a line break is quoted.
+    text = (
+        "\ufefftitle;authors;abstract;tags\r\n"
+        'Scaling Laws;"Jörg Müller, Søren Kierkegaard";"Line one; with a semicolon.\r\n'
+        'Line two.";"NeurIPS 2023,Poster"\r\n'
+        "Second;Zoë Ünal;Short.;ICML 2023\r\n"
+    )
+    path = tmp_path / "export.csv"
+    path.write_bytes(text.encode("utf-8"))
+    first, second = (validate_record(r) for r in read_records(path))
+    assert (first.title, first.authors, first.tags, first.line) == (
+        "Scaling Laws",
+        ["Jörg Müller", "Søren Kierkegaard"],
+        ["NeurIPS 2023", "Poster"],
+        2,
+    )
+    assert first.abstract == "Line one; with a semicolon.\nLine two."
+    assert (second.title, second.authors, second.line) == ("Second", ["Zoë Ünal"], 4)
+
+
+def test_a_comma_header_is_read_with_commas_even_when_cells_hold_semicolons():
+    text = "title,abstract\nA;B,one; two\n"
+    (record,) = csv_reader.read(text, "e.csv")
+    assert (record.title, record.abstract) == ("A;B", "one; two")
+
+
+RIS_RECORD = (
+    "TY  - CONF\r\nTI  - Segment Anything in High Quality\r\nAU  - Müller, Jörg\r\n"
+    "T2  - Proceedings of the IEEE/CVF Conference on Computer Vision and Pattern Recognition "
+    "(CVPR)\r\nPY  - 2023\r\nAB  - Masks ∑.\r\nER  - \r\n"
+)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_utf16_with_a_byte_order_mark_is_read(tmp_path, encoding):
+    # EndNote and Excel on Windows save "Unicode" text as UTF-16 with a byte order mark.
+    path = tmp_path / "cvpr.ris"
+    data = RIS_RECORD.encode(encoding)
+    path.write_bytes(data if encoding == "utf-16" else b"\xfe\xff" + data)
+    (record,) = (validate_record(r) for r in read_records(path))
+    assert (record.title, record.authors, record.tags, record.abstract, record.line) == (
+        "Segment Anything in High Quality",
+        ["Jörg Müller"],
+        ["CVPR 2023"],
+        "Masks ∑.",
+        1,
+    )
+
+
+def test_broken_utf16_fails_with_its_line(tmp_path):
+    path = tmp_path / "cvpr.ris"
+    # An unpaired high surrogate on the third line.
+    path.write_bytes("TY  - CONF\nTI  - A\nAU  - ".encode("utf-16") + b"\x00\xd8A\x00\n\x00")
+    with pytest.raises(ImportFailed) as failure:
+        list(read_records(path))
+    assert str(failure.value).startswith(f"{path}:3: not UTF-16"), failure.value

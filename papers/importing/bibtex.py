@@ -23,7 +23,8 @@ Field by field:
   venue is kept as written (papers.venues.venue_from_reference).
 - year, else date: the year as a number, from the first four digits.
 - url: an OpenReview forum URL is the forum URL, an arXiv abs/pdf URL gives the arXiv id, a URL
-  ending in .pdf (or OpenReview's /pdf?id=) is the PDF link; other URLs are not kept. `eprint`
+  ending in .pdf (or OpenReview's /pdf?id=) is the PDF link, as is PMLR's `pdf` field; other
+  URLs are not kept. `eprint`
   with `archiveprefix` (or biblatex's `eprinttype`) arXiv, or an arXiv DOI, gives the arXiv id.
 - doi; keywords split on commas and semicolons.
 
@@ -75,6 +76,7 @@ _FIELDS_READ = frozenset(
         "year",
         "date",
         "url",
+        "pdf",
         "doi",
         "eprint",
         "archiveprefix",
@@ -236,7 +238,7 @@ def _record(entry: Entry, strings: Mapping[str, str], source: str) -> PaperRecor
         try:
             expanded = _expand(field.value, strings)
             # url is verbatim in biblatex, and a LaTeX decoder would take its `%` for a comment.
-            return expanded.strip() if name == "url" else latex_to_text(expanded)
+            return expanded.strip() if name in ("url", "pdf") else latex_to_text(expanded)
         except ValueError as error:
             raise ImportFailed(source, field.start_line + 1, f"{name}: {error}") from None
 
@@ -244,7 +246,8 @@ def _record(entry: Entry, strings: Mapping[str, str], source: str) -> PaperRecor
         authors = _authors(fields["author"].value, strings) if "author" in fields else []
     except ValueError as error:
         raise ImportFailed(source, fields["author"].start_line + 1, f"author: {error}") from None
-    forum_url, pdf_url, url_arxiv_id = reference_links([value("url")])
+    # PMLR's own BibTeX gives the paper's PDF in `pdf` and its landing page in `url`.
+    forum_url, pdf_url, url_arxiv_id = reference_links([value("url"), value("pdf")])
     doi = _one_line(value("doi"))
     eprint_arxiv_id = ""
     if "arxiv" in {value("archiveprefix").lower(), value("eprinttype").lower()}:

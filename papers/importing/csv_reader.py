@@ -1,6 +1,8 @@
 """Reader for CSV with a header row naming the same fields as the JSON lines format.
 
-Quoted cells may span lines; a record's line is the line its row starts on. Authors and tags
+Cells are separated by commas, or by semicolons when the header is (Excel's CSV where the
+decimal separator is a comma). Quoted cells may span lines; a record's line is the line its
+row starts on. Authors and tags
 are comma-separated strings (or a JSON list written into the cell); keywords too, or
 semicolon-separated when the cell holds a ";" (records.split_list).
 """
@@ -14,9 +16,27 @@ from collections.abc import Iterator
 
 from papers.importing.records import ImportFailed, PaperRecord, record_from_mapping, short_list
 
+# Excel writes CSV with the list separator of the machine's locale: ";" where "," is the
+# decimal comma (most of Europe).
+DELIMITERS = (",", ";")
+
+
+def delimiter(first_line: str) -> str | None:
+    """The delimiter under which the header line names an 'abstract' column among two or
+    more, tried in DELIMITERS order; None if there is none."""
+    for candidate in DELIMITERS:
+        try:
+            header = next(csv.reader(io.StringIO(first_line), delimiter=candidate))
+        except (csv.Error, StopIteration):
+            continue
+        if len(header) >= 2 and "abstract" in {cell.strip().casefold() for cell in header}:
+            return candidate
+    return None
+
 
 def read(text: str, source: str) -> Iterator[PaperRecord]:
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    separator = delimiter(text.split("\n", 1)[0]) or ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator, strict=True)
     # The line the row being read starts on: a quote left open is reported where it opened,
     # not at the end of the file where the reader gives up.
     start = 1

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import csv
+import codecs
 import errno
-import io
 import os
 import re
 import stat
@@ -21,6 +20,7 @@ from papers.importing import (
     jsonl,
     openreview,
     ris,
+    safe_json,
     table_dump,
 )
 from papers.importing.records import ImportFailed, Record
@@ -105,12 +105,18 @@ def read_bytes(path: Path) -> bytes:
 
 
 def read_text(path: Path) -> str:
-    """The file as text: UTF-8 (a BOM is allowed), no NUL characters, newlines as "\\n"."""
+    """The file as text: UTF-8 (a BOM is allowed) or UTF-16 with its BOM, no NUL characters,
+    newlines as "\\n"."""
     try:
         data = read_bytes(path)
     except OSError as error:
         raise ImportFailed(str(path), None, f"cannot read file: {error.strerror}") from None
-    text = _decode(data, str(path), first_line=1)
+    # A file that starts with a UTF-16 byte order mark is UTF-16: Windows tools save "Unicode"
+    # text so (Excel, EndNote), and the mark leaves no doubt about the encoding.
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        text = _decode_utf16(data, str(path))
+    else:
+        text = _decode(data, str(path), first_line=1)
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -131,6 +137,20 @@ def _decode(data: bytes, source: str, *, first_line: int) -> str:
         raise ImportFailed(
             source, first_line + text.count("\n", 0, nul), "NUL character in the file"
         )
+    return text
+
+
+def _decode_utf16(data: bytes, source: str) -> str:
+    try:
+        text = data.decode("utf-16")  # the mark gives the byte order and is dropped
+    except UnicodeDecodeError as error:
+        line = 1 + data[: error.start].decode("utf-16", errors="replace").count("\n")
+        raise ImportFailed(
+            source, line, f"not UTF-16, though the file starts with its mark: {error.reason}"
+        ) from None
+    nul = text.find("\x00")
+    if nul != -1:
+        raise ImportFailed(source, 1 + text.count("\n", 0, nul), "NUL character in the file")
     return text
 
 
@@ -172,12 +192,7 @@ def detect_format(text: str, source: str) -> str:
         return "ris"
     if _TABLE_SEPARATOR.search(text):
         return "table"
-    first_line = stripped.split("\n", 1)[0]
-    try:
-        header = next(csv.reader(io.StringIO(first_line)))
-    except (csv.Error, StopIteration):
-        header = []
-    if len(header) >= 2 and "abstract" in {cell.strip().casefold() for cell in header}:
+    if csv_reader.delimiter(stripped.split("\n", 1)[0]):
         return "csv"
     if abstract_list.looks_like(text):
         return "abstracts"
@@ -205,9 +220,23 @@ def read_records(path: Path, format: str | None = None) -> Iterator[Record]:
 
 def _is_json_lines(path: Path, format: str | None) -> bool:
     """Whether the file holds JSON objects one per line (not an array, not OpenReview notes),
-    told from its first bytes: a wrong guess only means reading the file whole."""
+    told from its first bytes: a wrong guess "no" only means reading the file whole."""
     if format not in (None, "jsonl"):
         return False
     with _open_regular(path) as file:
         head = file.read(HEAD_BYTES).decode("utf-8-sig", errors="ignore").lstrip()
-    return head.startswith("{") and (format == "jsonl" or not openreview.looks_like(head))
+    # Only a first line that is one whole JSON object within the head says "JSON lines". A
+    # notes document cut off in the head does not look like OpenReview's: pretty-printed it
+    # opens with a bare "{", and a first note longer than the head (a forum saved with its
+    # replies) cannot be decoded from it. Both are read whole and detected from all of it.
+    first_line, newline, _ = head.partition("\n")
+    if not (newline and _is_json_object(first_line)):
+        return False
+    return format == "jsonl" or not openreview.looks_like(head)
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(safe_json.loads(text), dict)
+    except ValueError:  # invalid JSON, or JSON the importer refuses (safe_json.JSONRejected)
+        return False

@@ -10,7 +10,9 @@ past SQLite's limits. Nothing is queried per record.
 
 Matching: by forum id, then arXiv id, then DOI, then abstract fingerprint. A forum id match is
 always the paper; any other match needs the record's and the paper's forum ids and arXiv ids
-not to differ, so two papers with different forum ids (or arXiv ids) are never merged. A paper
+not to differ, so two papers with different forum ids (or arXiv ids) are never merged; a match
+by abstract alone also needs their DOIs not to differ (an arXiv DOI aside), since exporters give
+many papers one stock abstract ("No abstract available."). A paper
 takes the forum id or arXiv id of a record that matched it another way, unless another paper
 holds it.
 
@@ -89,6 +91,8 @@ UNTITLED_REASON = "Imported without a title"
 IMPORTED_KINDS = (TagKind.VENUE, TagKind.TRACK, TagKind.KEYWORD, TagKind.AREA)
 # What a record is matched by, strongest first.
 IDENTITIES = ("forum_id", "arxiv_id", "doi", "abstract_fingerprint")
+# arXiv's own DOIs ("10.48550/arXiv.2305.18290"), lower case as records hold DOIs.
+ARXIV_DOI_PREFIX = "10.48550/arxiv."
 # Unique among papers: two papers with different forum ids (or arXiv ids) are never one paper,
 # and a paper takes a record's value when it has none.
 CLAIMED_IDENTITIES = ("forum_id", "arxiv_id")
@@ -187,7 +191,10 @@ class _Index:
             value = getattr(match, name)
             for candidate in self.by[name].get(value, []) if value else []:
                 # The forum id is the strongest identity: its paper is the one, whatever else.
-                if name == "forum_id" or _compatible(match, candidate.paper):
+                if name == "forum_id" or (
+                    _compatible(match, candidate.paper)
+                    and (name != "abstract_fingerprint" or _same_doi(match, candidate.paper))
+                ):
                     return candidate
         return None
 
@@ -199,6 +206,22 @@ def _compatible(match: _Match, paper: Paper) -> bool:
         if ours and theirs and ours != theirs:
             return False
     return True
+
+
+def _same_doi(match: _Match, paper: Paper) -> bool:
+    """Whether an abstract may make record and paper one paper as far as their DOIs go.
+
+    Exporters give papers they have no abstract for a stock text ("No abstract available."),
+    so an abstract alone must not join two records that name different publications. An
+    arXiv DOI is left out: it names the preprint of a paper whose published version has a
+    DOI of its own, and the arXiv id it gives is compared by _compatible.
+    """
+    ours, theirs = _publisher_doi(match.doi), _publisher_doi(paper.doi)
+    return not (ours and theirs and ours != theirs)
+
+
+def _publisher_doi(doi: str) -> str:
+    return "" if doi.lower().startswith(ARXIV_DOI_PREFIX) else doi
 
 
 def _incoming(record: PaperRecord, fingerprint: str, source: str) -> _Match:

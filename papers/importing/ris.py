@@ -17,8 +17,8 @@ Field by field: title TI (or T1); authors AU and A1 in file order, "Last, First"
 First, Suffix" written "First Last Suffix", a name without a comma as it is; abstract AB (or N2);
 venue T2, JF, JO or BT, the record's one tag, named as for BibTeX (a well-known venue by its
 acronym and year, arXiv none); year from PY, Y1 or DA ("2024/05/07/");
-links from UR (several may share a line, separated by ";") as for BibTeX: OpenReview forum,
-arXiv id, PDF; doi DO; keywords one per KW line.
+links from UR and L1 (several may share a line, separated by ";") as for BibTeX: OpenReview
+forum, arXiv id, PDF; doi DO; keywords one per KW line.
 
 A record's line is the line of its `TY  - `.
 """
@@ -133,7 +133,11 @@ def _record(line: int, tags: list[tuple[str, str]], source: str) -> PaperRecord:
         return next((values[name][0] for name in names if name in values), "")
 
     authors = [value for tag, value in tags if tag in ("AU", "A1") and value]
-    urls = [url for value in values.get("UR", []) for url in value.split(";")]
+    # L1 is the spec's "link to PDF"; a reference manager's local file there is no http(s)
+    # URL, which reference_links ignores.
+    urls = [
+        url for tag in ("UR", "L1") for value in values.get(tag, []) for url in value.split(";")
+    ]
     forum_url, pdf_url, arxiv_id = reference_links(urls)
     doi = first("DO")
     # T2 is Zotero's and the 2011 spec's; of the older tags, JF (the full journal name in the
