@@ -493,6 +493,7 @@ def _reading_list_item(pk: int, title: str, authors: list[str], venue: str, foru
         paper_tags=SimpleNamespace(all=lambda: tags),
         forum_url=forum_url,
         doi="",
+        abstract="",
         arxiv_id="",
         created_at=datetime(2021, 5, 1, tzinfo=UTC),
     )
