@@ -9,7 +9,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from papers.importing import loader
 from papers.importing.pipeline import import_paths
+from papers.importing.records import PaperRecord
 from papers.models import Author, ImportConflict, Paper, PaperTag, TagKind
 from tests.factories import make_paper, make_tag, make_user
 
@@ -411,3 +413,25 @@ def test_an_arxiv_doi_does_not_keep_the_published_version_apart(tmp_path):
     run(write_jsonl(tmp_path / "arxiv.jsonl", preprint))
     run(write_jsonl(tmp_path / "acm.jsonl", published))
     assert Paper.objects.count() == 1
+
+
+def test_papers_sharing_a_stock_abstract_are_read_only_when_a_record_could_be_them(tmp_path):
+    # Each record with an abstract already imported starts a batch; had every batch read every
+    # paper holding "No abstract available.", a file of 1,000 took 3 minutes (quadratic).
+    records = [
+        {"title": f"Paper {n}", "abstract": "No abstract available.", "doi": f"10.1000/x{n}"}
+        for n in range(40)
+    ]
+    run(write_jsonl(tmp_path / "first.jsonl", *records))
+    assert Paper.objects.count() == 40
+    fingerprint = Paper.objects.first().abstract_fingerprint
+
+    def could_be(**record) -> set[str]:
+        match = loader._incoming(PaperRecord(source="x", line=1, **record), fingerprint, "x")
+        return {paper.doi for _, paper in loader._papers_sharing_an_abstract([match])}
+
+    stock = {"title": "T", "abstract": "No abstract available.", "authors": [], "tags": []}
+    stock |= {"forum_id": "", "forum_url": "", "pdf_url": ""}
+    assert could_be(**stock, doi="10.1000/new") == set()  # 40 papers hold it; none could be
+    assert could_be(**stock, doi="10.1000/x7") == {"10.1000/x7"}
+    assert len(could_be(**stock)) == 40  # no DOI: any of them
