@@ -48,13 +48,13 @@ def collapse_whitespace(value: str) -> str:
 _NORMALISED = functools.lru_cache(maxsize=1 << 16)
 
 
-@_NORMALISED
 def is_number(text: str) -> bool:
     """Whether `text` is a whole number as a URL or a form writes one: ASCII digits only ("²"
     and "٣" are digits to str.isdigit() but not numbers to int())."""
     return text.isascii() and text.isdigit()
 
 
+@_NORMALISED
 def normalize_author_name(name: str) -> str:
     """Key that matches "Christopher D. Manning" and "christopher d manning".
 
@@ -164,7 +164,6 @@ def tag_name_problem(name: str) -> str:
     return ""
 
 
-@_NORMALISED
 def area_label(name: str) -> str:
     """A primary area as people read it. OpenReview gives raw values ("deep_learning_architectures",
     "applications to computer vision, audio, ..."): a name of several words with no capital
@@ -179,6 +178,7 @@ def area_label(name: str) -> str:
     return words[:1].upper() + words[1:]
 
 
+@_NORMALISED
 def tag_key(name: str) -> str:
     """Identity of a tag within its kind: "RL", "rl " and "Rl" share one key."""
     return normalize_tag_name(name).casefold()
