@@ -38,7 +38,7 @@ from itertools import accumulate
 from bibtexparser.middlewares.names import parse_single_name_into_parts
 
 from annotations.models import ReadingList, ReadingListItem
-from papers.latex import TYPESETTING_MATH_COMMANDS
+from papers.latex import only_typesets
 from papers.models import Authorship, Paper, TagKind
 from papers.querysets import ordered_paper_tags
 from papers.templatetags.paper_text import web_url
@@ -71,7 +71,6 @@ _BIBTEX_SPECIAL = re.compile("|".join(re.escape(ch) for ch in _BIBTEX_ESCAPES))
 _INLINE_MATH = re.compile(r"\$([^$]+)\$")
 # What still needs a backslash inside math: a comment, a macro parameter, an alignment tab.
 _MATH_SPECIAL = re.compile(r"(?<!\\)[%#&]")
-_MATH_COMMAND = re.compile(r"\\([A-Za-z]+)")
 
 # Characters a URL may carry as they are (RFC 3986 unreserved and reserved, plus `%` of an
 # existing escape); every other one, braces, backslash, space and non-ASCII included, is
@@ -126,21 +125,13 @@ def bibtex_title(text: str) -> str:
     position = 0
     for match in _INLINE_MATH.finditer(text):
         formula = match.group(1)
-        if not (_is_brace_balanced(formula) and _only_typesets(formula)):
+        if not (_is_brace_balanced(formula) and only_typesets(formula)):
             continue
         pieces.append(_escape_specials(text[position : match.start()]))
         pieces.append("{$" + _MATH_SPECIAL.sub(lambda m: "\\" + m.group(), formula) + "$}")
         position = match.end()
     pieces.append(_escape_specials(text[position:]))
     return "".join(pieces)
-
-
-def _only_typesets(formula: str) -> bool:
-    """Whether every command in `formula` is one that only typesets. "^^5c" is TeX's spelling
-    of a backslash, so it could hide any command from this check."""
-    return "^^" not in formula and all(
-        name in TYPESETTING_MATH_COMMANDS for name in _MATH_COMMAND.findall(formula)
-    )
 
 
 def bibtex_url(url: str) -> str:

@@ -183,12 +183,12 @@ _SPACES_AND_LINES_RE = re.compile(r"[ \t\n]+")
 # A run of characters with no meaning of their own (quotes and backticks only mean something
 # in pairs, so they are looked at one by one).
 _PLAIN_TEXT_RE = re.compile(r"[^\\${}\n~`']+")
-# A line holding only spaces or ties (~) is blank, as it always was here.
 # An http(s) address as written in running text, and what may end a sentence after one.
 _BARE_URL_RE = re.compile(r"https?://[^\s<>\"'()\[\]{}\\`^|]+", re.IGNORECASE)
 _URL_TRAILING_PUNCTUATION = ".,;:!?"
 # What a link's address may be: an http(s) URL with a host, no spaces, quotes or angle brackets.
 _WEB_URL_RE = re.compile(r"https?://[^\s<>\"'`\\/][^\s<>\"'`\\]*", re.IGNORECASE)
+# A line holding only spaces or ties (~) is blank, as it always was here.
 _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t~]*\n[\s~]*")
 _BRACE_RE = re.compile(r"[{}]")
 
@@ -689,6 +689,15 @@ def latex_to_plain_text(source: str) -> str:
     scanner = _Scanner(text, math=_math_as_text)
     # The scanner escaped every character of the input; what is left of `<` is our own tags.
     return " ".join(html.unescape(_TAG_RE.sub("", scanner.inline())).split())
+
+
+def only_typesets(formula: str) -> bool:
+    """Whether every command in the math `formula` is one that only typesets
+    (TYPESETTING_MATH_COMMANDS). "^^5c" is TeX's spelling of a backslash, so it could hide any
+    command from this check."""
+    return "^^" not in formula and all(
+        name in TYPESETTING_MATH_COMMANDS for name in _MATH_COMMAND_RE.findall(formula)
+    )
 
 
 _COMMAND_RE = re.compile(r"\\[A-Za-z]+")
