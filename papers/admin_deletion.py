@@ -62,13 +62,14 @@ def deleted_objects(
     def describe(obj: Model) -> str:
         opts = obj._meta
         kind = capfirst(opts.verbose_name)
-        if admin_site.is_registered(type(obj)):
+        registered = admin_site.is_registered(type(obj))
+        if registered:
             model_admin = admin_site.get_model_admin(type(obj))
             if not model_admin.has_delete_permission(request, obj):
                 perms_needed.add(str(opts.verbose_name))
         if is_private_from(obj, request.user):
             return f"{kind}: {PRIVATE_LABEL}"
-        if not admin_site.is_registered(type(obj)):
+        if not registered:
             return f"{kind}: {obj}"
         try:
             url = reverse(
