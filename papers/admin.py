@@ -639,13 +639,9 @@ def _tag_names(paper: Paper, kind: str) -> str:
 
 
 def _papers_by_author_name(name: str) -> QuerySet[Authorship, int]:
-    """The ids of papers with an author whose normalised name contains `name`'s."""
-    normalized = normalize_author_name(name)
-    if not normalized:
-        return Authorship.objects.none().values_list("paper_id", flat=True)
-    return Authorship.objects.filter(author__normalized_name__contains=normalized).values_list(
-        "paper_id", flat=True
-    )
+    """The ids of papers with an author named like `name` (AuthorQuerySet.named_like)."""
+    authors = Author.objects.named_like(name)
+    return Authorship.objects.filter(author__in=authors).values_list("paper_id", flat=True)
 
 
 def _search_title_or_forum(queryset: QuerySet[Paper], search_term: str) -> QuerySet[Paper]:
@@ -712,10 +708,7 @@ class AuthorAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
         found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
         # "Christopher D. Manning" must find "Christopher D Manning" (in this list and in the
         # paper form's author picker): compare the whole term the way names are keyed.
-        normalized = normalize_author_name(search_term)
-        if normalized:
-            found |= queryset.filter(normalized_name__contains=normalized)
-        return found, may_have_duplicates
+        return found | queryset.named_like(search_term), may_have_duplicates
 
     def save_model(self, request, obj: Author, form, change: bool) -> None:
         if change and "name" in form.changed_data:

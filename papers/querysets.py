@@ -117,17 +117,17 @@ class PaperQuerySet(models.QuerySet["Paper"]):
 
 
 class AuthorQuerySet(models.QuerySet):
-    def name_contains(self, fragment: str) -> list[int]:
-        """Ids of the authors whose normalised name contains `fragment` normalised the same
-        way ("manning" finds "Christopher D. Manning"), by id."""
+    def named_like(self, fragment: str) -> AuthorQuerySet:
+        """The authors whose normalised name contains `fragment` normalised the same way
+        ("manning" finds "Christopher D. Manning"); none for a fragment with no name in it."""
         from papers.text import normalize_author_name
 
         key = normalize_author_name(fragment)
-        if not key:
-            return []
-        return list(
-            self.filter(normalized_name__contains=key).order_by("pk").values_list("pk", flat=True)
-        )
+        return self.filter(normalized_name__contains=key) if key else self.none()
+
+    def name_contains(self, fragment: str) -> list[int]:
+        """Ids of the authors named like `fragment` (named_like), by id."""
+        return list(self.named_like(fragment).order_by("pk").values_list("pk", flat=True))
 
 
 def keywords_containing(fragment: str, *, limit: int) -> list[int]:
