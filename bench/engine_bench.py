@@ -67,12 +67,11 @@ def paper_records(papers: int, seed: int) -> list:
 
 
 def build_index(records: list, path: Path, threads: int, segments: int = 1):
-    import tantivy
 
     from papers.search import schema
     from papers.search.documents import make_document
 
-    index = tantivy.Index(schema.build_schema(), str(path))
+    index = schema.create_index(str(path))
     writer = index.writer(heap_size=256_000_000, num_threads=threads)
     # Several commits leave several segments, as incremental updates do.
     commit_every = -(-len(records) // segments)

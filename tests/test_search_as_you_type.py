@@ -150,6 +150,12 @@ def test_a_typed_word_past_its_stem_still_matches(client, corpus):
         assert "Learning to walk" in typed(client, text), text
 
 
+def test_a_typed_prefix_matches_with_or_without_its_accents(client, corpus):
+    make_paper("Schrödinger bridges", abstract="Transport between densities.")
+    for text in ("schro", "schrö", "SCHRÖD"):
+        assert typed(client, text) == ["Schrödinger bridges"], text
+
+
 def test_only_the_last_word_is_a_prefix(client, corpus):
     assert typed(client, "planning mod") == ["Diffusion models for planning"]
     assert typed(client, "diffu mod") == []  # "diffu" was finished: a whole word, in no paper

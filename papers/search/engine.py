@@ -39,8 +39,6 @@ AUTHOR_SEGMENT_SIZE = 2000
 MAX_AUTHOR_RECOUNTS = 100
 # No facet has more values than this; asking for "all" as a number keeps counts exact.
 ALL_BUCKETS = 2**31 - 1
-# Longest token the index keeps (Tantivy's en_stem drops tokens of 40 bytes or more).
-MAX_TOKEN_BYTES = 40
 SNIPPET_CHARS = 200
 SIMILAR_AUTHORS = 20  # a paper's first authors considered for "shares N authors"
 SIMILAR_TERMS = 25  # words of the paper's title and abstract "more like this" looks at
@@ -136,20 +134,32 @@ def _schema() -> tantivy.Schema:
 
 @cache
 def _splitter() -> tantivy.TextAnalyzer:
-    # en_stem's tokenizer alone: where the index puts token boundaries (and positions).
+    # The text analyzer's tokenizer alone: where the index puts token boundaries (and positions).
     return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).build()
 
 
 @cache
 def _stemmer() -> tantivy.TextAnalyzer:
-    # The rest of en_stem, in its order: drop long tokens, lowercase, Snowball English stem.
+    # A token of _splitter turned into the term the index holds for it.
+    return schema.text_analyzer()
+
+
+@cache
+def _folder() -> tantivy.TextAnalyzer:
     return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-        .filter(tantivy.Filter.remove_long(MAX_TOKEN_BYTES))
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.raw())
         .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.stemmer("english"))
+        .filter(tantivy.Filter.ascii_fold())
         .build()
     )
+
+
+def _folded(word: str) -> str:
+    """The word lowercased and folded as the index folds it, unstemmed ("Schrö" -> "schro")."""
+    if word.isascii():
+        return word.lower()
+    tokens = _folder().analyze(word)
+    return tokens[0] if tokens else ""
 
 
 def _terms(text: str, *, skip_stop_words: bool = False) -> list[tuple[int, str]]:
@@ -210,14 +220,15 @@ MIN_STEM_CHARS = 3
 
 
 def _typed_prefix(clause: Clause, terms: list[tuple[int, str]]) -> str | None:
-    """The clause's last word as the index spells its terms (lowercase, unstemmed), when it
-    matches as a prefix: the word is still being typed and its last token is indexable."""
+    """The clause's last word as the index spells its terms (lowercase, folded, unstemmed),
+    when it matches as a prefix: the word is still being typed and its last token is
+    indexable."""
     if not clause.prefix:
         return None
     tokens = _splitter().analyze(clause.words[-1])
-    if len(tokens) != 1 or len(tokens[0].encode()) >= MAX_TOKEN_BYTES:
+    if len(tokens) != 1 or len(tokens[0].encode()) >= schema.MAX_TOKEN_BYTES:
         return None
-    word = tokens[0].lower()
+    word = _folded(tokens[0])
     if len(word) < MIN_PREFIX_CHARS or not word.isalnum() or terms[-1][1] != _stem(word):
         return None
     return word
@@ -402,8 +413,8 @@ def _nearest_indexed_word(searcher: tantivy.Searcher, word: str) -> str | None:
                     # Stemming every word of ten abstracts took 90 ms at 100,000 papers: only
                     # words starting as the stem does can stem to it.
                     if (
-                        token.startswith(best[:SPELLING_PREFIX_CHARS])
-                        and token.isalpha()
+                        token.isalpha()
+                        and _folded(token).startswith(best[:SPELLING_PREFIX_CHARS])
                         and _stem(token) == best
                     ):
                         written[token] = written.get(token, 0) + 1

@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 import tantivy
 
 # 2: coarse sort keys, stored author ids; 3: keyword and area ids; 4: decision ids, rating sort;
-# 5: untitled papers last in the title order
-SCHEMA_VERSION = 5
+# 5: untitled papers last in the title order; 6: accents folded in the text fields
+SCHEMA_VERSION = 6
 
 # The paper's primary key: stored (results name papers by it), indexed (delete and update by
 # term), fast (read for a page of hits without loading documents).
@@ -25,10 +25,13 @@ TITLE = "title"
 AUTHORS = "authors"  # the author names in order, one value per author
 ABSTRACT = "abstract"
 TEXT_FIELDS = (TITLE, AUTHORS, ABSTRACT)
-# Tantivy's built-in English analyzer: split on anything not alphanumeric, drop tokens over 40
-# bytes, lowercase, Porter stemming. No stop-word removal, so a quoted phrase with stop words
-# inside still matches word for word; being built in, it needs no registration on open.
-TEXT_ANALYZER = "en_stem"
+# Tantivy's English analyzer (en_stem) with accents folded: split on anything not
+# alphanumeric, drop tokens of 40 bytes or more, lowercase, fold to ASCII ("Müller" is found by
+# "muller", "Schrödinger" by "schrodinger"), Snowball English stemming. No stop-word removal,
+# so a quoted phrase with stop words inside still matches word for word. Not built in: every
+# index object registers it (create_index, open_index).
+TEXT_ANALYZER = "en_stem_folded"
+MAX_TOKEN_BYTES = 40
 
 # Facet values: tag and author primary keys, multi-valued, indexed (filters) and fast (counts).
 # Author ids are stored too: similar papers explain themselves by the authors they share.
@@ -77,6 +80,31 @@ def build_schema() -> tantivy.Schema:
     for name in (TITLE_PREFIX, CREATED, RATING):
         builder.add_unsigned_field(name, fast=True)
     return builder.build()
+
+
+def text_analyzer() -> tantivy.TextAnalyzer:
+    """The analyzer of the text fields; queries analyse their words with it too."""
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(MAX_TOKEN_BYTES))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.ascii_fold())
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+def create_index(path: str, *, reuse: bool = True) -> tantivy.Index:
+    """A new index of this schema at `path` (an existing one is kept when `reuse`)."""
+    index = tantivy.Index(build_schema(), path=path, reuse=reuse)
+    index.register_tokenizer(TEXT_ANALYZER, text_analyzer())
+    return index
+
+
+def open_index(path: str) -> tantivy.Index:
+    index = tantivy.Index.open(path)
+    index.register_tokenizer(TEXT_ANALYZER, text_analyzer())
+    return index
 
 
 def title_order_key(title: str, paper_id: int) -> str:

@@ -521,7 +521,7 @@ def _has_index(path: Path) -> bool:
 
 
 def _open_index(path: Path) -> tantivy.Index:
-    index = tantivy.Index.open(str(path))
+    index = schema.open_index(str(path))
     # Reload only when told to: a process reloads when state.json says there is more.
     index.config_reader(reload_policy="manual")
     index.searcher()  # opens every segment now: a damaged one fails here, not in a search
@@ -550,7 +550,7 @@ def _writer(index: tantivy.Index, heap_bytes: int, threads: int) -> Iterator[tan
 
 
 def _build(path: Path, progress: Callable[[int], None] | None) -> int:
-    index = tantivy.Index(schema.build_schema(), path=str(path), reuse=False)
+    index = schema.create_index(str(path), reuse=False)
     count = 0
     with _writer(index, BUILD_HEAP_BYTES, BUILD_THREADS) as writer:
         for document in paper_documents():
