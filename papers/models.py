@@ -33,6 +33,7 @@ from papers.text import (
     MAX_URL,
     area_label,
     author_name_problem,
+    fold_author_name,
     normalize_author_name,
     normalize_tag_name,
     paper_text_problem,
@@ -111,6 +112,8 @@ class Tag(models.Model):
 class Author(models.Model):
     name = models.CharField(max_length=MAX_AUTHOR_NAME)
     normalized_name = models.CharField(max_length=MAX_AUTHOR_NAME, unique=True, editable=False)
+    # normalized_name without accents, for finding authors by name (AuthorQuerySet.named_like).
+    search_name = models.TextField(editable=False, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = AuthorQuerySet.as_manager()
@@ -126,6 +129,7 @@ class Author(models.Model):
 
     def save(self, *args, **kwargs) -> None:
         self.normalized_name = normalize_author_name(self.name)
+        self.search_name = fold_author_name(self.name)
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:

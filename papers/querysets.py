@@ -118,12 +118,13 @@ class PaperQuerySet(models.QuerySet["Paper"]):
 
 class AuthorQuerySet(models.QuerySet):
     def named_like(self, fragment: str) -> AuthorQuerySet:
-        """The authors whose normalised name contains `fragment` normalised the same way
-        ("manning" finds "Christopher D. Manning"); none for a fragment with no name in it."""
-        from papers.text import normalize_author_name
+        """The authors whose folded name contains `fragment` folded the same way ("manning"
+        finds "Christopher D. Manning", "muller" "Jürgen Müller"); none for a fragment with
+        no name in it."""
+        from papers.text import fold_author_name
 
-        key = normalize_author_name(fragment)
-        return self.filter(normalized_name__contains=key) if key else self.none()
+        key = fold_author_name(fragment)
+        return self.filter(search_name__contains=key) if key else self.none()
 
     def name_contains(self, fragment: str) -> list[int]:
         """Ids of the authors named like `fragment` (named_like), by id."""

@@ -68,6 +68,24 @@ def normalize_author_name(name: str) -> str:
     return collapse_whitespace(name).casefold()
 
 
+# Letters that Unicode does not decompose into a base letter and an accent, as ASCII spells them.
+_LETTERS_TO_ASCII = str.maketrans(
+    {"æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i"}
+)
+_LATIN_ACCENTS = re.compile("[\u0300-\u036f]+")
+
+
+@_NORMALISED
+def fold_author_name(name: str) -> str:
+    """normalize_author_name without accents on Latin letters: what a search for an author
+    compares, so "muller" and "Müller" both find "Jürgen Müller" (and "Muller")."""
+    key = normalize_author_name(name)
+    if key.isascii():
+        return key
+    decomposed = unicodedata.normalize("NFKD", key.translate(_LETTERS_TO_ASCII))
+    return unicodedata.normalize("NFC", _LATIN_ACCENTS.sub("", decomposed))
+
+
 def _without_format_characters(text: str) -> str:
     text = text.replace("\u200b", " ")
     return "".join(char for char in text if unicodedata.category(char) != "Cf")

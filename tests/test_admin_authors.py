@@ -265,3 +265,19 @@ def test_author_search_and_picker_match_names_spelled_with_other_punctuation(adm
         },
     )
     assert [row["text"] for row in picker.json()["results"]] == ["Christopher D Manning"]
+
+
+def test_author_search_and_picker_fold_accents(admin_client):
+    make_paper("One", authors=["Jürgen Müller", "Ann Other"])
+    response = admin_client.get(reverse(AUTHORS), {"q": "jurgen muller"})
+    assert [a.name for a in response.context["cl"].result_list] == ["Jürgen Müller"]
+    picker = admin_client.get(
+        reverse("admin:autocomplete"),
+        {
+            "app_label": "papers",
+            "model_name": "authorship",
+            "field_name": "author",
+            "term": "muller",
+        },
+    )
+    assert [row["text"] for row in picker.json()["results"]] == ["Jürgen Müller"]

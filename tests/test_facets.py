@@ -151,6 +151,15 @@ def test_author_box_narrows_the_author_values_but_keeps_selected_ones(client, ca
     assert selected(response, "author") == {"Bob Beta"}
 
 
+def test_author_box_finds_names_with_or_without_their_accents(client, db):
+    make_paper("One", authors=["Jürgen Müller", "Zoë Ødegaard"])
+    make_paper("Two", authors=["Jurgen Muller"])
+    both = {"Jürgen Müller": 1, "Jurgen Muller": 1}
+    assert counts(get_list(client, "?author_q=muller"), "author") == both
+    assert counts(get_list(client, "?author_q=M%C3%BCller"), "author") == both  # Müller
+    assert counts(get_list(client, "?author_q=zoe+odegaard"), "author") == {"Zoë Ødegaard": 1}
+
+
 def test_chip_removes_only_its_value_and_clear_all_drops_every_facet(client, catalogue):
     response = get_list(client, "?q=&venue=iclr-2024&venue=neurips-2023&track=poster&page=1")
     chips = {chip["label"]: chip["query"].urlencode() for chip in response.context["chips"]}

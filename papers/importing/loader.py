@@ -79,6 +79,7 @@ from papers.querysets import identifier_in
 from papers.signals import abstracts_changed
 from papers.text import (
     abstract_fingerprint,
+    fold_author_name,
     normalize_author_name,
     normalize_tag_name,
     tag_key,
@@ -682,8 +683,11 @@ class Loader:
             created = connection.ops.adapt_datetimefield_value(timezone.now())
             insert_rows(
                 Author,
-                ("id", "name", "normalized_name", "created_at"),
-                [(pk, name, key, created) for pk, (key, name) in zip(ids, missing, strict=True)],
+                ("id", "name", "normalized_name", "search_name", "created_at"),
+                [
+                    (pk, name, key, fold_author_name(name), created)
+                    for pk, (key, name) in zip(ids, missing, strict=True)
+                ],
             )
             authors.update(
                 (key, _AuthorRow(pk, name)) for pk, (key, name) in zip(ids, missing, strict=True)
