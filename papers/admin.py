@@ -36,6 +36,7 @@ from papers.models import (
     Review,
     SearchChange,
     Tag,
+    TagAlias,
     TagKind,
 )
 from papers.querysets import PaperQuerySet
@@ -55,6 +56,7 @@ FIRST_AUTHORS_SHOWN = 3
 MAX_AUTHOR_POSITION = 9_999
 MAX_AUTHORS_MERGED = 20
 MAX_PAPERS_MERGED = 10
+MAX_TAGS_MERGED = 20
 CURATION_QUEUE_QUERY = "needs_curation__exact=1"
 
 
@@ -822,7 +824,39 @@ class TagForm(forms.ModelForm):
                 raise forms.ValidationError(
                     f"The {clash.get_kind_display().lower()} “{clash.name}” already exists."
                 )
+            alias = TagAlias.objects.filter(kind=kind, key=tag_key(name)).first()
+            if alias is not None and alias.tag_id != self.instance.pk:
+                raise forms.ValidationError(
+                    f"“{alias.name}” was merged into “{alias.tag.name}”: imports that spell "
+                    "it so tag papers with that."
+                )
         return cleaned
+
+
+class MergeTagsForm(MergeForm):
+    target = KeptObjectField(
+        label="Keep this tag",
+        describe=lambda tag: (
+            ngettext("%(name)s (%(count)d paper)", "%(name)s (%(count)d papers)", tag.paper_count)
+            % {"name": tag.name, "count": tag.paper_count}
+        ),
+    )
+
+
+class TagAliasInline(admin.TabularInline):
+    """The spellings merged into this tag (services.merge_tags): shown, never edited."""
+
+    model = TagAlias
+    fk_name = "tag"
+    fields = ["name", "created_at"]
+    readonly_fields = ["name", "created_at"]
+    extra = 0
+    can_delete = False
+    verbose_name = "merged spelling"
+    verbose_name_plural = "merged spellings (imports that spell a tag so give it this tag)"
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(Tag)
@@ -834,6 +868,11 @@ class TagAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     readonly_fields = ["slug", "created_at"]
     list_per_page = 100
     show_full_result_count = False
+    actions = ["merge_tags"]
+
+    def get_inlines(self, request, obj):
+        # Only a tag that others were merged into has spellings to list.
+        return [TagAliasInline] if obj is not None and obj.aliases.exists() else []
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(paper_count=related_count(PaperTag, "tag"))
@@ -841,6 +880,41 @@ class TagAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     @admin.display(description="papers", ordering="paper_count")
     def paper_count(self, tag: WithAnnotations[Tag, PaperCount]) -> int:
         return tag.paper_count
+
+    def has_merge_permission(self, request: HttpRequest) -> bool:
+        # As for authors: the merge changes one tag and deletes the others.
+        return self.has_change_permission(request) and self.has_delete_permission(request)
+
+    @admin.action(description="Merge selected tags into one", permissions=["merge"])
+    def merge_tags(
+        self, request: HttpRequest, queryset: QuerySet[WithAnnotations[Tag, PaperCount]]
+    ) -> HttpResponse | None:
+        # The default choice is the first: most papers, then the shorter name.
+        tags = queryset.order_by("-paper_count", Length("name"), "name", "pk")
+        if _merge_size_refused(self, request, tags.count(), MAX_TAGS_MERGED):
+            return None
+        kinds = set(tags.values_list("kind", flat=True))
+        if len(kinds) > 1 or TagKind.DECISION in kinds:
+            # A decision is set from the paper's reviews by name; other kinds mean other things.
+            self.message_user(
+                request,
+                "Merge tags of one kind at a time (decisions come from reviews: none).",
+                messages.WARNING,
+            )
+            return None
+        if "confirm" in request.POST:
+            form = MergeTagsForm(request.POST, selected=tags)
+            if form.is_valid():
+                target = form.cleaned_data["target"]
+                result = services.merge_tags(
+                    target=target, others=[t for t in tags if t.pk != target.pk]
+                )
+                self.log_change(request, target, result.summary())
+                self.message_user(request, result.summary(), messages.SUCCESS)
+                return None
+        else:
+            form = MergeTagsForm(selected=tags, initial={"target": tags.first()})
+        return _merge_page(self, request, form, list(tags), tags=list(tags))
 
 
 # --- Import history ---------------------------------------------------------------------

@@ -20,7 +20,7 @@ from django.db.models import Q, QuerySet, Value
 from django.http import QueryDict
 from django.utils.datastructures import MultiValueDict
 
-from papers.models import Author, Paper, Tag, TagKind
+from papers.models import Author, Paper, Tag, TagAlias, TagKind
 from papers.search.engine import NOT_GIVEN, NOT_GIVEN_FACETS, BrowseQuery
 from papers.search.query import parse_query
 from papers.text import is_number
@@ -132,6 +132,8 @@ class Selection:
     authors: list[ResolvedAuthor] = field(default_factory=list)
     mine: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
+    # Slugs of tags merged into others (TagAlias), by parameter: old slug -> kept tag's slug.
+    moved: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def ids(self, facet: str) -> frozenset[int]:
         if facet == "author":
@@ -193,7 +195,12 @@ class PaperFilter(django_filters.FilterSet):
 
         found_tags = {(kind, slug): (pk, name) for kind, pk, slug, name in rows if kind != "author"}
         found_authors = {pk: name for kind, pk, _slug, name in rows if kind == "author"}
-        selection = Selection()
+        merged = self._merged_tags(wanted_tags, found_tags)
+        selection = Selection(
+            moved={
+                name: {old: tag.slug for old, tag in tags.items()} for name, tags in merged.items()
+            }
+        )
         for name, slugs in wanted_tags.items():
             selection.tags[name] = []
             for slug in slugs:
@@ -202,6 +209,10 @@ class PaperFilter(django_filters.FilterSet):
                     hit = (NOT_GIVEN, NOT_GIVEN_LABEL)
                 if hit:
                     selection.tags[name].append(ResolvedTag(pk=hit[0], slug=slug, name=hit[1]))
+                elif slug in merged.get(name, {}):  # saved searches, feeds: the kept tag
+                    into = merged[name][slug]
+                    if all(tag.pk != into.pk for tag in selection.tags[name]):
+                        selection.tags[name].append(into)
                 else:
                     selection.ignored.append(f"{name} “{slug}”")
         for pk in wanted_authors:
@@ -217,6 +228,40 @@ class PaperFilter(django_filters.FilterSet):
                 if raw.strip() and raw.strip() not in kept:
                     selection.ignored.append(f"{name} “{raw.strip()[:40]}”")
         return selection
+
+    @staticmethod
+    def _merged_tags(
+        wanted_tags: dict[str, list], found_tags: dict
+    ) -> dict[str, dict[str, ResolvedTag]]:
+        """The wanted slugs no tag has that name a tag merged into another, with the kept tag:
+        one query, and only when some slug was not found."""
+        condition = Q()
+        for name, slugs in wanted_tags.items():
+            unknown = [slug for slug in slugs if (TAG_FACETS[name], slug) not in found_tags]
+            if unknown:
+                condition |= Q(kind=TAG_FACETS[name], slug__in=unknown)
+        if not condition:
+            return {}
+        params = {kind: name for name, kind in TAG_FACETS.items()}
+        merged: dict[str, dict[str, ResolvedTag]] = {}
+        rows = TagAlias.objects.filter(condition).values_list(
+            "kind", "slug", "tag_id", "tag__slug", "tag__name"
+        )
+        for kind, slug, pk, kept_slug, name in rows:
+            merged.setdefault(params[kind], {})[slug] = ResolvedTag(pk, kept_slug, name)
+        return merged
+
+    def query_without_merged_tags(self) -> QueryDict | None:
+        """The request's parameters with each merged tag's slug replaced by its kept tag's,
+        or None when no parameter names a merged tag: old links to a merged tag keep working."""
+        moved = self.selection.moved
+        if not moved or not isinstance(self.data, QueryDict):
+            return None
+        query = self.data.copy()
+        for name, slugs in moved.items():
+            values = [slugs.get(value.strip(), value) for value in query.getlist(name)]
+            query.setlist(name, list(dict.fromkeys(values)))
+        return query
 
     @cached_property
     def state(self) -> BrowseState:

@@ -109,6 +109,30 @@ class Tag(models.Model):
         return tag_label(self.kind, self.name)
 
 
+class TagAlias(models.Model):
+    """Another spelling of a tag, left by a curator's merge (services.merge_tags): an import
+    that brings it links the paper to `tag` rather than creating the merged tag again, and the
+    merged tag's page and list filters lead to `tag`."""
+
+    kind = models.CharField(max_length=10, choices=TagKind)
+    key = models.CharField(max_length=100)
+    slug = models.SlugField(max_length=100, allow_unicode=True)
+    name = models.CharField(max_length=MAX_TAG_NAME)  # the merged tag's, as the admin shows it
+    tag = models.ForeignKey(Tag, on_delete=models.CASCADE, related_name="aliases")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["kind", "name"]
+        verbose_name_plural = "tag aliases"
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "key"], name="papers_tagalias_kind_key"),
+        ]
+        indexes = [models.Index(fields=["kind", "slug"], name="papers_tagalias_kind_slug")]
+
+    def __str__(self) -> str:
+        return f"{self.name} → {self.tag.name}"
+
+
 class Author(models.Model):
     name = models.CharField(max_length=MAX_AUTHOR_NAME)
     normalized_name = models.CharField(max_length=MAX_AUTHOR_NAME, unique=True, editable=False)

@@ -10,7 +10,7 @@ from dataclasses import replace
 from django.core.paginator import Paginator
 from django.db.models.functions import Substr
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import patch_vary_headers
 from django_htmx.middleware import HtmxDetails
 
@@ -24,7 +24,7 @@ from papers.filters import (
     shareable_query,
 )
 from papers.listing import with_listing
-from papers.models import Author, Authorship, MergedPaper, Paper, PaperTag, Tag
+from papers.models import Author, Authorship, MergedPaper, Paper, PaperTag, Tag, TagAlias
 from papers.navigation import result_link_prefix, results_navigation
 from papers.querysets import keywords_containing
 from papers.routes import int_url
@@ -55,7 +55,10 @@ class HtmxHttpRequest(HttpRequest):
 
 
 def paper_list(request: HtmxHttpRequest) -> HttpResponse:
-    state = PaperFilter(request.GET, request=request).state
+    filters = PaperFilter(request.GET, request=request)
+    if (canonical := filters.query_without_merged_tags()) is not None:
+        return redirect(f"{request.path}?{canonical.urlencode()}", permanent=True)
+    state = filters.state
     searcher = current_searcher()
     rated = engine.has_ratings(searcher)
     if state.options.sort == "rating" and not rated:
@@ -195,7 +198,10 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def tag_detail(request: HttpRequest, kind: str, slug: str) -> HttpResponse:
-    tag = get_object_or_404(Tag, kind=kind, slug=slug)
+    tag = Tag.objects.filter(kind=kind, slug=slug).first()
+    if tag is None:  # merged into another tag: its page is the kept tag's
+        alias = get_object_or_404(TagAlias.objects.select_related("tag"), kind=kind, slug=slug)
+        return redirect(alias.tag, permanent=True)
     total = PaperTag.objects.filter(tag=tag).count()  # index-only on (tag, paper)
     papers = Paper.objects.for_browsing().with_tag(tag.pk, many=total > MANY_PAPERS)
     page = _page(papers.sorted_by("newest"), total, request)

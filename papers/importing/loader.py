@@ -35,6 +35,7 @@ import operator
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import NamedTuple
 
 from django.db import connection
@@ -73,6 +74,7 @@ from papers.models import (
     SearchChange,
     SourceRecord,
     Tag,
+    TagAlias,
     TagKind,
 )
 from papers.querysets import identifier_in
@@ -507,9 +509,9 @@ class Loader:
         if source_changed("tags"):
             missing = []
             for kind, name in match.tags:
-                if (kind, tag_key(name)) not in target.tag_keys:
+                if self._tag_ident(kind, name) not in target.tag_keys:
                     missing.append((kind, name))
-                    target.tag_keys.add((kind, tag_key(name)))
+                    target.tag_keys.add(self._tag_ident(kind, name))
             missing_names = ", ".join(name for _, name in missing)
             if missing and "tags" in curated:
                 self._conflict(match, ImportConflict.Kind.CURATED, "tags", "", missing_names)
@@ -518,7 +520,7 @@ class Loader:
                 changes.append("tags")
             superseded = superseded_tags(target.tag_keys, match.tags)
             if superseded and "tags" not in curated:
-                target.tag_keys -= {(kind, tag_key(name)) for kind, name in superseded}
+                target.tag_keys -= {self._tag_ident(kind, name) for kind, name in superseded}
                 target.dropped_tags.extend(superseded)
                 changes.append("tags")
 
@@ -590,7 +592,7 @@ class Loader:
         tags = self._tags_for({(kind, name) for t in tagged for kind, name in t.new_tags})
         added = connection.ops.adapt_datetimefield_value(timezone.now())
         links = [
-            (t.paper.pk, tags[(kind, tag_key(name))].pk, added)
+            (t.paper.pk, tags[self._tag_ident(kind, name)].pk, added)
             for t in tagged
             for kind, name in t.new_tags
         ]
@@ -621,7 +623,7 @@ class Loader:
                 papers_of.setdefault((kind, name), []).append(target.paper.pk)
         tags = self._tags_for(set(papers_of))
         for (kind, name), paper_ids in papers_of.items():
-            tag = tags[(kind, tag_key(name))]
+            tag = tags[self._tag_ident(kind, name)]
             for chunk in _chunks(paper_ids):  # query: unlink a replaced tag
                 PaperTag.objects.filter(tag=tag, paper_id__in=chunk).delete()
 
@@ -696,7 +698,7 @@ class Loader:
 
     def _tags_for(self, wanted: set[tuple[str, str]]) -> dict[tuple[str, str], Tag]:
         """Imported tags by (kind, key), created when missing; cached for the whole import."""
-        needed = {(kind, tag_key(name)): name for kind, name in wanted}
+        needed = {self._tag_ident(kind, name): name for kind, name in wanted}
         unknown = {ident: name for ident, name in needed.items() if ident not in self.tags}
         # One OR term per kind, each a bounded `key__in`: a long OR of (kind, key) pairs is an
         # expression SQLite refuses ("Expression tree is too large") at 1,000 venues.
@@ -704,6 +706,19 @@ class Loader:
             self.tags.update(((t.kind, t.key), t) for t in tags)
         self._create_tags({i: n for i, n in unknown.items() if i not in self.tags})
         return {ident: self.tags[ident] for ident in needed}
+
+    @cached_property
+    def aliases(self) -> dict[tuple[str, str], tuple[str, str]]:
+        """Spellings a curator merged into another tag, (kind, key) -> the kept tag's: a few,
+        read once, when the first record brings tags."""
+        rows = TagAlias.objects.values_list("kind", "key", "tag__key")  # query: tag aliases
+        return {(kind, key): (kind, kept) for kind, key, kept in rows}
+
+    def _tag_ident(self, kind: str, name: str) -> tuple[str, str]:
+        """The (kind, key) of the tag a record's tag name gives: a merged spelling's is the
+        kept tag's (TagAlias)."""
+        ident = (kind, tag_key(name))
+        return self.aliases.get(ident, ident)
 
     def _create_tags(self, missing: dict[tuple[str, str], str]) -> None:
         if not missing:
