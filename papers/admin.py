@@ -12,7 +12,7 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import model_ngettext
 from django.contrib.admin.views.main import ChangeList
-from django.db import models
+from django.db import models, transaction
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce, Length
 from django.http import HttpRequest, HttpResponse
@@ -39,7 +39,7 @@ from papers.models import (
     TagAlias,
     TagKind,
 )
-from papers.querysets import PaperQuerySet
+from papers.querysets import PaperQuerySet, spelling_variants
 from papers.suggest import identifier_lookups
 from papers.text import normalize_author_name, tag_key, tag_slug
 
@@ -57,6 +57,7 @@ MAX_AUTHOR_POSITION = 9_999
 MAX_AUTHORS_MERGED = 20
 MAX_PAPERS_MERGED = 10
 MAX_TAGS_MERGED = 20
+MAX_TAGS_CHECKED_FOR_VARIANTS = 5_000
 CURATION_QUEUE_QUERY = "needs_curation__exact=1"
 
 
@@ -155,6 +156,22 @@ class OpenConflictsFilter(YesNoFilter):
     condition = Q(
         Exists(ImportConflict.objects.filter(paper=OuterRef("pk"), resolved_at__isnull=True))
     )
+
+
+class SpellingVariantsFilter(admin.SimpleListFilter):
+    """Tags another tag of their kind spells differently ("diffusion model", "Diffusion
+    models"): the candidates for "merge spelling variants"."""
+
+    title = "spelling variants"
+    parameter_name = "variants"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Has spelling variants")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(pk__in=[pk for group in spelling_variants() for pk in group])
+        return queryset
 
 
 class ImportRunFilter(admin.SimpleListFilter):
@@ -863,12 +880,12 @@ class TagAliasInline(admin.TabularInline):
 class TagAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     form = TagForm
     list_display = ["name", "kind", "paper_count", "slug", "created_at"]
-    list_filter = ["kind"]
+    list_filter = ["kind", SpellingVariantsFilter]
     search_fields = ["name", "key"]
     readonly_fields = ["slug", "created_at"]
     list_per_page = 100
     show_full_result_count = False
-    actions = ["merge_tags"]
+    actions = ["merge_tags", "merge_spelling_variants"]
 
     def get_inlines(self, request, obj):
         # Only a tag that others were merged into has spellings to list.
@@ -915,6 +932,59 @@ class TagAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
         else:
             form = MergeTagsForm(selected=tags, initial={"target": tags.first()})
         return _merge_page(self, request, form, list(tags), tags=list(tags))
+
+    @admin.action(
+        description="Merge each group of spelling variants among the selected tags",
+        permissions=["merge"],
+    )
+    def merge_spelling_variants(
+        self, request: HttpRequest, queryset: QuerySet[WithAnnotations[Tag, PaperCount]]
+    ) -> HttpResponse | None:
+        # Each group keeps its tag with most papers, then the shorter name ("LLM" of "LLMs").
+        if queryset.count() > MAX_TAGS_CHECKED_FOR_VARIANTS:
+            self.message_user(
+                request,
+                f"Select at most {MAX_TAGS_CHECKED_FOR_VARIANTS:,} tags: filter the list by "
+                "“spelling variants” first.",
+                messages.WARNING,
+            )
+            return None
+        by_pk = {tag.pk: tag for tag in queryset}
+        groups = [
+            sorted((by_pk[pk] for pk in group), key=lambda t: (-t.paper_count, len(t.name), t.pk))
+            for group in spelling_variants(by_pk)
+        ]
+        if not groups:
+            self.message_user(
+                request, "No two of the selected tags are spellings of one.", messages.WARNING
+            )
+            return None
+        if "confirm" not in request.POST:
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Merge spelling variants",
+                "opts": self.opts,
+                "groups": groups,
+                "selected_ids": list(by_pk),
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            }
+            return render(request, "admin/papers/tag/merge_variants.html", context)
+        with transaction.atomic():
+            for kept, *others in groups:
+                result = services.merge_tags(target=kept, others=others)
+                self.log_change(request, kept, result.summary())
+        merged = sum(len(group) - 1 for group in groups)
+        self.message_user(
+            request,
+            ngettext(
+                "Merged %(merged)d tag into %(groups)d kept tag.",
+                "Merged %(merged)d tags into %(groups)d kept tags.",
+                merged,
+            )
+            % {"merged": merged, "groups": len(groups)},
+            messages.SUCCESS,
+        )
+        return None
 
 
 # --- Import history ---------------------------------------------------------------------

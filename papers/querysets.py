@@ -144,3 +144,20 @@ def keywords_containing(fragment: str, *, limit: int) -> list[int]:
         return []
     matches = Tag.objects.filter(kind=TagKind.KEYWORD, key__contains=key)
     return list(matches.order_by(Length("key"), "key").values_list("pk", flat=True)[:limit])
+
+
+def spelling_variants(tag_ids: Iterable[int] | None = None) -> list[list[int]]:
+    """Groups of tags of one kind whose names differ only in spelling (papers.text.
+    spelling_key: "diffusion model", "Diffusion Models", "diffusion-models"), each of two or
+    more ids, ordered; among `tag_ids` when given, else the whole catalogue. Decisions are left
+    out: reviews set them by name."""
+    from papers.models import Tag, TagKind
+    from papers.text import spelling_key
+
+    tags = Tag.objects.exclude(kind=TagKind.DECISION)
+    if tag_ids is not None:
+        tags = tags.filter(pk__in=list(tag_ids))
+    groups: dict[tuple[str, str], list[int]] = {}
+    for pk, kind, name in tags.order_by("pk").values_list("pk", "kind", "name"):
+        groups.setdefault((kind, spelling_key(name)), []).append(pk)
+    return sorted(group for group in groups.values() if len(group) > 1)

@@ -202,6 +202,29 @@ def tag_key(name: str) -> str:
     return normalize_tag_name(name).casefold()
 
 
+_SPELLING_SEPARATORS = re.compile(r"[\s\-_/]+")
+_PLURAL_ENDINGS = (("sses", "ss"), ("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("xes", "x"))
+_NOT_PLURAL_ENDINGS = ("ss", "us", "is")
+
+
+def spelling_key(name: str) -> str:
+    """What spellings of one tag share: its key with hyphens and underscores read as spaces
+    and the last word in the singular ("Large Language Models", "large-language model" and
+    "LLMs"/"LLM" pair up). A hint for curators (papers.querysets.spelling_variants), never an
+    identity: "dynamics" is not always "dynamic"."""
+    words = _SPELLING_SEPARATORS.split(tag_key(name).strip(" -_/"))
+    last = words[-1]
+    if len(last) > 3:
+        for plural, singular in _PLURAL_ENDINGS:
+            if last.endswith(plural):
+                last = last[: -len(plural)] + singular
+                break
+        else:
+            if last.endswith("s") and not last.endswith(_NOT_PLURAL_ENDINGS):
+                last = last[:-1]
+    return " ".join([*words[:-1], last])
+
+
 def tag_slug(name: str) -> str:
     """URL slug for a tag; names with no sluggable characters get a stable hash."""
     slug = slugify(tag_key(name), allow_unicode=True)[:80]

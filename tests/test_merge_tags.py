@@ -175,3 +175,52 @@ def test_the_kept_tag_lists_its_merged_spellings(admin_client, spellings):
     html = admin_client.get(reverse("admin:papers_tag_change", args=[kept.pk])).content.decode()
     section = html[html.lower().index("merged spellings") :]
     assert "large language model" in section.replace("large language models", "")
+
+
+# --- spelling variants ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def variants(db):
+    make_paper("One", tags=[("diffusion models", KEYWORD), ("LLMs", KEYWORD)])
+    make_paper("Two", tags=[("Diffusion_Models", KEYWORD), ("LLM", KEYWORD)])
+    make_paper("Three", tags=[("diffusion model", KEYWORD), ("LLM", KEYWORD)])
+    make_paper("Four", tags=[("diffusion models", KEYWORD), ("diffusion", KEYWORD)])
+    make_paper("Five", tags=[("LLM", TagKind.LAB)])  # another kind: not a variant
+
+
+def test_the_tag_list_filters_tags_with_spelling_variants(admin_client, variants):
+    response = admin_client.get(reverse(TAGS), {"variants": "yes"})
+    assert sorted(t.name for t in response.context["cl"].result_list) == [
+        "Diffusion_Models",
+        "LLM",
+        "LLMs",
+        "diffusion model",
+        "diffusion models",
+    ]
+
+
+def test_merging_spelling_variants_confirms_then_merges_each_group(admin_client, variants):
+    chosen = [t.pk for t in Tag.objects.filter(kind=KEYWORD)]
+    data = {"action": "merge_spelling_variants", "_selected_action": chosen}
+    page = admin_client.post(reverse(TAGS), data)
+    html = page.content.decode()
+    assert page.status_code == 200 and 'value="Merge 2 groups"' in html
+    assert "<strong>diffusion models</strong> (2 papers)" in html
+    assert "<strong>LLM</strong> (2 papers)" in html
+    assert Tag.objects.count() == 7  # nothing merged before the confirmation
+
+    done = admin_client.post(reverse(TAGS), {**data, "confirm": "yes"}, follow=True)
+    message = str(next(iter(get_messages(done.wsgi_request))))
+    assert message == "Merged 3 tags into 2 kept tags."
+    html = admin_client.get(reverse("papers:list")).content.decode()
+    assert facet(html, "keyword") == {"diffusion models": 4, "LLM": 3, "diffusion": 1}
+    assert TagAlias.objects.count() == 3
+
+
+def test_selected_tags_without_variants_are_left_alone(admin_client, variants):
+    tags = [keyword("diffusion"), keyword("LLM")]
+    data = {"action": "merge_spelling_variants", "_selected_action": [t.pk for t in tags]}
+    response = admin_client.post(reverse(TAGS), data, follow=True)
+    assert "No two of the selected tags are spellings of one." in response.content.decode()
+    assert not TagAlias.objects.exists()
