@@ -310,7 +310,6 @@ class Paper(models.Model):
         indexes = [
             models.Index(fields=["abstract_fingerprint"], name="papers_paper_fingerprint"),
             models.Index(fields=["doi"], condition=~Q(doi=""), name="papers_paper_doi"),
-            models.Index(fields=["title", "id"], name="papers_paper_title"),  # sort by title
             models.Index(fields=["-created_at", "-id"], name="papers_paper_newest"),  # default sort
             # The curation queue, newest first: only the papers in it, in its order. Indexing
             # the flag alone let SQLite walk the newest index over every paper instead.

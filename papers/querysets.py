@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from django.db import models
-from django.db.models import Case, Prefetch, Q, Value, When
+from django.db.models import Prefetch, Q, Value
 
 if TYPE_CHECKING:
     from papers.models import Paper
@@ -90,11 +90,10 @@ class PaperQuerySet(models.QuerySet["Paper"]):
 
     def sorted_by(self, sort: str) -> PaperQuerySet:
         """Order for author and tag pages; every order ends in the primary key so pages are
-        stable. (The list page is ordered by the search index.)"""
-        if sort == "title":
-            # Untitled papers (awaiting curation) last, as the search index orders them.
-            untitled = Case(When(title="", then=Value(1)), default=Value(0))
-            return self.order_by(untitled, "title", "pk")
+        stable. (The list page is ordered by the search index, which also orders titles as
+        readers alphabetise them: papers.search.schema.title_order_key.)"""
+        if sort != "newest":
+            raise ValueError(f"the database orders papers by 'newest' only, not {sort!r}")
         return self.order_by("-created_at", "-pk")  # papers_paper_newest index
 
     def with_tag(self, tag_id: int, *, many: bool = False) -> PaperQuerySet:

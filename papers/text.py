@@ -80,10 +80,23 @@ def fold_author_name(name: str) -> str:
     """normalize_author_name without accents on Latin letters: what a search for an author
     compares, so "muller" and "Müller" both find "Jürgen Müller" (and "Muller")."""
     key = normalize_author_name(name)
-    if key.isascii():
-        return key
-    decomposed = unicodedata.normalize("NFKD", key.translate(_LETTERS_TO_ASCII))
+    return key if key.isascii() else _without_latin_accents(key)
+
+
+def _without_latin_accents(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.translate(_LETTERS_TO_ASCII))
     return unicodedata.normalize("NFC", _LATIN_ACCENTS.sub("", decomposed))
+
+
+def title_sort_key(title: str) -> str:
+    """Where a title goes in the title order, as a reader alphabetises: case and Latin accents
+    ignored ("éclair" with "Eclair", before "zebra"), and whatever comes before the first
+    letter or digit too (quotes, spaces, LaTeX: "$\\alpha$-nets" under A)."""
+    folded = title.casefold()
+    if not folded.isascii():
+        folded = _without_latin_accents(folded).casefold()
+    start = next((i for i, char in enumerate(folded) if char.isalnum()), len(folded))
+    return folded[start:].replace("\x00", "")
 
 
 def _without_format_characters(text: str) -> str:

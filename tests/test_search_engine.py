@@ -19,7 +19,7 @@ from papers.models import Author, Authorship, Paper, PaperTag, TagKind
 from papers.search import documents, engine, parse_query, schema
 from papers.search.engine import BrowseQuery
 from papers.search.query import Clause
-from papers.text import MAX_ABSTRACT
+from papers.text import MAX_ABSTRACT, title_sort_key
 from tests.factories import make_lab_tag, make_paper, make_tag
 from tests.test_search_parser import ODD_QUERIES
 
@@ -583,6 +583,40 @@ TRICKY_TITLES = [
 ]
 
 
+def title_order(paper_ids: list[int]) -> list[int]:
+    """The title order, spelled out: untitled papers last; titles as readers alphabetise them
+    (title_sort_key); equal ones as written, in code-point order; then by id."""
+    titles = dict(Paper.objects.values_list("pk", "title"))
+    return sorted(
+        paper_ids,
+        key=lambda pk: (not titles[pk], title_sort_key(titles[pk]), titles[pk], pk),
+    )
+
+
+def test_titles_are_ordered_as_readers_alphabetise_them(index_of):
+    for title in [
+        "zebra",
+        "Éclair",
+        "$\\alpha$-nets",
+        "“Quoted” title",
+        "iTransformer",
+        "Apple",
+        "",
+    ]:
+        make_paper(title)
+    query = BrowseQuery(sort="title", limit=100)
+    by_id = dict(Paper.objects.values_list("pk", "title"))
+    assert [by_id[pk] for pk in engine.search(index_of(), query).ids] == [
+        "$\\alpha$-nets",
+        "Apple",
+        "Éclair",
+        "iTransformer",
+        "“Quoted” title",
+        "zebra",
+        "",
+    ]
+
+
 @pytest.mark.parametrize("sort", ["title", "newest"])
 def test_sorts_equal_the_database_order(index_of, sort):
     for n, title in enumerate(TRICKY_TITLES):
@@ -595,8 +629,11 @@ def test_sorts_equal_the_database_order(index_of, sort):
     )
     Paper.objects.filter(title="zebra").update(created_at=datetime(2020, 1, 1, tzinfo=UTC))
     searcher = index_of(commit_every=5)
-    # The database's order for author and tag pages: by title with untitled papers last.
-    expected = list(Paper.objects.sorted_by(sort).values_list("pk", flat=True))
+    # The database's order for author and tag pages (newest); the title order as specified.
+    if sort == "title":
+        expected = title_order(list(Paper.objects.values_list("pk", flat=True)))
+    else:
+        expected = list(Paper.objects.sorted_by(sort).values_list("pk", flat=True))
     untitled = set(Paper.objects.filter(title="").values_list("pk", flat=True))
     if sort == "title":
         assert set(expected[-len(untitled) :]) == untitled

@@ -11,9 +11,12 @@ from datetime import UTC, datetime
 
 import tantivy
 
+from papers.text import title_sort_key
+
 # 2: coarse sort keys, stored author ids; 3: keyword and area ids; 4: decision ids, rating sort;
-# 5: untitled papers last in the title order; 6: accents folded in the text fields
-SCHEMA_VERSION = 6
+# 5: untitled papers last in the title order; 6: accents folded in the text fields; 7: titles
+# ordered as readers alphabetise them
+SCHEMA_VERSION = 7
 
 # The paper's primary key: stored (results name papers by it), indexed (delete and update by
 # term), fast (read for a page of hits without loading documents).
@@ -47,10 +50,9 @@ FACET_FIELDS = (VENUE_IDS, TRACK_IDS, LAB_IDS, KEYWORD_IDS, AREA_IDS, DECISION_I
 # Sort keys, fast text fields compared byte by byte (raw tokenizer: the whole value is one
 # term). Each ends with the zero-padded paper id, so no two papers tie and the order is total,
 # exactly the database's tie-break on id:
-#   TITLE_ORDER ascending   = ORDER BY title = '', title, id (untitled papers last; under a
-#                             code-point collation: SQLite's
-#                             BINARY, PostgreSQL's C or C.UTF-8; a linguistic collation such
-#                             as en_US would interleave case and accents differently)
+#   TITLE_ORDER ascending   = untitled papers last, then papers.text.title_sort_key(title)
+#                             (case, accents and leading punctuation ignored), then the title
+#                             in code-point order, then the id
 #   NEWEST_ORDER descending = ORDER BY created_at DESC, id DESC
 # (Tantivy date fields keep whole seconds only, which would leave an import's papers tied.)
 #   RATING_ORDER descending = ORDER BY mean_rating DESC NULLS LAST, id DESC (the rating to a
@@ -108,13 +110,15 @@ def open_index(path: str) -> tantivy.Index:
 
 
 def title_order_key(title: str, paper_id: int) -> str:
-    """Byte order of UTF-8 is code-point order; NUL sorts a title before its extensions.
+    """The title as readers alphabetise it (papers.text.title_sort_key), then as written, then
+    the id. Byte order of UTF-8 is code-point order; NUL sorts a title before its extensions.
 
     A first character puts untitled papers (imported without a title, awaiting curation)
     after every titled one: an empty title would otherwise come first, ahead of the catalogue.
     """
     untitled = "1" if not title else "0"
-    return f"{untitled}{title.replace(chr(0), '')}\x00{paper_id:020d}"
+    written = title.replace(chr(0), "")
+    return f"{untitled}{title_sort_key(title)}\x00{written}\x00{paper_id:020d}"
 
 
 def title_prefix(title_key: str) -> int:
