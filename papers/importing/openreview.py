@@ -96,8 +96,9 @@ _NOT_ACCEPTED = (
     (re.compile(r"under review for (?P<venue>.+)", re.IGNORECASE), "Submitted"),
     (re.compile(r"desk rejected by (?P<venue>.+)", re.IGNORECASE), "Desk rejected"),
     (re.compile(r"rejected by (?P<venue>.+)", re.IGNORECASE), "Rejected"),
-    (re.compile(r"accepted by (?P<venue>.+)", re.IGNORECASE), ""),
+    (re.compile(r"accepted by (?P<venue>.+)", re.IGNORECASE), "Accepted"),
 )
+ACCEPTED = "Accepted"
 # A journal paper withdrawn by its authors says only "Withdrawn by Authors": its venue is the
 # first part of its venueid ("TMLR/Withdrawn_Submission").
 _WITHDRAWN_BY_AUTHORS = "withdrawn by authors"
@@ -114,8 +115,10 @@ def venue_tags(venue: str, venue_id: str = "") -> list[str]:
     (Blind) Submission" -> [X, "Submitted"], "X Conference Withdrawn Submission" -> [X,
     "Withdrawn"], likewise "Desk rejected" and "Rejected". A journal's statuses read the same
     way: "Under review for TMLR" -> ["TMLR", "Submitted"], "Rejected by TMLR" -> ["TMLR",
-    "Rejected"], "Accepted by TACL" -> ["TACL"], and "Withdrawn by Authors" takes its venue from
-    `venue_id` ("TMLR/Withdrawn_Submission" -> ["TMLR", "Withdrawn"]).
+    "Rejected"], "Accepted by TACL" -> ["TACL", "Accepted"], and "Withdrawn by Authors" takes its
+    venue from `venue_id` ("TMLR/Withdrawn_Submission" -> ["TMLR", "Withdrawn"]). A note with a
+    `venue_id` whose venue names neither track nor status was accepted: "TMLR" -> ["TMLR",
+    "Accepted"].
     """
     name = " ".join(venue.split())
     if not name:
@@ -126,7 +129,7 @@ def venue_tags(venue: str, venue_id: str = "") -> list[str]:
     for pattern, status in _NOT_ACCEPTED:
         match = pattern.fullmatch(name)
         if match:
-            return [match["venue"], status] if status else [match["venue"]]
+            return [match["venue"], status]
     words = name.split(" ")
     # Longest first: "talk" is a track word too, yet "invited talk" is the track.
     for count in range(min(_MAX_TRACK_WORDS, len(words) - 1), 0, -1):
@@ -134,6 +137,11 @@ def venue_tags(venue: str, venue_id: str = "") -> list[str]:
         if is_track_word(track):
             track = track.strip("()")
             return [" ".join(words[:-count]), track[:1].upper() + track[1:]]
+    # A venue with a decision workflow (a venueid) that names no status has accepted the paper:
+    # "Accepted" decides a paper imported earlier as "Under review for TMLR" (see
+    # tags.superseded_tags), where "TMLR" alone would leave it "Submitted".
+    if venue_id.strip() and not is_track_word(name):
+        return [name, ACCEPTED]
     return [name]
 
 
