@@ -392,10 +392,7 @@ class _Scanner:
         match = pattern.match(self.text, pos)
         if not match:
             return None
-        mark = _ACCENTS[match["symbol"] or match["letter"]]
-        base = match["braced"] or match["bare"]
-        base = base[1] if base.startswith("\\") else base  # \i and \j: the dotless letters
-        self.out.append(html.escape(unicodedata.normalize("NFC", base + mark)))
+        self.out.append(html.escape(_accented_letter(match)))
         return match.end()
 
     def _command(self, pos: int, name: str) -> int:
@@ -708,3 +705,29 @@ def without_latex_commands(text: str) -> str:
     is notation, not a topic, and command names would otherwise relate any two papers that
     write math (rare in the catalogue, they would even rank first)."""
     return _COMMAND_RE.sub(" ", text)
+
+
+def _accented_letter(match: re.Match[str]) -> str:
+    """The letter an _ACCENT_RE match makes, composed (\\'e -> é)."""
+    mark = _ACCENTS[match["symbol"] or match["letter"]]
+    base = match["braced"] or match["bare"]
+    base = base[1] if base.startswith("\\") else base  # \i and \j: the dotless letters
+    return unicodedata.normalize("NFC", base + mark)
+
+
+def accents_as_unicode(source: str) -> str:
+    """`source` with its LaTeX accents outside math written as the letters they make
+    (Schr\\"odinger, R{\\'e}nyi, Erd\\H{o}s -> Schrödinger, Rényi, Erdős) and everything else as
+    written, math included. arXiv and OpenReview texts spell names this way; stored as letters,
+    they are found by a search for "Schrödinger", match the same abstract from a reference
+    manager (which decodes them) and export as text, not as a backslash."""
+    if "\\" not in source:
+        return source
+    pieces = []
+    position = 0
+    for start, end in [*math_spans(source), (len(source), len(source))]:
+        text = _BRACED_ACCENT_RE.sub(r"\g<accent>", source[position:start])
+        pieces.append(_ACCENT_RE.sub(_accented_letter, text))
+        pieces.append(source[start:end])
+        position = end
+    return "".join(pieces)

@@ -102,3 +102,49 @@ def test_an_abstract_only_record_takes_the_arxiv_id_of_a_later_source(tmp_path):
     assert created_updated(report) == (0, 1)
     paper = Paper.objects.get()
     assert (paper.title, paper.arxiv_id, paper.needs_curation) == ("Named", "2402.00002", False)
+
+
+ARXIV_FEED = """<?xml version="1.0" encoding="UTF-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom">
+  <entry>
+    <id>http://arxiv.org/abs/2310.01234v2</id>
+    <published>2023-10-02T17:24:44Z</published>
+    <title>Hyperbolic Cones in the Poincar\\'e Ball</title>
+    <summary>Entailment cones in the Poincar\\'e ball, with R{\\'e}nyi DP and Erd\\H{o}s graphs
+  at a $\\mathcal{O}(\\sqrt{n})$ cost.</summary>
+    <author><name>Ann One</name></author>
+  </entry>
+</feed>
+"""
+ZOTERO_BIB = """@article{one2023cones,
+  title = {Hyperbolic Cones in the Poincar{\\'e} Ball},
+  author = {One, Ann},
+  journal = {Journal of Cones},
+  year = {2023},
+  doi = {10.1000/cones},
+  abstract = {Entailment cones in the Poincar{\\'e} ball, with R{\\'e}nyi DP and
+    Erd{\\H{o}}s graphs at a $\\mathcal{O}(\\sqrt{n})$ cost.},
+}
+"""
+
+
+def test_latex_accents_are_stored_as_letters_so_a_zotero_copy_finds_the_arxiv_paper(
+    tmp_path, client
+):
+    feed = tmp_path / "query.atom"
+    feed.write_text(ARXIV_FEED, "utf-8")
+    library = tmp_path / "zotero.bib"
+    library.write_text(ZOTERO_BIB, "utf-8")
+
+    assert created_updated(import_paths([str(feed)])) == (1, 0)
+    assert created_updated(import_paths([str(library)])) == (0, 1)  # its DOI and venue
+
+    paper = Paper.objects.get()
+    assert paper.title == "Hyperbolic Cones in the Poincaré Ball"
+    assert paper.abstract == (
+        "Entailment cones in the Poincaré ball, with Rényi DP and Erdős graphs at a "
+        "$\\mathcal{O}(\\sqrt{n})$ cost."
+    )
+    assert paper.doi == "10.1000/cones"
+    found = client.get("/", {"q": "Poincaré Erdős"}).context["papers"]
+    assert [p.pk for p in found] == [paper.pk]

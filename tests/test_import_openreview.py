@@ -175,6 +175,11 @@ def test_missing_abstract_pdf_keywords_venue_and_authors_are_empty():
         ("ICLR 2019 Conference Blind Submission", ["ICLR 2019", "Submitted"]),
         ("NeurIPS 2026 Conference Submission", ["NeurIPS 2026", "Submitted"]),
         ("TMLR", ["TMLR"]),
+        ("Submitted to TMLR", ["TMLR", "Submitted"]),
+        ("Under review for TMLR", ["TMLR", "Submitted"]),
+        ("Rejected by TMLR", ["TMLR", "Rejected"]),
+        ("Desk rejected by TMLR", ["TMLR", "Desk rejected"]),
+        ("Accepted by TACL", ["TACL", "Accepted"]),
         ("NeurIPS 2023 Workshop MATH-AI", ["NeurIPS 2023 Workshop MATH-AI"]),
         ("  ICLR  2024   poster ", ["ICLR 2024", "Poster"]),
         ("Poster", ["Poster"]),
@@ -184,6 +189,37 @@ def test_missing_abstract_pdf_keywords_venue_and_authors_are_empty():
 def test_venue_strings_become_venue_and_track_tags(venue, tags):
     assert openreview.venue_tags(venue) == tags
     (record,) = read(v2_note(venue=venue))
+    assert record.tags == tags
+
+
+@pytest.mark.parametrize(
+    ("venue_id", "tags"),
+    [
+        ("TMLR/Withdrawn_Submission", ["TMLR", "Withdrawn"]),
+        (".TMLR/Withdrawn_Submission", ["TMLR", "Withdrawn"]),
+        ("", ["Withdrawn"]),
+    ],
+)
+def test_a_journal_paper_withdrawn_by_its_authors_takes_its_venue_from_the_venue_id(venue_id, tags):
+    (record,) = read(v2_note(venue="Withdrawn by Authors", venueid=venue_id))
+    assert record.tags == tags
+
+
+@pytest.mark.parametrize(
+    ("venue", "venue_id", "tags"),
+    [
+        ("TMLR", "TMLR", ["TMLR", "Accepted"]),
+        (
+            "NeurIPS 2023 Workshop MATH-AI",
+            "NeurIPS.cc/2023/Workshop/MATH-AI",
+            ["NeurIPS 2023 Workshop MATH-AI", "Accepted"],
+        ),
+        ("ICLR 2024 poster", "ICLR.cc/2024/Conference", ["ICLR 2024", "Poster"]),
+        ("Under review for TMLR", "TMLR/Under_Review", ["TMLR", "Submitted"]),
+    ],
+)
+def test_a_venue_with_a_venue_id_and_no_status_is_an_acceptance(venue, venue_id, tags):
+    (record,) = read(v2_note(venue=venue, venueid=venue_id))
     assert record.tags == tags
 
 

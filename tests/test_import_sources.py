@@ -70,9 +70,12 @@ def test_a_paper_not_accepted_has_its_status_as_track_beside_the_venue(tmp_path)
     }
 
 
-def _note_file(path: Path, venue: str) -> Path:
+def _note_file(path: Path, venue: str, venue_id: str | None = None) -> Path:
     content = {"title": "Decided later", "abstract": "Under review.", "authors": ["Ann Lee"]}
-    path.write_text(json.dumps({"id": "D3cided0", "content": content | {"venue": venue}}) + "\n")
+    content["venue"] = venue
+    if venue_id is not None:
+        content["venueid"] = venue_id
+    path.write_text(json.dumps({"id": "D3cided0", "content": content}) + "\n")
     return path
 
 
@@ -89,6 +92,17 @@ def test_a_decision_replaces_the_submitted_track(tmp_path):
     # The file from before the decision, imported again, does not bring "Submitted" back.
     run(tmp_path / "before.jsonl")
     assert (TagKind.TRACK, "Submitted") not in tags_of(paper)
+
+
+@pytest.mark.django_db
+def test_a_journal_s_acceptance_replaces_the_submitted_track(tmp_path):
+    run(_note_file(tmp_path / "before.jsonl", "Under review for TMLR", "TMLR/Under_Review"))
+    paper = Paper.objects.get(forum_id="D3cided0")
+    assert tags_of(paper) == {(TagKind.VENUE, "TMLR"), (TagKind.TRACK, "Submitted")}
+
+    run(_note_file(tmp_path / "after.jsonl", "TMLR", "TMLR"))
+
+    assert tags_of(paper) == {(TagKind.VENUE, "TMLR"), (TagKind.TRACK, "Accepted")}
 
 
 @pytest.mark.django_db

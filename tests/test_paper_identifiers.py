@@ -50,3 +50,21 @@ def test_a_list_takes_a_paper_by_its_arxiv_id_or_doi(client):
     for typed in ("arXiv:2310.01234v3", "https://doi.org/10.1000/XYZ"):
         assert client.post(url, {"paper": typed}).status_code == 302
     assert [item.paper for item in reading_list.items.order_by("position")] == [by_arxiv, by_doi]
+
+
+@pytest.mark.parametrize(
+    ("forum_url", "arxiv_id", "button"),
+    [
+        ("https://openreview.net/forum?id=abc", "", "OpenReview forum</a>"),
+        ("https://proceedings.mlr.press/v235/one24a.html", "", "Paper page</a>"),
+        ("https://arxiv.org/abs/2310.01234v3", "", "arXiv page</a>"),
+        ("https://arxiv.org/abs/2310.01234v3", "2310.01234", None),  # the arXiv button says it
+    ],
+)
+def test_the_paper_link_says_where_it_goes(client, forum_url, arxiv_id, button):
+    paper = make_paper("Flows", abstract="We flow.", forum_id="")
+    paper.forum_url, paper.arxiv_id = forum_url, arxiv_id
+    paper.save()
+    content = client.get(paper.get_absolute_url()).content.decode()
+    labels = ("OpenReview forum</a>", "Paper page</a>", "arXiv page</a>")
+    assert [label for label in labels if label in content] == ([button] if button else [])

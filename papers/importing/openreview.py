@@ -24,8 +24,8 @@ gives it plainly (`"title": "..."`); both are accepted, field by field. Per note
   Submission" -> ["ICLR 2024", "Withdrawn"]; "Desk rejected", "Rejected"), so it never looks
   like an accepted paper whose track is not given: the track facet tells presented papers
   (Poster, Oral, ...) from the rest. The decision note itself comes with the reader for
-  replies. `venueid` is not used: it is a path ("ICLR.cc/2024/Conference") that `venue`
-  already names for people.
+  replies. `venueid` is a path ("ICLR.cc/2024/Conference") that `venue` already names for
+  people; it is read only for a journal paper "Withdrawn by Authors", whose venue says no more.
 
 Replies (reviews, comments, meta-reviews, decisions) are notes of a paper's forum too, never
 read as papers: a note with a `replyto`, or whose `forum` differs from its `id`, is a reply,
@@ -91,10 +91,20 @@ _NOT_ACCEPTED = (
         re.compile(r"(?P<venue>.+?) (?:conference )?(?:blind )?submission", re.IGNORECASE),
         "Submitted",
     ),
+    # OpenReview's journal workflow (TMLR, TACL, ...): "Under review for TMLR", "Rejected by
+    # TMLR", "Desk rejected by TMLR"; an accepted paper says "TMLR" or "Accepted by TACL".
+    (re.compile(r"under review for (?P<venue>.+)", re.IGNORECASE), "Submitted"),
+    (re.compile(r"desk rejected by (?P<venue>.+)", re.IGNORECASE), "Desk rejected"),
+    (re.compile(r"rejected by (?P<venue>.+)", re.IGNORECASE), "Rejected"),
+    (re.compile(r"accepted by (?P<venue>.+)", re.IGNORECASE), "Accepted"),
 )
+ACCEPTED = "Accepted"
+# A journal paper withdrawn by its authors says only "Withdrawn by Authors": its venue is the
+# first part of its venueid ("TMLR/Withdrawn_Submission").
+_WITHDRAWN_BY_AUTHORS = "withdrawn by authors"
 
 
-def venue_tags(venue: str) -> list[str]:
+def venue_tags(venue: str, venue_id: str = "") -> list[str]:
     """[venue] or [venue, track] for a note's venue string; [] for an empty one.
 
     A trailing track phrase known to papers.importing.tags is split off and capitalised:
@@ -103,11 +113,19 @@ def venue_tags(venue: str) -> list[str]:
     ["ICLR 2023", "Notable top 5%"]. A paper not accepted gets its status as the track, so
     the venue never reads as an acceptance on its own: "Submitted to X" and "X Conference
     (Blind) Submission" -> [X, "Submitted"], "X Conference Withdrawn Submission" -> [X,
-    "Withdrawn"], likewise "Desk rejected" and "Rejected".
+    "Withdrawn"], likewise "Desk rejected" and "Rejected". A journal's statuses read the same
+    way: "Under review for TMLR" -> ["TMLR", "Submitted"], "Rejected by TMLR" -> ["TMLR",
+    "Rejected"], "Accepted by TACL" -> ["TACL", "Accepted"], and "Withdrawn by Authors" takes its
+    venue from `venue_id` ("TMLR/Withdrawn_Submission" -> ["TMLR", "Withdrawn"]). A note with a
+    `venue_id` whose venue names neither track nor status was accepted: "TMLR" -> ["TMLR",
+    "Accepted"].
     """
     name = " ".join(venue.split())
     if not name:
         return []
+    if name.casefold() == _WITHDRAWN_BY_AUTHORS:
+        group = venue_id.strip().split("/", 1)[0].strip(". ")
+        return [group, "Withdrawn"] if group else ["Withdrawn"]
     for pattern, status in _NOT_ACCEPTED:
         match = pattern.fullmatch(name)
         if match:
@@ -119,6 +137,11 @@ def venue_tags(venue: str) -> list[str]:
         if is_track_word(track):
             track = track.strip("()")
             return [" ".join(words[:-count]), track[:1].upper() + track[1:]]
+    # A venue with a decision workflow (a venueid) that names no status has accepted the paper:
+    # "Accepted" decides a paper imported earlier as "Under review for TMLR" (see
+    # tags.superseded_tags), where "TMLR" alone would leave it "Submitted".
+    if venue_id.strip() and not is_track_word(name):
+        return [name, ACCEPTED]
     return [name]
 
 
@@ -358,7 +381,7 @@ def _record(note: Any, source: str, line: int) -> PaperRecord | None:
         forum_url=FORUM_URL + quote(forum_id, safe=""),
         pdf_url=_pdf_url(_text(content, "pdf", fail).strip()),
         authors=_names(content, "authors", fail),
-        tags=venue_tags(_text(content, "venue", fail)),
+        tags=venue_tags(_text(content, "venue", fail), _text(content, "venueid", fail)),
         abstract=_text(content, "abstract", fail),
         source=source,
         line=line,

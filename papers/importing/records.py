@@ -15,6 +15,7 @@ from typing import NoReturn
 from urllib.parse import urlsplit
 
 from papers.importing import safe_json
+from papers.latex import accents_as_unicode
 from papers.text import (
     FORUM_ID,
     MAX_ABSTRACT,
@@ -202,6 +203,12 @@ def validate_record(record: PaperRecord) -> PaperRecord:
     record.arxiv_id = normalize_arxiv_id(record.arxiv_id)
     if record.arxiv_id and not is_arxiv_id(record.arxiv_id):
         fail(f"arxiv id {_quote(record.arxiv_id, 80)} is not an arXiv id (2310.01234)")
+    # Schr\"odinger as Schrödinger, whichever source spelt it which way (math as written). An
+    # accent ({\'{\i}}) is at most 8 characters a letter: longer text is over its limit anyway.
+    if len(record.title) <= 8 * MAX_TITLE:
+        record.title = accents_as_unicode(record.title)
+    if len(record.abstract) <= 8 * MAX_ABSTRACT:
+        record.abstract = accents_as_unicode(record.abstract)
     _check_length(fail, "abstract", record.abstract, MAX_ABSTRACT)
     _check_length(fail, "title", record.title, MAX_TITLE)
     for label, text in (("title", record.title), ("abstract", record.abstract)):

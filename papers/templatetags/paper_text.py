@@ -44,3 +44,19 @@ def web_url(url: str) -> str:
     if parts.scheme.lower() in {"http", "https"} and parts.netloc:
         return url
     return ""
+
+
+@register.filter
+def forum_label(url: str) -> str:
+    """What a paper's page link (`forum_url`) is, for its button: "OpenReview forum" on
+    openreview.net, "arXiv page" on arxiv.org (the arXiv reader's abstract page), else "Paper
+    page" (a proceedings page given as a CSV or JSON lines `url`)."""
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return "Paper page"
+    if host == "openreview.net" or host.endswith(".openreview.net"):
+        return "OpenReview forum"
+    if host == "arxiv.org" or host.endswith(".arxiv.org"):
+        return "arXiv page"
+    return "Paper page"
