@@ -20,6 +20,7 @@ from django.urls import reverse
 if TYPE_CHECKING:
     from papers.listing import Link
 
+from papers.arxiv_categories import category_label
 from papers.querysets import AuthorQuerySet, PaperQuerySet
 from papers.routes import int_url
 from papers.text import (
@@ -64,8 +65,13 @@ class TagKind(models.TextChoices):
 
 def tag_label(kind: str, name: str) -> str:
     """A tag's name as pages show it: a primary area's raw OpenReview value humanly
-    ("deep_learning_architectures" -> "Deep learning architectures", papers.text.area_label);
-    other tags as named. The stored name, key and slug stay the sources' own."""
+    ("deep_learning_architectures" -> "Deep learning architectures", papers.text.area_label),
+    an arXiv category area or keyword by its name ("Machine Learning (cs.LG)"); other tags as
+    named. The stored name, key and slug stay the sources' own."""
+    if kind in (TagKind.AREA, TagKind.KEYWORD):
+        named = category_label(name)  # an arXiv category: "Machine Learning (cs.LG)"
+        if named:
+            return named
     return area_label(name) if kind == TagKind.AREA else name
 
 

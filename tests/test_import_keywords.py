@@ -128,11 +128,18 @@ def test_a_raw_openreview_area_is_shown_humanly_and_keeps_its_identity(tmp_path,
             "applications to computer vision, audio, language, and other modalities",
             "Applications to computer vision, audio, language, and other modalities",
         ),
-        ("cs.LG", "cs.LG"),  # arXiv's category: as it is
         ("Generative Models", "Generative Models"),  # capitals: as written
         ("robotics", "robotics"),  # one word: nothing says it is raw
+        ("cs.XX", "cs.XX"),  # not an arXiv category arXiv lists: as it is
     ],
 )
 def test_area_labels(name, label):
     assert Tag(kind=TagKind.AREA, name=name).label == label
     assert Tag(kind=TagKind.KEYWORD, name=name).label == name  # keywords as named
+
+
+@pytest.mark.parametrize("kind", [TagKind.AREA, TagKind.KEYWORD])
+def test_arxiv_categories_are_shown_by_name(kind):
+    assert Tag(kind=kind, name="cs.LG").label == "Machine Learning (cs.LG)"
+    assert Tag(kind=kind, name="stat.ML").label == "Machine Learning (stat.ML)"
+    assert Tag(kind=TagKind.LAB, name="cs.LG").label == "cs.LG"  # a member's tag as typed
