@@ -291,6 +291,19 @@ def test_excel_csv_with_semicolons_and_a_multiline_abstract_is_detected_and_read
     assert (second.title, second.authors, second.line) == ("Second", ["Zoë Ünal"], 4)
 
 
+def test_tab_separated_values_are_detected_and_read(tmp_path):
+    # Google Sheets' and Excel's "Tab-separated values": commas and semicolons inside cells.
+    text = "title\tauthors\tabstract\nGraphs, again\tAnn Lee, Bo Li\tOne; two, three.\n"
+    path = tmp_path / "sheet.tsv"
+    path.write_text(text, "utf-8")
+    (record,) = (validate_record(r) for r in read_records(path))
+    assert (record.title, record.authors, record.abstract) == (
+        "Graphs, again",
+        ["Ann Lee", "Bo Li"],
+        "One; two, three.",
+    )
+
+
 def test_a_comma_header_is_read_with_commas_even_when_cells_hold_semicolons():
     text = "title,abstract\nA;B,one; two\n"
     (record,) = csv_reader.read(text, "e.csv")

@@ -1,9 +1,9 @@
 """Reader for CSV with a header row naming the same fields as the JSON lines format.
 
-Cells are separated by commas, or by semicolons when the header is (Excel's CSV where the
-decimal separator is a comma). Quoted cells may span lines; a record's line is the line its
-row starts on. Authors and tags
-are comma-separated strings (or a JSON list written into the cell); keywords too, or
+Cells are separated by commas, or by semicolons or tabs when the header is (Excel's CSV where
+the decimal separator is a comma; tab-separated values as spreadsheets save them). Quoted
+cells may span lines; a record's line is the line its row starts on. Authors and tags are
+comma-separated strings (or a JSON list written into the cell); keywords too, or
 semicolon-separated when the cell holds a ";" (records.split_list).
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from papers.importing.records import ImportFailed, PaperRecord, record_from_mapping, short_list
 
 # Excel writes CSV with the list separator of the machine's locale: ";" where "," is the
-# decimal comma (most of Europe).
-DELIMITERS = (",", ";")
+# decimal comma (most of Europe); spreadsheets save tab-separated values (.tsv) too.
+DELIMITERS = (",", ";", "\t")
 
 
 def delimiter(first_line: str) -> str | None:

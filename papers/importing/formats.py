@@ -35,7 +35,18 @@ READERS: dict[str, Callable[[str, str], Iterator[Record]]] = {
     "bibtex": bibtex.read,
     "ris": ris.read,
 }
-DIRECTORY_SUFFIXES = {".txt", ".jsonl", ".ndjson", ".json", ".csv", ".xml", ".atom", ".bib", ".ris"}
+DIRECTORY_SUFFIXES = {
+    ".txt",
+    ".jsonl",
+    ".ndjson",
+    ".json",
+    ".csv",
+    ".tsv",
+    ".xml",
+    ".atom",
+    ".bib",
+    ".ris",
+}
 _TABLE_SEPARATOR = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+\s*$", re.MULTILINE)
 # Enough of a file's start to tell JSON lines from the other JSON shapes.
 HEAD_BYTES = 1 << 16
