@@ -494,22 +494,15 @@ class PaperAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
         papers = queryset.order_by("pk")
         if _merge_size_refused(self, request, papers.count(), MAX_PAPERS_MERGED):
             return None
-        if "confirm" in request.POST:
-            form = MergePapersForm(request.POST, selected=papers)
-            if form.is_valid():
-                target = form.cleaned_data["target"]
-                try:
-                    result = services.merge_papers(
-                        target=target, others=[p for p in papers if p.pk != target.pk]
-                    )
-                except services.MergeRefused as refusal:
-                    self.message_user(request, str(refusal), messages.ERROR)
-                    return None
-                self.log_change(request, target, result.summary())
-                self.message_user(request, result.summary(), messages.SUCCESS)
-                return None
-        else:
-            form = MergePapersForm(selected=papers, initial={"target": papers.first()})
+        try:
+            form, done = _confirmed_merge(
+                self, request, MergePapersForm, papers, services.merge_papers
+            )
+        except services.MergeRefused as refusal:
+            self.message_user(request, str(refusal), messages.ERROR)
+            return None
+        if done:
+            return None
         shown = _with_related_counts(list(papers.prefetch_related("authorships__author")))
         return _merge_page(self, request, form, shown, papers=shown)
 
@@ -750,20 +743,31 @@ class AuthorAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
         # The bound: "select all" across pages would otherwise fold a catalogue into one name.
         if _merge_size_refused(self, request, authors.count(), MAX_AUTHORS_MERGED):
             return None
-        if "confirm" in request.POST:
-            form = MergeAuthorsForm(request.POST, selected=authors)
-            if form.is_valid():
-                target = form.cleaned_data["target"]
-                result = services.merge_authors(
-                    target=target, others=[a for a in authors if a.pk != target.pk]
-                )
-                self.log_change(request, target, result.summary())
-                self.message_user(request, result.summary(), messages.SUCCESS)
-                return None
-        else:
-            form = MergeAuthorsForm(selected=authors, initial={"target": authors.first()})
+        form, done = _confirmed_merge(
+            self, request, MergeAuthorsForm, authors, services.merge_authors
+        )
+        if done:
+            return None
         shown = _with_sample_titles(list(authors))
         return _merge_page(self, request, form, shown, authors=shown)
+
+
+def _confirmed_merge(
+    model_admin, request: HttpRequest, form_class: type[MergeForm], selected: QuerySet, merge
+) -> tuple[MergeForm, bool]:
+    """The merge action's form over `selected`, the first preselected, and whether the merge
+    was done: on a valid confirmation, `merge(target=..., others=...)` (a services function
+    whose result has a summary) is done, logged on the kept object and reported."""
+    if "confirm" not in request.POST:
+        return form_class(selected=selected, initial={"target": selected.first()}), False
+    form = form_class(request.POST, selected=selected)
+    if not form.is_valid():
+        return form, False
+    target = form.cleaned_data["target"]
+    result = merge(target=target, others=[obj for obj in selected if obj.pk != target.pk])
+    model_admin.log_change(request, target, result.summary())
+    model_admin.message_user(request, result.summary(), messages.SUCCESS)
+    return form, True
 
 
 def _merge_size_refused(model_admin, request: HttpRequest, selected: int, maximum: int) -> bool:
@@ -919,18 +923,9 @@ class TagAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
                 messages.WARNING,
             )
             return None
-        if "confirm" in request.POST:
-            form = MergeTagsForm(request.POST, selected=tags)
-            if form.is_valid():
-                target = form.cleaned_data["target"]
-                result = services.merge_tags(
-                    target=target, others=[t for t in tags if t.pk != target.pk]
-                )
-                self.log_change(request, target, result.summary())
-                self.message_user(request, result.summary(), messages.SUCCESS)
-                return None
-        else:
-            form = MergeTagsForm(selected=tags, initial={"target": tags.first()})
+        form, done = _confirmed_merge(self, request, MergeTagsForm, tags, services.merge_tags)
+        if done:
+            return None
         return _merge_page(self, request, form, list(tags), tags=list(tags))
 
     @admin.action(
@@ -965,6 +960,8 @@ class TagAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
                 "title": "Merge spelling variants",
                 "opts": self.opts,
                 "groups": groups,
+                "submit_label": ngettext("Merge %(n)d group", "Merge %(n)d groups", len(groups))
+                % {"n": len(groups)},
                 "selected_ids": list(by_pk),
                 "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             }
