@@ -15,7 +15,7 @@ from annotations.anchors import Anchor, anchor_problem, context_of, locate, plai
 from annotations.models import Comment, Note, Priority, ReadingList, ReadingStatus
 from papers.models import Paper
 from papers.suggest import identifier_lookups, papers_titled
-from papers.text import MAX_TITLE, normalize_tag_name, tag_name_problem
+from papers.text import MAX_TITLE, is_number, normalize_tag_name, tag_name_problem
 
 TAG_NAME_MAX_LENGTH = 50
 
@@ -68,7 +68,7 @@ class CommentForm(forms.ModelForm):
         raw = (self.data.get("parent") or "").strip()
         if self.paper is not None and raw:
             parent: Comment | None = None
-            if raw.isdigit():
+            if is_number(raw):
                 parent = Comment.objects.filter(paper=self.paper, pk=int(raw)).first()
             if parent is None:
                 raise forms.ValidationError("The comment you replied to is not on this paper.")
@@ -89,7 +89,7 @@ class CommentForm(forms.ModelForm):
                 "A reply cannot quote the abstract: quote it in a new comment instead."
             )
         raw_start = (self.data.get("quote_start") or "").strip()
-        hint = int(raw_start) if raw_start.isdigit() and len(raw_start) <= 9 else None
+        hint = int(raw_start) if is_number(raw_start) and len(raw_start) <= 9 else None
         anchor = Anchor(quote, posted("quote_prefix"), posted("quote_suffix"), hint)
         problem = anchor_problem(anchor)
         if problem:
