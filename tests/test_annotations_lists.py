@@ -424,6 +424,16 @@ def test_huge_ids_in_urls_and_forms_are_404_or_form_errors(client, user):
     assert not ReadingListItem.objects.exists()
 
 
+@pytest.mark.parametrize("url_name", ["list-item-remove", "list-item-move", "list-item-status"])
+def test_a_huge_list_id_before_a_real_item_is_404(client, user, url_name):
+    item = make_reading_list(user, "Queue", papers=[make_paper()]).items.get()
+    client.force_login(user)
+    url = reverse(f"annotations:{url_name}", args=[99999999999999999999, item.pk])
+    response = client.post(url, {"direction": "up", "status": ReadingStatus.READ})
+    assert response.status_code == 404
+    assert ReadingListItem.objects.get() == item
+
+
 def test_a_same_named_list_saved_meanwhile_is_a_form_error_not_a_500(client, user, monkeypatch):
     from annotations import forms
 
