@@ -15,7 +15,13 @@ from annotations.anchors import Anchor, anchor_problem, context_of, locate, plai
 from annotations.models import Comment, Note, Priority, ReadingList, ReadingStatus
 from papers.models import Paper
 from papers.suggest import identifier_lookups, papers_titled
-from papers.text import MAX_TITLE, is_number, normalize_tag_name, tag_name_problem
+from papers.text import (
+    MAX_TITLE,
+    is_number,
+    normalize_tag_name,
+    paper_text_problem,
+    tag_name_problem,
+)
 
 TAG_NAME_MAX_LENGTH = 50
 
@@ -107,6 +113,9 @@ class CommentForm(forms.ModelForm):
 
 def _clean_list_name(name: str, *, owner, exclude_pk: int | None = None) -> str:
     name = " ".join(name.split())
+    # A shared list's name is shown inline to the lab, as a paper's title is.
+    if problem := paper_text_problem("The name", name):
+        raise forms.ValidationError(f"{problem}.")
     duplicates = ReadingList.objects.filter(owner=owner, name__iexact=name)
     if exclude_pk is not None:
         duplicates = duplicates.exclude(pk=exclude_pk)
