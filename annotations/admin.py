@@ -29,6 +29,7 @@ from annotations.models import (
 )
 from papers.admin import related_count
 from papers.admin_deletion import HidesPrivateObjectsOnDelete
+from papers.admin_privacy import RefusesLookupsIntoPrivateData
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -59,7 +60,9 @@ class ReadingListItemInline(admin.TabularInline):
 
 
 @admin.register(ReadingList)
-class ReadingListAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
+class ReadingListAdmin(
+    RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin.ModelAdmin
+):
     list_display = ["name", "owner", "visibility", "item_count", "updated_at"]
     list_select_related = ["owner"]
     list_filter = ["visibility", "updated_at"]
@@ -99,7 +102,7 @@ class RemovedFilter(admin.SimpleListFilter):
 
 
 @admin.register(Comment)
-class CommentAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
+class CommentAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     list_display = [
         "body_excerpt",
         "author",
@@ -155,7 +158,9 @@ class CommentAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
 
 
 @admin.register(Notification)
-class NotificationAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
+class NotificationAdmin(
+    RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin.ModelAdmin
+):
     """Read-only: notifications are made by the discussion service, never by hand."""
 
     list_display = ["recipient", "kind", "comment_excerpt", "created_at", "read_at"]
@@ -192,5 +197,5 @@ admin.site.unregister(get_user_model())
 
 
 @admin.register(get_user_model())
-class MemberAdmin(HidesPrivateObjectsOnDelete, UserAdmin):
+class MemberAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, UserAdmin):
     pass

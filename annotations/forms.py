@@ -15,7 +15,13 @@ from annotations.anchors import Anchor, anchor_problem, context_of, locate, plai
 from annotations.models import Comment, Note, Priority, ReadingList, ReadingStatus
 from papers.models import Paper
 from papers.suggest import identifier_lookups, papers_titled
-from papers.text import MAX_TITLE, normalize_tag_name, tag_name_problem
+from papers.text import (
+    MAX_TITLE,
+    is_number,
+    normalize_tag_name,
+    paper_text_problem,
+    tag_name_problem,
+)
 
 TAG_NAME_MAX_LENGTH = 50
 
@@ -68,7 +74,7 @@ class CommentForm(forms.ModelForm):
         raw = (self.data.get("parent") or "").strip()
         if self.paper is not None and raw:
             parent: Comment | None = None
-            if raw.isdigit():
+            if is_number(raw):
                 parent = Comment.objects.filter(paper=self.paper, pk=int(raw)).first()
             if parent is None:
                 raise forms.ValidationError("The comment you replied to is not on this paper.")
@@ -89,7 +95,7 @@ class CommentForm(forms.ModelForm):
                 "A reply cannot quote the abstract: quote it in a new comment instead."
             )
         raw_start = (self.data.get("quote_start") or "").strip()
-        hint = int(raw_start) if raw_start.isdigit() and len(raw_start) <= 9 else None
+        hint = int(raw_start) if is_number(raw_start) and len(raw_start) <= 9 else None
         anchor = Anchor(quote, posted("quote_prefix"), posted("quote_suffix"), hint)
         problem = anchor_problem(anchor)
         if problem:
@@ -107,6 +113,9 @@ class CommentForm(forms.ModelForm):
 
 def _clean_list_name(name: str, *, owner, exclude_pk: int | None = None) -> str:
     name = " ".join(name.split())
+    # A shared list's name is shown inline to the lab, as a paper's title is.
+    if problem := paper_text_problem("The name", name):
+        raise forms.ValidationError(f"{problem}.")
     duplicates = ReadingList.objects.filter(owner=owner, name__iexact=name)
     if exclude_pk is not None:
         duplicates = duplicates.exclude(pk=exclude_pk)

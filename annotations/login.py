@@ -55,7 +55,9 @@ class LockoutAwareLoginMixin:
             if getattr(self.request, "axes_locked_out", False):
                 raise forms.ValidationError(LOCKED_OUT_MESSAGE, code="throttled") from None
             raise
-        if self.request is not None and cleaned_data.get("username"):
+        # Only a login that succeeded: clean() also returns without authenticating when the
+        # password is missing, and that must not lift a lockout between guesses.
+        if self.request is not None and self.get_user() is not None:  # type: ignore[attr-defined]
             username = lockout_username(self.request, {"username": cleaned_data["username"]})
             AxesProxyHandler.reset_attempts(username=username)
         return cleaned_data

@@ -25,6 +25,7 @@ from django.utils.translation import ngettext
 
 from papers import services
 from papers.admin_deletion import HidesPrivateObjectsOnDelete
+from papers.admin_privacy import RefusesLookupsIntoPrivateData
 from papers.models import (
     UNTITLED_PLACEHOLDER,
     Author,
@@ -290,7 +291,7 @@ class PaperChangeList(ChangeList):
 
 
 @admin.register(Paper)
-class PaperAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
+class PaperAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     list_display = [
         "title_or_placeholder",
         "first_authors",
@@ -697,7 +698,7 @@ class MergeAuthorsForm(MergeForm):
 
 
 @admin.register(Author)
-class AuthorAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
+class AuthorAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     form = AuthorForm
     list_display = ["name", "paper_count", "normalized_name", "created_at"]
     search_fields = ["name", "normalized_name"]
@@ -881,7 +882,7 @@ class TagAliasInline(admin.TabularInline):
 
 
 @admin.register(Tag)
-class TagAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
+class TagAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin.ModelAdmin):
     form = TagForm
     list_display = ["name", "kind", "paper_count", "slug", "created_at"]
     list_filter = ["kind", SpellingVariantsFilter]
@@ -991,7 +992,7 @@ def imported_papers_url(run: ImportRun, by: type[ImportRunFilter]) -> str:
     return f"{reverse('admin:papers_paper_changelist')}?{by.parameter_name}={run.pk}"
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(RefusesLookupsIntoPrivateData, admin.ModelAdmin):
     """What the site records by itself: listed and shown, never added, edited or deleted."""
 
     def has_add_permission(self, request) -> bool:
@@ -1120,7 +1121,9 @@ CONFLICT_VALUE_CHARS = 300
 
 
 @admin.register(ImportConflict)
-class ImportConflictAdmin(HidesPrivateObjectsOnDelete, admin.ModelAdmin):
+class ImportConflictAdmin(
+    RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin.ModelAdmin
+):
     """Values imports could not simply apply: a curator's value kept against a source's, or two
     sources that disagree. Each is listed once; a curator settles it on the paper and marks it
     resolved."""

@@ -88,6 +88,7 @@ def test_without_a_quote_a_comment_is_about_the_whole_paper(client, user):
     [
         ({"quote": "not in the abstract"}, "not in this paper"),
         ({"quote": "score matching", "quote_start": "x"}, None),  # a bad hint is only ignored
+        ({"quote": "score matching", "quote_start": "²"}, None),  # a digit only to isdigit()
         ({"quote": "x" * (QUOTE_MAX_LENGTH + 1)}, "at most 1,000 characters"),
         ({"quote": "score matching", "quote_prefix": "p" * 65}, "too long"),
         ({"quote": "   "}, "is empty"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from django.urls import reverse
 
 from annotations.models import BODY_MAX_LENGTH, Comment
@@ -202,11 +203,12 @@ def test_reply_to_a_comment_on_another_paper_is_a_clear_error_that_keeps_the_tex
     assert not Comment.objects.filter(body="my careful reply").exists()
 
 
-def test_reply_with_a_nonsense_parent_is_refused(client, user):
+@pytest.mark.parametrize("parent", ["1 OR 1", "²", "1²"])  # "²" is a digit to isdigit()
+def test_reply_with_a_nonsense_parent_is_refused(client, user, parent):
     paper = make_paper()
     client.force_login(user)
     response = client.post(
-        reverse("annotations:comment-add", args=[paper.pk]), {"body": "x", "parent": "1 OR 1"}
+        reverse("annotations:comment-add", args=[paper.pk]), {"body": "x", "parent": parent}
     )
     assert "not on this paper" in response.content.decode()
     assert not Comment.objects.exists()

@@ -37,6 +37,26 @@ def test_duplicate_list_name_in_any_case_is_a_form_error(client, user, name):
     assert ReadingList.objects.get().items.count() == 1
 
 
+@pytest.mark.parametrize("url_name", ["list-create", "paper-list-add"])
+def test_a_list_name_that_would_reorder_the_text_after_it_is_refused(client, user, url_name):
+    # A shared list's name is shown inline to the lab ("In the lab: ann (name, reading), bob
+    # (...)"): an override (U+202E) would turn the rest of that line around.
+    paper = make_paper()
+    client.force_login(user)
+    name = "Reading \u202egroup"
+    if url_name == "list-create":
+        client.post(reverse(f"annotations:{url_name}"), {"name": name, "visibility": "shared"})
+    else:
+        client.post(reverse(f"annotations:{url_name}", args=[paper.pk]), {"new_list_name": name})
+    assert not ReadingList.objects.exists()
+
+
+def test_a_right_to_left_list_name_is_fine(client, user):
+    client.force_login(user)
+    client.post(reverse("annotations:list-create"), {"name": "קריאה", "visibility": "shared"})
+    assert ReadingList.objects.get().name == "קריאה"
+
+
 def test_another_user_may_reuse_a_list_name(client, user, other_user):
     make_reading_list(other_user, "Diffusion")
     client.force_login(user)
@@ -422,6 +442,16 @@ def test_huge_ids_in_urls_and_forms_are_404_or_form_errors(client, user):
     )
     assert response.status_code == 302
     assert not ReadingListItem.objects.exists()
+
+
+@pytest.mark.parametrize("url_name", ["list-item-remove", "list-item-move", "list-item-status"])
+def test_a_huge_list_id_before_a_real_item_is_404(client, user, url_name):
+    item = make_reading_list(user, "Queue", papers=[make_paper()]).items.get()
+    client.force_login(user)
+    url = reverse(f"annotations:{url_name}", args=[99999999999999999999, item.pk])
+    response = client.post(url, {"direction": "up", "status": ReadingStatus.READ})
+    assert response.status_code == 404
+    assert ReadingListItem.objects.get() == item
 
 
 def test_a_same_named_list_saved_meanwhile_is_a_form_error_not_a_500(client, user, monkeypatch):

@@ -165,6 +165,20 @@ def test_blank_form_is_not_counted_as_a_failure(user):
     assert _log_in(client, "alice", PASSWORD).status_code == 302
 
 
+@pytest.mark.parametrize("url_name", ["login", "admin:login"])
+@pytest.mark.parametrize("password", [None, ""])
+def test_a_form_without_a_password_does_not_clear_a_lockout(user, url_name, password):
+    # The form's clean() runs without authenticating when the password is missing: that must
+    # not count as a successful login, or anyone could lift a lockout between guesses.
+    make_user("root", is_staff=True, is_superuser=True)
+    attacker = _client("203.0.113.9")
+    _fail(attacker, "alice", LIMIT)
+    data = {"username": "alice"} if password is None else {"username": "alice", "password": ""}
+    attacker.post(reverse(url_name), data)
+    assert AccessAttempt.objects.get().failures_since_start == LIMIT
+    _assert_locked_out(_log_in(attacker, "alice", PASSWORD), attacker)
+
+
 def test_admin_login_is_locked_out_too(db):
     make_user("root", is_staff=True, is_superuser=True)
     client = _client()

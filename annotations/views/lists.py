@@ -44,7 +44,9 @@ def _get_item_for_owner(request: HttpRequest, pk: int, item_pk: int) -> ReadingL
     return get_object_or_404(
         ReadingListItem.objects.select_related("reading_list", "paper"),
         pk=item_pk,
-        reading_list_id=pk,
+        # Through the list's own key: "reading_list_id" skips the check that a number too
+        # large for the column matches nothing, and a huge URL id would be a 500.
+        reading_list__pk=pk,
         reading_list__owner=request.user,
     )
 
