@@ -389,6 +389,7 @@ def test_every_facet_count_equals_a_database_group_by(
         ["AUTHOR_FACET_SLACK", "AUTHOR_SEGMENT_SIZE", "MAX_AUTHOR_RECOUNTS"], cuts, strict=True
     ):
         monkeypatch.setattr(engine, name, value)
+    monkeypatch.setattr(documents, "POPULAR_AUTHORS", 0)  # the cut aggregation, every time
     searcher = index_of(commit_every=commit_every)
     # Counts must be exact across segments, and within a single one.
     assert (searcher.num_segments > 1) == bool(commit_every)
@@ -427,7 +428,47 @@ def test_author_counts_over_broad_matches_equal_a_database_group_by(
     names = ["BROAD_SHARE", "CATALOGUE_AUTHORS", "BROAD_FIRST_EXTRA"]
     for name, value in zip(names, broad, strict=True):
         monkeypatch.setattr(engine, name, value)
+    monkeypatch.setattr(documents, "POPULAR_AUTHORS", 0)  # the broad path, when broad
     assert_facets_equal_group_by(index_of(commit_every=commit_every), text)
+
+
+@pytest.mark.parametrize("text", [None, "quokka"])
+@pytest.mark.parametrize("commit_every", [13, None])
+@pytest.mark.parametrize("popular", [1, 4, 9])
+def test_author_counts_from_the_popular_authors_equal_a_database_group_by(
+    tagged_catalogue, index_of, monkeypatch, text, commit_every, popular
+):
+    # Few popular authors: some bases are settled by them, the others fall back.
+    monkeypatch.setattr(documents, "POPULAR_AUTHORS", popular)
+    assert_facets_equal_group_by(index_of(commit_every=commit_every), text)
+
+
+def test_many_matches_are_settled_by_the_popular_authors_alone(index_of, monkeypatch):
+    for n in range(12):
+        topic = "quokka" if n % 4 else "wombat"
+        make_paper(f"Paper {n}", abstract=f"A {topic}.", authors=["Ann Lots", "Bo Lots", f"Z{n}"])
+    monkeypatch.setattr(documents, "POPULAR_AUTHORS", 2)
+    searcher = index_of(commit_every=5)
+
+    def full_aggregation(*args, **kwargs):
+        raise AssertionError("the popular authors should have settled the facet")
+
+    monkeypatch.setattr(engine, "_top_authors", full_aggregation)
+    monkeypatch.setattr(engine, "_broad_top_authors", full_aggregation)
+    results = engine.search(searcher, browse("quokka", {}), author_facet_size=2)
+    ann, bo = Author.objects.get(name="Ann Lots").pk, Author.objects.get(name="Bo Lots").pk
+    assert results.facets.author == {ann: 9, bo: 9}
+
+
+def test_popular_authors_tied_at_the_cut_are_ordered_by_id(index_of, monkeypatch):
+    # Cy has the lowest id of three authors tied for the top: a list cut at 2 must keep him.
+    for name in ["Cy Low", "Di Mid", "Ed High"]:
+        for n in range(3):
+            make_paper(f"{name} {n}", abstract="Quokka.", authors=[name])
+    make_paper("Other", abstract="Quokka.", authors=["Fay Once"])
+    monkeypatch.setattr(documents, "POPULAR_AUTHORS", 3)
+    results = engine.search(index_of(), browse("quokka", {}), author_facet_size=1)
+    assert results.facets.author == {Author.objects.get(name="Cy Low").pk: 3}
 
 
 def test_broad_matches_are_counted_without_the_full_author_aggregation(
@@ -922,18 +963,20 @@ def test_documents_of_deleted_papers_are_skipped(django_assert_num_queries):
     gone = make_paper()
     gone_id = gone.pk
     gone.delete()
+    wanted = [gone_id, kept[1].pk, kept[0].pk, kept[1].pk]
     with django_assert_num_queries(3):  # papers, authorships, tags
-        docs = list(documents.paper_documents([gone_id, kept[1].pk, kept[0].pk, kept[1].pk]))
+        docs = list(documents.paper_documents(wanted, popular=frozenset()))
     assert [d.get_first(schema.ID) for d in docs] == [kept[0].pk, kept[1].pk]
     with django_assert_num_queries(1):  # no paper: no links to read
-        assert list(documents.paper_documents([gone_id + 1000])) == []
+        assert list(documents.paper_documents([gone_id + 1000], popular=frozenset())) == []
 
 
 def test_all_documents_stream_in_chunks_of_a_few_queries(monkeypatch, django_assert_num_queries):
     monkeypatch.setattr(documents, "CHUNK_SIZE", 4)
     papers = [make_paper(authors=["Ann", "Bo"], tags=[("Oral", TRACK)]) for _ in range(10)]
-    # 3 chunks of 3 queries; the last, being short, needs no look for more.
-    with django_assert_num_queries(9):
+    # The popular authors, then 3 chunks of 3 queries; the last, being short, needs no look
+    # for more.
+    with django_assert_num_queries(10):
         ids = [d.get_first(schema.ID) for d in documents.paper_documents()]
     assert ids == [p.pk for p in papers]
 

@@ -25,7 +25,7 @@ from django.urls import reverse
 from annotations.services import add_lab_tag
 from papers.importing.pipeline import import_paths
 from papers.models import Author, Paper, SearchChange, SearchSequence, Tag, TagKind
-from papers.search import schema, store, sync
+from papers.search import documents, engine, schema, store, sync
 from papers.search.store import IndexUnavailable, SearchIndex
 from papers.services import merge_authors
 from tests.factories import make_paper, make_tag
@@ -275,6 +275,24 @@ def test_two_servers_with_their_own_directories_both_see_a_lab_tag(tmp_path, use
     tag = add_lab_tag(user=user, paper=paper, name="kelp").tag  # through either server
     assert found(first.catch_up(), schema.LAB_IDS, tag.pk) == [paper.pk]
     assert found(second.catch_up(), schema.LAB_IDS, tag.pk) == [paper.pk]
+
+
+def test_updates_keep_each_popular_author_on_all_of_their_papers_or_none(tmp_path, monkeypatch):
+    monkeypatch.setattr(documents, "POPULAR_AUTHORS", 1)
+    for n in range(3):
+        make_paper(f"Ann {n}", authors=["Ann Often", "Bo Later"] if n == 0 else ["Ann Often"])
+    index = SearchIndex(tmp_path / "server")
+    index.catch_up()  # built: Ann is the popular author
+    for n in range(4):  # Bo overtakes Ann through updates, and Ann gets one more paper
+        make_paper(f"Bo {n}", authors=["Bo Later", "Ann Often"] if n == 0 else ["Bo Later"])
+    searcher = index.catch_up()
+    ann, bo = Author.objects.get(name="Ann Often").pk, Author.objects.get(name="Bo Later").pk
+    request = {"popular": {"terms": {"field": schema.POPULAR_AUTHOR_IDS}}}
+    buckets = searcher.aggregate(tantivy.Query.all_query(), request)["popular"]["buckets"]
+    assert {int(b["key"]): b["doc_count"] for b in buckets} == {ann: 4}  # all of Ann's
+    # Bo, not popular in this index, is the top author: counted exactly all the same.
+    facets = engine.search(searcher, engine.BrowseQuery(), author_facet_size=1).facets
+    assert facets.author == {bo: 5}
 
 
 def test_a_process_sees_what_another_process_applied_by_reloading(tmp_path):

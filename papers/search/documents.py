@@ -14,11 +14,14 @@ from datetime import datetime
 from itertools import islice
 
 import tantivy
+from django.db.models import Count
 
 from papers.models import Authorship, Paper, PaperTag, TagKind
 from papers.search import schema
 
 CHUNK_SIZE = 2000
+# A full build puts the ids of this many of the most prolific authors in POPULAR_AUTHOR_IDS too.
+POPULAR_AUTHORS = 1000
 
 _TAG_FIELDS: dict[str, str] = {  # by TagKind value
     TagKind.VENUE: schema.VENUE_IDS,
@@ -43,7 +46,8 @@ class PaperRecord:
     mean_rating: float | None = None  # the reviewers' (Paper.mean_rating)
 
 
-def make_document(paper: PaperRecord) -> tantivy.Document:
+def make_document(paper: PaperRecord, popular: frozenset[int] = frozenset()) -> tantivy.Document:
+    """The paper's document; `popular`: the authors whose ids go in POPULAR_AUTHOR_IDS."""
     doc = tantivy.Document()
     doc.add_unsigned(schema.ID, paper.id)
     doc.add_text(schema.TITLE, paper.title)
@@ -52,6 +56,8 @@ def make_document(paper: PaperRecord) -> tantivy.Document:
     for author_id, name in dict(paper.authors).items():
         doc.add_unsigned(schema.AUTHOR_IDS, author_id)
         doc.add_text(schema.AUTHORS, name)
+        if author_id in popular:
+            doc.add_unsigned(schema.POPULAR_AUTHOR_IDS, author_id)
     for tag_id, kind in dict(paper.tags).items():
         if kind in _TAG_FIELDS:
             doc.add_unsigned(_TAG_FIELDS[kind], tag_id)
@@ -65,12 +71,29 @@ def make_document(paper: PaperRecord) -> tantivy.Document:
     return doc
 
 
-def paper_documents(paper_ids: Iterable[int] | None = None) -> Iterator[tantivy.Document]:
-    """The index documents of these papers (None: every paper), in id order.
+def popular_author_ids() -> frozenset[int]:
+    """The POPULAR_AUTHORS authors with most papers in the database (ties by id)."""
+    rows = (
+        Authorship.objects.values("author_id")
+        .annotate(papers=Count("paper_id"))
+        .order_by("-papers", "author_id")
+        .values_list("author_id", flat=True)
+    )
+    return frozenset(rows[:POPULAR_AUTHORS])
+
+
+def paper_documents(
+    paper_ids: Iterable[int] | None = None, popular: frozenset[int] | None = None
+) -> Iterator[tantivy.Document]:
+    """The index documents of these papers (None: every paper), in id order; `popular`: the
+    authors whose ids go in POPULAR_AUTHOR_IDS (None: popular_author_ids(), for a full build;
+    an update passes the index's own, engine.indexed_popular_authors).
 
     Ids of papers that no longer exist yield nothing: the caller deletes their documents. For a
     consistent snapshot across chunks, iterate inside a transaction with repeatable reads.
     """
+    if popular is None:
+        popular = popular_author_ids()
     columns = ("pk", "title", "abstract", "created_at", "mean_rating")
     papers = Paper.objects.order_by("pk").values_list(*columns)
     if paper_ids is None:
@@ -80,17 +103,20 @@ def paper_documents(paper_ids: Iterable[int] | None = None) -> Iterator[tantivy.
         last = 0
         while chunk := list(papers.filter(pk__gt=last)[:CHUNK_SIZE]):
             last = chunk[-1][0]
-            yield from _documents(chunk, {"paper_id__gte": chunk[0][0], "paper_id__lte": last})
+            in_chunk = {"paper_id__gte": chunk[0][0], "paper_id__lte": last}
+            yield from _documents(chunk, in_chunk, popular)
             if len(chunk) < CHUNK_SIZE:
                 return
         return
     wanted = iter(sorted({int(pk) for pk in paper_ids}))
     while ids := list(islice(wanted, CHUNK_SIZE)):
         if chunk := list(papers.filter(pk__in=ids)):
-            yield from _documents(chunk, {"paper_id__in": [row[0] for row in chunk]})
+            yield from _documents(chunk, {"paper_id__in": [row[0] for row in chunk]}, popular)
 
 
-def _documents(chunk: list[tuple], in_chunk: dict) -> Iterator[tantivy.Document]:
+def _documents(
+    chunk: list[tuple], in_chunk: dict, popular: frozenset[int]
+) -> Iterator[tantivy.Document]:
     authors: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for paper_id, author_id, name in (
         Authorship.objects.filter(**in_chunk)
@@ -115,5 +141,6 @@ def _documents(chunk: list[tuple], in_chunk: dict) -> Iterator[tantivy.Document]
                 authors=authors.get(pk, ()),
                 tags=tags.get(pk, ()),
                 mean_rating=mean_rating,
-            )
+            ),
+            popular,
         )

@@ -648,12 +648,16 @@ def _facets(searcher, query: BrowseQuery, matches, total: int, author_facet_size
         narrowed = matches(without)
         base, whole = narrowed or Query.all_query(), narrowed is None
         if "author" in names:
-            matched = total if without is None else _total(searcher.search(base, 1))
-            broad = _broad_top_authors(
-                searcher, None if whole else base, matched, author_facet_size, query.author_ids
-            )
-            if broad is not None:
-                counts["author"] = broad
+            found = None
+            if not whole:
+                found = _popular_top_authors(searcher, base, author_facet_size, query.author_ids)
+            if found is None:
+                matched = total if without is None else _total(searcher.search(base, 1))
+                found = _broad_top_authors(
+                    searcher, None if whole else base, matched, author_facet_size, query.author_ids
+                )
+            if found is not None:
+                counts["author"] = found
                 names = [name for name in names if name != "author"]
                 if not names:
                     continue
@@ -913,6 +917,71 @@ def _broad_top_authors(
     else:
         return None
     return chosen | {pk: counts[pk] for pk in selected if pk not in chosen}
+
+
+# --- The author facet from the popular authors ----------------------------------------------
+#
+# The index also holds, on each paper, the ids of its authors among the catalogue's most
+# prolific (schema.POPULAR_AUTHOR_IDS): about a third of the author ids. Over many matches
+# the top authors are among them, and counting them alone is exact for them; the top is
+# settled once its last count is above the most papers any other author has.
+
+
+@dataclass(frozen=True)
+class PopularAuthors:
+    ids: frozenset[int]  # the authors in POPULAR_AUTHOR_IDS, each on every paper of theirs
+    bound: int  # the most papers in the catalogue of any other author
+
+
+_popular: tuple[tantivy.Searcher, PopularAuthors] | None = None
+
+
+def indexed_popular_authors(searcher: tantivy.Searcher) -> frozenset[int]:
+    """The authors whose ids the index holds in POPULAR_AUTHOR_IDS: an update puts the ids of
+    these, and only these, in the documents it adds (store.SearchIndex._apply)."""
+    request = {"author": _terms_request(schema.POPULAR_AUTHOR_IDS)}
+    buckets = searcher.aggregate(Query.all_query(), request)["author"]["buckets"]
+    return frozenset(int(b["key"]) for b in buckets)
+
+
+def popular_authors(searcher: tantivy.Searcher) -> PopularAuthors:
+    """Counted once per searcher, as catalogue_authors is."""
+    global _popular
+    known = _popular
+    if known is not None and known[0] is searcher:
+        return known[1]
+    ids = indexed_popular_authors(searcher)
+    catalogue = catalogue_authors(searcher)
+    # The catalogue's ranked authors are every author with more than `floor` papers, most first.
+    others = (n for pk, n in catalogue.ranked if pk not in ids)
+    _popular = (searcher, PopularAuthors(ids, next(others, catalogue.floor)))
+    return _popular[1]
+
+
+def _popular_top_authors(
+    searcher, base: Query, top: int, selected: Iterable[int]
+) -> dict[int, int] | None:
+    """The author facet over `base` as _top_authors gives it, from the popular authors alone;
+    None when that does not settle it (few matches: the full count is cheap then)."""
+    popular = popular_authors(searcher)
+    if top < 1 or len(popular.ids) < top:
+        return None
+    selected = _valid_ids(selected)
+    request = {"author": _terms_request(schema.POPULAR_AUTHOR_IDS, exact_top=top + 1)}
+    answer = searcher.aggregate(base, request | _author_filters(selected))
+    found = _ordered({int(b["key"]): b["doc_count"] for b in answer["author"]["buckets"]})
+    counts = list(found.values())
+    if len(counts) < top or counts[top - 1] <= popular.bound:
+        return None  # another author may have as many matches as the top-th
+    if len(counts) > top and counts[top] == counts[top - 1]:
+        # The list was cut among ties: popular authors of that count with lower ids come first.
+        tied = _terms_request(schema.POPULAR_AUTHOR_IDS, min_count=counts[top - 1])
+        buckets = searcher.aggregate(base, {"author": tied})["author"]["buckets"]
+        found = _ordered(found | {int(b["key"]): b["doc_count"] for b in buckets})
+    chosen = dict(list(found.items())[:top])
+    return chosen | {
+        pk: n for pk, n in _filtered_counts(answer, selected).items() if pk not in chosen
+    }
 
 
 def _counts_among(

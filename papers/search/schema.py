@@ -15,8 +15,8 @@ from papers.text import title_sort_key
 
 # 2: coarse sort keys, stored author ids; 3: keyword and area ids; 4: decision ids, rating sort;
 # 5: untitled papers last in the title order; 6: accents folded in the text fields; 7: titles
-# ordered as readers alphabetise them
-SCHEMA_VERSION = 7
+# ordered as readers alphabetise them; 8: popular author ids
+SCHEMA_VERSION = 8
 
 # The paper's primary key: stored (results name papers by it), indexed (delete and update by
 # term), fast (read for a page of hits without loading documents).
@@ -46,6 +46,11 @@ KEYWORD_IDS = "keyword_ids"
 AREA_IDS = "area_ids"
 DECISION_IDS = "decision_ids"  # the paper's decision tag (TagKind.DECISION), at most one
 FACET_FIELDS = (VENUE_IDS, TRACK_IDS, LAB_IDS, KEYWORD_IDS, AREA_IDS, DECISION_IDS, AUTHOR_IDS)
+# The ids of the paper's authors among the catalogue's most prolific (documents.POPULAR_AUTHORS
+# at the last full build), fast only: counting them is a fraction of counting every author, and
+# over many matches the top authors are among them (engine._popular_top_authors). An author is
+# here on all of their papers or on none: updates keep the set the index holds.
+POPULAR_AUTHOR_IDS = "popular_author_ids"
 
 # Sort keys, fast text fields compared byte by byte (raw tokenizer: the whole value is one
 # term). Each ends with the zero-padded paper id, so no two papers tie and the order is total,
@@ -75,6 +80,7 @@ def build_schema() -> tantivy.Schema:
         builder.add_text_field(name, stored=True, tokenizer_name=TEXT_ANALYZER)
     for name in FACET_FIELDS:
         builder.add_unsigned_field(name, stored=name == AUTHOR_IDS, indexed=True, fast=True)
+    builder.add_unsigned_field(POPULAR_AUTHOR_IDS, fast=True)
     for name in (TITLE_ORDER, NEWEST_ORDER, RATING_ORDER):
         # "basic": the key's term is indexed too (tantivy-py cannot turn indexing off), but
         # without frequencies or positions.

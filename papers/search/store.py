@@ -52,7 +52,7 @@ import tantivy
 from django.db import connections
 
 from papers.models import Paper, SearchChange, SearchPosition
-from papers.search import schema
+from papers.search import engine, schema
 from papers.search.documents import paper_documents
 
 logger = logging.getLogger(__name__)
@@ -284,6 +284,10 @@ class SearchIndex:
         # A big batch (an import) gets the resources of a full build.
         big = len(paper_ids) > APPLY_CHUNK
         heap, threads = (BUILD_HEAP_BYTES, BUILD_THREADS) if big else (UPDATE_HEAP_BYTES, 1)
+        # The documents added name the popular authors the index already names, so that each
+        # author stays on all of their papers in POPULAR_AUTHOR_IDS or on none.
+        index.reload()
+        popular = engine.indexed_popular_authors(index.searcher())
         with _writer(index, heap, threads) as writer:
             for start in range(0, len(paper_ids), APPLY_CHUNK):
                 chunk = paper_ids[start : start + APPLY_CHUNK]
@@ -292,7 +296,7 @@ class SearchIndex:
                 writer.delete_documents_by_query(
                     tantivy.Query.term_set_query(fields, schema.ID, chunk)
                 )
-                for document in paper_documents(chunk):
+                for document in paper_documents(chunk, popular):
                     writer.add_document(document)
         new_state = replace(state, applied_seq=position.value, applied_token=position.token)
         self._write_state(new_state)
