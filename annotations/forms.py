@@ -20,6 +20,13 @@ from papers.text import MAX_TITLE, normalize_tag_name, tag_name_problem
 TAG_NAME_MAX_LENGTH = 50
 
 
+def _focus_body_when_editing(form: forms.ModelForm) -> None:
+    """Editing a saved note or comment (its own page, or swapped in place by htmx, which
+    focuses [autofocus]): the keyboard lands in its text, not back at the top of the page."""
+    if form.instance.pk is not None:
+        form.fields["body"].widget.attrs["autofocus"] = True
+
+
 class NoteForm(forms.ModelForm):
     class Meta:
         model = Note
@@ -32,6 +39,7 @@ class NoteForm(forms.ModelForm):
         # The paper page shows the note and comment forms together: keep their ids apart.
         kwargs.setdefault("auto_id", "note_%s")
         super().__init__(*args, **kwargs)
+        _focus_body_when_editing(self)
 
 
 class CommentForm(forms.ModelForm):
@@ -53,6 +61,7 @@ class CommentForm(forms.ModelForm):
     def __init__(self, *args, paper: Paper | None = None, **kwargs):
         kwargs.setdefault("auto_id", "comment_%s")
         super().__init__(*args, **kwargs)
+        _focus_body_when_editing(self)
         self.paper = paper
         self.parent: Comment | None = None
         self.anchor: Anchor | None = None

@@ -181,6 +181,10 @@ def test_htmx_edit_swaps_the_note_for_its_form_and_back(client, user):
     url = reverse("annotations:note-edit", args=[note.pk])
     form = client.get(url, HTTP_HX_REQUEST="true").content.decode()
     assert f'id="note-{note.pk}"' in form and "<textarea" in form and "<html" not in form
+    # The keyboard lands in the text (htmx focuses [autofocus]), not back on <body>.
+    assert re.search(r"<textarea[^>]*autofocus", form)
+    new_note_form = client.get(note.paper.get_absolute_url()).content.decode()
+    assert not re.search(r"<textarea[^>]*autofocus", new_note_form)
     invalid = client.post(url, {"body": ""}, HTTP_HX_REQUEST="true").content.decode()
     assert "This field is required." in invalid
     saved = client.post(url, {"body": "final"}, HTTP_HX_REQUEST="true").content.decode()
