@@ -47,6 +47,35 @@
   // Typing somewhere else (starting the next thing) also dismisses a message already read.
   document.addEventListener("input", clearFlashes);
 
+  // A section htmx swaps whole (a comment or reply posted or refused, a note added) comes
+  // back with only the sent form's text: what the member was still typing in its other boxes
+  // (a comment half-written while replying) is put back into the same boxes.
+  var drafts = null;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    drafts = null;
+    var target = event.detail && event.detail.target;
+    var config = event.detail && event.detail.requestConfig;
+    var sent = config && config.elt;  // the element that made the request
+    if (!target || !target.querySelectorAll) return;
+    var form = sent && sent.closest ? sent.closest("form") : null;
+    target.querySelectorAll("textarea[id]").forEach(function (box) {
+      if (!box.value.trim() || (form && form.contains(box))) return;
+      drafts = drafts || {};
+      drafts[box.id] = box.value;
+    });
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    if (!drafts) return;
+    Object.keys(drafts).forEach(function (id) {
+      var box = document.getElementById(id);
+      if (!box || box.value) return;
+      box.value = drafts[id];
+      var disclosure = box.closest("details");
+      if (disclosure) disclosure.open = true;  // a reply box: shown again, as it was
+    });
+    drafts = null;
+  });
+
   // After htmx swaps a section, move focus to its message so screen readers announce it.
   document.addEventListener("htmx:afterSettle", function (event) {
     var target = event.detail && event.detail.target;
