@@ -235,6 +235,8 @@ def test_a_failed_htmx_reply_comes_back_open_under_its_comment(client, user, oth
     content = response.content.decode()
     assert '<details class="reply-box" open>' in content
     assert f'id="reply{top.pk}_body"' in content and "This field is required." in content
+    # Labelled as the reply box it is, like the reply boxes that did not fail.
+    assert f'<label for="reply{top.pk}_body">Reply:</label>' in content
 
 
 def test_reply_forms_work_without_javascript(client, user, other_user):
