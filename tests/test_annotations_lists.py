@@ -437,3 +437,15 @@ def test_a_same_named_list_saved_meanwhile_is_a_form_error_not_a_500(client, use
     assert response.status_code == 200
     assert "You already have a list called" in response.content.decode()
     assert ReadingList.objects.count() == 1
+
+
+def test_my_lists_and_the_list_page_say_which_list_save_puts_papers_in(client, user, other_user):
+    saved = make_reading_list(user, "Thesis", is_default=True, visibility=Visibility.SHARED)
+    make_reading_list(user, "Other")
+    client.force_login(user)
+    mine = client.get(reverse("annotations:lists")).content.decode()
+    assert mine.count("default for Save") == 1
+    assert "default for Save" in client.get(saved.get_absolute_url()).content.decode()
+    # Another member reading the shared list is not told about its owner's Save button.
+    client.force_login(other_user)
+    assert "default for Save" not in client.get(saved.get_absolute_url()).content.decode()
