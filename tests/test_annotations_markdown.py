@@ -104,6 +104,8 @@ def test_a_hostile_name_that_the_lookup_accepts_is_still_escaped():
 
 # Math: kept as written between its dollars, for KaTeX in the page.
 
+DOLLAR = '<span class="tex-literal">$</span>'
+
 
 @pytest.mark.parametrize(
     ("source", "html"),
@@ -116,8 +118,12 @@ def test_a_hostile_name_that_the_lookup_accepts_is_still_escaped():
         (r"$\{x\}$ is a set", "<p>$\\{x\\}$ is a set</p>\n"),
         # Display math on lines of its own.
         ("$$\n\\frac{a}{b}\n$$", '<div class="math-display">$$\n\\frac{a}{b}\n$$</div>\n'),
-        # Money is not math: a dollar followed by a digit does not close.
-        ("costs $5 and $10", "<p>costs $5 and $10</p>\n"),
+        # Money is not math: a dollar followed by a digit does not close, and the dollars
+        # left as text are marked so that the page's math.js does not pair them either.
+        ("costs $5 and $10", f"<p>costs {DOLLAR}5 and {DOLLAR}10</p>\n"),
+        (r"\$3 or $x$", f"<p>{DOLLAR}3 or $x$</p>\n"),
+        # A dollar after a space does not close (Pandoc's rule): the $n$ after money is math.
+        ("from $10 to $20 in $n$ runs", f"<p>from {DOLLAR}10 to {DOLLAR}20 in $n$ runs</p>\n"),
         # Markdown around math still works; code keeps its dollars as code.
         ("**bold** $x_1$ `$y$`", "<p><strong>bold</strong> $x_1$ <code>$y$</code></p>\n"),
     ],
