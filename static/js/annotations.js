@@ -76,6 +76,37 @@
     drafts = null;
   });
 
+  // An htmx request that fails is not swapped in (htmx's default): without a word here the
+  // button would seem to do nothing. Say why next to what was used, with what was typed kept.
+  var FAILURES = {
+    401: "You are no longer logged in, so this was not saved. Copy what you typed, then " +
+      "reload the page to log in again.",
+    403: "This page is out of date, so this was not saved. Copy what you typed, then " +
+      "reload the page and try again.",
+    404: "This is no longer there (deleted in another tab, or by someone else?). Reload the page.",
+  };
+  function sayFailed(event, message) {
+    var config = event.detail && event.detail.requestConfig;
+    var source = (config && config.elt) || (event.detail && event.detail.elt);
+    if (!(source instanceof Element) || !source.isConnected) return;
+    var flash = document.createElement("p");
+    flash.className = "flash flash-error";
+    flash.setAttribute("role", "alert");
+    flash.setAttribute("data-flash", "");
+    flash.setAttribute("data-flash-timed", "");  // stays until the next action
+    flash.textContent = message;
+    // A form: at its top; a link or button: right after it.
+    source.insertAdjacentElement(source.tagName === "FORM" ? "afterbegin" : "afterend", flash);
+  }
+  document.addEventListener("htmx:responseError", function (event) {
+    var status = event.detail && event.detail.xhr ? event.detail.xhr.status : 0;
+    sayFailed(event, FAILURES[status] ||
+      "Something went wrong on the server, so this was not saved. Try again in a moment.");
+  });
+  document.addEventListener("htmx:sendError", function (event) {
+    sayFailed(event, "The site could not be reached, so this was not saved. Try again.");
+  });
+
   // After htmx swaps a section, move focus to its message so screen readers announce it.
   document.addEventListener("htmx:afterSettle", function (event) {
     var target = event.detail && event.detail.target;
