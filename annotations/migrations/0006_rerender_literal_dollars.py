@@ -1,7 +1,9 @@
-"""Notes and comments with a dollar are rendered again: a dollar Markdown leaves as text is now
-marked (annotations.markdown._render_text) so that the page does not typeset "$5 and $10"."""
+"""Notes and comments with math delimiters are rendered again: a dollar Markdown leaves as text
+is now marked (annotations.markdown._render_text) so that the page does not typeset "$5 and
+$10", and \\(...\\) and \\[...\\] are math (annotations.markdown._latex_math)."""
 
 from django.db import migrations
+from django.db.models import Q
 
 
 def render_bodies_with_dollars(apps, schema_editor):
@@ -13,7 +15,8 @@ def render_bodies_with_dollars(apps, schema_editor):
     for model_name, mentions in (("Note", False), ("Comment", True)):
         model = apps.get_model("annotations", model_name)
         batch = []
-        rows = model.objects.filter(body__contains="$").only("pk", "body")
+        delimiters = Q(body__contains="$") | Q(body__contains="\\(") | Q(body__contains="\\[")
+        rows = model.objects.filter(delimiters).only("pk", "body")
         for row in rows.iterator(chunk_size=500):
             lookup = (lambda names: set(members_named(names))) if mentions else None
             row.body_html = render_markdown(row.body, mentionable=lookup)
