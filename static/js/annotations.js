@@ -112,6 +112,10 @@
     var target = event.detail && event.detail.target;
     var section = target && target.id ? document.getElementById(target.id) : null;
     var flash = section ? section.querySelector(".flash") : null;
+    // Unless htmx put the focus on a control the answer marked autofocus (a moved item's
+    // button): the keyboard stays where the member goes on working.
+    var active = document.activeElement;
+    if (active && active.hasAttribute("autofocus") && section.contains(active)) return;
     if (flash) {
       flash.setAttribute("tabindex", "-1");
       flash.focus();
