@@ -476,3 +476,16 @@ def test_after_an_htmx_move_the_keyboard_stays_on_the_moved_papers_button(client
     # Without htmx, or on another action, nothing is autofocused.
     page = client.get(reading_list.get_absolute_url()).content.decode()
     assert "autofocus" not in page
+
+
+def test_each_items_controls_name_their_paper_for_screen_readers(client, user):
+    reading_list = make_reading_list(
+        user, "Queue", papers=[make_paper("Alpha"), make_paper("Beta")]
+    )
+    client.force_login(user)
+    page = client.get(reading_list.get_absolute_url()).content.decode()
+    for title in ("Alpha", "Beta"):
+        assert f'aria-label="Move “{title}” up"' in page
+        assert f'aria-label="Move “{title}” down"' in page
+        assert f'<span class="visually-hidden"> “{title}” from this list</span>' in page
+        assert f'<span class="visually-hidden"> status and priority of “{title}”</span>' in page

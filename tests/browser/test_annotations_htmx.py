@@ -106,7 +106,7 @@ def test_list_page_reorders_and_sets_status_in_place(page, live_server, screensh
     page.goto(f"{live_server.url}{reading_list.get_absolute_url()}")
     page.evaluate("window.__noReload = true")
 
-    page.click("#list-items li:first-child button[aria-label='Move down']")
+    page.click("#list-items li:first-child button[value='down']")
     page.wait_for_selector("#list-items .flash:has-text('Moved')")
     titles = page.locator("#list-items .paper-title").all_inner_texts()
     assert titles == ["Two", "One", "Three"]
