@@ -403,8 +403,14 @@ class Format:
     closing: str = ""
 
 
+# Excel reads a CSV file without it in the machine's legacy code page ("JosÃ©" for "José");
+# with it, as UTF-8. Spreadsheets, pandas and our importer all take it.
+UTF8_BOM = "\ufeff"
+
+
 def _csv_header(list_columns: bool) -> str:
-    return _csv_line(name for name in CSV_HEADER if list_columns or name not in _LIST_COLUMNS)
+    names = (name for name in CSV_HEADER if list_columns or name not in _LIST_COLUMNS)
+    return UTF8_BOM + _csv_line(names)
 
 
 FORMATS = {

@@ -26,6 +26,13 @@ from papers.text import (
 TAG_NAME_MAX_LENGTH = 50
 
 
+def _focus_body_when_editing(form: forms.ModelForm) -> None:
+    """Editing a saved note or comment (its own page, or swapped in place by htmx, which
+    focuses [autofocus]): the keyboard lands in its text, not back at the top of the page."""
+    if form.instance.pk is not None:
+        form.fields["body"].widget.attrs["autofocus"] = True
+
+
 class NoteForm(forms.ModelForm):
     class Meta:
         model = Note
@@ -38,6 +45,7 @@ class NoteForm(forms.ModelForm):
         # The paper page shows the note and comment forms together: keep their ids apart.
         kwargs.setdefault("auto_id", "note_%s")
         super().__init__(*args, **kwargs)
+        _focus_body_when_editing(self)
 
 
 class CommentForm(forms.ModelForm):
@@ -59,6 +67,7 @@ class CommentForm(forms.ModelForm):
     def __init__(self, *args, paper: Paper | None = None, **kwargs):
         kwargs.setdefault("auto_id", "comment_%s")
         super().__init__(*args, **kwargs)
+        _focus_body_when_editing(self)
         self.paper = paper
         self.parent: Comment | None = None
         self.anchor: Anchor | None = None

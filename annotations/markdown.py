@@ -20,6 +20,8 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from papers.latex import LITERAL_DOLLAR
+
 ALLOWED_LINK_SCHEMES = frozenset({"http", "https", "mailto"})
 
 
@@ -83,6 +85,39 @@ def _link_mentions(tokens: list[Token], mentionable: Callable[[set[str]], set[st
             block.children = children
 
 
+_LATEX_DELIMITERS = {"(": ("\\)", "math_inline"), "[": ("\\]", "math_inline_double")}
+
+
+def _latex_math(state, silent: bool) -> bool:
+    """\\(...\\) and \\[...\\], as LaTeX writes math, are math like $...$ and $$...$$, not
+    Markdown escapes of the brackets. An opener without its closer stays an escape. Linear: a
+    search for a closer that found none is remembered (a thousand unclosed \\( cost one)."""
+    src, pos = state.src, state.pos
+    if src[pos : pos + 1] != "\\" or src[pos + 1 : pos + 2] not in _LATEX_DELIMITERS:
+        return False
+    closer, kind = _LATEX_DELIMITERS[src[pos + 1]]
+    # Per paragraph (each is parsed on its own, the env is the document's).
+    missing = state.env.setdefault("latex_closers_missing_after", {}).setdefault(src, {})
+    if missing.get(closer, len(src)) <= pos:
+        return False
+    end = src.find(closer, pos + 2)
+    if end == -1:
+        missing[closer] = pos
+        return False
+    if not silent:
+        token = state.push(kind, "math", 0)
+        token.content = src[pos + 2 : end]
+        token.markup = src[pos : pos + 2]
+    state.pos = end + 2
+    return True
+
+
+def _render_text(renderer, tokens, idx, options, env):
+    # A dollar the parser left as text ("$5 and $10", an escaped \$) is marked so that the page's
+    # math.js, which pairs any two dollars in a text node, leaves it as a dollar.
+    return escapeHtml(tokens[idx].content).replace("$", LITERAL_DOLLAR)
+
+
 def _render_inline_math(renderer, tokens, idx, options, env):
     return escapeHtml(f"${tokens[idx].content}$")
 
@@ -105,14 +140,18 @@ class _SafeMarkdownIt(MarkdownIt):
 def _build_parser() -> MarkdownIt:
     md = _SafeMarkdownIt("commonmark", {"html": False, "breaks": True, "linkify": False})
     md.disable(["image", "heading", "lheading", "html_block", "html_inline"])
-    # "$5 and $10" is money, not math: a closing dollar followed by a digit does not close.
+    # "$5 and $10" is money, not math: a closing dollar followed by a digit does not close,
+    # nor one after a space ("$10, or $3 each; $n$": Pandoc's rule), nor an opening one before.
     md.use(
         dollarmath_plugin,
         allow_labels=False,
+        allow_space=False,
         allow_digits=False,
         allow_blank_lines=False,
         double_inline=True,
     )
+    md.inline.ruler.before("escape", "latex_math", _latex_math)
+    md.add_render_rule("text", _render_text)
     md.add_render_rule("math_inline", _render_inline_math)
     md.add_render_rule("math_inline_double", _render_display_math)
     md.add_render_rule("math_block", _render_display_math)

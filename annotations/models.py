@@ -249,9 +249,9 @@ class Comment(models.Model):
         return f"{self.paper.get_absolute_url()}#comment-{self.pk}"
 
     def _find_mentioned(self, names: set[str]) -> set[str]:
-        users = list(get_user_model().objects.filter(username__in=names, is_active=True))
-        self.mentioned_users = users
-        return {user.get_username() for user in users}
+        named = members_named(names)
+        self.mentioned_users = list({user.pk: user for user in named.values()}.values())
+        return set(named)
 
     @property
     def body_rendered(self) -> SafeString:
@@ -268,6 +268,29 @@ class Comment(models.Model):
     @property
     def is_orphaned(self) -> bool:
         return self.anchor_state == AnchorState.ORPHANED
+
+
+def members_named(names: set[str]) -> dict[str, Any]:
+    """Each of `names` (as typed after an @) that names an active member -> that member: the
+    username spelt exactly so, else the one username equal to it case aside (sign-up refuses
+    a name differing from another by case only; two made in admin, neither exact, name nobody).
+    Case is folded by the database's LOWER (ASCII only on SQLite)."""
+    lowered = {name.lower() for name in names}
+    users = list(
+        get_user_model()
+        .objects.alias(name_lower=Lower("username"))
+        .filter(models.Q(username__in=names) | models.Q(name_lower__in=lowered), is_active=True)
+    )
+    by_name = {user.get_username(): user for user in users}
+    found: dict[str, Any] = {}
+    for name in names:
+        if name in by_name:
+            found[name] = by_name[name]
+            continue
+        alike = [user for user in users if user.get_username().lower() == name.lower()]
+        if len(alike) == 1:
+            found[name] = alike[0]
+    return found
 
 
 class NotificationKind(models.TextChoices):

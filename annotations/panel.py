@@ -76,6 +76,7 @@ def comments_context(paper: Paper, overrides: dict[str, Any]) -> dict[str, Any]:
             failed = None
         form.auto_id = f"reply{comment.pk}_%s"
         form.fields["body"].label = "Reply"
+        form["body"].label = "Reply"  # a failed form's field was bound (labelled) when checked
         comment.reply_form = form
     if failed is not None:
         context["comment_form"] = failed

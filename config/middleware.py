@@ -1,13 +1,15 @@
-"""Middleware for response headers, for request text the database refuses, and for answering
-database outages with a 503 page."""
+"""Middleware for response headers, for request text the database refuses, for answering
+database outages with a 503 page, and for htmx requests whose session has ended."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import resolve_url
 from django.utils.cache import patch_cache_control
 
 from config.errors import DATABASE_UNAVAILABLE_ERRORS, database_unavailable_response
@@ -123,3 +125,21 @@ class DatabaseUnavailableMiddleware:
         # One line per request: during an outage every request fails the same way.
         logger.error("Database unavailable while serving %s: %s", request.path, exception)
         return database_unavailable_response()
+
+
+class HtmxLoginRedirectMiddleware:
+    """An htmx request from a page whose session has ended (logged out in another tab, or
+    expired) answers 401 instead of the redirect to the login page: htmx would follow it and
+    swap the whole login page into the section, losing what the member typed. The 401 is not
+    swapped; static/js/annotations.js says why, the text left where it was."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if not getattr(request, "htmx", False) or response.status_code not in (301, 302):
+            return response
+        if urlsplit(response["Location"]).path != resolve_url(settings.LOGIN_URL):
+            return response
+        return HttpResponse("Log in again to continue.", status=401, content_type="text/plain")

@@ -167,6 +167,8 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
     # request.htmx: which requests come from htmx, and what they ask for (views answer a fragment).
     "django_htmx.middleware.HtmxMiddleware",
+    # Inside HtmxMiddleware (reads request.htmx), outside LoginRequiredMiddleware (its redirect).
+    "config.middleware.HtmxLoginRedirectMiddleware",
     "config.middleware.DatabaseUnavailableMiddleware",
 ]
 if REQUIRE_LOGIN:

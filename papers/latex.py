@@ -99,7 +99,7 @@ _SYMBOL_SPACES = {
     "/": "", "@": "",
 }  # fmt: skip
 # Wrapped so KaTeX's auto-render (which ignores this class) never pairs it with another dollar.
-_LITERAL_DOLLAR = '<span class="tex-literal">$</span>'
+LITERAL_DOLLAR = '<span class="tex-literal">$</span>'
 
 # Letters written as commands; a space after one only ends the name (Polyak-\L ojasiewicz).
 _LETTERS = {
@@ -348,7 +348,7 @@ class _Scanner:
             if closer != -1:
                 return self._math(pos, closer + 1)
         # Never closed, so not a delimiter: keep it away from KaTeX.
-        self.out.append(_LITERAL_DOLLAR)
+        self.out.append(LITERAL_DOLLAR)
         return pos + 1
 
     def _backslash(self, pos: int) -> int:
@@ -364,7 +364,7 @@ class _Scanner:
             out.append(html.escape(text[pos : pos + 2]))
             return pos + 2
         if following == "$":
-            out.append(_LITERAL_DOLLAR)
+            out.append(LITERAL_DOLLAR)
             return pos + 2
         if following in _LITERALS:
             out.append(_LITERALS[following])
@@ -372,7 +372,7 @@ class _Scanner:
         if following == "\\":
             # `\\$300` is a price escaped once too often, not a line break before math.
             if text.startswith("$", pos + 2) and text[pos + 3 : pos + 4].isdigit():
-                out.append(_LITERAL_DOLLAR)
+                out.append(LITERAL_DOLLAR)
                 return pos + 3
             # A pair, so the second backslash cannot escape what follows.
             out.append("<br>\n")

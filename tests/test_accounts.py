@@ -209,3 +209,19 @@ def test_account_pages_have_no_inline_scripts(client, db, settings):
     for url in [reverse("login"), reverse("password_reset"), reverse("signup")]:
         content = client.get(url).content.decode()
         assert "<script>" not in content and " onclick=" not in content
+
+
+# A member whose session ended (logged out in another tab, or it expired) acts on a page
+# still open: htmx must not follow the login redirect and swap the login page into the
+# section, losing what they typed; it gets a 401 the page explains, the text left in place.
+
+
+def test_an_htmx_action_after_the_session_ended_is_a_401_not_the_login_page(client, db):
+    paper = make_paper()
+    url = reverse("annotations:note-add", args=[paper.pk])
+    response = client.post(url, {"body": "typed for ten minutes"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 401
+    assert "<html" not in response.content.decode()
+    # Without htmx the form still goes to the login page, as before.
+    plain = client.post(url, {"body": "typed"})
+    assert plain.status_code == 302 and plain["Location"].startswith(reverse("login"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -236,6 +237,8 @@ def test_a_failed_htmx_reply_comes_back_open_under_its_comment(client, user, oth
     content = response.content.decode()
     assert '<details class="reply-box" open>' in content
     assert f'id="reply{top.pk}_body"' in content and "This field is required." in content
+    # Labelled as the reply box it is, like the reply boxes that did not fail.
+    assert f'<label for="reply{top.pk}_body">Reply:</label>' in content
 
 
 def test_reply_forms_work_without_javascript(client, user, other_user):
@@ -301,6 +304,7 @@ def test_htmx_edit_swaps_the_comment_for_its_form_and_back(client, user, other_u
     form = client.get(url, HTTP_HX_REQUEST="true").content.decode()
     assert f'<article class="comment editing" id="comment-{comment.pk}">' in form
     assert "first version</textarea>" in form and "<html" not in form
+    assert re.search(r"<textarea[^>]*autofocus", form)  # the keyboard lands in the text
     saved = client.post(url, {"body": "second version"}, HTTP_HX_REQUEST="true")
     content = saved.content.decode()
     assert f'id="comment-{comment.pk}"' in content and "second version" in content
@@ -316,6 +320,8 @@ def test_htmx_cancel_puts_the_comment_back_unchanged(client, user):
     url = reverse("annotations:comment-edit", args=[comment.pk]) + "?cancel=1"
     content = client.get(url, HTTP_HX_REQUEST="true").content.decode()
     assert "unchanged" in content and "<textarea" not in content
+    # The keyboard goes back to the Edit link it left from.
+    assert re.search(r"<a [^>]*autofocus[^>]*>Edit</a>", content)
 
 
 def test_htmx_edit_with_an_empty_body_keeps_the_form_and_the_comment(client, user):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -467,3 +469,53 @@ def test_a_same_named_list_saved_meanwhile_is_a_form_error_not_a_500(client, use
     assert response.status_code == 200
     assert "You already have a list called" in response.content.decode()
     assert ReadingList.objects.count() == 1
+
+
+def test_my_lists_and_the_list_page_say_which_list_save_puts_papers_in(client, user, other_user):
+    saved = make_reading_list(user, "Thesis", is_default=True, visibility=Visibility.SHARED)
+    make_reading_list(user, "Other")
+    client.force_login(user)
+    mine = client.get(reverse("annotations:lists")).content.decode()
+    assert mine.count("default for Save") == 1
+    assert "default for Save" in client.get(saved.get_absolute_url()).content.decode()
+    # Another member reading the shared list is not told about its owner's Save button.
+    client.force_login(other_user)
+    assert "default for Save" not in client.get(saved.get_absolute_url()).content.decode()
+
+
+def test_after_an_htmx_move_the_keyboard_stays_on_the_moved_papers_button(client, user):
+    a, b, c = make_paper("A"), make_paper("B"), make_paper("C")
+    reading_list = make_reading_list(user, "Queue", papers=[a, b, c])
+    item_b = reading_list.items.get(paper=b)
+    client.force_login(user)
+    url = reverse("annotations:list-item-move", args=[reading_list.pk, item_b.pk])
+
+    def focus_of(direction: str) -> tuple[str, str]:
+        """The autofocused button's direction, and the id of the item it is in."""
+        content = client.post(url, {"direction": direction}, HTTP_HX_REQUEST="true")
+        html = content.content.decode()
+        button = re.search(r'value="(up|down)"[^>]*autofocus', html)
+        assert button is not None
+        item = html.rindex('id="item-', 0, button.start())
+        return button.group(1), html[item + 4 : html.index('"', item + 4)]
+
+    # Moved down, B is last: "down" is now disabled, so its "up" button takes the focus.
+    assert focus_of("down") == ("up", f"item-{item_b.pk}")
+    assert focus_of("up") == ("up", f"item-{item_b.pk}")  # middle again: both enabled
+    assert focus_of("up") == ("down", f"item-{item_b.pk}")  # first: "up" is disabled
+    # Without htmx, or on another action, nothing is autofocused.
+    page = client.get(reading_list.get_absolute_url()).content.decode()
+    assert "autofocus" not in page
+
+
+def test_each_items_controls_name_their_paper_for_screen_readers(client, user):
+    reading_list = make_reading_list(
+        user, "Queue", papers=[make_paper("Alpha"), make_paper("Beta")]
+    )
+    client.force_login(user)
+    page = client.get(reading_list.get_absolute_url()).content.decode()
+    for title in ("Alpha", "Beta"):
+        assert f'aria-label="Move “{title}” up"' in page
+        assert f'aria-label="Move “{title}” down"' in page
+        assert f'<span class="visually-hidden"> “{title}” from this list</span>' in page
+        assert f'<span class="visually-hidden"> status and priority of “{title}”</span>' in page

@@ -104,6 +104,8 @@ def test_a_hostile_name_that_the_lookup_accepts_is_still_escaped():
 
 # Math: kept as written between its dollars, for KaTeX in the page.
 
+DOLLAR = '<span class="tex-literal">$</span>'
+
 
 @pytest.mark.parametrize(
     ("source", "html"),
@@ -116,8 +118,20 @@ def test_a_hostile_name_that_the_lookup_accepts_is_still_escaped():
         (r"$\{x\}$ is a set", "<p>$\\{x\\}$ is a set</p>\n"),
         # Display math on lines of its own.
         ("$$\n\\frac{a}{b}\n$$", '<div class="math-display">$$\n\\frac{a}{b}\n$$</div>\n'),
-        # Money is not math: a dollar followed by a digit does not close.
-        ("costs $5 and $10", "<p>costs $5 and $10</p>\n"),
+        # Money is not math: a dollar followed by a digit does not close, and the dollars
+        # left as text are marked so that the page's math.js does not pair them either.
+        ("costs $5 and $10", f"<p>costs {DOLLAR}5 and {DOLLAR}10</p>\n"),
+        (r"\$3 or $x$", f"<p>{DOLLAR}3 or $x$</p>\n"),
+        # LaTeX's own delimiters are math too, their backslashes kept (not Markdown escapes).
+        (
+            r"inline \(x^2\) and \[a_1 = b\]",
+            '<p>inline $x^2$ and <div class="math-display">$$a_1 = b$$</div>\n</p>\n',
+        ),
+        # An opener without its closer stays a Markdown escape; one paragraph's missing
+        # closer says nothing about the next.
+        ("a \\( b\n\nc \\(d\\)", "<p>a ( b</p>\n<p>c $d$</p>\n"),
+        # A dollar after a space does not close (Pandoc's rule): the $n$ after money is math.
+        ("from $10 to $20 in $n$ runs", f"<p>from {DOLLAR}10 to {DOLLAR}20 in $n$ runs</p>\n"),
         # Markdown around math still works; code keeps its dollars as code.
         ("**bold** $x_1$ `$y$`", "<p><strong>bold</strong> $x_1$ <code>$y$</code></p>\n"),
     ],
@@ -130,3 +144,11 @@ def test_hostile_text_inside_math_stays_escaped():
     html = render_markdown("$<script>alert(1)</script>$ and $$</div><img src=x>$$")
     assert "<script" not in html and "<img" not in html and "</div><" not in html
     assert "$&lt;script&gt;alert(1)&lt;/script&gt;$" in html
+
+
+def test_many_unclosed_latex_openers_take_linear_time():
+    import time
+
+    started = time.perf_counter()
+    render_markdown("\\(" * 10_000)
+    assert time.perf_counter() - started < 1

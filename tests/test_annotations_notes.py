@@ -175,12 +175,28 @@ def test_my_notes_escapes_hostile_note(client, user):
     assert "&lt;img src=x onerror=alert(1)&gt;" in content
 
 
+def test_htmx_cancel_puts_the_note_back_in_place_and_the_focus_on_edit(client, user):
+    # A link to the paper page would reload it, losing drafts in the page's other boxes.
+    note = make_note(user, make_paper(), "unchanged")
+    client.force_login(user)
+    url = reverse("annotations:note-edit", args=[note.pk])
+    form = client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert f'hx-get="{url}?cancel=1"' in form
+    content = client.get(url + "?cancel=1", HTTP_HX_REQUEST="true").content.decode()
+    assert "unchanged" in content and "<textarea" not in content and "<html" not in content
+    assert re.search(r"<a [^>]*autofocus[^>]*>Edit</a>", content)
+
+
 def test_htmx_edit_swaps_the_note_for_its_form_and_back(client, user):
     note = make_note(user, make_paper(), "draft")
     client.force_login(user)
     url = reverse("annotations:note-edit", args=[note.pk])
     form = client.get(url, HTTP_HX_REQUEST="true").content.decode()
     assert f'id="note-{note.pk}"' in form and "<textarea" in form and "<html" not in form
+    # The keyboard lands in the text (htmx focuses [autofocus]), not back on <body>.
+    assert re.search(r"<textarea[^>]*autofocus", form)
+    new_note_form = client.get(note.paper.get_absolute_url()).content.decode()
+    assert not re.search(r"<textarea[^>]*autofocus", new_note_form)
     invalid = client.post(url, {"body": ""}, HTTP_HX_REQUEST="true").content.decode()
     assert "This field is required." in invalid
     saved = client.post(url, {"body": "final"}, HTTP_HX_REQUEST="true").content.decode()

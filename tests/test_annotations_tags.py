@@ -147,3 +147,16 @@ def test_a_name_that_would_share_an_existing_tags_address_is_refused(client, use
     assert "too close to the existing lab tag “C++”" in response.content.decode()
     assert list(Tag.objects.filter(kind=TagKind.LAB).values_list("name", flat=True)) == ["C++"]
     assert PaperTag.objects.filter(paper=paper).count() == 1
+
+
+def test_a_refused_name_stays_in_the_box_to_correct(client, user):
+    paper = make_paper()
+    client.force_login(user)
+    _add(client, paper, "a/b")
+    response = _add(client, paper, "a,b&", HTTP_HX_REQUEST="true")
+    content = response.content.decode()
+    assert "too close to the existing lab tag" in content
+    assert 'name="name" maxlength="50" value="a,b&amp;"' in content
+    # Once tagged, the box is empty for the next tag.
+    content = _add(client, paper, "graphs", HTTP_HX_REQUEST="true").content.decode()
+    assert 'name="name" maxlength="50" value=""' in content

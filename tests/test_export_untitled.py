@@ -38,7 +38,7 @@ def download(client, paper, name: str) -> str:
     client.force_login(owner)
     response = client.get(reverse(f"annotations:list-export-{name}", args=[reading_list.pk]))
     assert response.status_code == 200
-    return response.getvalue().decode()
+    return response.getvalue().decode("utf-8-sig")  # a CSV starts with a BOM, for Excel
 
 
 def test_bibtex_leaves_the_title_out_rather_than_writing_a_placeholder(client, untitled):

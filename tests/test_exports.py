@@ -428,7 +428,7 @@ def _csv_rows(client, reading_list) -> list[list[str]]:
     response = client.get(reverse("annotations:list-export-csv", args=[reading_list.pk]))
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
-    return list(csv.reader(io.StringIO(response.getvalue().decode())))
+    return list(csv.reader(io.StringIO(response.getvalue().decode("utf-8-sig"))))
 
 
 def test_csv_has_one_row_per_item_in_list_order(client, user):
@@ -463,7 +463,8 @@ def test_csv_has_one_row_per_item_in_list_order(client, user):
 @pytest.mark.parametrize("title", ['=HYPERLINK("http://x")', "+1+1", "-2+3", "@SUM(A1)"])
 def test_csv_neutralises_formula_injection(user, title):
     reading_list = make_reading_list(user, "Danger", papers=[make_paper(title, authors=["=cmd"])])
-    rows = list(csv.reader(io.StringIO(csv_for_items(list_items_for_export(reading_list)))))
+    text = csv_for_items(list_items_for_export(reading_list)).removeprefix("\ufeff")
+    rows = list(csv.reader(io.StringIO(text)))
     assert rows[1][0] == "'" + title
     assert rows[1][1] == "'=cmd"
 
@@ -552,3 +553,16 @@ def test_brace_check_agrees_with_bibtex_counting_on_every_short_string():
 def test_bibtex_field_refuses_unbalanced_braces(value):
     with pytest.raises(ValueError, match="unbalanced braces"):
         _bibtex_field("title", value)
+
+
+def test_csv_starts_with_a_byte_order_mark_so_excel_reads_utf8(client, user):
+    # Without it Excel shows "José Hernández" as "JosÃ© HernÃ¡ndez"; our importer takes it.
+    reading_list = make_reading_list(
+        user, "Accents", papers=[make_paper("Café", authors=["José Hernández"])]
+    )
+    client.force_login(user)
+    response = client.get(reverse("annotations:list-export-csv", args=[reading_list.pk]))
+    data = response.getvalue()
+    assert data.startswith(b"\xef\xbb\xbftitle,")
+    assert data.count(b"\xef\xbb\xbf") == 1
+    assert "José Hernández" in data.decode("utf-8-sig")

@@ -301,3 +301,20 @@ def test_admin_lists_notifications_read_only_and_comments_with_their_parent(admi
     assert admin_client.get(reverse("admin:annotations_notification_add")).status_code == 403
     comments = admin_client.get(reverse("admin:annotations_comment_changelist"))
     assert f"#{top.pk}" in comments.content.decode()
+
+
+def test_a_mention_finds_the_member_whatever_the_case_typed(client, user, other_user):
+    # Sign-up refuses "Bob" beside "bob": a username names one member, case aside.
+    paper = make_paper()
+    client.force_login(user)
+    comment = _post(client, paper, "thanks @Bob and @CAROL")
+    make_user("carol")
+    assert _told(comment) == {"bob": NotificationKind.MENTION}
+    assert '<span class="mention">@Bob</span>' in comment.body_html
+
+
+def test_a_mention_in_one_case_tells_that_member_when_two_differ_by_case_only(db):
+    # Staff may have made "Dan" and "dan" in admin: the exact spelling picks one.
+    dan, big_dan = make_user("dan"), make_user("Dan")
+    assert make_comment(make_user("ann"), make_paper(), "@dan").mentioned_users == [dan]
+    assert make_comment(make_user("eve"), make_paper(), "@Dan").mentioned_users == [big_dan]

@@ -227,6 +227,18 @@ def test_tag_in_place_through_the_lab_tag_rules(client, member, papers):
     assert empty.status_code == 400 and "Tag not added" in empty.content.decode()
 
 
+def test_a_refused_tag_name_stays_in_the_results_box(client, member, papers):
+    make_tag("C++", TagKind.LAB)  # "C" would get its URL slug
+    field = f"p{papers[0].pk}-name"
+
+    refused = client.post(_url("tag", papers[0]), {field: "C"}, **HTMX).content.decode()
+    tagged = client.post(_url("tag", papers[0]), {field: "graphs"}, **HTMX).content.decode()
+
+    assert "too close to the existing lab tag" in refused
+    assert 'size="12" value="C" data-triage-tag' in refused
+    assert 'size="12" data-triage-tag' in tagged
+
+
 def test_tag_without_javascript(client, member, papers):
     response = client.post(
         _url("tag", papers[1]), {f"p{papers[1].pk}-name": "robotics", "next": LIST_URL}

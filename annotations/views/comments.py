@@ -76,7 +76,9 @@ def comment_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             return render(request, "annotations/_comment.html", context)
         return finish(request, "Comment updated.", redirect_to=comment.get_absolute_url())
     if request.htmx and request.GET.get("cancel"):
-        return render(request, "annotations/_comment.html", {"comment": comment})
+        # The keyboard goes back to the Edit link it left from.
+        context = {"comment": comment, "focus_edit": True}
+        return render(request, "annotations/_comment.html", context)
     if request.htmx:
         return render(request, "annotations/_comment_edit.html", {"form": form, "comment": comment})
     return render(

@@ -68,6 +68,19 @@ def _items_fragment(request, reading_list: ReadingList, **overrides):
     return "annotations/_list_items.html", _list_page_context(request, reading_list, **overrides)
 
 
+def _moved_fragment(request, reading_list: ReadingList, item: ReadingListItem, direction: str):
+    """The items after a move, the moved item's button in that direction autofocused (htmx
+    focuses it after the swap), or its other one at the end it reached: a keyboard moves a
+    paper several places without finding it again each time."""
+    items = selectors.list_items(reading_list)
+    index = next((i for i, each in enumerate(items) if each.pk == item.pk), None)
+    if index is not None:
+        can = {"up": index > 0, "down": index < len(items) - 1}
+        other = "down" if direction == "up" else "up"
+        items[index].focus_button = direction if can[direction] else other  # type: ignore[attr-defined]
+    return _items_fragment(request, reading_list, items=items)
+
+
 def _item_fragment(request, reading_list: ReadingList, paper: Paper):
     """The fragment to refresh: the paper page's list section or the list page's items."""
     if request.htmx.target == "paper-lists":
@@ -273,11 +286,12 @@ def list_item_move(request: HtmxHttpRequest, pk: int, item_pk: int) -> HttpRespo
         )
     else:
         message, level = f"“{item.paper.display_title}” is already at that end.", messages.INFO
+    direction = form.cleaned_data.get("direction", "up") if form.is_valid() else "up"
     return finish(
         request,
         message,
         redirect_to=f"{reading_list.get_absolute_url()}#item-{item.pk}",
-        fragment=_items_fragment(request, reading_list),
+        fragment=_moved_fragment(request, reading_list, item, direction),
         level=level,
     )
 

@@ -67,6 +67,9 @@ def note_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             "Note updated.",
             redirect_to=next_url(request, paper_anchor(note.paper, "notes")),
         )
+    if request.htmx and request.GET.get("cancel"):
+        # In place, like the comments' Cancel; the keyboard goes back to the Edit link.
+        return render(request, "annotations/_note.html", {"note": note, "focus_edit": True})
     if request.htmx:
         return render(request, "annotations/_note_edit.html", {"form": form, "note": note})
     return render(

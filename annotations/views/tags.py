@@ -34,6 +34,8 @@ def _get_lab_tag_for_remover(request: HttpRequest, pk: int) -> PaperTag:
 def tag_add(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
     paper = get_object_or_404(Paper, pk=paper_pk)
     form = LabTagForm(request.POST)
+    # A refused name comes back in the box to be corrected (with htmx; see finish()).
+    typed = request.POST.get("name", "")
     if not form.is_valid():
         message, level = "Tag not added: " + form_errors_text(form), messages.ERROR
     else:
@@ -47,11 +49,12 @@ def tag_add(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
             message, level = str(exc), messages.ERROR
         else:
             message, level = f"Tagged “{paper_tag.tag.name}”.", messages.SUCCESS
+    kept = typed if level == messages.ERROR else ""
     return finish(
         request,
         message,
         redirect_to=paper_anchor(paper, "tags"),
-        fragment=paper_section(request, paper, "tags"),
+        fragment=paper_section(request, paper, "tags", tag_name=kept),
         level=level,
     )
 

@@ -48,10 +48,16 @@ def _flash_level(level: int) -> str:
 
 
 def _respond(
-    request: HtmxHttpRequest, paper: Paper, message: str, *, level: int = messages.SUCCESS
+    request: HtmxHttpRequest,
+    paper: Paper,
+    message: str,
+    *,
+    level: int = messages.SUCCESS,
+    tag_name: str = "",
 ) -> HttpResponse:
     """htmx: the result's triage block, refreshed, saying `message` (400 when refused, which
-    static/js/triage.js still swaps in); otherwise the message on the page `next` names."""
+    static/js/triage.js still swaps in), with a refused `tag_name` back in its box; otherwise
+    the message on the page `next` names."""
     if not request.htmx:
         return _back(request, message, level)
     triage.attach_triage_state(request.user, [paper])
@@ -62,6 +68,7 @@ def _respond(
             "paper": paper,
             "flash": message,
             "flash_level": _flash_level(level),
+            "tag_name": tag_name,
             # The paper page's block (hx-vals on its section) has no selection, list or tag.
             "single": request.POST.get("layout") == "single",
         },
@@ -119,9 +126,14 @@ def triage_status(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
 def triage_tag(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
     paper = _paper(paper_pk)
     form = TriageTagForm(request.POST, prefix=paper_prefix(paper.pk))
+    typed = request.POST.get(form.add_prefix("name"), "")
     if not form.is_valid():
         return _respond(
-            request, paper, "Tag not added: " + form_errors_text(form), level=messages.ERROR
+            request,
+            paper,
+            "Tag not added: " + form_errors_text(form),
+            level=messages.ERROR,
+            tag_name=typed,
         )
     try:
         paper_tag = services.add_lab_tag(
@@ -130,7 +142,7 @@ def triage_tag(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
     except services.AlreadyThere as exc:
         return _respond(request, paper, str(exc), level=messages.INFO)
     except services.Refused as exc:
-        return _respond(request, paper, str(exc), level=messages.ERROR)
+        return _respond(request, paper, str(exc), level=messages.ERROR, tag_name=typed)
     return _respond(request, paper, f"Tagged “{paper_tag.tag.name}”: “{_title(paper)}”.")
 
 

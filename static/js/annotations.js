@@ -47,11 +47,75 @@
   // Typing somewhere else (starting the next thing) also dismisses a message already read.
   document.addEventListener("input", clearFlashes);
 
+  // A section htmx swaps whole (a comment or reply posted or refused, a note added) comes
+  // back with only the sent form's text: what the member was still typing in its other boxes
+  // (a comment half-written while replying) is put back into the same boxes.
+  var drafts = null;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    drafts = null;
+    var target = event.detail && event.detail.target;
+    var config = event.detail && event.detail.requestConfig;
+    var sent = config && config.elt;  // the element that made the request
+    if (!target || !target.querySelectorAll) return;
+    var form = sent && sent.closest ? sent.closest("form") : null;
+    target.querySelectorAll("textarea[id]").forEach(function (box) {
+      if (!box.value.trim() || (form && form.contains(box))) return;
+      drafts = drafts || {};
+      drafts[box.id] = box.value;
+    });
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    if (!drafts) return;
+    Object.keys(drafts).forEach(function (id) {
+      var box = document.getElementById(id);
+      if (!box || box.value) return;
+      box.value = drafts[id];
+      var disclosure = box.closest("details");
+      if (disclosure) disclosure.open = true;  // a reply box: shown again, as it was
+    });
+    drafts = null;
+  });
+
+  // An htmx request that fails is not swapped in (htmx's default): without a word here the
+  // button would seem to do nothing. Say why next to what was used, with what was typed kept.
+  var FAILURES = {
+    401: "You are no longer logged in, so this was not saved. Copy what you typed, then " +
+      "reload the page to log in again.",
+    403: "This page is out of date, so this was not saved. Copy what you typed, then " +
+      "reload the page and try again.",
+    404: "This is no longer there (deleted in another tab, or by someone else?). Reload the page.",
+  };
+  function sayFailed(event, message) {
+    var config = event.detail && event.detail.requestConfig;
+    var source = (config && config.elt) || (event.detail && event.detail.elt);
+    if (!(source instanceof Element) || !source.isConnected) return;
+    var flash = document.createElement("p");
+    flash.className = "flash flash-error";
+    flash.setAttribute("role", "alert");
+    flash.setAttribute("data-flash", "");
+    flash.setAttribute("data-flash-timed", "");  // stays until the next action
+    flash.textContent = message;
+    // A form: at its top; a link or button: right after it.
+    source.insertAdjacentElement(source.tagName === "FORM" ? "afterbegin" : "afterend", flash);
+  }
+  document.addEventListener("htmx:responseError", function (event) {
+    var status = event.detail && event.detail.xhr ? event.detail.xhr.status : 0;
+    sayFailed(event, FAILURES[status] ||
+      "Something went wrong on the server, so this was not saved. Try again in a moment.");
+  });
+  document.addEventListener("htmx:sendError", function (event) {
+    sayFailed(event, "The site could not be reached, so this was not saved. Try again.");
+  });
+
   // After htmx swaps a section, move focus to its message so screen readers announce it.
   document.addEventListener("htmx:afterSettle", function (event) {
     var target = event.detail && event.detail.target;
     var section = target && target.id ? document.getElementById(target.id) : null;
     var flash = section ? section.querySelector(".flash") : null;
+    // Unless htmx put the focus on a control the answer marked autofocus (a moved item's
+    // button): the keyboard stays where the member goes on working.
+    var active = document.activeElement;
+    if (active && active.hasAttribute("autofocus") && section.contains(active)) return;
     if (flash) {
       flash.setAttribute("tabindex", "-1");
       flash.focus();

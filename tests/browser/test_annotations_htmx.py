@@ -106,7 +106,7 @@ def test_list_page_reorders_and_sets_status_in_place(page, live_server, screensh
     page.goto(f"{live_server.url}{reading_list.get_absolute_url()}")
     page.evaluate("window.__noReload = true")
 
-    page.click("#list-items li:first-child button[aria-label='Move down']")
+    page.click("#list-items li:first-child button[value='down']")
     page.wait_for_selector("#list-items .flash:has-text('Moved')")
     titles = page.locator("#list-items .paper-title").all_inner_texts()
     assert titles == ["Two", "One", "Three"]
@@ -145,3 +145,24 @@ def test_a_message_stays_when_a_section_loads_itself_into_view(page, live_server
         page.locator("[hx-trigger~='revealed']").scroll_into_view_if_needed()
     page.wait_for_timeout(300)  # the swap settles
     assert page.locator("#paper-comments .flash:has-text('Comment posted.')").count() == 1
+
+
+def test_a_note_sent_after_the_session_ended_stays_typed_with_the_reason(page, live_server):
+    from playwright.sync_api import expect
+
+    make_user("carol")
+    paper = make_paper("Browser paper", authors=["Ada Lovelace"])
+    problems = ConsoleWatch().attach(page).problems
+    log_in(page, live_server, "carol")
+    page.goto(f"{live_server.url}{paper.get_absolute_url()}")
+    # Logged out elsewhere (another tab, or the session expired).
+    page.context.clear_cookies(name="sessionid")
+    page.fill("#paper-notes textarea[name=body]", "Ten minutes of typing")
+    page.click("#paper-notes button:has-text('Save note')")
+    expect(page.locator("#paper-notes [role=alert]")).to_contain_text("no longer logged in")
+    # The login page was not swapped into the section, and the text is where it was.
+    expect(page.locator("#paper-notes input[name=password]")).to_have_count(0)
+    assert page.input_value("#paper-notes textarea[name=body]") == "Ten minutes of typing"
+    assert not Note.objects.exists()
+    # The browser logs the 401 itself; nothing else went wrong.
+    assert [p for p in problems if "401" not in p] == []

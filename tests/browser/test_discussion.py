@@ -9,7 +9,7 @@ import pytest
 
 from annotations.models import Comment, Notification
 from tests.browser.journey_helpers import ConsoleWatch
-from tests.factories import PASSWORD, make_paper, make_user
+from tests.factories import PASSWORD, make_comment, make_paper, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -136,3 +136,39 @@ def test_math_in_a_comment_is_typeset_where_notifications_and_activity_quote_it(
     expect(quote).not_to_contain_text("$")
     assert ann_watch.problems == [] and bea_watch.problems == []
     bea_context.close()
+
+
+def test_a_draft_survives_a_reply_posted_or_refused_elsewhere_in_the_thread(browser, live_server):
+    make_user("ann")
+    bea = make_user("bea")
+    paper = make_paper("Drafts in the browser", authors=["Ada Lovelace"])
+    question = make_comment(bea, paper, "A question for the lab.")
+    context, ann, watch = _member_page(browser, live_server, "ann")
+    try:
+        ann.goto(f"{live_server.url}{paper.get_absolute_url()}")
+        main_box = ann.locator("#paper-comments > form textarea[name=body]")
+        main_box.fill("A long comment I am still writing")
+        thread = ann.locator(f"#comment-{question.pk}").locator("xpath=..")
+        thread.locator("summary:has-text('Reply')").click()
+        reply = thread.locator("form textarea[name=body]")
+        # Refused (blank once trimmed): the section comes back with the error...
+        reply.fill("   ")
+        thread.locator("button:has-text('Post reply')").click()
+        ann.wait_for_selector("#paper-comments .has-error")
+        assert main_box.input_value() == "A long comment I am still writing"
+        # ... and posted: the reply shows, the draft is still there, the reply box empty.
+        thread = ann.locator(f"#comment-{question.pk}").locator("xpath=..")
+        thread.locator("form textarea[name=body]").fill("Here is my answer.")
+        thread.locator("button:has-text('Post reply')").click()
+        ann.wait_for_selector("#paper-comments .flash:has-text('Reply posted.')")
+        assert main_box.input_value() == "A long comment I am still writing"
+        assert Comment.objects.filter(parent=question, body="Here is my answer.").exists()
+        reply = ann.locator(f"#comment-{question.pk}").locator("xpath=..").locator("textarea")
+        assert reply.input_value() == ""
+        # The draft's own form, once posted, empties as before.
+        ann.click("#paper-comments button:has-text('Post comment')")
+        ann.wait_for_selector("#paper-comments .flash:has-text('Comment posted.')")
+        assert main_box.input_value() == ""
+        assert watch.problems == []
+    finally:
+        context.close()

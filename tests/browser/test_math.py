@@ -120,3 +120,19 @@ def test_search_snippets_typeset_their_math(page, live_server):
     expect(snippet.locator("em mark")).to_have_text("quokka")
     assert "$" not in snippet.inner_text() and "\\" not in snippet.inner_text()
     assert console.problems == []
+
+
+def test_money_in_a_note_stays_text_beside_its_math_in_either_notation(page, live_server):
+    from playwright.sync_api import expect
+
+    from tests.browser.journey_helpers import log_in
+    from tests.factories import make_note, make_user
+
+    paper = make_paper("Budgets")
+    # The note's Markdown keeps these dollars as text; the page must not pair them as math.
+    make_note(make_user("erin"), paper, r"It cost $5 and $10, or \$3 each; $n^2$ runs, \(m\) too.")
+    log_in(page, live_server, "erin")
+    page.goto(f"{live_server.url}{paper.get_absolute_url()}")
+    note = page.locator(".note-body")
+    expect(note.locator(".katex")).to_have_count(2)
+    expect(note).to_contain_text("It cost $5 and $10, or $3 each;")
