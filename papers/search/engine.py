@@ -648,13 +648,15 @@ def _facets(searcher, query: BrowseQuery, matches, total: int, author_facet_size
         narrowed = matches(without)
         base, whole = narrowed or Query.all_query(), narrowed is None
         if "author" in names:
-            found = None
-            if not whole:
-                found = _popular_top_authors(searcher, base, author_facet_size, query.author_ids)
-            if found is None:
-                matched = total if without is None else _total(searcher.search(base, 1))
-                found = _broad_top_authors(
-                    searcher, None if whole else base, matched, author_facet_size, query.author_ids
+            # Cheapest first: over nearly everything, the papers not matched; over many
+            # matches, the popular authors; else (below) every author of the matches.
+            matched = total if without is None else _total(searcher.search(base, 1))
+            found = _broad_top_authors(
+                searcher, None if whole else base, matched, author_facet_size, query.author_ids
+            )
+            if found is None and not whole:
+                found = _popular_top_authors(
+                    searcher, base, matched, author_facet_size, query.author_ids
                 )
             if found is not None:
                 counts["author"] = found
@@ -959,13 +961,14 @@ def popular_authors(searcher: tantivy.Searcher) -> PopularAuthors:
 
 
 def _popular_top_authors(
-    searcher, base: Query, top: int, selected: Iterable[int]
+    searcher, base: Query, matched: int, top: int, selected: Iterable[int]
 ) -> dict[int, int] | None:
-    """The author facet over `base` as _top_authors gives it, from the popular authors alone;
-    None when that does not settle it (few matches: the full count is cheap then)."""
+    """The author facet over `base` (`matched` papers) as _top_authors gives it, from the
+    popular authors alone; None when that does not settle it (few matches: the full count is
+    cheap then)."""
     popular = popular_authors(searcher)
-    if top < 1 or len(popular.ids) < top:
-        return None
+    if top < 1 or len(popular.ids) < top or matched <= popular.bound:
+        return None  # (no author can have more matches than the bound)
     selected = _valid_ids(selected)
     request = {"author": _terms_request(schema.POPULAR_AUTHOR_IDS, exact_top=top + 1)}
     answer = searcher.aggregate(base, request | _author_filters(selected))
