@@ -454,7 +454,8 @@ def test_many_matches_are_settled_by_the_popular_authors_alone(index_of, monkeyp
         raise AssertionError("the popular authors should have settled the facet")
 
     monkeypatch.setattr(engine, "_top_authors", full_aggregation)
-    monkeypatch.setattr(engine, "_broad_top_authors", full_aggregation)
+    monkeypatch.setattr(engine, "_exact_top_authors", full_aggregation)
+    monkeypatch.setattr(engine, "BROAD_SHARE", 0.9)  # 9 of 12 papers: not broad
     results = engine.search(searcher, browse("quokka", {}), author_facet_size=2)
     ann, bo = Author.objects.get(name="Ann Lots").pk, Author.objects.get(name="Bo Lots").pk
     assert results.facets.author == {ann: 9, bo: 9}
