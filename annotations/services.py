@@ -7,7 +7,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from annotations.models import Comment, ReadingList, ReadingListItem
-from papers.models import Paper, PaperTag, Tag, TagKind
+from papers.models import Paper, PaperTag, Tag, TagAlias, TagKind
 from papers.text import normalize_tag_name, tag_key, tag_slug
 
 
@@ -107,6 +107,9 @@ def add_lab_tag(*, user, paper: Paper, name: str) -> PaperTag:
     name = normalize_tag_name(name)
     key = tag_key(name)
     tag = Tag.objects.filter(kind=TagKind.LAB, key=key).first()
+    if tag is None:  # a spelling a curator merged into another tag means that tag
+        alias = TagAlias.objects.filter(kind=TagKind.LAB, key=key).select_related("tag").first()
+        tag = alias.tag if alias is not None else None
     if tag is None:
         _refuse_slug_clash(name)
         try:

@@ -11,6 +11,7 @@ from django.contrib.messages import get_messages
 from django.http import QueryDict
 from django.urls import reverse
 
+from annotations.services import add_lab_tag
 from papers.filters import PaperFilter
 from papers.importing.pipeline import import_paths
 from papers.models import Paper, PaperTag, Tag, TagAlias, TagKind
@@ -96,6 +97,15 @@ def test_a_lab_tag_merge_keeps_who_added_it(db):
     assert list(PaperTag.objects.values_list("paper", "tag", "added_by")) == [
         (paper.pk, kept.pk, ann.pk)
     ]
+
+
+def test_a_member_typing_a_merged_lab_tag_gets_the_kept_one(db):
+    ann = make_user("ann")
+    paper = make_paper("One")
+    kept = make_tag("reinforcement learning", TagKind.LAB)
+    merge_tags(target=kept, others=[make_tag("RL", TagKind.LAB)])
+    assert add_lab_tag(user=ann, paper=paper, name="rl").tag == kept
+    assert not Tag.objects.filter(kind=TagKind.LAB, key="rl").exists()
 
 
 def test_tags_of_different_kinds_or_decisions_are_not_merged(admin_client, db):
