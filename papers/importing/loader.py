@@ -237,7 +237,14 @@ def _papers_sharing_an_abstract(matches: list[_Match]) -> Iterator[tuple[int, Pa
     Only those are read: exporters give many papers one stock abstract, and reading every
     paper holding it for each record made a file of them quadratic (1,000 records: 3 minutes).
     """
-    with_abstract = [m for m in matches if m.fingerprint]
+    # First which of the fingerprints any paper has at all: a new catalogue's records mostly
+    # bring new abstracts, and Django spent a fifth of a first import building their ORs.
+    known: set[str] = set()
+    for chunk in _chunks({m.fingerprint for m in matches} - {""}):
+        # query: fingerprints some paper has
+        papers = Paper.objects.filter(identifier_in("abstract_fingerprint", chunk)).order_by()
+        known.update(papers.values_list("abstract_fingerprint", flat=True).distinct())
+    with_abstract = [m for m in matches if m.fingerprint in known]
     for start in range(0, len(with_abstract), ABSTRACT_CHUNK):
         chunk = with_abstract[start : start + ABSTRACT_CHUNK]
         could_be = [_could_be_by_abstract(m) for m in chunk]
