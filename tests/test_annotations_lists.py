@@ -143,6 +143,20 @@ def test_adding_a_paper_twice_from_the_list_page_gives_a_clear_message(client, u
     assert reading_list.items.count() == 1
 
 
+def test_a_paper_already_in_the_list_keeps_what_was_typed_in_the_box(client, user):
+    paper = make_paper("Kelp forests")
+    reading_list = make_reading_list(user, "Queue", papers=[paper])
+    client.force_login(user)
+    response = client.post(
+        reverse("annotations:list-item-add", args=[reading_list.pk]),
+        {"paper": "Kelp forests"},
+        HTTP_HX_REQUEST="true",
+    )
+    html = response.content.decode()
+    assert "is already in" in html
+    assert 'value="Kelp forests"' in html
+
+
 def test_choosing_nothing_or_an_unknown_list_is_a_clear_message(client, user, other_user):
     paper = make_paper()
     theirs = make_reading_list(other_user, "Theirs")

@@ -205,7 +205,8 @@ def list_item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             request,
             str(exc),
             redirect_to=reading_list.get_absolute_url(),
-            fragment=_items_fragment(request, reading_list),
+            # What was typed stays in the box (htmx), as for any other refusal.
+            fragment=_items_fragment(request, reading_list, add_form=form),
             level=messages.ERROR,
         )
     return finish(
