@@ -141,6 +141,8 @@ class ReadingListForm(forms.ModelForm):
             "description": forms.Textarea(attrs={"rows": 3}),
             "visibility": forms.RadioSelect,
         }
+        # Notes and comments are Markdown; a description is shown as typed.
+        help_texts = {"description": "Plain text, shown as typed (line breaks kept)."}
 
     def __init__(self, *args, owner, **kwargs):
         super().__init__(*args, **kwargs)
