@@ -170,6 +170,9 @@ def merge_tags(*, target: Tag, others: Iterable[Tag]) -> TagMergeResult:
     PaperTag.objects.filter(pk__in=to_delete).delete()
     PaperTag.objects.filter(pk__in=to_retarget).update(tag=target)
     TagAlias.objects.filter(tag_id__in=other_ids).update(tag=target)
+    # An older alias spelt like a merged tag (left when that tag was created anyway, in the
+    # shell say) never applied, tags being looked up first: the merge's own replaces it.
+    TagAlias.objects.filter(kind=target.kind, key__in=[tag.key for tag in others]).delete()
     TagAlias.objects.bulk_create(
         TagAlias(kind=tag.kind, key=tag.key, slug=tag.slug, name=tag.name, tag=target)
         for tag in others

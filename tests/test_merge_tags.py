@@ -234,3 +234,13 @@ def test_selected_tags_without_variants_are_left_alone(admin_client, variants):
     response = admin_client.post(reverse(TAGS), data, follow=True)
     assert "No two of the selected tags are spellings of one." in response.content.decode()
     assert not TagAlias.objects.exists()
+
+
+def test_a_stale_alias_spelt_like_a_merged_tag_gives_way(db):
+    # A tag made in the shell despite an alias of its spelling; merging it replaces the alias.
+    old = make_tag("graph nets", KEYWORD)
+    merge_tags(target=make_tag("GNN", KEYWORD), others=[old])
+    again = make_tag("graph nets", KEYWORD)
+    kept = make_tag("graph neural networks", KEYWORD)
+    merge_tags(target=kept, others=[again])
+    assert TagAlias.objects.get(key="graph nets").tag == kept
