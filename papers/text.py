@@ -224,6 +224,13 @@ def tag_key(name: str) -> str:
     return normalize_tag_name(name).casefold()
 
 
+def tag_search_key(name: str) -> str:
+    """tag_key without accents on Latin letters: what the "find a keyword" box compares, so
+    "schrodinger" finds "Schrödinger bridge" (as fold_author_name does for authors)."""
+    key = tag_key(name)
+    return key if key.isascii() else _without_latin_accents(key).casefold()
+
+
 _SPELLING_SEPARATORS = re.compile(r"[\s\-_/]+")
 _PLURAL_ENDINGS = (("sses", "ss"), ("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("xes", "x"))
 _NOT_PLURAL_ENDINGS = ("ss", "us", "is")
