@@ -40,6 +40,7 @@ from papers.text import (
     paper_text_problem,
     tag_key,
     tag_name_problem,
+    tag_search_key,
     tag_slug,
 )
 
@@ -79,6 +80,8 @@ class Tag(models.Model):
     name = models.CharField(max_length=MAX_TAG_NAME)
     # Case- and space-insensitive identity within a kind ("RL" == "rl ").
     key = models.CharField(max_length=100, editable=False)
+    # The key without Latin accents (tag_search_key): what "find a keyword" matches.
+    search_key = models.TextField(editable=False, default="")
     slug = models.SlugField(max_length=100, allow_unicode=True, editable=False)
     kind = models.CharField(max_length=10, choices=TagKind, default=TagKind.LAB)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -99,6 +102,7 @@ class Tag(models.Model):
     def save(self, *args, **kwargs) -> None:
         self.name = normalize_tag_name(self.name)
         self.key = tag_key(self.name)
+        self.search_key = tag_search_key(self.name)
         self.slug = tag_slug(self.name)
         super().save(*args, **kwargs)
 
@@ -846,7 +850,15 @@ class ReviewManager(models.Manager["Review"]):
                     number += 1
                     slug = f"{base}-{number}"
                 used.add(slug)
-                new.append(Tag(name=name, key=key, slug=slug, kind=TagKind.DECISION))
+                new.append(
+                    Tag(
+                        name=name,
+                        key=key,
+                        search_key=tag_search_key(name),
+                        slug=slug,
+                        kind=TagKind.DECISION,
+                    )
+                )
             tags.update((tag.key, tag) for tag in Tag.objects.bulk_create(new))
         PaperTag.objects.bulk_create(
             PaperTag(paper=paper, tag=tags[tag_key(paper.decision)]) for paper in decided

@@ -131,17 +131,18 @@ class AuthorQuerySet(models.QuerySet):
 
 
 def keywords_containing(fragment: str, *, limit: int) -> list[int]:
-    """Ids of up to `limit` keyword tags whose key contains `fragment` as a key ("graph"
-    finds "Graph Neural Networks"), shortest first: the closest matches."""
+    """Ids of up to `limit` keyword tags whose key contains `fragment` as a key, Latin accents
+    ignored ("graph" finds "Graph Neural Networks", "schrodinger" "Schrödinger bridge"),
+    shortest first: the closest matches."""
     from django.db.models.functions import Length
 
     from papers.models import Tag, TagKind
-    from papers.text import tag_key
+    from papers.text import tag_search_key
 
-    key = tag_key(fragment)
+    key = tag_search_key(fragment)
     if not key:
         return []
-    matches = Tag.objects.filter(kind=TagKind.KEYWORD, key__contains=key)
+    matches = Tag.objects.filter(kind=TagKind.KEYWORD, search_key__contains=key)
     return list(matches.order_by(Length("key"), "key").values_list("pk", flat=True)[:limit])
 
 

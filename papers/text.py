@@ -88,13 +88,22 @@ def _without_latin_accents(text: str) -> str:
     return unicodedata.normalize("NFC", _LATIN_ACCENTS.sub("", decomposed))
 
 
+# A LaTeX command wrapping a group ("\\mathcal{B}", "\\texttt{NAISR}") only styles the group: the
+# reader reads the group. Possessive, so a long run of letters is scanned once.
+_LATEX_STYLE_COMMAND = re.compile(r"\\[a-z]++(?=\{[^}])")
+_LATEX_MARKUP = str.maketrans("", "", "${}")
+
+
 def title_sort_key(title: str) -> str:
     """Where a title goes in the title order, as a reader alphabetises: case and Latin accents
     ignored ("éclair" with "Eclair", before "zebra"), and whatever comes before the first
-    letter or digit too (quotes, spaces, LaTeX: "$\\alpha$-nets" under A)."""
+    letter or digit too (quotes, spaces, LaTeX: "$\\alpha$-nets" under A). Math delimiters,
+    braces and the commands that style a group are not read ("$\\mathcal{B}$-Coder" under B)."""
     folded = title.casefold()
     if not folded.isascii():
         folded = _without_latin_accents(folded).casefold()
+    if "$" in folded or "{" in folded:
+        folded = _LATEX_STYLE_COMMAND.sub("", folded).translate(_LATEX_MARKUP)
     start = next((i for i, char in enumerate(folded) if char.isalnum()), len(folded))
     return folded[start:].replace("\x00", "")
 
@@ -213,6 +222,13 @@ def area_label(name: str) -> str:
 def tag_key(name: str) -> str:
     """Identity of a tag within its kind: "RL", "rl " and "Rl" share one key."""
     return normalize_tag_name(name).casefold()
+
+
+def tag_search_key(name: str) -> str:
+    """tag_key without accents on Latin letters: what the "find a keyword" box compares, so
+    "schrodinger" finds "Schrödinger bridge" (as fold_author_name does for authors)."""
+    key = tag_key(name)
+    return key if key.isascii() else _without_latin_accents(key).casefold()
 
 
 _SPELLING_SEPARATORS = re.compile(r"[\s\-_/]+")

@@ -29,6 +29,7 @@ from papers.navigation import result_link_prefix, results_navigation
 from papers.querysets import keywords_containing
 from papers.routes import int_url
 from papers.search import engine
+from papers.search.query import excludes_only
 from papers.search.sync import IndexUnavailable, current_searcher
 
 logger = logging.getLogger(__name__)
@@ -121,6 +122,7 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
             "clear_query": cleared_query(request.GET),
             "ignored": state.selection.ignored,
             "nothing_searchable": query.parsed == (),
+            "excludes_only": query.parsed == () and excludes_only(options.q),
             "spelling": spelling,
             "sort_choices": [
                 (key, label)

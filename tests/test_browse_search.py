@@ -90,6 +90,15 @@ def test_query_with_nothing_searchable_shows_no_results(client, corpus, query):
     assert b"No results" in response.content
 
 
+@pytest.mark.parametrize("query", ["-diffusion", '-"sparse attention" -robots'])
+def test_a_query_of_exclusions_only_says_it_needs_a_word_to_look_for(client, corpus, query):
+    response = get_list(client, {"q": query})
+    html = response.content.decode()
+    assert response.context["total"] == 0
+    assert "only excludes" in html
+    assert "very common words" not in html  # "diffusion" is neither common nor punctuation
+
+
 def test_query_without_matches_shows_no_results(client, corpus):
     response = get_list(client, {"q": "zyzzyva"})
     assert response.context["total"] == 0

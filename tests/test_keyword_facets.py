@@ -93,3 +93,24 @@ def test_keywords_beyond_the_top_are_found_with_their_counts(client, catalogue, 
     assert facet(plain, "keyword") == {"graphs": 2}
     found = client.get(reverse("papers:list"), {"keyword_q": "diff"}).content.decode()
     assert facet(found, "keyword") == {"diffusion": 1}
+
+
+def test_the_keyword_box_folds_accents_as_the_author_box_does(client, db):
+    make_paper("Bridges", tags=[("ICLR 2024", VENUE), ("Schrödinger bridge", KEYWORD)])
+    for typed in ("schrodinger", "Schrödinger", "SCHRÖDINGER"):
+        html = client.get(reverse("papers:list"), {"keyword_q": typed}).content.decode()
+        assert facet(html, "keyword") == {"Schrödinger bridge": 1}, typed
+
+
+def test_imported_keywords_are_found_without_their_accents(client, db, tmp_path):
+    from django.core.management import call_command
+
+    path = tmp_path / "papers.jsonl"
+    path.write_text(
+        '{"title": "Bridges", "forum_id": "f1", "abstract": "About bridges between laws.",'
+        ' "tags": ["ICLR 2024"], "keywords": ["Schrödinger bridge"]}\n',
+        encoding="utf-8",
+    )
+    call_command("import_papers", str(path))
+    html = client.get(reverse("papers:list"), {"keyword_q": "schrodinger"}).content.decode()
+    assert facet(html, "keyword") == {"Schrödinger bridge": 1}

@@ -659,6 +659,31 @@ def test_titles_are_ordered_as_readers_alphabetise_them(index_of):
     ]
 
 
+def test_a_title_opening_with_a_latex_font_command_goes_under_its_letter(index_of):
+    # Real ICLR 2024 titles: "$\\mathcal{B}$-Coder" is read "B-Coder", not "mathcal B-Coder".
+    for title in [
+        "$\\mathcal{B}$-Coder: Value-Based Deep RL",
+        "$\\mathbb{D}^2$ Pruning: Message Passing",
+        "$\\texttt{NAISR}$: A 3D Neural Additive Model",
+        "Matcher: Segment Anything",
+        "Coder models",
+        "Data pruning",
+        "Neural fields",
+    ]:
+        make_paper(title)
+    query = BrowseQuery(sort="title", limit=100)
+    by_id = dict(Paper.objects.values_list("pk", "title"))
+    assert [by_id[pk] for pk in engine.search(index_of(), query).ids] == [
+        "$\\mathcal{B}$-Coder: Value-Based Deep RL",
+        "Coder models",
+        "$\\mathbb{D}^2$ Pruning: Message Passing",
+        "Data pruning",
+        "Matcher: Segment Anything",
+        "$\\texttt{NAISR}$: A 3D Neural Additive Model",
+        "Neural fields",
+    ]
+
+
 @pytest.mark.parametrize("sort", ["title", "newest"])
 def test_sorts_equal_the_database_order(index_of, sort):
     for n, title in enumerate(TRICKY_TITLES):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from papers.search.query import MAX_PHRASE_WORDS, Clause, parse_query
+import pytest
+
+from papers.search.query import MAX_PHRASE_WORDS, Clause, excludes_only, parse_query
 
 # Text that must never reach an engine as syntax: no results, never an error.
 ODD_QUERIES = [
@@ -78,3 +80,21 @@ def test_hostile_text_is_bounded_and_never_raises():
     parsed = parse_query(text)
     assert sum(len(group) for group in parsed) <= 32
     assert all(len(clause.words) <= MAX_PHRASE_WORDS for group in parsed for clause in group)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("-diffusion", True),
+        ('-"sparse attention" -robots', True),
+        ("-diffusion or -graph", True),
+        ("diffusion -graph", False),
+        ("the of and", False),
+        ("-the", False),  # excluding only a common word: nothing to say about exclusions
+        ("-", False),
+        ("", False),
+        ("self-supervised", False),
+    ],
+)
+def test_excludes_only(text, expected):
+    assert excludes_only(text) is expected

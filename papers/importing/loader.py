@@ -85,6 +85,7 @@ from papers.text import (
     normalize_author_name,
     normalize_tag_name,
     tag_key,
+    tag_search_key,
     tag_slug,
 )
 
@@ -732,7 +733,13 @@ class Loader:
             return
         slugs = _free_slugs(missing)
         new = [
-            Tag(name=normalize_tag_name(name), key=key, slug=slugs[(kind, key)], kind=kind)
+            Tag(
+                name=normalize_tag_name(name),
+                key=key,
+                search_key=tag_search_key(name),
+                slug=slugs[(kind, key)],
+                kind=kind,
+            )
             for (kind, key), name in sorted(missing.items())
         ]
         # query: insert tags

@@ -109,6 +109,17 @@ def parse_query(text: str, *, prefix_last: bool = False) -> ParsedQuery:
     return tuple(tuple(group) for group in groups if any(not clause.negated for clause in group))
 
 
+def excludes_only(text: str) -> bool:
+    """Whether `text` names words to exclude ("-diffusion") but none to look for, so that
+    parse_query reads nothing from it: the page says so, rather than blaming common words."""
+    return not parse_query(text) and bool(parse_query(_EXCLUSION.sub(" ", text or "")))
+
+
+# A minus sign that excludes (at the start of a clause, before a word or a quote): dropped,
+# the excluded clause reads as one to look for.
+_EXCLUSION = re.compile(r"(?:^|(?<=\s))-(?=[^\s])")
+
+
 def parse_typed_words(text: str) -> Clause | None:
     """What someone remembers of a title or an author's name, as one phrase of plain words.
 
