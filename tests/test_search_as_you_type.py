@@ -156,6 +156,11 @@ def test_a_typed_prefix_matches_with_or_without_its_accents(client, corpus):
         assert typed(client, text) == ["Schrödinger bridges"], text
 
 
+def test_a_hyphenated_compound_being_typed_matches_its_last_word_as_a_prefix(client, corpus):
+    make_paper("Transformers learn in-context", abstract="In-context learning emerges.")
+    assert typed(client, "in-cont") == ["Transformers learn in-context"]
+
+
 def test_only_the_last_word_is_a_prefix(client, corpus):
     assert typed(client, "planning mod") == ["Diffusion models for planning"]
     assert typed(client, "diffu mod") == []  # "diffu" was finished: a whole word, in no paper

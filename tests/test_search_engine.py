@@ -144,6 +144,16 @@ def test_a_phrase_keeps_its_stop_words(library, index_of):
     assert titles(searcher, '"arms that learn"') == ["Robot arms that learn to grasp"]
 
 
+def test_a_hyphenated_compound_needs_its_stop_words(index_of):
+    # Found by QA: "in-context learning" ranked "Context-Aware Meta-Learning" first.
+    icl = make_paper("Transformers learn in-context", abstract="In-context learning emerges.")
+    make_paper("Context-aware meta-learning", abstract="Learning with the context at hand.")
+    make_paper("Learning out of context", abstract="Learning in a new context.")  # not adjacent
+    searcher = index_of()
+    assert found(searcher, "in-context learning") == [icl.pk]
+    assert found(searcher, "in-cont") == []  # a submitted word is whole, as any other
+
+
 def test_minus_excludes_papers_with_the_word_or_phrase(library, index_of):
     searcher = index_of()
     assert set(titles(searcher, "networks")) == {

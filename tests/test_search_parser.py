@@ -61,6 +61,17 @@ def test_quotes_make_a_phrase_and_minus_excludes():
     )
 
 
+def test_a_hyphenated_compound_is_an_exact_phrase():
+    assert parse_query("in-context learning -out-of-distribution") == (
+        (
+            Clause(("in", "context"), exact=True),
+            Clause(("learning",)),
+            Clause(("out", "of", "distribution"), negated=True, exact=True),
+        ),
+    )
+    assert parse_query('"in context"') == ((Clause(("in", "context")),),)  # quoted: not exact
+
+
 def test_stop_words_and_punctuation_leave_nothing_to_search():
     assert parse_query('the and "of" * ( ) : ^ -') == ()
 

@@ -192,9 +192,10 @@ def _clause_query(clause: Clause) -> Query | None:
 
     A phrase's stop words only hold their place, as in PostgreSQL's phrase search: "learn to
     grasp" matches "learn for grasp" too. Matching them would read the positions of "the" or
-    "of" in nearly every abstract, for every phrase searched.
+    "of" in nearly every abstract, for every phrase searched. A hyphenated compound's count
+    ("in-context"): without "in" it would be "context", anywhere.
     """
-    terms = _terms(" ".join(clause.words), skip_stop_words=True)
+    terms = _terms(" ".join(clause.words), skip_stop_words=not clause.exact)
     if not terms:
         return None
     typed = _typed_prefix(clause, terms)

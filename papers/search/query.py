@@ -45,11 +45,14 @@ class Clause:
     """A word or a phrase (consecutive words), possibly excluded with a leading minus.
 
     `prefix`: the last word is still being typed and matches any word it begins.
+    `exact`: a hyphenated compound ("in-context", "out-of-distribution"): its stop words must
+    be there too, where a quoted phrase's only hold their place.
     """
 
     words: tuple[str, ...]
     negated: bool = False
     prefix: bool = False
+    exact: bool = False
 
 
 # A query is an OR of groups; a group is an AND of clauses with at least one positive clause.
@@ -81,7 +84,8 @@ def parse_query(text: str, *, prefix_last: bool = False) -> ParsedQuery:
         if char == "-" and pos + 1 < len(text) and not text[pos + 1].isspace():
             negated = True
             pos += 1
-        if text[pos] == '"':
+        quoted = text[pos] == '"'
+        if quoted:
             end = text.find('"', pos + 1)
             end = len(text) if end == -1 else end
             chunk, pos = text[pos + 1 : end], end + 1
@@ -104,7 +108,9 @@ def parse_query(text: str, *, prefix_last: bool = False) -> ParsedQuery:
                 and len(words[-1]) >= MIN_PREFIX_CHARS
                 and words[-1] not in STOP_WORDS
             )
-            groups[-1].append(Clause(words, negated, prefix))
+            # "in-context learning" is about in-context learning, not context and learning.
+            exact = not quoted and len(words) > 1 and "-" in chunk
+            groups[-1].append(Clause(words, negated, prefix, exact))
             count += 1
     return tuple(tuple(group) for group in groups if any(not clause.negated for clause in group))
 
