@@ -41,7 +41,7 @@ from papers.models import (
     TagKind,
 )
 from papers.querysets import PaperQuerySet, spelling_variants
-from papers.suggest import identifier_lookups
+from papers.suggest import identifier_lookups, papers_worded_like
 from papers.text import normalize_author_name, tag_key, tag_slug
 
 if TYPE_CHECKING:
@@ -59,6 +59,8 @@ MAX_AUTHORS_MERGED = 20
 MAX_PAPERS_MERGED = 10
 MAX_TAGS_MERGED = 20
 MAX_TAGS_CHECKED_FOR_VARIANTS = 5_000
+# Papers a search adds by their accent-folded title words, best first (a few pages).
+FOLDED_TITLE_MATCHES = 200
 CURATION_QUEUE_QUERY = "needs_curation__exact=1"
 
 
@@ -390,6 +392,8 @@ class PaperAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, adm
         # "possible duplicate of #12"), or an author spelled "Christopher D. Manning" where
         # the catalogue has "Christopher D Manning". Add what the whole term names.
         named = Q(pk__in=_papers_by_author_name(search_term))
+        # Titles as the search index folds them: "schrodinger" finds "Schrödinger".
+        named |= Q(pk__in=papers_worded_like(search_term, limit=FOLDED_TITLE_MATCHES))
         for lookup in identifier_lookups(search_term):
             named |= lookup
         return found | queryset.filter(named), may_have_duplicates
