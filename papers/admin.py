@@ -241,7 +241,28 @@ class AuthorshipFormSet(forms.BaseInlineFormSet):
             raise forms.ValidationError("Please correct the duplicate author below.")
 
 
-class AuthorshipInline(admin.TabularInline):
+class PartOfPaperInline(admin.TabularInline):
+    """Rows that make up a paper (its ordered authors, its tags): whoever may change the paper
+    edits them, as Django does for an auto-created many-to-many table. They have no admin of
+    their own, so no curator is ever given their permissions."""
+
+    def _may_change_paper(self, request) -> bool:
+        return self.admin_site._registry[Paper].has_change_permission(request)
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return self.admin_site._registry[Paper].has_view_permission(request, obj)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return self._may_change_paper(request)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return self._may_change_paper(request)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return self._may_change_paper(request)
+
+
+class AuthorshipInline(PartOfPaperInline):
     model = Authorship
     form = AuthorshipForm
     formset = AuthorshipFormSet
@@ -260,7 +281,7 @@ class AuthorshipInline(admin.TabularInline):
         return super().get_queryset(request).select_related("author", "paper")
 
 
-class PaperTagInline(admin.TabularInline):
+class PaperTagInline(PartOfPaperInline):
     model = PaperTag
     fields = ["tag", "added_by"]
     readonly_fields = ["added_by"]

@@ -665,6 +665,43 @@ def test_an_author_typed_in_at_a_taken_position_is_inserted_there(admin_client):
     ]
 
 
+def curator_who_may_change_papers(client):
+    curator = make_user("curator", is_staff=True)
+    curator.user_permissions.add(
+        *Permission.objects.filter(
+            codename__in=["view_paper", "change_paper", "view_author", "view_tag"]
+        )
+    )
+    client.force_login(curator)
+    return client
+
+
+def test_a_curator_who_may_change_papers_edits_their_authors_and_tags(client):
+    # Authorship and PaperTag rows have no admin of their own: nobody is given their
+    # permissions, so the paper's own decide who edits a paper's author list and tags.
+    curator = curator_who_may_change_papers(client)
+    paper = make_paper("Ordered", authors=["Ada Lovelace", "Alan Turing"])
+    content = curator.get(change_url(paper)).content.decode()
+    assert 'name="authorships-0-position"' in content and 'name="paper_tags-0-tag"' in content
+    rows = [
+        {"id": a.pk, "paper": paper.pk, "position": a.position, "author": a.author_id}
+        for a in paper.authorships.order_by("position")
+    ]
+    rows[0]["position"] = 1
+    rows[1]["DELETE"] = "on"
+    save_paper(curator, paper, change_form_data(paper, authors=rows))
+    assert authors_of(paper) == [(0, "Ada Lovelace")]
+
+
+def test_a_curator_who_may_only_view_papers_cannot_edit_their_authors(client):
+    curator = make_user("reader", is_staff=True)
+    curator.user_permissions.add(Permission.objects.get(codename="view_paper"))
+    client.force_login(curator)
+    paper = make_paper("Ordered", authors=["Ada Lovelace"])
+    content = client.get(change_url(paper)).content.decode()
+    assert "Ada Lovelace" in content and 'name="authorships-0-position"' not in content
+
+
 def test_moving_one_author_to_a_taken_position_moves_the_others_up(admin_client):
     paper = make_paper("Ordered", authors=["Ada Lovelace", "Alan Turing", "Grace Hopper"])
     rows = [
