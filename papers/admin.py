@@ -902,7 +902,14 @@ class TagAliasInline(admin.TabularInline):
     verbose_name = "merged spelling"
     verbose_name_plural = "merged spellings (imports that spell a tag so give it this tag)"
 
+    def has_view_permission(self, request, obj=None) -> bool:
+        # No admin page shows TagAlias, so nobody holds its permissions: follow the tag's.
+        return self.admin_site._registry[Tag].has_view_permission(request, obj)
+
     def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
         return False
 
 

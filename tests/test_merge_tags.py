@@ -187,6 +187,19 @@ def test_the_kept_tag_lists_its_merged_spellings(admin_client, spellings):
     assert "large language model" in section.replace("large language models", "")
 
 
+def test_a_curator_who_may_view_tags_sees_their_merged_spellings(client, spellings):
+    # TagAlias has no admin of its own, so nobody is given its permissions: the list follows
+    # the tag's, read-only.
+    kept, merged = keyword("large language models"), keyword("large language model")
+    merge_tags(target=kept, others=[merged])
+    curator = make_user("curator", is_staff=True)
+    curator.user_permissions.add(*Permission.objects.filter(codename__in=["view_tag"]))
+    client.force_login(curator)
+    html = client.get(reverse("admin:papers_tag_change", args=[kept.pk])).content.decode()
+    section = html[html.lower().index("merged spellings") :]
+    assert "large language model" in section.replace("large language models", "")
+
+
 # --- spelling variants ----------------------------------------------------------------------
 
 
