@@ -161,6 +161,13 @@ def test_old_links_to_a_merged_tag_lead_to_the_kept_one(client, spellings):
     assert missing.status_code == 404
 
 
+def test_an_old_link_to_a_page_of_a_merged_tag_keeps_its_page(client, spellings):
+    kept, merged = keyword("large language models"), keyword("large language model")
+    merge_tags(target=kept, others=[merged])
+    page = client.get(reverse("papers:tag", args=[KEYWORD, merged.slug]), {"page": "2"})
+    assert (page.status_code, page.url) == (301, f"{kept.get_absolute_url()}?page=2")
+
+
 def test_a_tag_cannot_be_named_as_a_spelling_merged_into_another(admin_client, spellings):
     kept, merged = keyword("large language models"), keyword("large language model")
     merge_tags(target=kept, others=[merged])
