@@ -41,7 +41,7 @@ from papers.models import (
     TagKind,
 )
 from papers.querysets import PaperQuerySet, spelling_variants
-from papers.suggest import identifier_lookups
+from papers.suggest import identifier_lookups, papers_worded_like
 from papers.text import normalize_author_name, tag_key, tag_slug
 
 if TYPE_CHECKING:
@@ -59,6 +59,8 @@ MAX_AUTHORS_MERGED = 20
 MAX_PAPERS_MERGED = 10
 MAX_TAGS_MERGED = 20
 MAX_TAGS_CHECKED_FOR_VARIANTS = 5_000
+# Papers a search adds by their accent-folded title words, best first (a few pages).
+FOLDED_TITLE_MATCHES = 200
 CURATION_QUEUE_QUERY = "needs_curation__exact=1"
 
 
@@ -239,7 +241,28 @@ class AuthorshipFormSet(forms.BaseInlineFormSet):
             raise forms.ValidationError("Please correct the duplicate author below.")
 
 
-class AuthorshipInline(admin.TabularInline):
+class PartOfPaperInline(admin.TabularInline):
+    """Rows that make up a paper (its ordered authors, its tags): whoever may change the paper
+    edits them, as Django does for an auto-created many-to-many table. They have no admin of
+    their own, so no curator is ever given their permissions."""
+
+    def _may_change_paper(self, request) -> bool:
+        return self.admin_site._registry[Paper].has_change_permission(request)
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return self.admin_site._registry[Paper].has_view_permission(request, obj)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return self._may_change_paper(request)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return self._may_change_paper(request)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return self._may_change_paper(request)
+
+
+class AuthorshipInline(PartOfPaperInline):
     model = Authorship
     form = AuthorshipForm
     formset = AuthorshipFormSet
@@ -258,7 +281,7 @@ class AuthorshipInline(admin.TabularInline):
         return super().get_queryset(request).select_related("author", "paper")
 
 
-class PaperTagInline(admin.TabularInline):
+class PaperTagInline(PartOfPaperInline):
     model = PaperTag
     fields = ["tag", "added_by"]
     readonly_fields = ["added_by"]
@@ -390,6 +413,8 @@ class PaperAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, adm
         # "possible duplicate of #12"), or an author spelled "Christopher D. Manning" where
         # the catalogue has "Christopher D Manning". Add what the whole term names.
         named = Q(pk__in=_papers_by_author_name(search_term))
+        # Titles as the search index folds them: "schrodinger" finds "Schrödinger".
+        named |= Q(pk__in=papers_worded_like(search_term, limit=FOLDED_TITLE_MATCHES))
         for lookup in identifier_lookups(search_term):
             named |= lookup
         return found | queryset.filter(named), may_have_duplicates
@@ -877,7 +902,14 @@ class TagAliasInline(admin.TabularInline):
     verbose_name = "merged spelling"
     verbose_name_plural = "merged spellings (imports that spell a tag so give it this tag)"
 
+    def has_view_permission(self, request, obj=None) -> bool:
+        # No admin page shows TagAlias, so nobody holds its permissions: follow the tag's.
+        return self.admin_site._registry[Tag].has_view_permission(request, obj)
+
     def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
         return False
 
 

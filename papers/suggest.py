@@ -114,6 +114,18 @@ def suggestions(text: str) -> list[Suggestion]:
     ]
 
 
+def papers_worded_like(text: str, *, limit: int) -> list[int]:
+    """Ids of up to `limit` papers whose title (else authors) holds every word of `text`,
+    case and accents folded as the search index folds them ("schrodinger" finds
+    "Schrödinger"), best first; none without a usable search index."""
+    if not text.strip() or len(text) > MAX_QUERY_CHARS or "\x00" in text:
+        return []
+    try:
+        return engine.suggest(current_searcher(), parse_typed_words(text), limit)
+    except IndexUnavailable:
+        return []
+
+
 def papers_titled(text: str, *, limit: int = 2) -> list[Paper]:
     """Up to `limit` papers whose title is `text`, case and runs of spaces aside.
 

@@ -203,7 +203,9 @@ def tag_detail(request: HttpRequest, kind: str, slug: str) -> HttpResponse:
     tag = Tag.objects.filter(kind=kind, slug=slug).first()
     if tag is None:  # merged into another tag: its page is the kept tag's
         alias = get_object_or_404(TagAlias.objects.select_related("tag"), kind=kind, slug=slug)
-        return redirect(alias.tag, permanent=True)
+        query = request.GET.urlencode()  # the page asked for
+        url = alias.tag.get_absolute_url()
+        return HttpResponsePermanentRedirect(f"{url}?{query}" if query else url)
     total = PaperTag.objects.filter(tag=tag).count()  # index-only on (tag, paper)
     papers = Paper.objects.for_browsing().with_tag(tag.pk, many=total > MANY_PAPERS)
     page = _page(papers.sorted_by("newest"), total, request)

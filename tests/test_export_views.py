@@ -26,6 +26,7 @@ from papers.importing import bibtex, ris
 from papers.models import Author, Authorship, Paper, PaperTag, TagKind
 from papers.search import engine
 from papers.search.sync import current_searcher
+from papers.services import merge_tags
 from papers.text import abstract_fingerprint
 from papers.venues import venue_from_citation, venue_full_name
 from tests.factories import make_note, make_paper, make_reading_list, make_tag, make_user
@@ -166,6 +167,18 @@ def test_tag_export_has_its_papers_newest_first(client, extension):
     tag = make_tag("Oral", TagKind.TRACK)
     text = download(client, export_url("tag-export", extension, tag.kind, tag.slug))
     assert titles_in(extension, text) == [second.title, first.title]
+
+
+def test_a_merged_tags_export_link_leads_to_the_kept_tags_export(client):
+    make_paper("Plural", tags=[("language models", TagKind.KEYWORD)])
+    make_paper("Singular", tags=[("Language model", TagKind.KEYWORD)])
+    kept = make_tag("language models", TagKind.KEYWORD)
+    merged = make_tag("Language model", TagKind.KEYWORD)
+    old_url = export_url("tag-export", "bib", merged.kind, merged.slug)
+    merge_tags(target=kept, others=[merged])
+    response = client.get(old_url)
+    assert response.status_code == 301
+    assert response["Location"] == export_url("tag-export", "bib", kept.kind, kept.slug)
 
 
 def test_unknown_author_tag_or_format_is_a_404(client):

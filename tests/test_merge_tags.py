@@ -161,6 +161,13 @@ def test_old_links_to_a_merged_tag_lead_to_the_kept_one(client, spellings):
     assert missing.status_code == 404
 
 
+def test_an_old_link_to_a_page_of_a_merged_tag_keeps_its_page(client, spellings):
+    kept, merged = keyword("large language models"), keyword("large language model")
+    merge_tags(target=kept, others=[merged])
+    page = client.get(reverse("papers:tag", args=[KEYWORD, merged.slug]), {"page": "2"})
+    assert (page.status_code, page.url) == (301, f"{kept.get_absolute_url()}?page=2")
+
+
 def test_a_tag_cannot_be_named_as_a_spelling_merged_into_another(admin_client, spellings):
     kept, merged = keyword("large language models"), keyword("large language model")
     merge_tags(target=kept, others=[merged])
@@ -183,6 +190,19 @@ def test_the_kept_tag_lists_its_merged_spellings(admin_client, spellings):
     kept, merged = keyword("large language models"), keyword("large language model")
     merge_tags(target=kept, others=[merged])
     html = admin_client.get(reverse("admin:papers_tag_change", args=[kept.pk])).content.decode()
+    section = html[html.lower().index("merged spellings") :]
+    assert "large language model" in section.replace("large language models", "")
+
+
+def test_a_curator_who_may_view_tags_sees_their_merged_spellings(client, spellings):
+    # TagAlias has no admin of its own, so nobody is given its permissions: the list follows
+    # the tag's, read-only.
+    kept, merged = keyword("large language models"), keyword("large language model")
+    merge_tags(target=kept, others=[merged])
+    curator = make_user("curator", is_staff=True)
+    curator.user_permissions.add(*Permission.objects.filter(codename__in=["view_tag"]))
+    client.force_login(curator)
+    html = client.get(reverse("admin:papers_tag_change", args=[kept.pk])).content.decode()
     section = html[html.lower().index("merged spellings") :]
     assert "large language model" in section.replace("large language models", "")
 

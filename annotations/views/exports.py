@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from django.http import HttpRequest, StreamingHttpResponse
-from django.shortcuts import get_object_or_404
+from django.http import HttpRequest, HttpResponsePermanentRedirect, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from annotations import exports
 from papers.filters import PaperFilter
-from papers.models import Author, Paper, Tag
+from papers.models import Author, Paper, Tag, TagAlias
 from papers.search import engine
 from papers.search.sync import current_searcher
 
@@ -73,9 +73,15 @@ def author_export(request: HttpRequest, pk: int, extension: str) -> StreamingHtt
 
 
 @require_GET
-def tag_export(request: HttpRequest, kind: str, slug: str, extension: str) -> StreamingHttpResponse:
+def tag_export(
+    request: HttpRequest, kind: str, slug: str, extension: str
+) -> StreamingHttpResponse | HttpResponsePermanentRedirect:
     """A tag's papers, newest first as on its page."""
-    tag = get_object_or_404(Tag, kind=kind, slug=slug)
+    tag = Tag.objects.filter(kind=kind, slug=slug).first()
+    if tag is None:  # merged into another tag: its export is the kept tag's, as its page
+        alias = get_object_or_404(TagAlias.objects.select_related("tag"), kind=kind, slug=slug)
+        kept = alias.tag
+        return redirect("annotations:tag-export", kept.kind, kept.slug, extension, permanent=True)
     ids = _ids(Paper.objects.with_tag(tag.pk))
     filename = f"{slugify(tag.name) or tag.kind}.{extension}"
     return streamed_download(exports.batches_of_papers(ids), extension=extension, filename=filename)
