@@ -871,6 +871,16 @@ class TagForm(forms.ModelForm):
                 raise forms.ValidationError(
                     f"The {clash.get_kind_display().lower()} “{clash.name}” already exists."
                 )
+            if (
+                self.instance.pk is not None
+                and kind != self.instance.kind
+                and self.instance.aliases.exists()
+            ):
+                # Its merged spellings are spellings of a tag of this kind (imports look them
+                # up by kind): moved to another kind, they would bring the old tags back.
+                raise forms.ValidationError(
+                    "Other tags were merged into this one: it keeps its kind."
+                )
             alias = TagAlias.objects.filter(kind=kind, key=tag_key(name)).first()
             if alias is not None and alias.tag_id != self.instance.pk:
                 raise forms.ValidationError(
@@ -918,6 +928,8 @@ class TagAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin
     form = TagForm
     list_display = ["name", "kind", "paper_count", "slug", "created_at"]
     list_filter = ["kind", SpellingVariantsFilter]
+    # By key, case aside: spellings of one tag ("Language model", "language models") side by side.
+    ordering = ["kind", "key", "pk"]
     search_fields = ["name", "key"]
     readonly_fields = ["slug", "created_at"]
     list_per_page = 100

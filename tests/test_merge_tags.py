@@ -264,3 +264,21 @@ def test_a_stale_alias_spelt_like_a_merged_tag_gives_way(db):
     kept = make_tag("graph neural networks", KEYWORD)
     merge_tags(target=kept, others=[again])
     assert TagAlias.objects.get(key="graph nets").tag == kept
+
+
+def test_a_tag_others_were_merged_into_keeps_its_kind(admin_client, spellings):
+    kept, merged = keyword("large language models"), keyword("large language model")
+    merge_tags(target=kept, others=[merged])
+    url = reverse("admin:papers_tag_change", args=[kept.pk])
+    response = admin_client.post(url, {"name": kept.name, "kind": TagKind.LAB})
+    assert "it keeps its kind" in response.content.decode()
+    kept.refresh_from_db()
+    assert kept.kind == KEYWORD
+
+
+def test_the_tag_list_puts_spellings_side_by_side(admin_client, db):
+    for name in ["Language model", "graphs", "language models", "Zebra"]:
+        make_tag(name, KEYWORD)
+    response = admin_client.get(reverse(TAGS), {"kind__exact": KEYWORD})
+    names = [t.name for t in response.context["cl"].result_list]
+    assert names == ["graphs", "Language model", "language models", "Zebra"]
