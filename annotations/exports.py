@@ -27,6 +27,7 @@ pairs we write. A value without a stray brace cannot close its field early, so `
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import re
@@ -146,6 +147,8 @@ def bibtex_url(url: str) -> str:
     )
 
 
+# Pure, and the same authors come back paper after paper in an export: each name is parsed once.
+@functools.lru_cache(maxsize=8192)
 def bibtex_name(full_name: str) -> str:
     """One person as exactly one BibTeX name: "Ada King Lovelace" -> "Lovelace, Ada King".
 
