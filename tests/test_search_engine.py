@@ -645,20 +645,18 @@ def title_order(paper_ids: list[int]) -> list[int]:
     )
 
 
-def test_titles_are_ordered_as_readers_alphabetise_them(index_of):
-    for title in [
-        "zebra",
-        "Éclair",
-        "$\\alpha$-nets",
-        "“Quoted” title",
-        "iTransformer",
-        "Apple",
-        "",
-    ]:
+def title_ordered(index_of, titles: list[str]) -> list[str]:
+    """These titles, as papers, in the order of the list page sorted by title."""
+    for title in titles:
         make_paper(title)
-    query = BrowseQuery(sort="title", limit=100)
     by_id = dict(Paper.objects.values_list("pk", "title"))
-    assert [by_id[pk] for pk in engine.search(index_of(), query).ids] == [
+    query = BrowseQuery(sort="title", limit=100)
+    return [by_id[pk] for pk in engine.search(index_of(), query).ids]
+
+
+def test_titles_are_ordered_as_readers_alphabetise_them(index_of):
+    titles = ["zebra", "Éclair", "$\\alpha$-nets", "“Quoted” title", "iTransformer", "Apple", ""]
+    assert title_ordered(index_of, titles) == [
         "$\\alpha$-nets",
         "Apple",
         "Éclair",
@@ -671,7 +669,7 @@ def test_titles_are_ordered_as_readers_alphabetise_them(index_of):
 
 def test_a_title_opening_with_a_latex_font_command_goes_under_its_letter(index_of):
     # Real ICLR 2024 titles: "$\\mathcal{B}$-Coder" is read "B-Coder", not "mathcal B-Coder".
-    for title in [
+    titles = [
         "$\\mathcal{B}$-Coder: Value-Based Deep RL",
         "$\\mathbb{D}^2$ Pruning: Message Passing",
         "$\\texttt{NAISR}$: A 3D Neural Additive Model",
@@ -679,11 +677,8 @@ def test_a_title_opening_with_a_latex_font_command_goes_under_its_letter(index_o
         "Coder models",
         "Data pruning",
         "Neural fields",
-    ]:
-        make_paper(title)
-    query = BrowseQuery(sort="title", limit=100)
-    by_id = dict(Paper.objects.values_list("pk", "title"))
-    assert [by_id[pk] for pk in engine.search(index_of(), query).ids] == [
+    ]
+    assert title_ordered(index_of, titles) == [
         "$\\mathcal{B}$-Coder: Value-Based Deep RL",
         "Coder models",
         "$\\mathbb{D}^2$ Pruning: Message Passing",
