@@ -210,6 +210,18 @@ def test_accents_are_folded_both_ways(index_of):
     assert engine.spelling_suggestion(searcher, "schrodingr") == "schrödinger"
 
 
+def test_greek_letters_find_titles_that_write_them_in_latex_or_as_letters(index_of):
+    # Found by QA: pages show "$\\alpha$TC-VAE" as "αTC-VAE", and that is what people type.
+    latex = make_paper("$\\alpha$TC-VAE: disentangled codes", abstract="Codes.")
+    pi = make_paper("$\\pi$2vec: policy representations", abstract="Policies.")
+    letters = make_paper("αTC-VAE revisited", abstract="Again.")
+    searcher = index_of()
+    assert sorted(found(searcher, "αTC-VAE")) == sorted([latex.pk, letters.pk])
+    assert found(searcher, "π2vec") == [pi.pk]
+    assert found(searcher, "alpha TC-VAE") == [latex.pk]
+    assert found(searcher, "-α codes") == []  # excluded either way
+
+
 def test_nothing_searchable_gives_no_results_and_zero_counts(library, index_of):
     venue = make_tag("ICLR 2024", VENUE)
     results = engine.search(index_of(), BrowseQuery(parsed=(), venue_ids=frozenset({venue.pk})))

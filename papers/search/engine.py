@@ -20,7 +20,13 @@ from django.utils.safestring import SafeString, mark_safe
 
 from papers.latex import math_spans, render_latex_inline_marked, without_latex_commands
 from papers.search import schema
-from papers.search.query import MIN_PREFIX_CHARS, STOP_WORDS, Clause, ParsedQuery
+from papers.search.query import (
+    MAX_PHRASE_WORDS,
+    MIN_PREFIX_CHARS,
+    STOP_WORDS,
+    Clause,
+    ParsedQuery,
+)
 
 Occur = tantivy.Occur
 Query = tantivy.Query
@@ -187,7 +193,33 @@ def _field_query(field_name: str, terms: list[tuple[int, str]]) -> Query:
     return Query.phrase_query(_schema(), field_name, [(p - first, t) for p, t in terms])
 
 
+# Greek letters by the names LaTeX gives them: a title's "$\\alpha$TC-VAE" is indexed as
+# "alpha tc vae", and pages show it as "αTC-VAE", which is what a reader types.
+_GREEK_NAMES = {
+    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ϵ": "epsilon",
+    "ζ": "zeta", "η": "eta", "θ": "theta", "ϑ": "theta", "ι": "iota", "κ": "kappa",
+    "λ": "lambda", "μ": "mu", "ν": "nu", "ξ": "xi", "ο": "omicron", "π": "pi", "ϖ": "pi",
+    "ρ": "rho", "ϱ": "rho", "σ": "sigma", "ς": "sigma", "τ": "tau", "υ": "upsilon",
+    "φ": "phi", "ϕ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega",
+}  # fmt: skip
+_GREEK_SPELLED = str.maketrans({letter: f" {name} " for letter, name in _GREEK_NAMES.items()})
+
+
 def _clause_query(clause: Clause) -> Query | None:
+    """The clause's query; with Greek letters in it, either as typed or as LaTeX spells them
+    ("αTC-VAE" also finds "$\\alpha$TC-VAE", "π2vec" "$\\pi$2vec")."""
+    typed = _words_query(clause)
+    text = " ".join(clause.words)
+    spelled = text.translate(_GREEK_SPELLED)
+    if spelled == text:
+        return typed
+    words = tuple(spelled.split())[:MAX_PHRASE_WORDS]
+    latex = _words_query(replace(clause, words=words))
+    either = [(Occur.Should, query) for query in (typed, latex) if query is not None]
+    return Query.boolean_query(either) if either else None
+
+
+def _words_query(clause: Clause) -> Query | None:
     """A word or phrase in any text field, weighted by field; None if nothing is indexable.
 
     A phrase's stop words only hold their place, as in PostgreSQL's phrase search: "learn to
