@@ -18,7 +18,7 @@ from django.utils.safestring import SafeString
 from papers.models import Author, Authorship, Paper, PaperTag, TagKind
 from papers.search import documents, engine, parse_query, schema
 from papers.search.engine import BrowseQuery
-from papers.search.query import Clause
+from papers.search.query import Clause, parse_typed_words
 from papers.text import MAX_ABSTRACT, title_sort_key
 from tests.factories import make_lab_tag, make_paper, make_tag
 from tests.test_search_parser import ODD_QUERIES
@@ -220,6 +220,7 @@ def test_greek_letters_find_titles_that_write_them_in_latex_or_as_letters(index_
     assert found(searcher, "π2vec") == [pi.pk]
     assert found(searcher, "alpha TC-VAE") == [latex.pk]
     assert found(searcher, "-α codes") == []  # excluded either way
+    assert engine.suggest(searcher, parse_typed_words("π2ve"), 5) == [pi.pk]  # the header box
 
 
 def test_nothing_searchable_gives_no_results_and_zero_counts(library, index_of):

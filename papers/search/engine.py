@@ -209,14 +209,20 @@ def _clause_query(clause: Clause) -> Query | None:
     """The clause's query; with Greek letters in it, either as typed or as LaTeX spells them
     ("αTC-VAE" also finds "$\\alpha$TC-VAE", "π2vec" "$\\pi$2vec")."""
     typed = _words_query(clause)
+    spelled = _greek_spelled(clause)
+    if spelled is None:
+        return typed
+    either = [(Occur.Should, q) for q in (typed, _words_query(spelled)) if q is not None]
+    return Query.boolean_query(either) if either else None
+
+
+def _greek_spelled(clause: Clause) -> Clause | None:
+    """The clause with its Greek letters spelled as LaTeX names them; None without any."""
     text = " ".join(clause.words)
     spelled = text.translate(_GREEK_SPELLED)
     if spelled == text:
-        return typed
-    words = tuple(spelled.split())[:MAX_PHRASE_WORDS]
-    latex = _words_query(replace(clause, words=words))
-    either = [(Occur.Should, query) for query in (typed, latex) if query is not None]
-    return Query.boolean_query(either) if either else None
+        return None
+    return replace(clause, words=tuple(spelled.split())[:MAX_PHRASE_WORDS])
 
 
 def _words_query(clause: Clause) -> Query | None:
@@ -1316,6 +1322,16 @@ def _common(searcher) -> int:
 
 
 def suggest(searcher: tantivy.Searcher, typed: Clause | None, limit: int) -> list[int]:
+    """Ids of up to `limit` papers for what someone typed of a title or an author, best first;
+    with Greek letters, then those matching them as LaTeX spells them (_greek_spelled)."""
+    found = _suggest(searcher, typed, limit)
+    spelled = _greek_spelled(typed) if typed is not None else None
+    if spelled is not None and len(found) < limit:
+        found += [pk for pk in _suggest(searcher, spelled, limit) if pk not in found]
+    return found[:limit]
+
+
+def _suggest(searcher: tantivy.Searcher, typed: Clause | None, limit: int) -> list[int]:
     """Ids of up to `limit` papers for what someone typed of a title or an author, best first.
 
     `typed` comes from query.parse_typed_words. Three groups, each ranked by BM25 on its field
