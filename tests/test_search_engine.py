@@ -895,6 +895,21 @@ def test_snippets_of_hostile_abstracts_stay_bounded(index_of):
 # --- Similar papers ------------------------------------------------------------------------
 
 
+def test_similar_papers_weigh_title_words_as_a_search_does(index_of):
+    # Found by QA: papers sharing generic abstract words ("solvers") came before those sharing
+    # the title's topic ("Schrödinger bridges").
+    for n in range(12):
+        make_paper(f"Filler {n}", abstract=f"Leaves and roots, sample {n}.")
+    paper = make_paper(
+        "Light Schrodinger bridge",
+        abstract="Bridges between densities with simple solvers: a combination of solvers.",
+    )
+    topic = make_paper("Diffusion Schrodinger bridge ensembles", abstract="Fast ensembles.")
+    make_paper("Branching for exact solvers", abstract="A simple combination of solvers.")
+    similar = engine.similar(index_of(), paper.pk, limit=2)
+    assert similar[0].id == topic.pk
+
+
 def test_similar_papers_share_topic_words_and_authors_with_explanations(library, index_of):
     paper = make_paper(
         "Sparse attention on graphs",

@@ -1248,9 +1248,10 @@ def similar(searcher: tantivy.Searcher, paper_id: int, limit: int = 5) -> list[S
 
 
 def _like_this(searcher: tantivy.Searcher, texts: Mapping[str, str]) -> Query:
-    """ "More like this": the SIMILAR_TERMS terms of these field texts with the highest tf-idf,
-    each a term query boosted by it; terms in one paper only, or too common to tell a topic,
-    left out.
+    """ "More like this": the SIMILAR_TERMS terms of these field texts with the highest tf-idf
+    (weighted by field as a search is, FIELD_BOOSTS: a title word says more about the topic
+    than an abstract's), each a term query boosted by it; terms in one paper only, or too
+    common to tell a topic, left out.
 
     Tantivy has this query, but 0.27's panics (a Rust assertion, not a Python error) on an
     index holding deleted documents, which every update leaves until a merge: it divides
@@ -1268,7 +1269,7 @@ def _like_this(searcher: tantivy.Searcher, texts: Mapping[str, str]) -> Query:
         doc_freq = searcher.doc_freq(field_name, term)
         if 2 <= doc_freq <= common:  # the paper itself and at least one other
             idf = math.log(1 + max(documents - doc_freq, 0.5) / (doc_freq + 0.5))
-            scored.append((count * idf, field_name, term))
+            scored.append((count * idf * FIELD_BOOSTS[field_name], field_name, term))
     best = sorted(scored, reverse=True)[:SIMILAR_TERMS]
     return Query.boolean_query(
         [
