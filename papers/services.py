@@ -153,6 +153,7 @@ def merge_tags(*, target: Tag, others: Iterable[Tag]) -> TagMergeResult:
     tagged = set(PaperTag.objects.filter(tag=target).values_list("paper_id", flat=True))
     to_retarget: list[int] = []
     to_delete: list[int] = []
+    changed: list[int] = []  # the papers that get the target
     rows = (
         PaperTag.objects.select_for_update()
         .filter(tag_id__in=other_ids)
@@ -164,8 +165,8 @@ def merge_tags(*, target: Tag, others: Iterable[Tag]) -> TagMergeResult:
             to_delete.append(pk)
         else:
             to_retarget.append(pk)
+            changed.append(paper_id)
             tagged.add(paper_id)
-    changed = list(PaperTag.objects.filter(pk__in=to_retarget).values_list("paper_id", flat=True))
     # Delete first: a retargeted row takes the (paper, tag) slot no other row holds.
     PaperTag.objects.filter(pk__in=to_delete).delete()
     PaperTag.objects.filter(pk__in=to_retarget).update(tag=target)

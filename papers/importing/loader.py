@@ -517,9 +517,10 @@ class Loader:
         if source_changed("tags"):
             missing = []
             for kind, name in match.tags:
-                if self._tag_ident(kind, name) not in target.tag_keys:
+                ident = self._tag_ident(kind, name)
+                if ident not in target.tag_keys:
                     missing.append((kind, name))
-                    target.tag_keys.add(self._tag_ident(kind, name))
+                    target.tag_keys.add(ident)
             missing_names = ", ".join(name for _, name in missing)
             if missing and "tags" in curated:
                 self._conflict(match, ImportConflict.Kind.CURATED, "tags", "", missing_names)
