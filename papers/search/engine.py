@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from functools import cache, cached_property
+from functools import cache, cached_property, wraps
+from typing import TypeVar
 
 import tantivy
 from django.utils.safestring import SafeString, mark_safe
@@ -29,6 +30,7 @@ from papers.search.query import (
 )
 
 Occur = tantivy.Occur
+T = TypeVar("T")
 Query = tantivy.Query
 
 # BM25 weight of a hit by field: a word in the title counts three times one in the abstract.
@@ -748,18 +750,27 @@ def _top_keywords(searcher, base: Query, answer: dict, selected: Iterable[int]) 
     The aggregation listed one keyword more than shown: if that one ties the last shown, the
     cut may have left out others of that count with lower ids, so those are all counted.
     """
-    buckets = answer["keyword"]["buckets"]
-    found = _ordered({int(b["key"]): b["doc_count"] for b in buckets})
-    counts = list(found.values())
-    if len(counts) > TOP_KEYWORDS and counts[TOP_KEYWORDS] == counts[TOP_KEYWORDS - 1]:
-        request = {"keyword": _terms_request(schema.KEYWORD_IDS, min_count=counts[TOP_KEYWORDS])}
-        tied = searcher.aggregate(base, request)["keyword"]["buckets"]
-        found = _ordered(found | {int(b["key"]): b["doc_count"] for b in tied})
+    found = _ordered({int(b["key"]): b["doc_count"] for b in answer["keyword"]["buckets"]})
+    found = _with_ties_at_the_cut(searcher, base, schema.KEYWORD_IDS, found, TOP_KEYWORDS)
     chosen = dict(list(found.items())[:TOP_KEYWORDS])
     for pk in _valid_ids(selected):
         if pk not in chosen:
             chosen[pk] = answer[f"keyword_{pk}"]["doc_count"]
     return chosen
+
+
+def _with_ties_at_the_cut(
+    searcher, base: Query, field_name: str, found: dict[int, int], top: int
+) -> dict[int, int]:
+    """`found`: an exact terms aggregation cut at top + 1 values, ordered. When the last one
+    ties the top-th, the cut may have left out others of that count with lower ids: every
+    value of that count is added, in order."""
+    counts = list(found.values())
+    if len(counts) <= top or counts[top] != counts[top - 1]:
+        return found
+    request = {"tied": _terms_request(field_name, min_count=counts[top])}
+    tied = searcher.aggregate(base, request)["tied"]["buckets"]
+    return _ordered(found | {int(b["key"]): b["doc_count"] for b in tied})
 
 
 def _value_filters(name: str, field_name: str, ids: Iterable[int]) -> dict:
@@ -898,16 +909,26 @@ class CatalogueAuthors:
         return dict(self.ranked)
 
 
-_catalogue: tuple[tantivy.Searcher, CatalogueAuthors] | None = None
+def _once_per_searcher(compute: Callable[[tantivy.Searcher], T]) -> Callable[[tantivy.Searcher], T]:
+    """`compute` run once per searcher (a searcher is one snapshot of the index; SearchIndex
+    keeps one per state it loads), so a change to the catalogue is never answered with old
+    statistics: the last searcher's answer is kept."""
+    last: tuple[tantivy.Searcher, T] | None = None
 
-
-def catalogue_authors(searcher: tantivy.Searcher) -> CatalogueAuthors:
-    """Counted once per searcher (a searcher is one snapshot of the index; SearchIndex keeps
-    one per state it loads), so a change to the catalogue is never answered with old counts."""
-    global _catalogue
-    known = _catalogue
-    if known is not None and known[0] is searcher:
+    @wraps(compute)
+    def cached(searcher: tantivy.Searcher) -> T:
+        nonlocal last
+        known = last
+        if known is None or known[0] is not searcher:
+            known = last = (searcher, compute(searcher))
         return known[1]
+
+    return cached
+
+
+@_once_per_searcher
+def catalogue_authors(searcher: tantivy.Searcher) -> CatalogueAuthors:
+    """Counted once per searcher (_once_per_searcher)."""
     # Every segment reports every author (segment_size), so the merged counts are exact; only
     # the list is cut, after the merge, at the top CATALOGUE_AUTHORS.
     request = {"author": _terms_request(schema.AUTHOR_IDS, exact_top=CATALOGUE_AUTHORS)}
@@ -916,8 +937,7 @@ def catalogue_authors(searcher: tantivy.Searcher) -> CatalogueAuthors:
     # A cut list may have left out some authors tied with its last count: keep only those above.
     floor = min(counts.values()) if len(counts) >= CATALOGUE_AUTHORS else 0
     ranked = [(pk, n) for pk, n in _ordered(counts).items() if n > floor]
-    _catalogue = (searcher, CatalogueAuthors(ranked, floor))
-    return _catalogue[1]
+    return CatalogueAuthors(ranked, floor)
 
 
 def _broad_top_authors(
@@ -974,9 +994,6 @@ class PopularAuthors:
     bound: int  # the most papers in the catalogue of any other author
 
 
-_popular: tuple[tantivy.Searcher, PopularAuthors] | None = None
-
-
 def indexed_popular_authors(searcher: tantivy.Searcher) -> frozenset[int]:
     """The authors whose ids the index holds in POPULAR_AUTHOR_IDS: an update puts the ids of
     these, and only these, in the documents it adds (store.SearchIndex._apply)."""
@@ -985,18 +1002,14 @@ def indexed_popular_authors(searcher: tantivy.Searcher) -> frozenset[int]:
     return frozenset(int(b["key"]) for b in buckets)
 
 
+@_once_per_searcher
 def popular_authors(searcher: tantivy.Searcher) -> PopularAuthors:
     """Counted once per searcher, as catalogue_authors is."""
-    global _popular
-    known = _popular
-    if known is not None and known[0] is searcher:
-        return known[1]
     ids = indexed_popular_authors(searcher)
     catalogue = catalogue_authors(searcher)
     # The catalogue's ranked authors are every author with more than `floor` papers, most first.
     others = (n for pk, n in catalogue.ranked if pk not in ids)
-    _popular = (searcher, PopularAuthors(ids, next(others, catalogue.floor)))
-    return _popular[1]
+    return PopularAuthors(ids, next(others, catalogue.floor))
 
 
 def _popular_top_authors(
@@ -1015,11 +1028,7 @@ def _popular_top_authors(
     counts = list(found.values())
     if len(counts) < top or counts[top - 1] <= popular.bound:
         return None  # another author may have as many matches as the top-th
-    if len(counts) > top and counts[top] == counts[top - 1]:
-        # The list was cut among ties: popular authors of that count with lower ids come first.
-        tied = _terms_request(schema.POPULAR_AUTHOR_IDS, min_count=counts[top - 1])
-        buckets = searcher.aggregate(base, {"author": tied})["author"]["buckets"]
-        found = _ordered(found | {int(b["key"]): b["doc_count"] for b in buckets})
+    found = _with_ties_at_the_cut(searcher, base, schema.POPULAR_AUTHOR_IDS, found, top)
     chosen = dict(list(found.items())[:top])
     return chosen | {
         pk: n for pk, n in _filtered_counts(answer, selected).items() if pk not in chosen
