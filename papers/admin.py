@@ -208,6 +208,15 @@ class ChangedByImportFilter(ImportRunFilter):
 # --- Paper ------------------------------------------------------------------------------
 
 
+class MergingAdmin(admin.ModelAdmin):
+    """An admin with a merge action (permissions=["merge"]: papers, authors, tags)."""
+
+    def has_merge_permission(self, request: HttpRequest) -> bool:
+        # Not permissions=["change", "delete"]: Django offers an action to anyone with any one
+        # of its permissions, and a merge both changes the kept object and deletes the others.
+        return self.has_change_permission(request) and self.has_delete_permission(request)
+
+
 class AuthorshipForm(forms.ModelForm):
     class Meta:
         model = Authorship
@@ -314,7 +323,7 @@ class PaperChangeList(ChangeList):
 
 
 @admin.register(Paper)
-class PaperAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin.ModelAdmin):
+class PaperAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, MergingAdmin):
     list_display = [
         "title_or_placeholder",
         "first_authors",
@@ -532,11 +541,6 @@ class PaperAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, adm
         shown = _with_related_counts(list(papers.prefetch_related("authorships__author")))
         return _merge_page(self, request, form, shown, papers=shown)
 
-    def has_merge_permission(self, request: HttpRequest) -> bool:
-        # Not permissions=["change", "delete"]: Django offers an action to anyone with any one
-        # of its permissions, and a merge both changes one paper and deletes the others.
-        return self.has_change_permission(request) and self.has_delete_permission(request)
-
     # Saving
 
     def save_model(self, request, obj: Paper, form, change: bool) -> None:
@@ -723,7 +727,7 @@ class MergeAuthorsForm(MergeForm):
 
 
 @admin.register(Author)
-class AuthorAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin.ModelAdmin):
+class AuthorAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, MergingAdmin):
     form = AuthorForm
     list_display = ["name", "paper_count", "normalized_name", "created_at"]
     search_fields = ["name", "normalized_name"]
@@ -753,10 +757,6 @@ class AuthorAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, ad
             services.rename_author(author=obj, name=form.cleaned_data["name"])
         else:
             super().save_model(request, obj, form, change)
-
-    def has_merge_permission(self, request: HttpRequest) -> bool:
-        # As for papers: the merge changes one author and deletes the others.
-        return self.has_change_permission(request) and self.has_delete_permission(request)
 
     @admin.action(description="Merge selected authors into one", permissions=["merge"])
     def merge_authors(
@@ -924,7 +924,7 @@ class TagAliasInline(admin.TabularInline):
 
 
 @admin.register(Tag)
-class TagAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin.ModelAdmin):
+class TagAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, MergingAdmin):
     form = TagForm
     list_display = ["name", "kind", "paper_count", "slug", "created_at"]
     list_filter = ["kind", SpellingVariantsFilter]
@@ -946,10 +946,6 @@ class TagAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin
     @admin.display(description="papers", ordering="paper_count")
     def paper_count(self, tag: WithAnnotations[Tag, PaperCount]) -> int:
         return tag.paper_count
-
-    def has_merge_permission(self, request: HttpRequest) -> bool:
-        # As for authors: the merge changes one tag and deletes the others.
-        return self.has_change_permission(request) and self.has_delete_permission(request)
 
     @admin.action(description="Merge selected tags into one", permissions=["merge"])
     def merge_tags(
