@@ -79,11 +79,13 @@ _LATIN_ACCENTS = re.compile("[\u0300-\u036f]+")
 def fold_author_name(name: str) -> str:
     """normalize_author_name without accents on Latin letters: what a search for an author
     compares, so "muller" and "Müller" both find "Jürgen Müller" (and "Muller")."""
-    key = normalize_author_name(name)
-    return key if key.isascii() else _without_latin_accents(key)
+    return _without_latin_accents(normalize_author_name(name))
 
 
 def _without_latin_accents(text: str) -> str:
+    """`text` with its Latin letters' accents dropped ("ö" -> "o", "ł" -> "l"); ASCII as is."""
+    if text.isascii():
+        return text
     decomposed = unicodedata.normalize("NFKD", text.translate(_LETTERS_TO_ASCII))
     return unicodedata.normalize("NFC", _LATIN_ACCENTS.sub("", decomposed))
 
@@ -99,9 +101,7 @@ def title_sort_key(title: str) -> str:
     ignored ("éclair" with "Eclair", before "zebra"), and whatever comes before the first
     letter or digit too (quotes, spaces, LaTeX: "$\\alpha$-nets" under A). Math delimiters,
     braces and the commands that style a group are not read ("$\\mathcal{B}$-Coder" under B)."""
-    folded = title.casefold()
-    if not folded.isascii():
-        folded = _without_latin_accents(folded).casefold()
+    folded = _without_latin_accents(title.casefold()).casefold()
     if "$" in folded or "{" in folded:
         folded = _LATEX_STYLE_COMMAND.sub("", folded).translate(_LATEX_MARKUP)
     start = next((i for i, char in enumerate(folded) if char.isalnum()), len(folded))
@@ -227,8 +227,7 @@ def tag_key(name: str) -> str:
 def tag_search_key(name: str) -> str:
     """tag_key without accents on Latin letters: what the "find a keyword" box compares, so
     "schrodinger" finds "Schrödinger bridge" (as fold_author_name does for authors)."""
-    key = tag_key(name)
-    return key if key.isascii() else _without_latin_accents(key).casefold()
+    return _without_latin_accents(tag_key(name)).casefold()
 
 
 _SPELLING_SEPARATORS = re.compile(r"[\s\-_/]+")
