@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.svm import LinearSVC
 
 from annotations.models import Note, ReadingListItem
 from papers.latex import without_latex_commands
@@ -130,6 +128,10 @@ def member_signals(user) -> Signals:
 
 def build_corpus(rows: Iterable[tuple[int, str]]) -> Corpus:
     """The tf-idf matrix of the given (paper id, text) rows: built once, used for every member."""
+    # Imported here, not at the top: scikit-learn takes half a second to import, and every
+    # process that loads the URLs (each web worker, each management command) would pay it.
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     ids: list[int] = []
     texts: list[str] = []
     for pk, text in rows:
@@ -185,6 +187,8 @@ def recommend(corpus: Corpus, signals: Signals, limit: int = DEFAULT_LIMIT) -> l
         return []
     if len(positive_rows) >= n_papers:
         return []
+    from sklearn.svm import LinearSVC  # imported here: see build_corpus
+
     labels = np.zeros(n_papers, dtype=np.int8)
     labels[positive_rows] = 1
     classifier = LinearSVC(
