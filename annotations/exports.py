@@ -39,7 +39,7 @@ from itertools import accumulate
 from bibtexparser.middlewares.names import parse_single_name_into_parts
 
 from annotations.models import ReadingList, ReadingListItem
-from papers.latex import only_typesets
+from papers.latex import only_typesets, without_latex_commands
 from papers.models import Authorship, Paper, TagKind
 from papers.querysets import ordered_paper_tags
 from papers.templatetags.paper_text import web_url
@@ -262,12 +262,13 @@ def _ascii_word(text: str) -> str:
 
 def citation_key(paper: Paper) -> str:
     """The paper's key in every export: first author's family name, year, first title word of
-    more than three letters (plain ASCII), then the paper's id, which makes it unique and the
-    same whichever papers are exported with it."""
+    more than three letters (plain ASCII, LaTeX command names left out: "$\\mathcal{B}$-Coder"
+    gives "bcoder"), then the paper's id, which makes it unique and the same whichever papers
+    are exported with it."""
     authors = _authors(paper)
     first_author_words = authors[0].split() if authors else []
     family = _ascii_word(first_author_words[-1]).lower() if first_author_words else ""
-    title_words = [_ascii_word(word) for word in paper.title.split()]
+    title_words = [_ascii_word(word) for word in without_latex_commands(paper.title).split()]
     first_word = next((word.lower() for word in title_words if len(word) > 3), "")
     base = f"{family[:_KEY_PART_MAX] or 'paper'}{paper_year(paper)}{first_word[:_KEY_PART_MAX]}"
     return f"{base}-{paper.pk}"

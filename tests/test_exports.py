@@ -226,6 +226,22 @@ def test_bibtex_keys_are_unique_and_plain_ascii(client, user):
     assert all(key.replace("-", "").isalnum() and key.isascii() for key in keys)
 
 
+@pytest.mark.parametrize(
+    ("title", "word"),
+    [
+        (r"$\mathcal{B}$-Coder: Value-Based Deep Reinforcement Learning", "bcoder"),
+        (r"$\alpha$-nets in \textsc{Practice}", "nets"),
+        (r"\texttt{NAISR}: A 3D Neural Additive Model", "naisr"),
+    ],
+)
+def test_bibtex_keys_leave_latex_command_names_out(client, user, title, word):
+    paper = make_paper(title, authors=["Ada Lovelace"], tags=[("ICLR 2024", "venue")])
+    reading_list = make_reading_list(user, "Math", papers=[paper])
+    client.force_login(user)
+    [entry] = _parse(_export(client, reading_list)).entries
+    assert entry.key == f"lovelace2024{word}-{paper.pk}"
+
+
 def test_bibtex_year_falls_back_to_the_papers_creation_year(client, user):
     paper = make_paper("No venue", authors=["Ada Lovelace"])
     Paper.objects.filter(pk=paper.pk).update(created_at=datetime(2021, 5, 1, tzinfo=UTC))
