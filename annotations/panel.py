@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from annotations import selectors
+from annotations import drafts, selectors
 from annotations.forms import CommentForm, LabTagForm, NoteForm
 from papers.models import Paper
 
@@ -37,6 +37,8 @@ def panel_context(request, paper: Paper, **overrides: Any) -> dict[str, Any]:
             reading_lists=selectors.lists_with_paper(user, paper),
             **comments_context(paper, overrides),
         )
+    # What a plain form post had refused (no JavaScript): back in its box.
+    context.update(drafts.take(request, paper))
     context.update(overrides)
     return context
 

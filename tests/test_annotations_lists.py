@@ -110,8 +110,17 @@ def test_new_list_with_a_taken_name_is_refused_without_losing_anything(client, u
         {"new_list_name": "FRESH"},
         follow=True,
     )
-    assert "You already have a list called" in response.content.decode()
+    content = response.content.decode()
+    assert "You already have a list called" in content
     assert ReadingList.objects.count() == 1 and existing.items.count() == 1
+    # What was typed is back in its box (without JavaScript too), to be corrected.
+    assert 'name="new_list_name" maxlength="100" value="FRESH"' in content
+    htmx = client.post(
+        reverse("annotations:paper-list-add", args=[paper.pk]),
+        {"new_list_name": "FRESH"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert 'name="new_list_name" maxlength="100" value="FRESH"' in htmx.content.decode()
 
 
 def test_adding_a_paper_twice_gives_a_clear_message(client, user):

@@ -160,3 +160,30 @@ def test_a_refused_name_stays_in_the_box_to_correct(client, user):
     # Once tagged, the box is empty for the next tag.
     content = _add(client, paper, "graphs", HTTP_HX_REQUEST="true").content.decode()
     assert 'name="name" maxlength="50" value=""' in content
+
+
+def test_without_javascript_a_refused_name_comes_back_once_on_the_paper_page(client, user):
+    paper, other = make_paper(), make_paper()
+    client.force_login(user)
+    _add(client, paper, "a/b")
+    response = _add(client, paper, "a,b&", follow=True)
+    content = response.content.decode()
+    assert response.redirect_chain[-1][0].startswith(paper.get_absolute_url())
+    assert "too close to the existing lab tag" in content
+    assert 'name="name" maxlength="50" value="a,b&amp;"' in content
+    # Shown once: a reload, or another paper's page, has an empty box.
+    reloaded = client.get(paper.get_absolute_url()).content.decode()
+    assert 'name="name" maxlength="50" value=""' in reloaded
+    _add(client, paper, "a,b&")
+    elsewhere = client.get(other.get_absolute_url()).content.decode()
+    assert 'name="name" maxlength="50" value=""' in elsewhere
+    assert 'value="a,b&amp;"' not in client.get(paper.get_absolute_url()).content.decode()
+
+
+def test_a_refused_name_is_not_shown_to_another_member(client, user, other_user):
+    paper = make_paper()
+    client.force_login(user)
+    _add(client, paper, "a/b")
+    _add(client, paper, "a,b&")
+    client.force_login(other_user)
+    assert 'value="a,b&amp;"' not in client.get(paper.get_absolute_url()).content.decode()

@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
-from annotations import exports, selectors, services
+from annotations import drafts, exports, selectors, services
 from annotations.forms import (
     AddPaperForm,
     AddToListForm,
@@ -224,14 +224,14 @@ def paper_list_add(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
     paper = get_object_or_404(Paper, pk=paper_pk)
     form = AddToListForm(request.POST, owner=request.user)
     redirect_to = paper_anchor(paper, "lists")
+    typed = request.POST.get("new_list_name", "")
     if not form.is_valid():
+        drafts.keep(request, paper, new_list_name=typed)
         return finish(
             request,
             form_errors_text(form),
             redirect_to=redirect_to,
-            fragment=paper_section(
-                request, paper, "lists", new_list_name=request.POST.get("new_list_name", "")
-            ),
+            fragment=paper_section(request, paper, "lists", new_list_name=typed),
             level=messages.ERROR,
         )
     reading_list = form.cleaned_data["reading_list"]
@@ -249,11 +249,13 @@ def paper_list_add(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
         message, level = f"You already have a list called “{new_name}”.", messages.ERROR
     else:
         message, level = f"Added to “{reading_list.name}”.", messages.SUCCESS
+    kept = new_name if level == messages.ERROR else ""
+    drafts.keep(request, paper, new_list_name=kept)
     return finish(
         request,
         message,
         redirect_to=redirect_to,
-        fragment=paper_section(request, paper, "lists"),
+        fragment=paper_section(request, paper, "lists", new_list_name=kept),
         level=level,
     )
 

@@ -8,7 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_POST
 
-from annotations import services
+from annotations import drafts, services
 from annotations.forms import LabTagForm
 from annotations.views.common import (
     HtmxHttpRequest,
@@ -50,6 +50,7 @@ def tag_add(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
         else:
             message, level = f"Tagged “{paper_tag.tag.name}”.", messages.SUCCESS
     kept = typed if level == messages.ERROR else ""
+    drafts.keep(request, paper, tag_name=kept)
     return finish(
         request,
         message,
