@@ -9,7 +9,13 @@ from dataclasses import replace
 
 from django.core.paginator import Paginator
 from django.db.models.functions import Substr
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponsePermanentRedirect,
+    QueryDict,
+)
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import patch_vary_headers
 from django_htmx.middleware import HtmxDetails
@@ -104,6 +110,10 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
         results.facets, state, author_candidates=candidates, keyword_candidates=keywords
     )
     options = state.options
+    # What every link on the page builds on: the query as the address bar shows it. htmx sends
+    # the whole form, unused find boxes included, and links built on that carried them along.
+    shared = shareable_query(request.GET, state)
+    link_query = QueryDict(shared)
     # htmx swaps the results and facets in place; a history restore after a cache miss
     # (HX-History-Restore-Request) needs the whole page.
     partial = bool(request.htmx) and not request.htmx.history_restore_request
@@ -118,8 +128,9 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
             "total": results.total,
             "options": options,
             "facets": facets,
-            "chips": selection_chips(facets, request.GET),
-            "clear_query": cleared_query(request.GET),
+            "link_query": link_query,
+            "chips": selection_chips(facets, link_query),
+            "clear_query": cleared_query(link_query),
             "ignored": state.selection.ignored,
             "nothing_searchable": query.parsed == (),
             "excludes_only": query.parsed == () and excludes_only(options.q),
@@ -130,12 +141,11 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
                 if (key != "relevance" or options.q) and (key != "rating" or rated)
             ],
             "per_page_choices": PER_PAGE_CHOICES,
-            "result_link_prefix": result_link_prefix(request.GET),
+            "result_link_prefix": result_link_prefix(link_query),
         },
     )
     if partial:
         # The address htmx pushes: the form's request, less its empty fields and bookkeeping.
-        shared = shareable_query(request.GET, state)
         response["HX-Push-Url"] = f"{request.path}?{shared}" if shared else request.path
     # One URL, two bodies: a cache must not serve the fragment as the page, or the reverse.
     patch_vary_headers(response, ["HX-Request", "HX-History-Restore-Request"])

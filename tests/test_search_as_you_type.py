@@ -212,3 +212,20 @@ def test_parser_marks_only_an_open_last_word():
     assert marked("graph th") == [False, True]
     assert marked("graph the") == [False]  # a stop word is dropped, as when submitted
     assert parse_query("mo") == ((Clause(("mo",)),),)  # without the flag: a whole word
+
+
+def test_links_in_the_updated_results_hold_only_what_the_address_holds(client, corpus, user):
+    """After an in-place update, the page's links (pages, chips, "Clear all", exports, the
+    saved search) build on the pushed address, not on the form's empty fields."""
+    for number in range(30):
+        make_paper(f"Poster paper {number}", tags=[("Poster", TagKind.TRACK)])
+    client.force_login(user)
+    params = {**FORM, "track": "poster", "per_page": "10"}
+    response = client.get(reverse("papers:list"), params, **HTMX)
+    html = response.content.decode()
+    assert response["HX-Push-Url"] == "/?track=poster&per_page=10"
+    assert 'href="?track=poster&amp;per_page=10&amp;page=2"' in html  # the next page
+    assert 'href="/?per_page=10"' in html  # the chip that removes the track, and "Clear all"
+    assert 'name="query" value="track=poster&amp;per_page=10"' in html  # the saved search
+    links = re.findall(r'href="([^"]*\?[^"]*)"', html)
+    assert links and not [link for link in links if re.search(r"(^|[?&;])[a-z_]+=(&|$)", link)]
