@@ -20,7 +20,12 @@ from annotations.models import Comment, Note, Priority, ReadingListItem, Reading
 from papers.importing.pipeline import import_paths
 from papers.models import MergedPaper, Paper, PaperTag, TagKind
 from papers.search import schema, sync
-from papers.services import flag_duplicate_papers, merge_papers
+from papers.services import (
+    DUPLICATE_ABSTRACT_GROUP_MAX,
+    DUPLICATE_ABSTRACT_WORDS,
+    flag_duplicate_papers,
+    merge_papers,
+)
 from tests.factories import (
     make_comment,
     make_lab_tag,
@@ -345,6 +350,44 @@ def test_papers_with_the_same_normalised_title_are_flagged(pair):
     assert not Paper.objects.filter(pk__in=[unrelated.pk, *(p.pk for p in untitled)]).filter(
         needs_curation=True
     )
+
+
+ABSTRACT = (
+    "We study how axolotls regrow their limbs after injury and what this tells us about "
+    "learning systems that must repair themselves. Our model treats regeneration as an "
+    "iterative denoising process over a latent body plan, trained on thousands of recorded "
+    "regrowth sequences, and recovers the shape of a lost limb from a few cells alone."
+)
+
+
+def _flagged() -> set[int]:
+    return set(Paper.objects.filter(needs_curation=True).values_list("pk", flat=True))
+
+
+def test_papers_with_near_identical_abstracts_are_flagged(db):
+    original = make_paper("Regrowing limbs", abstract=ABSTRACT)
+    # Another revision: a new title and a sentence more at the end.
+    longer = make_paper("Limb regrowth as denoising", abstract=ABSTRACT + " Code is public.")
+    # Another: the opening reworded, the ending kept.
+    reworded = make_paper("Axolotl limbs", abstract="In this paper we look at " + ABSTRACT[9:])
+    # The untitled abstract-only record of the same paper (the importer queued it already).
+    untitled = make_paper("", abstract=ABSTRACT.upper(), needs_curation=True)
+    unrelated = make_paper("Something else", abstract=" ".join(ABSTRACT.split()[::-1]))
+    assert flag_duplicate_papers() == 3
+    assert _flagged() == {original.pk, longer.pk, reworded.pk, untitled.pk}
+    longer.refresh_from_db()
+    assert longer.curation_reason == f"possible duplicate of #{original.pk}"
+    assert not Paper.objects.get(pk=unrelated.pk).needs_curation
+
+
+def test_stock_and_template_abstracts_do_not_make_duplicates(db):
+    for number in range(4):
+        make_paper(f"Unrelated paper {number}", abstract="No abstract available.")
+    # A series whose abstracts open with the same long boilerplate: a template, not copies.
+    boilerplate = " ".join(ABSTRACT.split()[:DUPLICATE_ABSTRACT_WORDS])
+    for number in range(DUPLICATE_ABSTRACT_GROUP_MAX + 1):
+        make_paper(f"Report {number}", abstract=f"{boilerplate} Finding number {number}.")
+    assert flag_duplicate_papers() == 0
 
 
 def test_flagging_keeps_other_reasons_and_reviews(pair):

@@ -10,9 +10,9 @@ from papers import services
 
 class Command(BaseCommand):
     help = (
-        "Flag papers whose titles are equal once case, punctuation and spacing are ignored as "
-        "needing curation ('possible duplicate of #<id>'), for the admin's 'Merge selected "
-        "papers into one' action."
+        "Flag papers whose titles are equal once case, punctuation and spacing are ignored, or "
+        "whose abstracts open or end with the same 30 words, as needing curation ('possible "
+        "duplicate of #<id>'), for the admin's 'Merge selected papers into one' action."
     )
 
     def handle(self, *args, **options):
