@@ -4,11 +4,13 @@ from django import forms
 
 from alerts.models import MAX_NAME, SavedSearch
 from alerts.queries import QueryError, normalise_query
+from papers.text import has_visible_character
 
 
 def _clean_name(form: forms.Form, owner, exclude_pk: int | None = None) -> str:
     name = " ".join(form.cleaned_data["name"].split())
-    if not name:
+    # Zero-width spaces alone would make a row on /searches/ with no name to click.
+    if not has_visible_character(name):
         raise forms.ValidationError("Give the search a name.")
     taken = SavedSearch.objects.filter(owner=owner, name__iexact=name)
     if exclude_pk is not None:

@@ -17,6 +17,7 @@ from papers.models import Paper
 from papers.suggest import identifier_lookups, papers_titled
 from papers.text import (
     MAX_TITLE,
+    has_visible_character,
     is_number,
     normalize_tag_name,
     paper_text_problem,
@@ -33,6 +34,15 @@ def _focus_body_when_editing(form: forms.ModelForm) -> None:
         form.fields["body"].widget.attrs["autofocus"] = True
 
 
+def _clean_visible_body(form: forms.ModelForm, what: str) -> str:
+    """A note or comment of zero-width spaces or blank fillers would be saved and shown as an
+    empty box; Django's required check only strips ordinary whitespace."""
+    body = form.cleaned_data["body"]
+    if not has_visible_character(body):
+        raise forms.ValidationError(f"{what} needs at least one visible character.")
+    return body
+
+
 class NoteForm(forms.ModelForm):
     class Meta:
         model = Note
@@ -46,6 +56,9 @@ class NoteForm(forms.ModelForm):
         kwargs.setdefault("auto_id", "note_%s")
         super().__init__(*args, **kwargs)
         _focus_body_when_editing(self)
+
+    def clean_body(self) -> str:
+        return _clean_visible_body(self, "A note")
 
 
 class CommentForm(forms.ModelForm):
@@ -71,6 +84,9 @@ class CommentForm(forms.ModelForm):
         self.paper = paper
         self.parent: Comment | None = None
         self.anchor: Anchor | None = None
+
+    def clean_body(self) -> str:
+        return _clean_visible_body(self, "A comment")
 
     def clean(self):
         cleaned = super().clean()
@@ -122,6 +138,10 @@ class CommentForm(forms.ModelForm):
 
 def _clean_list_name(name: str, *, owner, exclude_pk: int | None = None) -> str:
     name = " ".join(name.split())
+    # Zero-width spaces or blank fillers alone: a name the lab would see as nothing, a link
+    # with no text to click.
+    if not has_visible_character(name):
+        raise forms.ValidationError("The name needs at least one visible character.")
     # A shared list's name is shown inline to the lab, as a paper's title is.
     if problem := paper_text_problem("The name", name):
         raise forms.ValidationError(f"{problem}.")
