@@ -272,6 +272,14 @@ class SignupForm(UserCreationForm):
         model = get_user_model()
         fields = ("username", "email")
 
+    def clean_username(self) -> str:
+        username = super().clean_username()  # None when taken (the error is already added)
+        # Django's validator takes any letter, and a Hangul filler (U+3164) is one: a member
+        # shown to the lab by a blank name, on every comment, whom no @mention can reach.
+        if username is not None and not has_visible_character(username):
+            raise forms.ValidationError("A username needs at least one visible character.")
+        return username
+
 
 class SitePasswordResetForm(PasswordResetForm):
     """Reset links point at settings.SITE_URL, never at the Host header of the request.

@@ -225,3 +225,21 @@ def test_an_htmx_action_after_the_session_ended_is_a_401_not_the_login_page(clie
     # Without htmx the form still goes to the login page, as before.
     plain = client.post(url, {"body": "typed"})
     assert plain.status_code == 302 and plain["Location"].startswith(reverse("login"))
+
+
+@pytest.mark.parametrize("username", ["\u3164", "\u1160\u1160"])
+def test_signup_refuses_a_username_that_shows_nothing(client, db, settings, username):
+    # Hangul fillers are letters to Django's username validator but render as blank space.
+    settings.ALLOW_SIGNUP = True
+    response = client.post(
+        reverse("signup"),
+        {
+            "username": username,
+            "email": "x@example.org",
+            "password1": "fresh-passphrase-77",
+            "password2": "fresh-passphrase-77",
+        },
+    )
+    assert response.status_code == 200
+    assert "A username needs at least one visible character." in response.content.decode()
+    assert not get_user_model().objects.exists()
