@@ -8,9 +8,11 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import resolve_url
 from django.utils.cache import patch_cache_control
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 
 from config.errors import DATABASE_UNAVAILABLE_ERRORS, database_unavailable_response
 from papers.search.store import IndexUnavailable
@@ -131,15 +133,39 @@ class HtmxLoginRedirectMiddleware:
     """An htmx request from a page whose session has ended (logged out in another tab, or
     expired) answers 401 instead of the redirect to the login page: htmx would follow it and
     swap the whole login page into the section, losing what the member typed. The 401 is not
-    swapped; static/js/annotations.js says why, the text left where it was."""
+    swapped; static/js/annotations.js says why, the text left where it was.
+
+    A plain form POST still goes to the login page, but back to the page the form was on (its
+    same-site Referer) rather than to the action's URL: most actions are POST-only, and after
+    logging in the member would land on a blank 405."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        if not getattr(request, "htmx", False) or response.status_code not in (301, 302):
+        if response.status_code not in (301, 302):
             return response
-        if urlsplit(response["Location"]).path != resolve_url(settings.LOGIN_URL):
+        login_url = resolve_url(settings.LOGIN_URL)
+        if urlsplit(response["Location"]).path != login_url:
             return response
-        return HttpResponse("Log in again to continue.", status=401, content_type="text/plain")
+        if getattr(request, "htmx", False):
+            return HttpResponse("Log in again to continue.", status=401, content_type="text/plain")
+        if request.method == "POST":
+            messages.info(request, "You were logged out, so that was not saved: log in to go on.")
+            back = _same_site_referer(request)
+            response["Location"] = f"{login_url}?{urlencode({'next': back})}" if back else login_url
+        return response
+
+
+def _same_site_referer(request: HttpRequest) -> str:
+    """The path and query of the page the request came from, when it is on this site."""
+    referer = request.headers.get("Referer", "")
+    if not url_has_allowed_host_and_scheme(
+        referer, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return ""
+    parts = urlsplit(referer)
+    if not parts.path.startswith("/") or parts.path == resolve_url(settings.LOGIN_URL):
+        return ""
+    return f"{parts.path}?{parts.query}" if parts.query else parts.path

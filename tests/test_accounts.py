@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -225,6 +226,29 @@ def test_an_htmx_action_after_the_session_ended_is_a_401_not_the_login_page(clie
     # Without htmx the form still goes to the login page, as before.
     plain = client.post(url, {"body": "typed"})
     assert plain.status_code == 302 and plain["Location"].startswith(reverse("login"))
+
+
+def test_a_plain_form_post_after_the_session_ended_logs_in_back_to_the_form_page(client, db):
+    # Without JavaScript: the action is POST-only, so "next" must not be its URL (after
+    # logging in, the member would land on a 405), but the page the form was on.
+    paper = make_paper()
+    url = reverse("annotations:comment-add", args=[paper.pk])
+    page = f"http://testserver{paper.get_absolute_url()}?from=list"
+    response = client.post(url, {"body": "typed"}, HTTP_REFERER=page)
+    assert response.status_code == 302
+    login = response["Location"]
+    assert login.startswith(reverse("login"))
+    next_page = parse_qs(urlsplit(login).query)["next"]
+    assert next_page == [f"{paper.get_absolute_url()}?from=list"]
+    shown = client.get(login).content.decode()
+    assert "You were logged out, so that was not saved" in shown
+
+
+def test_a_post_after_the_session_ended_from_another_site_logs_in_to_the_home_page(client, db):
+    paper = make_paper()
+    url = reverse("annotations:note-add", args=[paper.pk])
+    response = client.post(url, {"body": "x"}, HTTP_REFERER="https://evil.example/page")
+    assert response["Location"] == reverse("login")
 
 
 @pytest.mark.parametrize("username", ["\u3164", "\u1160\u1160"])
