@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_not_required, login_required
 from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -14,6 +15,7 @@ from alerts.forms import RenameForm, SaveSearchForm
 from alerts.lab import DEFAULT_PERIOD, PERIODS, lab_page
 from alerts.models import DigestState, SavedSearch
 from alerts.queries import new_counts
+from annotations.views.common import unconfirmed_delete
 from papers.views import HtmxHttpRequest
 
 
@@ -104,6 +106,10 @@ def toggle_alert(request: MemberRequest, pk: int) -> HttpResponse:
 @login_required
 def delete(request: MemberRequest, pk: int) -> HttpResponse:
     search = _get_search_for_user(request, pk)
+    question = f"Delete the saved search “{search.name}”?"
+    cancel_url = reverse("alerts:searches")
+    if asking := unconfirmed_delete(request, question=question, cancel_url=cancel_url):
+        return asking
     search.delete()
     messages.success(request, f"Deleted the saved search “{search.name}”.")
     return redirect("alerts:searches")

@@ -76,12 +76,15 @@ def _list_urls(w: World, reading_list: ReadingList, item: ReadingListItem) -> di
     }
 
 
+# What a delete posts once asked (annotations.views.common.unconfirmed_delete).
+CONFIRMED = {"confirmed": "yes"}
+
 # (name, method, POST data) for each object-level URL.
 LIST_ACTIONS = [
     ("detail", "get", None),
     ("edit", "get", None),
     ("edit", "post", {"name": "Renamed", "visibility": "private"}),
-    ("delete", "post", {}),
+    ("delete", "post", {"confirmed": "yes"}),
     ("bibtex", "get", None),
     ("csv", "get", None),
     ("item-add", "post", {"paper": "1"}),
@@ -94,10 +97,10 @@ READ_ONLY = {"detail", "bibtex", "csv"}
 OTHER_ACTIONS = [
     ("note-edit", "get", None),
     ("note-edit", "post", {"body": "hijacked"}),
-    ("note-delete", "post", {}),
+    ("note-delete", "post", {"confirmed": "yes"}),
     ("comment-edit", "get", None),
     ("comment-edit", "post", {"body": "hijacked"}),
-    ("comment-delete", "post", {}),
+    ("comment-delete", "post", {"confirmed": "yes"}),
     ("tag-remove", "post", {}),
 ]
 
@@ -249,7 +252,7 @@ def test_owner_can_use_every_list_action(world, client):
     assert (item.status, item.priority) == ("read", 1)
     redirected("item-remove", {})
     assert not reading_list.items.filter(pk=item.pk).exists()
-    redirected("delete", {})
+    redirected("delete", {"confirmed": "yes"})
     assert not ReadingList.objects.filter(pk=reading_list.pk).exists()
 
 
@@ -323,7 +326,9 @@ def test_staff_may_remove_any_comment_and_lab_tag(world, client):
     moderator = make_user("moderator", is_staff=True)
     client.force_login(moderator)
     assert (
-        client.post(reverse("annotations:comment-delete", args=[world.comment.pk])).status_code
+        client.post(
+            reverse("annotations:comment-delete", args=[world.comment.pk]), CONFIRMED
+        ).status_code
         == 302
     )
     assert (
@@ -369,7 +374,9 @@ def test_each_url_acts_on_the_object_it_names_and_on_no_other(world, client):
         obj.refresh_from_db()
         assert obj.body == "changed"
     for name, obj in [("comment-delete", comment), ("tag-remove", lab_tag), ("note-delete", note)]:
-        assert client.post(reverse(f"annotations:{name}", args=[obj.pk])).status_code == 302
+        assert (
+            client.post(reverse(f"annotations:{name}", args=[obj.pk]), CONFIRMED).status_code == 302
+        )
     comment.refresh_from_db()
     assert comment.is_removed
     assert not PaperTag.objects.filter(pk=lab_tag.pk).exists()

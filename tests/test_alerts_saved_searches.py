@@ -179,7 +179,7 @@ def test_rename_toggle_and_delete(client, member):
     assert (search.name, search.alert) == ("New", False)
 
     assert client.get(reverse("alerts:delete", args=[search.pk])).status_code == 405
-    client.post(reverse("alerts:delete", args=[search.pk]))
+    client.post(reverse("alerts:delete", args=[search.pk]), {"confirmed": "yes"})
     assert not SavedSearch.objects.filter(pk=search.pk).exists()
 
 

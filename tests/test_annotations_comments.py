@@ -67,7 +67,7 @@ def test_author_soft_deletes_own_comment(client, user, other_user):
     paper = make_paper()
     comment = make_comment(user, paper, "regrettable")
     client.force_login(user)
-    client.post(reverse("annotations:comment-delete", args=[comment.pk]))
+    client.post(reverse("annotations:comment-delete", args=[comment.pk]), {"confirmed": "yes"})
     comment.refresh_from_db()
     assert comment.removed_at is not None and comment.removed_by == user
     client.force_login(other_user)
@@ -78,16 +78,21 @@ def test_author_soft_deletes_own_comment(client, user, other_user):
 def test_removed_comment_cannot_be_edited_or_removed_again(client, user):
     comment = make_comment(user, make_paper(), "gone")
     client.force_login(user)
-    client.post(reverse("annotations:comment-delete", args=[comment.pk]))
+    client.post(reverse("annotations:comment-delete", args=[comment.pk]), {"confirmed": "yes"})
     assert client.get(reverse("annotations:comment-edit", args=[comment.pk])).status_code == 404
-    assert client.post(reverse("annotations:comment-delete", args=[comment.pk])).status_code == 404
+    assert (
+        client.post(
+            reverse("annotations:comment-delete", args=[comment.pk]), {"confirmed": "yes"}
+        ).status_code
+        == 404
+    )
 
 
 def test_staff_moderates_a_comment(client, other_user):
     comment = make_comment(other_user, make_paper(), "spam")
     moderator = make_user("mod", is_staff=True)
     client.force_login(moderator)
-    client.post(reverse("annotations:comment-delete", args=[comment.pk]))
+    client.post(reverse("annotations:comment-delete", args=[comment.pk]), {"confirmed": "yes"})
     comment.refresh_from_db()
     assert comment.is_removed and comment.removed_by == moderator
 
@@ -220,7 +225,7 @@ def test_a_removed_comment_keeps_its_replies_but_takes_no_new_ones(client, user,
     top = make_comment(user, paper, "soon removed")
     make_comment(other_user, paper, "a reply that stays", parent=top)
     client.force_login(user)
-    client.post(reverse("annotations:comment-delete", args=[top.pk]))
+    client.post(reverse("annotations:comment-delete", args=[top.pk]), {"confirmed": "yes"})
     content = client.get(paper.get_absolute_url()).content.decode()
     assert "comment removed" in content and "a reply that stays" in content
     assert "soon removed" not in content

@@ -440,7 +440,7 @@ def test_deleting_a_list_deletes_its_items_only(client, user):
     doomed = make_reading_list(user, "Doomed", papers=[paper])
     kept = make_reading_list(user, "Kept", papers=[paper])
     client.force_login(user)
-    client.post(reverse("annotations:list-delete", args=[doomed.pk]))
+    client.post(reverse("annotations:list-delete", args=[doomed.pk]), {"confirmed": "yes"})
     assert list(ReadingListItem.objects.values_list("reading_list", flat=True)) == [kept.pk]
 
 

@@ -96,19 +96,21 @@ def test_edit_and_delete_return_to_a_next_url_on_this_site(client, user, target)
     note, other = make_note(user, make_paper()), make_note(user, make_paper())
     client.force_login(user)
     edit_url = reverse("annotations:note-edit", args=[note.pk])
-    form = client.get(edit_url, {"next": target})
+    form = client.get(edit_url, {"next": target, "confirmed": "yes"})
     assert form.status_code == 200
     assert f'name="next" value="{escape(target)}"' in form.content.decode()
     edited = client.post(edit_url, {"body": "changed", "next": target})
     assert (edited.status_code, edited["Location"]) == (302, target)
-    deleted = client.post(reverse("annotations:note-delete", args=[other.pk]), {"next": target})
+    deleted = client.post(
+        reverse("annotations:note-delete", args=[other.pk]), {"next": target, "confirmed": "yes"}
+    )
     assert (deleted.status_code, deleted["Location"]) == (302, target)
 
 
 def test_delete_note(client, user):
     note = make_note(user, make_paper())
     client.force_login(user)
-    response = client.post(reverse("annotations:note-delete", args=[note.pk]))
+    response = client.post(reverse("annotations:note-delete", args=[note.pk]), {"confirmed": "yes"})
     assert response.status_code == 302
     assert not Note.objects.exists()
 
@@ -238,6 +240,8 @@ def test_the_last_edited_note_comes_first_on_my_notes_and_on_the_paper(client, u
 def test_delete_with_a_next_that_is_not_a_url_returns_to_the_paper(client, user):
     note = make_note(user, make_paper())
     client.force_login(user)
-    response = client.post(reverse("annotations:note-delete", args=[note.pk]), {"next": "x"})
+    response = client.post(
+        reverse("annotations:note-delete", args=[note.pk]), {"next": "x", "confirmed": "yes"}
+    )
     location = note.paper.get_absolute_url() + "#paper-notes"
     assert (response.status_code, response["Location"]) == (302, location)

@@ -243,7 +243,7 @@ def test_removed_comments_show_no_text_on_the_page(client, user, other_user):
     paper = make_paper()
     client.force_login(other_user)
     comment = _post(client, paper, "regrettable words for @alice")
-    client.post(reverse("annotations:comment-delete", args=[comment.pk]))
+    client.post(reverse("annotations:comment-delete", args=[comment.pk]), {"confirmed": "yes"})
     client.force_login(user)
     content = client.get(reverse("annotations:notifications")).content.decode()
     assert "regrettable" not in content and "comment removed" in content

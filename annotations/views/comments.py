@@ -10,7 +10,13 @@ from django.views.decorators.http import require_POST
 from annotations import discussion, services
 from annotations.forms import CommentForm
 from annotations.models import Comment
-from annotations.views.common import HtmxHttpRequest, finish, paper_anchor, paper_section
+from annotations.views.common import (
+    HtmxHttpRequest,
+    finish,
+    paper_anchor,
+    paper_section,
+    unconfirmed_delete,
+)
 from papers.models import Paper
 
 
@@ -92,6 +98,11 @@ def comment_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @login_required
 def comment_delete(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     comment = _get_comment_for_remover(request, pk)
+    question = "Remove this comment?"
+    if asking := unconfirmed_delete(
+        request, question=question, cancel_url=comment.get_absolute_url()
+    ):
+        return asking
     services.remove_comment(comment=comment, by=request.user)
     paper = comment.paper
     return finish(

@@ -69,5 +69,28 @@ def paper_anchor(paper: Paper, section: str) -> str:
     return f"{paper.get_absolute_url()}#paper-{section}"
 
 
+def unconfirmed_delete(
+    request: HtmxHttpRequest, *, question: str, cancel_url: str
+) -> HttpResponse | None:
+    """A page asking `question` before a delete that came without the page's confirmation, or
+    None when it may go ahead.
+
+    The delete buttons ask first through static/js/annotations.js (which then adds
+    `confirmed`) or htmx's hx-confirm; without JavaScript they post straight away, and one slip
+    would lose a note, a list or a saved search for good. The page posts the same fields
+    again, with `confirmed`.
+    """
+    if request.htmx or request.POST.get("confirmed") == "yes":
+        return None
+    carried = [
+        (name, value)
+        for name, values in request.POST.lists()
+        if name not in ("csrfmiddlewaretoken", "confirmed")
+        for value in values
+    ]
+    context = {"question": question, "carried": carried, "cancel_url": cancel_url}
+    return render(request, "annotations/confirm_delete.html", context)
+
+
 def form_errors_text(form) -> str:
     return " ".join(str(error) for errors in form.errors.values() for error in errors)

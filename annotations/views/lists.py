@@ -26,6 +26,7 @@ from annotations.views.common import (
     next_url,
     paper_anchor,
     paper_section,
+    unconfirmed_delete,
 )
 from annotations.views.exports import streamed_download
 from papers.models import Paper
@@ -160,9 +161,13 @@ def list_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def list_delete(request: HttpRequest, pk: int) -> HttpResponse:
+def list_delete(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     reading_list = _get_list_for_owner(request, pk)
     name = reading_list.name
+    question = f"Delete the reading list “{name}” and its items?"
+    cancel_url = reading_list.get_absolute_url()
+    if asking := unconfirmed_delete(request, question=question, cancel_url=cancel_url):
+        return asking
     reading_list.delete()
     messages.success(request, f"Reading list “{name}” deleted.")
     return redirect("annotations:lists")

@@ -11,7 +11,14 @@ from django.views.decorators.http import require_POST
 from annotations import selectors
 from annotations.forms import NoteForm
 from annotations.models import Note
-from annotations.views.common import HtmxHttpRequest, finish, next_url, paper_anchor, paper_section
+from annotations.views.common import (
+    HtmxHttpRequest,
+    finish,
+    next_url,
+    paper_anchor,
+    paper_section,
+    unconfirmed_delete,
+)
 from papers.models import Paper
 
 NOTES_PER_PAGE = 20
@@ -84,6 +91,9 @@ def note_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def note_delete(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     note = _get_note_for_user(request, pk)
     paper = note.paper
+    back = next_url(request, paper_anchor(paper, "notes"))
+    if asking := unconfirmed_delete(request, question="Delete this note?", cancel_url=back):
+        return asking
     note.delete()
     return finish(
         request,

@@ -9,7 +9,18 @@
     if (!(form instanceof HTMLFormElement)) return;
     var question = form.getAttribute("data-confirm");
     if (!question || form.hasAttribute("hx-post")) return;
-    if (!window.confirm(question)) event.preventDefault();
+    if (!window.confirm(question)) {
+      event.preventDefault();
+      return;
+    }
+    // Asked here, so the server need not ask again (it does for a submit without this file).
+    if (!form.querySelector("input[name=confirmed]")) {
+      var confirmed = document.createElement("input");
+      confirmed.type = "hidden";
+      confirmed.name = "confirmed";
+      confirmed.value = "yes";
+      form.appendChild(confirmed);
+    }
   });
 
   // Messages (htmx flashes and Django's messages, both marked data-flash) are for the moment
