@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -36,9 +37,10 @@ def _focus_body_when_editing(form: forms.ModelForm) -> None:
 
 def _clean_visible_body(form: forms.ModelForm, what: str) -> str:
     """A note or comment of zero-width spaces or blank fillers would be saved and shown as an
-    empty box; Django's required check only strips ordinary whitespace."""
+    empty box; Django's required check only strips ordinary whitespace. Markdown turns
+    character references into characters ("&#8203;" shows nothing either): read as shown."""
     body = form.cleaned_data["body"]
-    if not has_visible_character(body):
+    if not has_visible_character(html.unescape(body)):
         raise forms.ValidationError(f"{what} needs at least one visible character.")
     return body
 

@@ -13,9 +13,11 @@ from tests.factories import make_paper
 
 # A zero-width space, a zero-width joiner, a Hangul filler: none shows anything.
 INVISIBLE = ["\u200b", "\u200b \u200d", "\u3164"]
+# Markdown turns character references into the characters they name.
+INVISIBLE_MARKDOWN = [*INVISIBLE, "&#8203;", "&#x200B; &nbsp;", "&zwnj;"]
 
 
-@pytest.mark.parametrize("body", INVISIBLE)
+@pytest.mark.parametrize("body", INVISIBLE_MARKDOWN)
 def test_invisible_note_is_refused(client, user, body):
     paper = make_paper()
     client.force_login(user)
@@ -24,7 +26,7 @@ def test_invisible_note_is_refused(client, user, body):
     assert not Note.objects.exists()
 
 
-@pytest.mark.parametrize("body", INVISIBLE)
+@pytest.mark.parametrize("body", INVISIBLE_MARKDOWN)
 def test_invisible_comment_is_refused(client, user, body):
     paper = make_paper()
     client.force_login(user)
@@ -88,3 +90,10 @@ def test_invisible_saved_search_name_is_refused(client, user):
     assert response.status_code == 400
     assert "Give the search a name." in response.content.decode()
     assert not SavedSearch.objects.exists()
+
+
+def test_a_comment_about_character_references_is_kept(client, user):
+    paper = make_paper()
+    client.force_login(user)
+    client.post(reverse("annotations:comment-add", args=[paper.pk]), {"body": "&amp; in titles"})
+    assert Comment.objects.get().body == "&amp; in titles"
