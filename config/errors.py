@@ -36,6 +36,11 @@ def database_unavailable_response(*, index_command: str = "") -> HttpResponse:
     return response
 
 
+def method_not_allowed_page() -> HttpResponse:
+    """Our 405 page (config.middleware.MethodNotAllowedPageMiddleware adds the Allow header)."""
+    return _render_standalone("405.html", status=405)
+
+
 def server_error(request: HttpRequest) -> HttpResponse:
     """handler500: also catches database outages raised outside views (e.g. in middleware).
 

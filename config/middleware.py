@@ -1,5 +1,6 @@
 """Middleware for response headers, for request text the database refuses, for answering
-database outages with a 503 page, and for htmx requests whose session has ended."""
+database outages with a 503 page, for htmx requests whose session has ended, and for a page
+that says why a form's action cannot be opened (405)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,11 @@ from django.shortcuts import resolve_url
 from django.utils.cache import patch_cache_control
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 
-from config.errors import DATABASE_UNAVAILABLE_ERRORS, database_unavailable_response
+from config.errors import (
+    DATABASE_UNAVAILABLE_ERRORS,
+    database_unavailable_response,
+    method_not_allowed_page,
+)
 from papers.search.store import IndexUnavailable
 
 logger = logging.getLogger(__name__)
@@ -127,6 +132,24 @@ class DatabaseUnavailableMiddleware:
         # One line per request: during an outage every request fails the same way.
         logger.error("Database unavailable while serving %s: %s", request.path, exception)
         return database_unavailable_response()
+
+
+class MethodNotAllowedPageMiddleware:
+    """Gives the empty 405 of require_POST and its kind a page: a member who opens a form's
+    action (a bookmarked or shared "delete" address, a link copied from the source) otherwise
+    sees a blank page. The Allow header stays."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code != 405 or response.streaming or response.content:
+            return response
+        page = method_not_allowed_page()
+        if "Allow" in response:
+            page["Allow"] = response["Allow"]
+        return page
 
 
 class HtmxLoginRedirectMiddleware:

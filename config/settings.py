@@ -170,6 +170,7 @@ MIDDLEWARE = [
     # Inside HtmxMiddleware (reads request.htmx), outside LoginRequiredMiddleware (its redirect).
     "config.middleware.HtmxLoginRedirectMiddleware",
     "config.middleware.DatabaseUnavailableMiddleware",
+    "config.middleware.MethodNotAllowedPageMiddleware",
 ]
 if REQUIRE_LOGIN:
     MIDDLEWARE.append("django.contrib.auth.middleware.LoginRequiredMiddleware")

@@ -294,6 +294,9 @@ def test_get_on_a_mutation_url_is_refused_and_changes_nothing(world, client, nam
     response = client.get(_mutation_url(world, name, arg))
     assert response.status_code == 405
     assert _snapshot(world) == before
+    # A page that says why, not a blank one; the Allow header names the method that works.
+    assert "This address is not a page" in response.content.decode()
+    assert "POST" in response["Allow"]
 
 
 @pytest.mark.parametrize(("name", "arg"), MUTATION_URL_NAMES)
