@@ -260,6 +260,36 @@ def test_hostile_queries_never_raise(library, index_of, query):
     assert set(engine.snippets(searcher, parse_query(query), pks)) == set(pks)
 
 
+def test_boolean_not_excludes_and_bars_separate_alternatives(library, index_of):
+    searcher = index_of()
+    # Read as the stop word "not", NOT would ask for the robot papers: the opposite.
+    assert sorted(titles(searcher, "networks NOT robot")) == [
+        "Image classifiers under distribution shift",
+        "Message passing on graphs",
+    ]
+    assert titles(searcher, "graph AND NOT robot") == ["Message passing on graphs"]
+    assert titles(searcher, "networks NOT robot") == titles(searcher, "networks -robot")
+    assert titles(searcher, 'networks NOT "learn to grasp"') == titles(
+        searcher, "networks NOT robot"
+    )
+    assert titles(searcher, "networks not robot") == ["Robot arms that learn to grasp"]  # a word
+    assert titles(searcher, "graph || robot") == titles(searcher, "graph or robot")
+
+
+def test_a_trailing_star_matches_words_beginning_so(library, index_of):
+    searcher = index_of()
+    assert titles(searcher, "mess*") == ["Message passing on graphs"]
+    assert titles(searcher, "mess") == []
+    # Graphs, grasp, and Grace Hopper's papers.
+    assert sorted(titles(searcher, "gra*")) == [
+        "Message passing on graphs",
+        "Robot arms that learn to grasp",
+        "Sparse attention for long documents",
+    ]
+    assert titles(searcher, "gras*") == ["Robot arms that learn to grasp"]
+    assert "Robot arms that learn to grasp" not in titles(searcher, "gra* -robot*")
+
+
 def test_field_names_and_operators_are_plain_words(library, index_of):
     searcher = index_of()
     # "title:graph" is the phrase "title graph", which no paper has; no field is targeted.
@@ -267,10 +297,8 @@ def test_field_names_and_operators_are_plain_words(library, index_of):
     # Punctuation splits words: "graph^10" is the phrase "graph 10", as in the SQL search.
     assert titles(searcher, "graph^10") == []
     assert titles(searcher, '(robot* AND "grasp" :^') == ["Robot arms that learn to grasp"]
-    assert titles(searcher, "graph AND NOT robot") == []  # "and", "not" are stop words
     assert titles(searcher, "graph OR robot") == titles(searcher, "graph or robot")
     assert len(titles(searcher, "graph OR robot")) == 2
-    assert titles(searcher, "gra*") == []  # no prefix search: "gra" is a word
     assert titles(searcher, "graph " * 2_000) == ["Message passing on graphs"]
 
 
