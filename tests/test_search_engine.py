@@ -842,6 +842,21 @@ def test_snippet_of_a_phrase_marks_its_words(library, index_of):
     assert "<mark>neural</mark> <mark>networks</mark>" in snippet[robots.pk]
 
 
+def test_snippet_marks_the_words_a_prefix_matched(library, index_of):
+    # Typed ("manipul", search as you type) or starred ("manip*"): the completions are marked.
+    searcher = index_of()
+    robots = library["robots"]
+    for query in (parse_query("manipul", prefix_last=True), parse_query("manip*")):
+        snippet = engine.snippets(searcher, query, [robots.pk])[robots.pk]
+        assert "<mark>manipulation</mark>" in snippet
+    # Typed past its stem: "learni" matches "learning" through the stem "learn".
+    snippet = engine.snippets(searcher, parse_query("learni", prefix_last=True), [robots.pk])
+    assert "<mark>learning</mark>" in snippet[robots.pk]
+    # Only words that begin so: "net*" marks "networks", not "neural".
+    snippet = engine.snippets(searcher, parse_query("net*"), [robots.pk])[robots.pk]
+    assert snippet.count("<mark>") == 1 and "<mark>networks</mark>" in snippet
+
+
 def _unescaped_dollars(html: str) -> int:
     return html.replace("\\$", "").count("$")
 
