@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+from html import unescape
+from urllib.parse import parse_qs
+
 import pytest
 from django.urls import reverse
 
@@ -118,3 +122,23 @@ def test_author_and_tag_pages_tolerate_bad_page_numbers(client, thirty_papers):
     for url in (author.get_absolute_url(), tag.get_absolute_url()):
         assert client.get(url, {"page": "abc"}).status_code == 200
         assert client.get(url, {"page": "99999"}).context["page"].number == 2
+
+
+def test_pages_link_to_the_first_and_last_page(client, thirty_papers):
+    def links(query):
+        nav = get_list(client, query).content.decode().split('class="pagination"')[1]
+        found = re.findall(
+            r'<a (?:rel="\w+" )?href="\?([^"]*)">([^<]*)</a>', nav.split("</nav>")[0]
+        )
+        return [(text, parse_qs(unescape(href))) for href, text in found]
+
+    assert links("?per_page=10") == [
+        ("Next →", {"per_page": ["10"], "page": ["2"]}),
+        ("Last »", {"per_page": ["10"], "page": ["3"]}),
+    ]
+    # Page 2 of 3: Previous is the first page and Next the last.
+    assert [text for text, _ in links("?per_page=10&page=2")] == ["← Previous", "Next →"]
+    assert links("?per_page=10&page=3") == [
+        ("« First", {"per_page": ["10"]}),
+        ("← Previous", {"per_page": ["10"], "page": ["2"]}),
+    ]
