@@ -290,10 +290,23 @@ def test_a_trailing_star_matches_words_beginning_so(library, index_of):
     assert "Robot arms that learn to grasp" not in titles(searcher, "gra* -robot*")
 
 
-def test_field_names_and_operators_are_plain_words(library, index_of):
+def test_a_field_name_before_a_colon_is_left_out(library, index_of):
     searcher = index_of()
-    # "title:graph" is the phrase "title graph", which no paper has; no field is targeted.
-    assert titles(searcher, "title:graph") == []
+    # Read as the phrase "title graph", which no paper has, it found nothing. No field is
+    # targeted: the words are searched as any others.
+    assert titles(searcher, "title:graph") == titles(searcher, "graph") != []
+    assert titles(searcher, "author:lovelace") == ["Message passing on graphs"]
+    assert titles(searcher, 'Title:"message passing"') == ["Message passing on graphs"]
+    assert titles(searcher, 'networks -title:"learn to grasp"') == titles(
+        searcher, "networks -grasp"
+    )
+    # Other words before a colon stay words: "Robot: arms" is a title typed as written.
+    assert titles(searcher, "robot: arms") == ["Robot arms that learn to grasp"]
+    assert titles(searcher, "year:2024") == []
+
+
+def test_operators_are_plain_words(library, index_of):
+    searcher = index_of()
     # Punctuation splits words: "graph^10" is the phrase "graph 10", as in the SQL search.
     assert titles(searcher, "graph^10") == []
     assert titles(searcher, '(robot* AND "grasp" :^') == ["Robot arms that learn to grasp"]

@@ -98,6 +98,15 @@ def test_a_trailing_star_marks_a_prefix():
     )
 
 
+def test_a_field_name_before_a_colon_is_left_out():
+    assert parse_query("title:diffusion Author:finn") == parse_query("diffusion finn")
+    assert parse_query('-abstract:"sparse attention" graph') == parse_query(
+        '-"sparse attention" graph'
+    )
+    assert parse_query("title:diff*") == ((Clause(("diff",), prefix=True),),)
+    assert parse_query("year:2024") == ((Clause(("year", "2024")),),)  # not a field we name
+
+
 def test_a_group_of_only_exclusions_is_dropped():
     assert parse_query("graph or -robot") == ((Clause(("graph",)),),)
 

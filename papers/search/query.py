@@ -65,9 +65,9 @@ def parse_query(text: str, *, prefix_last: bool = False) -> ParsedQuery:
     Like PostgreSQL's websearch_to_tsquery: `or` separates groups (AND binds tighter than OR),
     a leading `-` or an upper-case NOT excludes, `|` and `||` are `or`, an unmatched quote runs
     to the end. A word ending in `*` matches as a prefix (with MIN_PREFIX_CHARS characters or
-    more, not a stop word). Clauses made only of stop words
-    or punctuation disappear, and so does a group with nothing but exclusions (it would match
-    almost every paper). A phrase keeps its first MAX_PHRASE_WORDS words.
+    more, not a stop word); a field name before a colon (`title:`) is left out. Clauses made
+    only of stop words or punctuation disappear, and so does a group with nothing but
+    exclusions (it would match almost every paper). A phrase keeps its first MAX_PHRASE_WORDS words.
 
     `prefix_last` (search as you type): the word the text ends in, if it is still open (no
     space, closing quote or punctuation after it) and belongs to a wanted clause, is marked as
@@ -110,6 +110,15 @@ def _parse(text: str, *, prefix_last: bool, exclusions: bool) -> ParsedQuery:
             if chunk == "NOT":
                 not_pending = True
                 continue
+            # "title:diffusion", "author:finn": other search boxes' field syntax. The words are
+            # searched as any others (title, authors and abstract); read as a phrase with the
+            # field's name ("title diffusion") they would match nothing.
+            field, colon, rest = chunk.partition(":")
+            if colon and field.casefold() in _FIELD_NAMES:
+                if not rest:  # title:"diffusion models": the phrase comes next
+                    not_pending = negated
+                    continue
+                chunk = rest
         # "diff*": the wildcard of other search boxes, a word beginning so.
         starred = not quoted and chunk.endswith("*") and _WORD.fullmatch(chunk.rstrip("*"))
         all_words = tuple(_WORD.findall(chunk.casefold()))
@@ -140,6 +149,9 @@ def excludes_only(text: str) -> bool:
     parse_query reads nothing from it: the page says so, rather than blaming common words."""
     return not parse_query(text) and bool(_parse(text, prefix_last=False, exclusions=False))
 
+
+# Field names as other search boxes write them before a colon.
+_FIELD_NAMES = frozenset({"title", "abstract", "author", "authors"})
 
 # What separates alternatives besides `or`, as programmers write it.
 _OR_SIGNS = frozenset({"|", "||"})
