@@ -1109,6 +1109,10 @@ def test_misspelt_words_are_replaced_by_the_nearest_indexed_ones(index_of):
     # Syntax and known words stay as typed; an excluded word is not corrected.
     assert suggest('"difusion models" or GRAPH -modles') == '"diffusion models" or GRAPH -modles'
     assert suggest("grph") == "graph"
+    # Nor is a word after NOT, a field name before a colon or a prefix before a star.
+    assert suggest("difusion NOT modles") == "diffusion NOT modles"
+    assert suggest("title:difusion") == "title:diffusion"  # "title" is in no paper
+    assert suggest("Abstract:modles grph*") == "Abstract:models grph*"
     for text in ["diffusion models", "qwertyuiop", "grh", "", "-difusion", "the and"]:
         assert suggest(text) is None, text  # known, near nothing, too short, no words
 

@@ -22,6 +22,7 @@ from django.utils.safestring import SafeString, mark_safe
 from papers.latex import math_spans, render_latex_inline_marked, without_latex_commands
 from papers.search import schema
 from papers.search.query import (
+    FIELD_NAMES,
     MAX_PHRASE_WORDS,
     MIN_PREFIX_CHARS,
     STOP_WORDS,
@@ -437,7 +438,9 @@ def spelling_suggestion(searcher: tantivy.Searcher, text: str) -> str | None:
         word = match.group()
         # A query of a hundred unknown words would read the dictionaries a hundred times.
         better = (
-            _nearest_indexed_word(searcher, word.lower()) if index < MAX_SPELLING_WORDS else None
+            _nearest_indexed_word(searcher, word.lower())
+            if index < MAX_SPELLING_WORDS and not _syntax_or_excluded(text, match)
+            else None
         )
         if better is not None and word[:1].isupper():
             better = better.upper() if word.isupper() else better.capitalize()  # as typed
@@ -446,6 +449,15 @@ def spelling_suggestion(searcher: tantivy.Searcher, text: str) -> str | None:
         position = match.end()
     corrected.append(text[position:])
     return "".join(corrected) if changed else None
+
+
+def _syntax_or_excluded(text: str, match: re.Match[str]) -> bool:
+    """Whether the word is read as syntax by the parser (a field name before a colon, a
+    prefix before a star) or excluded after NOT: left as typed, as a word after a minus is."""
+    after = text[match.end() : match.end() + 1]
+    if after == "*" or (after == ":" and match.group().casefold() in FIELD_NAMES):
+        return True
+    return text[: match.start()].rsplit(None, 1)[-1:] == ["NOT"]
 
 
 def _nearest_indexed_word(searcher: tantivy.Searcher, word: str) -> str | None:

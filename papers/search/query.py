@@ -114,7 +114,7 @@ def _parse(text: str, *, prefix_last: bool, exclusions: bool) -> ParsedQuery:
             # searched as any others (title, authors and abstract); read as a phrase with the
             # field's name ("title diffusion") they would match nothing.
             field, colon, rest = chunk.partition(":")
-            if colon and field.casefold() in _FIELD_NAMES:
+            if colon and field.casefold() in FIELD_NAMES:
                 if not rest:  # title:"diffusion models": the phrase comes next
                     not_pending = negated
                     continue
@@ -151,7 +151,7 @@ def excludes_only(text: str) -> bool:
 
 
 # Field names as other search boxes write them before a colon.
-_FIELD_NAMES = frozenset({"title", "abstract", "author", "authors"})
+FIELD_NAMES = frozenset({"title", "abstract", "author", "authors"})
 
 # What separates alternatives besides `or`, as programmers write it.
 _OR_SIGNS = frozenset({"|", "||"})
