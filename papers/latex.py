@@ -196,6 +196,8 @@ _BRACE_RE = re.compile(r"[{}]")
 def _dashes(text: str) -> str:
     """LaTeX's dash ligatures, as the typeset paper shows them: `---` an em dash, `--` an en
     dash ("updates---the score functions---are learned", "pages 1--10")."""
+    if "--" not in text:  # most text: one quick test
+        return text
     return text.replace("---", "\u2014").replace("--", "\u2013")
 
 
