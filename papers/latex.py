@@ -193,6 +193,14 @@ _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t~]*\n[\s~]*")
 _BRACE_RE = re.compile(r"[{}]")
 
 
+def _dashes(text: str) -> str:
+    """LaTeX's dash ligatures, as the typeset paper shows them: `---` an em dash, `--` an en
+    dash ("updates---the score functions---are learned", "pages 1--10")."""
+    if "--" not in text:  # most text: one quick test
+        return text
+    return text.replace("---", "\u2014").replace("--", "\u2013")
+
+
 class _Closers:
     """Forward searches for closers, each kind remembered so no stretch of text is searched twice.
 
@@ -314,13 +322,14 @@ class _Scanner:
     def _plain(self, piece: str) -> str:
         """Plain text, escaped; with links on, its bare web addresses linked."""
         if not self.links or "://" not in piece:
-            return html.escape(piece)
+            return _dashes(html.escape(piece))
         pieces, position = [], 0
         for match in _BARE_URL_RE.finditer(piece):
             address = match.group().rstrip(_URL_TRAILING_PUNCTUATION)
-            pieces += [html.escape(piece[position : match.start()]), self._address(address)]
+            before = _dashes(html.escape(piece[position : match.start()]))
+            pieces += [before, self._address(address)]
             position = match.start() + len(address)
-        pieces.append(html.escape(piece[position:]))
+        pieces.append(_dashes(html.escape(piece[position:])))
         return "".join(pieces)
 
     def _address(self, address: str) -> str:

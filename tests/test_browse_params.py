@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import re
+from html import unescape
+from urllib.parse import parse_qs
+
 import pytest
 from django.urls import reverse
+from django.utils.html import strip_tags
 
 from papers.models import TagKind
 from tests.factories import make_paper
@@ -118,3 +123,24 @@ def test_author_and_tag_pages_tolerate_bad_page_numbers(client, thirty_papers):
     for url in (author.get_absolute_url(), tag.get_absolute_url()):
         assert client.get(url, {"page": "abc"}).status_code == 200
         assert client.get(url, {"page": "99999"}).context["page"].number == 2
+
+
+def test_pages_link_to_the_first_and_last_page(client, thirty_papers):
+    def links(query):
+        nav = get_list(client, query).content.decode().split('class="pagination"')[1]
+        found = re.findall(r'<a (?:rel="\w+" )?href="\?([^"]*)">(.*?)</a>', nav.split("</nav>")[0])
+        # The arrows are hidden from screen readers, which would read out their names.
+        return [(strip_tags(text), parse_qs(unescape(href))) for href, text in found]
+
+    page_3 = get_list(client, "?per_page=10&page=3").content.decode()
+    assert '<span aria-hidden="true">«</span> First' in page_3
+    assert links("?per_page=10") == [
+        ("Next →", {"per_page": ["10"], "page": ["2"]}),
+        ("Last »", {"per_page": ["10"], "page": ["3"]}),
+    ]
+    # Page 2 of 3: Previous is the first page and Next the last.
+    assert [text for text, _ in links("?per_page=10&page=2")] == ["← Previous", "Next →"]
+    assert links("?per_page=10&page=3") == [
+        ("« First", {"per_page": ["10"]}),
+        ("← Previous", {"per_page": ["10"], "page": ["2"]}),
+    ]

@@ -90,7 +90,7 @@ def test_query_with_nothing_searchable_shows_no_results(client, corpus, query):
     assert b"No results" in response.content
 
 
-@pytest.mark.parametrize("query", ["-diffusion", '-"sparse attention" -robots'])
+@pytest.mark.parametrize("query", ["-diffusion", '-"sparse attention" -robots', "NOT diffusion"])
 def test_a_query_of_exclusions_only_says_it_needs_a_word_to_look_for(client, corpus, query):
     response = get_list(client, {"q": query})
     html = response.content.decode()

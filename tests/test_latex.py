@@ -177,6 +177,18 @@ def test_math_inside_a_command_is_kept_and_not_rewritten():
     )
 
 
+def test_dashes_are_latex_ligatures_outside_math_and_addresses():
+    assert render("updates---the scores---are learned") == (
+        "<p>updates\u2014the scores\u2014are learned</p>"
+    )
+    assert render("pages 1--10, self-attention") == "<p>pages 1\u201310, self-attention</p>"
+    assert render_latex_inline("A---B") == "A\u2014B"
+    assert latex_to_plain_text(r"Zero--shot \emph{a---b}") == "Zero\u2013shot a\u2014b"
+    # Math and web addresses keep their minus signs.
+    assert "$x--y$" in render("$x--y$")
+    assert 'href="https://example.org/a--b"' in render("see https://example.org/a--b")
+
+
 def test_quotes_and_ties_inside_a_command_argument():
     assert render(r"\emph{Fig.~1 is ``new''}") == "<p><em>Fig. 1 is \u201cnew\u201d</em></p>"
 

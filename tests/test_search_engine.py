@@ -260,17 +260,58 @@ def test_hostile_queries_never_raise(library, index_of, query):
     assert set(engine.snippets(searcher, parse_query(query), pks)) == set(pks)
 
 
-def test_field_names_and_operators_are_plain_words(library, index_of):
+def test_boolean_not_excludes_and_bars_separate_alternatives(library, index_of):
     searcher = index_of()
-    # "title:graph" is the phrase "title graph", which no paper has; no field is targeted.
-    assert titles(searcher, "title:graph") == []
+    # Read as the stop word "not", NOT would ask for the robot papers: the opposite.
+    assert sorted(titles(searcher, "networks NOT robot")) == [
+        "Image classifiers under distribution shift",
+        "Message passing on graphs",
+    ]
+    assert titles(searcher, "graph AND NOT robot") == ["Message passing on graphs"]
+    assert titles(searcher, "networks NOT robot") == titles(searcher, "networks -robot")
+    assert titles(searcher, 'networks NOT "learn to grasp"') == titles(
+        searcher, "networks NOT robot"
+    )
+    assert titles(searcher, "networks not robot") == ["Robot arms that learn to grasp"]  # a word
+    assert titles(searcher, "graph || robot") == titles(searcher, "graph or robot")
+
+
+def test_a_trailing_star_matches_words_beginning_so(library, index_of):
+    searcher = index_of()
+    assert titles(searcher, "mess*") == ["Message passing on graphs"]
+    assert titles(searcher, "mess") == []
+    # Graphs, grasp, and Grace Hopper's papers.
+    assert sorted(titles(searcher, "gra*")) == [
+        "Message passing on graphs",
+        "Robot arms that learn to grasp",
+        "Sparse attention for long documents",
+    ]
+    assert titles(searcher, "gras*") == ["Robot arms that learn to grasp"]
+    assert "Robot arms that learn to grasp" not in titles(searcher, "gra* -robot*")
+
+
+def test_a_field_name_before_a_colon_is_left_out(library, index_of):
+    searcher = index_of()
+    # Read as the phrase "title graph", which no paper has, it found nothing. No field is
+    # targeted: the words are searched as any others.
+    assert titles(searcher, "title:graph") == titles(searcher, "graph") != []
+    assert titles(searcher, "author:lovelace") == ["Message passing on graphs"]
+    assert titles(searcher, 'Title:"message passing"') == ["Message passing on graphs"]
+    assert titles(searcher, 'networks -title:"learn to grasp"') == titles(
+        searcher, "networks -grasp"
+    )
+    # Other words before a colon stay words: "Robot: arms" is a title typed as written.
+    assert titles(searcher, "robot: arms") == ["Robot arms that learn to grasp"]
+    assert titles(searcher, "year:2024") == []
+
+
+def test_operators_are_plain_words(library, index_of):
+    searcher = index_of()
     # Punctuation splits words: "graph^10" is the phrase "graph 10", as in the SQL search.
     assert titles(searcher, "graph^10") == []
     assert titles(searcher, '(robot* AND "grasp" :^') == ["Robot arms that learn to grasp"]
-    assert titles(searcher, "graph AND NOT robot") == []  # "and", "not" are stop words
     assert titles(searcher, "graph OR robot") == titles(searcher, "graph or robot")
     assert len(titles(searcher, "graph OR robot")) == 2
-    assert titles(searcher, "gra*") == []  # no prefix search: "gra" is a word
     assert titles(searcher, "graph " * 2_000) == ["Message passing on graphs"]
 
 
@@ -814,6 +855,21 @@ def test_snippet_of_a_phrase_marks_its_words(library, index_of):
     assert "<mark>neural</mark> <mark>networks</mark>" in snippet[robots.pk]
 
 
+def test_snippet_marks_the_words_a_prefix_matched(library, index_of):
+    # Typed ("manipul", search as you type) or starred ("manip*"): the completions are marked.
+    searcher = index_of()
+    robots = library["robots"]
+    for query in (parse_query("manipul", prefix_last=True), parse_query("manip*")):
+        snippet = engine.snippets(searcher, query, [robots.pk])[robots.pk]
+        assert "<mark>manipulation</mark>" in snippet
+    # Typed past its stem: "learni" matches "learning" through the stem "learn".
+    snippet = engine.snippets(searcher, parse_query("learni", prefix_last=True), [robots.pk])
+    assert "<mark>learning</mark>" in snippet[robots.pk]
+    # Only words that begin so: "net*" marks "networks", not "neural".
+    snippet = engine.snippets(searcher, parse_query("net*"), [robots.pk])[robots.pk]
+    assert snippet.count("<mark>") == 1 and "<mark>networks</mark>" in snippet
+
+
 def _unescaped_dollars(html: str) -> int:
     return html.replace("\\$", "").count("$")
 
@@ -1053,6 +1109,10 @@ def test_misspelt_words_are_replaced_by_the_nearest_indexed_ones(index_of):
     # Syntax and known words stay as typed; an excluded word is not corrected.
     assert suggest('"difusion models" or GRAPH -modles') == '"diffusion models" or GRAPH -modles'
     assert suggest("grph") == "graph"
+    # Nor is a word after NOT, a field name before a colon or a prefix before a star.
+    assert suggest("difusion NOT modles") == "diffusion NOT modles"
+    assert suggest("title:difusion") == "title:diffusion"  # "title" is in no paper
+    assert suggest("Abstract:modles grph*") == "Abstract:models grph*"
     for text in ["diffusion models", "qwertyuiop", "grh", "", "-difusion", "the and"]:
         assert suggest(text) is None, text  # known, near nothing, too short, no words
 

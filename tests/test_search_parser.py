@@ -76,6 +76,37 @@ def test_stop_words_and_punctuation_leave_nothing_to_search():
     assert parse_query('the and "of" * ( ) : ^ -') == ()
 
 
+def test_upper_case_not_excludes_and_bars_are_or():
+    assert parse_query('graph NOT robot AND NOT "sparse attention"') == (
+        (
+            Clause(("graph",)),
+            Clause(("robot",), negated=True),
+            Clause(("sparse", "attention"), negated=True),
+        ),
+    )
+    assert parse_query("graph not robot") == ((Clause(("graph",)), Clause(("robot",))),)
+    assert parse_query("graph || robot | vision") == parse_query("graph or robot or vision")
+    assert parse_query("NOT") == ()
+    assert parse_query("graph NOT") == ((Clause(("graph",)),),)
+
+
+def test_a_trailing_star_marks_a_prefix():
+    assert parse_query("diff* models") == ((Clause(("diff",), prefix=True), Clause(("models",))),)
+    # Too short, a stop word, excluded, or inside quotes: the word as it is.
+    assert parse_query('d* the* -diff* "diff*"') == (
+        (Clause(("d",)), Clause(("diff",), negated=True), Clause(("diff",))),
+    )
+
+
+def test_a_field_name_before_a_colon_is_left_out():
+    assert parse_query("title:diffusion Author:finn") == parse_query("diffusion finn")
+    assert parse_query('-abstract:"sparse attention" graph') == parse_query(
+        '-"sparse attention" graph'
+    )
+    assert parse_query("title:diff*") == ((Clause(("diff",), prefix=True),),)
+    assert parse_query("year:2024") == ((Clause(("year", "2024")),),)  # not a field we name
+
+
 def test_a_group_of_only_exclusions_is_dropped():
     assert parse_query("graph or -robot") == ((Clause(("graph",)),),)
 
@@ -105,6 +136,8 @@ def test_hostile_text_is_bounded_and_never_raises():
         ("-", False),
         ("", False),
         ("self-supervised", False),
+        ("NOT diffusion", True),
+        ("NOT the", False),
     ],
 )
 def test_excludes_only(text, expected):

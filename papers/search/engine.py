@@ -22,6 +22,7 @@ from django.utils.safestring import SafeString, mark_safe
 from papers.latex import math_spans, render_latex_inline_marked, without_latex_commands
 from papers.search import schema
 from papers.search.query import (
+    FIELD_NAMES,
     MAX_PHRASE_WORDS,
     MIN_PREFIX_CHARS,
     STOP_WORDS,
@@ -330,8 +331,18 @@ def text_query(parsed: ParsedQuery) -> Query | None:
     return Query.boolean_query([(Occur.Should, group) for group in groups])
 
 
-def _wanted_words_query(parsed: ParsedQuery) -> Query | None:
-    """Every wanted (not excluded) term once, in the abstract: what a snippet highlights."""
+# A word matched as a prefix is highlighted where these many of its commonest completions are.
+MAX_HIGHLIGHTED_COMPLETIONS = 50
+
+
+def _wanted_words_query(
+    parsed: ParsedQuery, searcher: tantivy.Searcher, documents: dict[int, tantivy.Document]
+) -> Query | None:
+    """Every wanted (not excluded) term once, in the abstract: what a snippet highlights.
+
+    A word matched as a prefix ("diffu" typed, "diff*") adds the terms it matched in the
+    abstracts of `documents` (the snippet generator highlights terms only, and a prefix is no
+    term of the index: its stem "diffu" would highlight nothing)."""
     terms = dict.fromkeys(
         term
         for group in parsed
@@ -339,6 +350,22 @@ def _wanted_words_query(parsed: ParsedQuery) -> Query | None:
         if not clause.negated
         for _, term in _terms(" ".join(clause.words), skip_stop_words=True)
     )
+    shown = _any_of(schema.ID, documents)
+    for group in parsed:
+        for clause in group:
+            if clause.negated or not clause.prefix:
+                continue
+            found = _terms(" ".join(clause.words), skip_stop_words=True)
+            typed = _typed_prefix(clause, found) if found else None
+            if typed is None:
+                continue
+            completions = searcher.terms_with_prefix(
+                schema.ABSTRACT, typed, filter_query=shown, limit=MAX_HIGHLIGHTED_COMPLETIONS
+            )
+            terms.update(dict.fromkeys(term for term, count in completions if count))
+            # A word typed past its stem ("learni") matched the stem ("learn"): see STEM_LOOKBACK.
+            shortest = max(MIN_STEM_CHARS, len(typed) - STEM_LOOKBACK)
+            terms.update(dict.fromkeys(typed[:n] for n in range(shortest, len(typed))))
     if not terms:
         return None
     return Query.boolean_query(
@@ -411,7 +438,9 @@ def spelling_suggestion(searcher: tantivy.Searcher, text: str) -> str | None:
         word = match.group()
         # A query of a hundred unknown words would read the dictionaries a hundred times.
         better = (
-            _nearest_indexed_word(searcher, word.lower()) if index < MAX_SPELLING_WORDS else None
+            _nearest_indexed_word(searcher, word.lower())
+            if index < MAX_SPELLING_WORDS and not _syntax_or_excluded(text, match)
+            else None
         )
         if better is not None and word[:1].isupper():
             better = better.upper() if word.isupper() else better.capitalize()  # as typed
@@ -420,6 +449,15 @@ def spelling_suggestion(searcher: tantivy.Searcher, text: str) -> str | None:
         position = match.end()
     corrected.append(text[position:])
     return "".join(corrected) if changed else None
+
+
+def _syntax_or_excluded(text: str, match: re.Match[str]) -> bool:
+    """Whether the word is read as syntax by the parser (a field name before a colon, a
+    prefix before a star) or excluded after NOT: left as typed, as a word after a minus is."""
+    after = text[match.end() : match.end() + 1]
+    if after == "*" or (after == ":" and match.group().casefold() in FIELD_NAMES):
+        return True
+    return text[: match.start()].rsplit(None, 1)[-1:] == ["NOT"]
 
 
 def _nearest_indexed_word(searcher: tantivy.Searcher, word: str) -> str | None:
@@ -1101,7 +1139,7 @@ def snippets(
     whole for KaTeX), so the snippet belongs in an element marked data-math.
     """
     documents = _documents(searcher, paper_ids)
-    wanted = _wanted_words_query(parsed) if parsed else None
+    wanted = _wanted_words_query(parsed, searcher, documents) if parsed else None
     generator = None
     if wanted is not None:
         generator = tantivy.SnippetGenerator.create(searcher, wanted, _schema(), schema.ABSTRACT)

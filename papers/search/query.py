@@ -1,8 +1,8 @@
 """The search box's query language, read into a small tree of plain words.
 
-Websearch syntax (bare words AND-ed, "quoted phrases", -exclude, `or`) becomes groups of
-clauses; whatever cannot be searched is dropped here. Every search backend renders this tree
-itself, so user text never reaches an engine as query syntax.
+Websearch syntax (bare words AND-ed, "quoted phrases", -exclude or NOT, `or`, a trailing `*`)
+becomes groups of clauses; whatever cannot be searched is dropped here. Every search backend
+renders this tree itself, so user text never reaches an engine as query syntax.
 """
 
 from __future__ import annotations
@@ -63,24 +63,35 @@ def parse_query(text: str, *, prefix_last: bool = False) -> ParsedQuery:
     """Read websearch syntax into groups of clauses; drop whatever cannot be searched.
 
     Like PostgreSQL's websearch_to_tsquery: `or` separates groups (AND binds tighter than OR),
-    a leading `-` excludes, an unmatched quote runs to the end. Clauses made only of stop words
-    or punctuation disappear, and so does a group with nothing but exclusions (it would match
-    almost every paper). A phrase keeps its first MAX_PHRASE_WORDS words.
+    a leading `-` or an upper-case NOT excludes, `|` and `||` are `or`, an unmatched quote runs
+    to the end. A word ending in `*` matches as a prefix (with MIN_PREFIX_CHARS characters or
+    more, not a stop word); a field name before a colon (`title:`) is left out. Clauses made
+    only of stop words or punctuation disappear, and so does a group with nothing but
+    exclusions (it would match almost every paper). A phrase keeps its first MAX_PHRASE_WORDS words.
 
     `prefix_last` (search as you type): the word the text ends in, if it is still open (no
     space, closing quote or punctuation after it) and belongs to a wanted clause, is marked as
     a prefix when it has MIN_PREFIX_CHARS characters or more and is not a stop word.
     """
+    return _parse(text, prefix_last=prefix_last, exclusions=True)
+
+
+def _parse(text: str, *, prefix_last: bool, exclusions: bool) -> ParsedQuery:
+    """parse_query; with `exclusions` off, excluded clauses read as wanted ones."""
     text = (text or "").replace("\x00", " ")[:MAX_QUERY_CHARS]
     groups: list[list[Clause]] = [[]]
     count = 0
     pos = 0
+    # An upper-case NOT before a clause (boolean habits: "diffusion NOT graph") excludes it as
+    # a minus sign does: read as the stop word "not", it would ask for the graph papers.
+    not_pending = False
     while pos < len(text) and count < MAX_CLAUSES:
         char = text[pos]
         if char.isspace():
             pos += 1
             continue
-        negated = False
+        negated = not_pending
+        not_pending = False
         if char == "-" and pos + 1 < len(text) and not text[pos + 1].isspace():
             negated = True
             pos += 1
@@ -93,18 +104,36 @@ def parse_query(text: str, *, prefix_last: bool = False) -> ParsedQuery:
             match = _BARE.match(text, pos)
             assert match is not None  # text[pos] is neither a space nor a quote
             chunk, pos = match.group(), match.end()
-            if not negated and chunk.casefold() == "or":
+            if not negated and (chunk.casefold() == "or" or chunk in _OR_SIGNS):
                 groups.append([])
                 continue
+            if chunk == "NOT":
+                not_pending = True
+                continue
+            # "title:diffusion", "author:finn": other search boxes' field syntax. The words are
+            # searched as any others (title, authors and abstract); read as a phrase with the
+            # field's name ("title diffusion") they would match nothing.
+            field, colon, rest = chunk.partition(":")
+            if colon and field.casefold() in FIELD_NAMES:
+                if not rest:  # title:"diffusion models": the phrase comes next
+                    not_pending = negated
+                    continue
+                chunk = rest
+        # "diff*": the wildcard of other search boxes, a word beginning so.
+        starred = not quoted and chunk.endswith("*") and _WORD.fullmatch(chunk.rstrip("*"))
         all_words = tuple(_WORD.findall(chunk.casefold()))
         words = all_words[:MAX_PHRASE_WORDS]
+        negated = negated and exclusions
         if words and not all(word in STOP_WORDS for word in words):
-            prefix = (
+            typed = (
                 prefix_last
-                and not negated
                 and pos >= len(text)
                 and _WORD.fullmatch(text[-1]) is not None
                 and words == all_words
+            )
+            prefix = (
+                bool(typed or starred)
+                and not negated
                 and len(words[-1]) >= MIN_PREFIX_CHARS
                 and words[-1] not in STOP_WORDS
             )
@@ -118,12 +147,14 @@ def parse_query(text: str, *, prefix_last: bool = False) -> ParsedQuery:
 def excludes_only(text: str) -> bool:
     """Whether `text` names words to exclude ("-diffusion") but none to look for, so that
     parse_query reads nothing from it: the page says so, rather than blaming common words."""
-    return not parse_query(text) and bool(parse_query(_EXCLUSION.sub(" ", text or "")))
+    return not parse_query(text) and bool(_parse(text, prefix_last=False, exclusions=False))
 
 
-# A minus sign that excludes (at the start of a clause, before a word or a quote): dropped,
-# the excluded clause reads as one to look for.
-_EXCLUSION = re.compile(r"(?:^|(?<=\s))-(?=[^\s])")
+# Field names as other search boxes write them before a colon.
+FIELD_NAMES = frozenset({"title", "abstract", "author", "authors"})
+
+# What separates alternatives besides `or`, as programmers write it.
+_OR_SIGNS = frozenset({"|", "||"})
 
 
 def parse_typed_words(text: str) -> Clause | None:

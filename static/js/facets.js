@@ -63,17 +63,26 @@
     return Boolean(form && control.form === form);
   }
 
-  // A menu's choice differs from the one the results show (the option rendered selected).
+  // The value each menu last asked the results for, until the swap replaces the menu.
+  var asked = new WeakMap();
+
+  // A menu's choice differs from the one the results show (the option rendered selected) or,
+  // once it asked for new results, from the one it asked for.
   function menuChanged(menu) {
     var chosen = menu.options[menu.selectedIndex];
-    return Boolean(chosen && !chosen.defaultSelected);
+    if (!chosen) {
+      return false;
+    }
+    return asked.has(menu) ? asked.get(menu) !== chosen.value : !chosen.defaultSelected;
   }
 
   function submitMenu(menu) {
     if (menuChanged(menu)) {
       // The results asked for now are the ones shown from here on: leaving the menu after
-      // this does not ask again.
-      menu.options[menu.selectedIndex].defaultSelected = true;
+      // this does not ask again. Not by marking the option selected in the page: htmx keeps
+      // this page as it is for the back button, whose menu would then show the new choice
+      // over the old results, and picking that choice again would ask for nothing.
+      asked.set(menu, menu.options[menu.selectedIndex].value);
       submitFrom(menu);
     }
   }

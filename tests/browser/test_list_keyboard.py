@@ -112,6 +112,32 @@ def test_a_menu_choice_made_with_the_mouse_applies_at_once(page, live_server, li
     expect(page).to_have_url(re.compile(r"[?&]sort=title(&|$)"))
 
 
+def test_back_shows_the_menus_as_they_were_and_the_choice_can_be_made_again(
+    page, live_server, library
+):
+    from playwright.sync_api import expect
+
+    page.goto(f"{live_server.url}/?sort=newest")
+    first = page.locator(".paper-title").first.inner_text()
+    page.select_option("#sort", "title")
+    expect(page).to_have_url(re.compile(r"[?&]sort=title(&|$)"))
+    page.select_option("#per_page", "10")
+    expect(page).to_have_url(re.compile(r"[?&]per_page=10(&|$)"))
+
+    page.go_back()
+    expect(page).not_to_have_url(re.compile(r"per_page"))
+    expect(page.locator("#sort")).to_have_value("title")
+    expect(page.locator("#per_page")).to_have_value("25")
+    page.go_back()
+    expect(page).not_to_have_url(re.compile(r"sort=title"))
+    expect(page.locator(".paper-title").first).to_have_text(first)
+    # The menu shows the order the results are in, and choosing Title again sorts them.
+    expect(page.locator("#sort")).to_have_value("newest")
+    page.select_option("#sort", "title")
+    expect(page).to_have_url(re.compile(r"[?&]sort=title(&|$)"))
+    expect(page.locator(".paper-title").first).to_have_text("Alpha")
+
+
 def test_escape_in_the_search_box_leaves_it_for_the_keys_and_keeps_the_search(
     page, live_server, library
 ):

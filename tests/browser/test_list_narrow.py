@@ -85,3 +85,21 @@ def test_on_a_phone_the_bulk_actions_wait_for_a_selection(phone, live_server, li
     phone.get_by_role("checkbox", name="Select all on this page").check()
     expect(save_selected).to_be_visible()
     assert overflow(phone) <= 0
+
+
+def test_page_links_each_stay_on_one_line_on_a_phone(phone, live_server, library):
+    for n in range(46):  # with the library's 4: 50 papers, 5 pages of 10
+        make_paper(f"Filler {n}")
+    phone.goto(f"{live_server.url}/?per_page=10&page=3")
+    items = phone.locator(".pagination > *")
+    assert items.all_inner_texts() == ["« First", "← Previous", "Page 3 of 5", "Next →", "Last »"]
+    # Lines each item's text is laid out on ("← Previous" broke after its arrow).
+    lines = phone.evaluate(
+        """[...document.querySelectorAll('.pagination > *')].map(item => {
+            const range = document.createRange();
+            range.selectNodeContents(item);
+            return new Set([...range.getClientRects()].map(rect => Math.round(rect.top))).size;
+        })"""
+    )
+    assert lines == [1, 1, 1, 1, 1]
+    assert overflow(phone) <= 0

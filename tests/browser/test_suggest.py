@@ -160,3 +160,21 @@ def test_typing_quickly_asks_once_for_the_last_text(page, live_server, catalogue
     asked_before = len(asked)
     page.wait_for_timeout(300)
     assert len(asked) == asked_before
+
+
+@pytest.mark.parametrize("width", [390, 560])
+def test_header_suggestions_stay_on_a_narrow_screen(browser, live_server, catalogue, width):
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": width, "height": 800}, is_mobile=True)
+    page = context.new_page()
+    page.goto(f"{live_server.url}{catalogue['attention'].get_absolute_url()}")
+    page.locator("#header-q").press_sequentially("diffusion", delay=20)
+    popup = page.locator("#header-q-suggestions")
+    expect(popup.get_by_role("option")).to_have_count(2)
+    box = popup.bounding_box()
+    # On screen, and as wide as the screen allows rather than squeezed beside the brand.
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width
+    assert box["width"] >= width * 0.9
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    context.close()
