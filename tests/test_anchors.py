@@ -262,3 +262,36 @@ def test_comments_moved_by_a_paper_merge_re_anchor_to_the_kept_abstract(user):
     assert (shared.paper, shared.anchor_state) == (keep, AnchorState.ATTACHED)
     assert shared.quote_start == plain_text(keep.abstract).index("is cheap")
     assert (lost.paper, lost.anchor_state) == (keep, AnchorState.ORPHANED)
+
+
+def test_quotes_taken_before_dashes_were_typeset_are_rewritten_and_stay_anchored(user):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("annotations.migrations.0007_anchor_quotes_with_dashes")
+    paper = make_paper(abstract="Score functions---learned once---are reused in steps 1--10.")
+    # As a quote was stored before: taken from the page when it showed the hyphens.
+    old = make_comment(
+        user,
+        paper,
+        "about the quote",
+        quote="learned once---are reused",
+        quote_prefix="Score functions---",
+        quote_suffix=" in steps 1--10.",
+        quote_start=18,
+        anchor_state=AnchorState.ATTACHED,
+    )
+    untouched = anchored(user, paper, "Score functions")
+    migration.rewrite_dashes(apps, None)
+    old.refresh_from_db()
+    assert (old.quote, old.quote_prefix, old.quote_suffix) == (
+        "learned once\u2014are reused",
+        "Score functions\u2014",
+        " in steps 1\u201310.",
+    )
+    text = plain_text(paper.abstract)
+    anchor = Anchor(old.quote, old.quote_prefix, old.quote_suffix, old.quote_start)
+    assert locate(text, anchor) == text.index("learned once")
+    untouched.refresh_from_db()
+    assert untouched.quote == "Score functions"
