@@ -771,3 +771,36 @@ def test_ris_l1_gives_the_pdf_and_a_local_file_there_is_ignored():
         "https://openaccess.thecvf.com/content/CVPR2023/papers/Ke_CVPR_2023_paper.pdf"
     )
     assert local.pdf_url == ""
+
+
+def test_bibtex_proceedings_are_no_papers_and_give_their_papers_venue_and_year():
+    # As Zotero and DBLP export a paper with its volume: the volume after the paper, named by
+    # the paper's crossref (in another case), holding the venue and year the paper leaves out.
+    text = (
+        "@inproceedings{child,\n"
+        "  title = {A Paper in the Volume},\n"
+        "  author = {Doe, Jane},\n"
+        "  crossref = {ICML2024},\n"
+        "  abstract = {Inherits its venue and year.},\n"
+        "}\n"
+        "@inproceedings{own,\n"
+        "  title = {A Paper with Its Own Venue},\n"
+        "  crossref = {icml2024},\n"
+        "  journal = {Journal of Machine Learning Research},\n"
+        "  year = {2020},\n"
+        "  abstract = {Keeps what it gives itself.},\n"
+        "}\n"
+        "@proceedings{icml2024,\n"
+        "  title = {Proceedings of the 41st International Conference on Machine Learning},\n"
+        "  year = {2024},\n"
+        "  doi = {10.5555/volume},\n"
+        "}\n"
+    )
+    child, own = read_bib(text)
+    assert (child.title, child.tags, child.year) == ("A Paper in the Volume", ["ICML 2024"], 2024)
+    assert (own.tags, own.year) == (["Journal of Machine Learning Research"], 2020)
+
+
+def test_bibtex_file_of_only_proceedings_has_no_papers():
+    message = bib_failure("@proceedings{v,\n  title = {Proceedings of ICML},\n  year = 2024,\n}\n")
+    assert "no BibTeX entries" in message

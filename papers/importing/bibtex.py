@@ -22,6 +22,8 @@ Field by field:
   arXiv:2301.01234", "CoRR", "ArXiv") is no venue, though it may give the arXiv id. Any other
   venue is kept as written (papers.venues.venue_from_reference).
 - year, else date: the year as a number, from the first four digits.
+- crossref: a paper without a venue or year of its own takes its @proceedings' (booktitle, else
+  title; year), as BibTeX does. An @proceedings entry is a volume, never a paper.
 - url: an OpenReview forum URL is the forum URL, an arXiv abs/pdf URL gives the arXiv id, a URL
   ending in .pdf (or OpenReview's /pdf?id=) is the PDF link, as is PMLR's `pdf` field; other
   URLs are not kept. `eprint`
@@ -65,6 +67,9 @@ MAX_NESTING = 32
 # looks_like reads no further than this into a file.
 HEAD = 10_000
 
+# Entry types of a whole volume rather than a paper: a Zotero or DBLP export brings the
+# proceedings its papers' `crossref` names along with them.
+VOLUME_TYPES = frozenset({"proceedings", "mvproceedings"})
 _ENTRY_START = re.compile(r"@[A-Za-z]\w*[ \t]*[{(]")
 _FIELDS_READ = frozenset(
     {
@@ -191,6 +196,13 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
         raise ImportFailed(source, None, f"the BibTeX parser failed: {error}") from None
     strings: dict[str, str] = {}
     found = False
+    # A volume cited by its papers' `crossref` (BibTeX writes it after them): not a paper itself,
+    # but where those papers' venue and year are.
+    volumes = {
+        block.key.lower(): block
+        for block in library.blocks
+        if isinstance(block, Entry) and block.entry_type.lower() in VOLUME_TYPES
+    }
     for block in library.blocks:
         line = _line(block)
         if isinstance(block, ParsingFailedBlock):
@@ -206,9 +218,9 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
                 strings[block.key.lower()] = _expand(block.value, strings)
             except ValueError as error:
                 raise ImportFailed(source, line, f"@string {block.key}: {error}") from None
-        elif isinstance(block, Entry):
+        elif isinstance(block, Entry) and block.entry_type.lower() not in VOLUME_TYPES:
             found = True
-            yield _record(block, strings, source)
+            yield _record(block, strings, source, volumes)
     if not found:
         raise ImportFailed(source, None, "no BibTeX entries in the file (such as '@article{')")
 
@@ -227,9 +239,19 @@ def _line(block: Block) -> int:
     return block.start_line + 1
 
 
-def _record(entry: Entry, strings: Mapping[str, str], source: str) -> PaperRecord:
+def _record(
+    entry: Entry, strings: Mapping[str, str], source: str, volumes: Mapping[str, Entry]
+) -> PaperRecord:
     line = _line(entry)
     fields = _fields(entry, source, line)
+    parent = _crossref(fields, volumes, source)
+    # What the paper does not give itself it takes from its volume, as BibTeX does; the
+    # volume's title is the paper's booktitle (biblatex's rule for @proceedings).
+    inherited = (("booktitle", "booktitle"), ("booktitle", "title"), ("year", "year"))
+    for name, parent_name in inherited:
+        given = ("booktitle", "journal") if name == "booktitle" else ("year", "date")
+        if parent_name in parent and not any(own in fields for own in given):
+            fields[name] = parent[parent_name]
 
     def value(name: str) -> str:
         field = fields.get(name)
@@ -276,6 +298,20 @@ def _record(entry: Entry, strings: Mapping[str, str], source: str) -> PaperRecor
         year=year,
         doi=doi,
     )
+
+
+def _crossref(
+    fields: Mapping[str, Field], volumes: Mapping[str, Entry], source: str
+) -> dict[str, Field]:
+    """The fields of the @proceedings the entry's `crossref` names; {} without one. A key that
+    names no volume in the file is no error: BibTeX only warns, and the volume may be in
+    another file."""
+    if "crossref" not in fields:
+        return {}
+    volume = volumes.get(fields["crossref"].value.strip('{}" ').lower())
+    if volume is None:
+        return {}
+    return _fields(volume, source, _line(volume))
 
 
 def _fields(entry: Entry, source: str, line: int) -> dict[str, Field]:
