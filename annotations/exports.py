@@ -231,8 +231,10 @@ def _tag_name(paper: Paper, kind: str) -> str:
 
 
 def paper_year(paper: Paper) -> int:
+    """The venue's year ("ICLR 2024"), else the year a source gave (a journal paper, an arXiv
+    preprint), else the year the paper was added."""
     match = _YEAR.search(_tag_name(paper, TagKind.VENUE))
-    return int(match.group()) if match else paper.created_at.year
+    return int(match.group()) if match else paper.year or paper.created_at.year
 
 
 # --- Venues ---------------------------------------------------------------------------------
