@@ -316,6 +316,9 @@ def test_bibtex_links_and_arxiv_id(fields, forum_url, pdf_url, arxiv_id):
         ("NeurIPS 2023", "", "NeurIPS 2023"),
         ("neurips", "2022", "NeurIPS 2022"),
         ("ICML", "", "ICML"),
+        # A journal OpenReview names without a year, as OpenReview names it.
+        ("Transactions on Machine Learning Research", "2023", "TMLR"),
+        ("TMLR", "2024", "TMLR"),
         # Others are kept as written.
         ("Journal of Machine Learning Research", "2020", "Journal of Machine Learning Research"),
         (
