@@ -807,3 +807,28 @@ def test_bibtex_proceedings_are_no_papers_and_give_their_papers_venue_and_year()
 def test_bibtex_file_of_only_proceedings_has_no_papers():
     message = bib_failure("@proceedings{v,\n  title = {Proceedings of ICML},\n  year = 2024,\n}\n")
     assert "no BibTeX entries" in message
+
+
+def test_bibtex_strings_that_double_each_other_fail_instead_of_filling_memory():
+    # BibTeX's billion laughs: each @string joins the one before to itself, 2**40 copies of a
+    # 40-character value at the end. Expanding it all once took the whole machine's memory.
+    strings = ['@string{s0 = "lol lol lol lol lol lol lol lol lol lol "}']
+    strings += [f"@string{{s{n} = s{n - 1} # s{n - 1}}}" for n in range(1, 41)]
+    text = "\n".join(strings) + "\n@article{a,\n  title = s40,\n}\n"
+    started = time.perf_counter()
+    message = bib_failure(text)
+    assert time.perf_counter() - started < 5
+    assert message.startswith("refs.bib:")
+    assert f"longer than {bibtex.MAX_EXPANDED} characters (@string names expanded)" in message
+
+
+def test_bibtex_a_field_far_too_long_to_be_real_fails_before_it_is_decoded():
+    # Decoding LaTeX costs seconds a megabyte: 60,000 math snippets took 5 s to be refused.
+    abstract = r"$x$ \alpha " * 60_000
+    started = time.perf_counter()
+    message = bib_failure(f"@article{{a,\n  title = {{T}},\n  abstract = {{{abstract}}},\n}}\n")
+    assert time.perf_counter() - started < 5
+    assert message == (
+        "refs.bib:3: abstract: the value has 540000 characters besides spaces as written; "
+        f"at most {bibtex.MAX_WRITTEN} are read"
+    )

@@ -58,7 +58,7 @@ from pylatexenc.latex2text import (
 )
 
 from papers.importing.records import ImportFailed, PaperRecord
-from papers.text import ARXIV_ID, forum_id_from_url
+from papers.text import ARXIV_ID, MAX_ABSTRACT, MAX_AUTHOR_LIST, forum_id_from_url
 from papers.venues import is_preprint_server, venue_from_reference
 
 # No real title nests braces or environments this deep; pylatexenc recurses per level and would
@@ -70,6 +70,14 @@ HEAD = 10_000
 # Entry types of a whole volume rather than a paper: a Zotero or DBLP export brings the
 # proceedings its papers' `crossref` names along with them.
 VOLUME_TYPES = frozenset({"proceedings", "mvproceedings"})
+# The longest a value may be once its @string names are expanded. Each @string may join two
+# earlier ones, so 30 lines could otherwise double a value 30 times (BibTeX's billion laughs);
+# an author list written with LaTeX accents ({\"u}, 5 characters a letter) stays well below it.
+MAX_EXPANDED = 8 * MAX_AUTHOR_LIST
+# The most characters other than whitespace a field we decode as LaTeX may have as written:
+# decoding takes about 7 seconds a megabyte, and 20 characters a letter of the longest field's
+# limit is far more than any real value (an accent, {\'{\i}}, is 8).
+MAX_WRITTEN = 20 * MAX_ABSTRACT
 _ENTRY_START = re.compile(r"@[A-Za-z]\w*[ \t]*[{(]")
 _FIELDS_READ = frozenset(
     {
@@ -137,6 +145,7 @@ def _without_citations(value: str) -> str:
     return "".join(pieces)
 
 
+_SPACES = re.compile(r"\s+")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _KEYWORD_SEPARATOR = re.compile(r"[,;]")
 _LEADING_YEAR = re.compile(r"\s*(\d{4})(?!\d)")
@@ -259,6 +268,12 @@ def _record(
             return ""
         try:
             expanded = _expand(field.value, strings)
+            written = len(expanded) - sum(map(len, _SPACES.findall(expanded)))
+            if written > MAX_WRITTEN:
+                raise ValueError(
+                    f"the value has {written} characters besides spaces as written; at most "
+                    f"{MAX_WRITTEN} are read"
+                )
             # url is verbatim in biblatex, and a LaTeX decoder would take its `%` for a comment.
             return expanded.strip() if name in ("url", "pdf") else latex_to_text(expanded)
         except ValueError as error:
@@ -334,6 +349,7 @@ def _expand(raw: str, strings: Mapping[str, str]) -> str:
     """A field value as BibTeX reads it: `{...}` and `"..."` pieces, numbers and @string names,
     joined by `#`. Braces count as the splitter counts them, so an escaped one (`\\{`) does not."""
     parts: list[str] = []
+    length = 0
     position = _skip_space(raw, 0)
     while True:
         if position == len(raw):
@@ -352,6 +368,11 @@ def _expand(raw: str, strings: Mapping[str, str]) -> str:
                 raise ValueError(f"{name!r} is not a defined @string")
             parts.append(name if name.isdigit() else strings[name.lower()])
             position = word.end()
+        length += len(parts[-1])
+        if length > MAX_EXPANDED:
+            raise ValueError(
+                f"the value is longer than {MAX_EXPANDED} characters (@string names expanded)"
+            )
         position = _skip_space(raw, position)
         if position == len(raw):
             return "".join(parts)
