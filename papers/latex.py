@@ -635,7 +635,17 @@ def render_latex_inline_marked(source: str, marks: list[tuple[int, int]]) -> Saf
     return mark_safe(marked.replace(_MARK_OPEN, "").replace(_MARK_CLOSE, ""))  # noqa: S308
 
 
-_MATH_TO_TEXT = latex2text.LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+# Strict about spaces, except the one after a command: "$O(n \log n)$" reads "O(n log n)", not
+# "O(n logn)" (TeX's own rule eats it, but TeX typesets \log as an operator with its space).
+_MATH_TO_TEXT = latex2text.LatexNodes2Text(
+    math_mode="text",
+    strict_latex_spaces={
+        "between-macro-and-chars": False,
+        "between-latex-constructs": True,
+        "after-comment": True,
+        "in-equations": True,
+    },
+)
 _KNOWN_IN_MATH = {
     spec.macroname for spec in latex2text.get_default_latex_context_db().iter_macro_specs()
 }

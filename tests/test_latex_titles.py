@@ -120,6 +120,9 @@ def test_filter_accepts_an_empty_title():
         (r"$\infty$-Diff: score-based diffusion", "∞-Diff: score-based diffusion"),
         (r"PixArt-$\alpha$: Fast Training", "PixArt-α: Fast Training"),
         (r"$\mathcal{O}(n^2)$ attention", "𝒪(n^2) attention"),
+        # The space after a command is kept: pylatexenc's strict reading gave "O(n logn)".
+        (r"Sorting in $O(n \log n)$ time", "Sorting in O(n log n) time"),
+        (r"$\sin x$ activations", "sin x activations"),
         # pylatexenc turned & into spaces and took % for a comment (dropping the rest).
         ("R&D and Q&A", "R&D and Q&A"),
         ("Beating 50% of humans", "Beating 50% of humans"),
