@@ -594,10 +594,18 @@ def render_latex_text(source: str) -> SafeString:
 
 def render_latex_inline(source: str) -> SafeString:
     """Return one line of text (a title) as safe HTML with text-mode LaTeX rendered and math
-    kept for KaTeX, without paragraph tags."""
+    kept for KaTeX, without paragraph tags. Display math is kept as inline math: typeset as a
+    display it would be a centred block of its own, out of the line."""
     text = _markdown_as_latex(" ".join(source.replace("\x00", "").split()))
     # As render_latex_text: every character of `source` is escaped in its piece.
-    return mark_safe(_Scanner(text).inline())  # noqa: S308
+    return mark_safe(_Scanner(text, math=_as_inline_math).inline())  # noqa: S308
+
+
+def _as_inline_math(math: str) -> str:
+    """`$$x$$` and `\\[x\\]` as `\\(x\\)`; inline math as it is."""
+    if math.startswith("$$") or math.startswith("\\["):
+        return f"\\({math[2:-2]}\\)"
+    return math
 
 
 def math_spans(source: str) -> list[tuple[int, int]]:

@@ -39,6 +39,12 @@ def test_math_is_kept_for_katex_and_text_commands_rendered():
     assert inline(r"$\infty$-Diff") == r"$\infty$-Diff"
 
 
+def test_display_math_in_a_title_is_typeset_inline():
+    # KaTeX typesets $$...$$ as a centred block: a title's link was split around it.
+    assert inline(r"$$\sum_i x_i$$ Display Math") == r"\(\sum_i x_i\) Display Math"
+    assert inline(r"Bound \[a<b\] and $x$") == r"Bound \(a&lt;b\) and $x$"
+
+
 @pytest.mark.parametrize(
     "title",
     [
