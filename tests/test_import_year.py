@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,16 @@ def test_papers_without_a_year_import_as_before(tmp_path: Path):
     path.write_text('{"title": "T", "abstract": "An abstract."}\n\n', "utf-8")
     assert counts(import_paths([str(path)])) == (0, 0, 1)
     assert Paper.objects.get().year is None
+
+
+def test_the_year_migration_makes_the_next_import_read_files_imported_before(tmp_path):
+    # Without it, a file imported before years were kept is skipped as unchanged forever after.
+    from django.apps import apps
+
+    migration = importlib.import_module("papers.migrations.0020_paper_year")
+    path = tmp_path / "zotero.bib"
+    path.write_text(JOURNAL_BIB, "utf-8")
+    import_paths([str(path)])
+    assert "not read again" in "\n".join(import_paths([str(path)]).lines())
+    migration.forget_imported_files(apps, None)
+    assert "not read again" not in "\n".join(import_paths([str(path)]).lines())
