@@ -88,6 +88,7 @@ _YEARLESS = frozenset({"TMLR"})
 _OTHER_LONG_NAMES = {
     "conference on neural information processing systems": "NeurIPS",
     "neural information processing systems": "NeurIPS",
+    "trans. mach. learn. res.": "TMLR",  # the ISO abbreviation, as DBLP cites TMLR
 }
 # What precedes a long name: "Proceedings of the", "The", an edition ("40th", "Twelfth",
 # "Thirty-seventh"), the year ("Proceedings of the 2023 Conference on ..."), the organisers

@@ -319,6 +319,7 @@ def test_bibtex_links_and_arxiv_id(fields, forum_url, pdf_url, arxiv_id):
         # A journal OpenReview names without a year, as OpenReview names it.
         ("Transactions on Machine Learning Research", "2023", "TMLR"),
         ("TMLR", "2024", "TMLR"),
+        ("Trans. Mach. Learn. Res.", "2024", "TMLR"),  # DBLP
         # Others are kept as written.
         ("Journal of Machine Learning Research", "2020", "Journal of Machine Learning Research"),
         (
