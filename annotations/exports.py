@@ -39,7 +39,7 @@ from itertools import accumulate
 from bibtexparser.middlewares.names import parse_single_name_into_parts
 
 from annotations.models import ReadingList, ReadingListItem
-from papers.latex import only_typesets, without_latex_commands
+from papers.latex import math_spans, only_typesets, without_latex_commands
 from papers.models import Authorship, Paper, TagKind
 from papers.querysets import ordered_paper_tags
 from papers.templatetags.paper_text import web_url
@@ -71,7 +71,6 @@ _BIBTEX_ESCAPES = {
 # per character, most of a large export's time.
 _BIBTEX_TABLE = str.maketrans(_BIBTEX_ESCAPES)
 # Inline math in a title: $...$ with something inside and no dollar sign of its own.
-_INLINE_MATH = re.compile(r"\$([^$]+)\$")
 # What still needs a backslash inside math: a comment, a macro parameter, an alignment tab.
 _MATH_SPECIAL = re.compile(r"(?<!\\)[%#&]")
 
@@ -119,20 +118,23 @@ def _escape_specials(text: str) -> str:
 def bibtex_title(text: str) -> str:
     """A title as a BibTeX value with its inline math kept as math: "$\\alpha$TC-VAE" becomes
     "{$\\alpha$}TC-VAE" (braced, so styles do not change its case). Math is the text between
-    two dollar signs whose braces balance and whose commands only typeset (no \\input or
+    two dollar signs as the paper's page finds it (papers.latex.math_spans: "\\$" is a dollar,
+    not a delimiter), whose braces balance and whose commands only typeset (no \\input or
     \\write18 reaches a reader's LaTeX run); inside it only %, # and & are escaped (each means
     something else to LaTeX even in math), so the field stays brace-balanced. Everything else,
     an unbalanced "math" part included, is escaped as plain text."""
     text = _plain_text(text)
     pieces = []
     position = 0
-    for match in _INLINE_MATH.finditer(text):
-        formula = match.group(1)
+    for start, end in math_spans(text):
+        if text.startswith("$$", start) or not text.startswith("$", start):
+            continue  # display math and \\(...\\): escaped as text
+        formula = text[start + 1 : end - 1]
         if not (_is_brace_balanced(formula) and only_typesets(formula)):
             continue
-        pieces.append(_escape_specials(text[position : match.start()]))
+        pieces.append(_escape_specials(text[position:start]))
         pieces.append("{$" + _MATH_SPECIAL.sub(lambda m: "\\" + m.group(), formula) + "$}")
-        position = match.end()
+        position = end
     pieces.append(_escape_specials(text[position:]))
     return "".join(pieces)
 
@@ -231,8 +233,10 @@ def _tag_name(paper: Paper, kind: str) -> str:
 
 
 def paper_year(paper: Paper) -> int:
+    """The venue's year ("ICLR 2024"), else the year a source gave (a journal paper, an arXiv
+    preprint), else the year the paper was added."""
     match = _YEAR.search(_tag_name(paper, TagKind.VENUE))
-    return int(match.group()) if match else paper.created_at.year
+    return int(match.group()) if match else paper.year or paper.created_at.year
 
 
 # --- Venues ---------------------------------------------------------------------------------

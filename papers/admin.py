@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 # Paper fields whose curator edits a re-import must not overwrite. The authorship and tag
 # inlines are recorded as services.AUTHORS_EDIT ("authors") and services.TAGS_EDIT ("tags").
-TRACKED_FIELDS = ("title", "abstract", "forum_id", "forum_url", "pdf_url")
+TRACKED_FIELDS = ("title", "abstract", "forum_id", "forum_url", "pdf_url", "year")
 AUTHORS_EDIT = services.AUTHORS_EDIT
 TAGS_EDIT = services.TAGS_EDIT
 
@@ -375,7 +375,7 @@ class PaperAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, Mer
         "changed_by_import",
     ]
     fieldsets = [
-        (None, {"fields": ["title", "abstract"]}),
+        (None, {"fields": ["title", "abstract", "year"]}),
         ("Links", {"fields": ["forum_id", "forum_url", "pdf_url", "arxiv_id", "doi"]}),
         (
             "Curation",

@@ -603,10 +603,18 @@ def render_latex_text(source: str) -> SafeString:
 
 def render_latex_inline(source: str) -> SafeString:
     """Return one line of text (a title) as safe HTML with text-mode LaTeX rendered and math
-    kept for KaTeX, without paragraph tags."""
+    kept for KaTeX, without paragraph tags. Display math is kept as inline math: typeset as a
+    display it would be a centred block of its own, out of the line."""
     text = _markdown_as_latex(" ".join(source.replace("\x00", "").split()))
     # As render_latex_text: every character of `source` is escaped in its piece.
-    return mark_safe(_Scanner(text).inline())  # noqa: S308
+    return mark_safe(_Scanner(text, math=_as_inline_math).inline())  # noqa: S308
+
+
+def _as_inline_math(math: str) -> str:
+    """`$$x$$` and `\\[x\\]` as `\\(x\\)`; inline math as it is."""
+    if math.startswith("$$") or math.startswith("\\["):
+        return f"\\({math[2:-2]}\\)"
+    return math
 
 
 def math_spans(source: str) -> list[tuple[int, int]]:
@@ -644,7 +652,17 @@ def render_latex_inline_marked(source: str, marks: list[tuple[int, int]]) -> Saf
     return mark_safe(marked.replace(_MARK_OPEN, "").replace(_MARK_CLOSE, ""))  # noqa: S308
 
 
-_MATH_TO_TEXT = latex2text.LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+# Strict about spaces, except the one after a command: "$O(n \log n)$" reads "O(n log n)", not
+# "O(n logn)" (TeX's own rule eats it, but TeX typesets \log as an operator with its space).
+_MATH_TO_TEXT = latex2text.LatexNodes2Text(
+    math_mode="text",
+    strict_latex_spaces={
+        "between-macro-and-chars": False,
+        "between-latex-constructs": True,
+        "after-comment": True,
+        "in-equations": True,
+    },
+)
 _KNOWN_IN_MATH = {
     spec.macroname for spec in latex2text.get_default_latex_context_db().iter_macro_specs()
 }

@@ -249,6 +249,11 @@ class Paper(models.Model):
         "arXiv id", max_length=MAX_ARXIV_ID, blank=True, help_text="Unique when present."
     )
     doi = models.CharField("DOI", max_length=MAX_DOI, blank=True, help_text="Lower case.")
+    # As a source gives it (BibTeX year, RIS PY, arXiv's first version): what a citation says
+    # when the paper's venue names no year (annotations.exports.paper_year).
+    year = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Publication year, when a source gives one."
+    )
     # Natural key for records without a forum id (see papers.text.abstract_fingerprint).
     abstract_fingerprint = models.CharField(max_length=64, blank=True, editable=False)
     # Denormalised "First Last, First Last" in author order: feeds full-text search.

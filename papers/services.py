@@ -33,7 +33,16 @@ AUTHORS_EDIT = "authors"
 TAGS_EDIT = "tags"
 
 # Fields a kept paper takes from a merged one when its own is blank, in the order given.
-MERGE_FILLED_FIELDS = ("title", "abstract", "forum_id", "forum_url", "pdf_url", "arxiv_id", "doi")
+MERGE_FILLED_FIELDS = (
+    "title",
+    "abstract",
+    "forum_id",
+    "forum_url",
+    "pdf_url",
+    "arxiv_id",
+    "doi",
+    "year",
+)
 # Curation reasons that start so are about duplicates: merging resolves them.
 DUPLICATE_REASON_PREFIX = "possible duplicate of #"
 

@@ -34,6 +34,7 @@ VENUE_NAMES = {
     ),
     "NEURIPS": "Advances in Neural Information Processing Systems",
     "NIPS": "Advances in Neural Information Processing Systems",
+    "TMLR": "Transactions on Machine Learning Research",
     "SIGIR": (
         "International ACM SIGIR Conference on Research and Development in Information Retrieval"
     ),
@@ -78,12 +79,16 @@ def venue_from_citation(cited: str) -> str:
 # Acronyms as the venues spell them, where that is not all capitals. NIPS keeps its old name:
 # renaming the venues of old papers is not a reader's call.
 _SPELLING = {"NEURIPS": "NeurIPS", "CORL": "CoRL"}
+# Journals OpenReview names without a year ("TMLR"): a reference's year would make their
+# papers' venue another tag than the same papers' from OpenReview.
+_YEARLESS = frozenset({"TMLR"})
 # Long names under which the venues are cited besides VENUE_NAMES' ones, as cleaned by
 # _long_name_key. NeurIPS' own BibTeX says "Thirty-seventh Conference on Neural Information
 # Processing Systems"; CVPR was an "IEEE Conference" until 2017 (the organisers are dropped).
 _OTHER_LONG_NAMES = {
     "conference on neural information processing systems": "NeurIPS",
     "neural information processing systems": "NeurIPS",
+    "trans. mach. learn. res.": "TMLR",  # the ISO abbreviation, as DBLP cites TMLR
 }
 # What precedes a long name: "Proceedings of the", "The", an edition ("40th", "Twelfth",
 # "Thirty-seventh"), the year ("Proceedings of the 2023 Conference on ..."), the organisers
@@ -165,6 +170,8 @@ def venue_from_reference(cited: str, year: int | None) -> str:
         acronym = _LONG_NAMES.get(_long_name_key(cited))
     if acronym is None:
         return cited
+    if acronym in _YEARLESS:
+        return acronym
     named_year = _YEAR_IN_NAME.search(cited)
     if named_year:
         return f"{acronym} {named_year.group()}"

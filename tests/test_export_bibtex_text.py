@@ -73,3 +73,13 @@ def test_math_that_only_typesets_stays_math():
     title = r"$\mathbb{E}_{x}\left[\sqrt{\frac{\alpha}{\beta}}\right] \leq \epsilon$-bounds"
 
     assert bibtex_title(title).startswith("{$" + title[1 : title.index("$-")] + "$}")
+
+
+def test_an_escaped_dollar_is_text_and_the_math_after_it_stays_math():
+    # The page shows "Costs $5 and O(log n) time"; the export once took "$5 and $" for math.
+    title = r"Costs \$5 and $O(\log n)$ time"
+    exported = bibtex_title(title)
+
+    assert exported == r"Costs \textbackslash{}\$5 and {$O(\log n)$} time"
+    entry = f"@inproceedings{{k,\n  title = {{{exported}}},\n  year = {{2024}}\n}}\n"
+    assert [record.title for record in bibtex.read(entry, "export.bib")] == [title]

@@ -316,6 +316,10 @@ def test_bibtex_links_and_arxiv_id(fields, forum_url, pdf_url, arxiv_id):
         ("NeurIPS 2023", "", "NeurIPS 2023"),
         ("neurips", "2022", "NeurIPS 2022"),
         ("ICML", "", "ICML"),
+        # A journal OpenReview names without a year, as OpenReview names it.
+        ("Transactions on Machine Learning Research", "2023", "TMLR"),
+        ("TMLR", "2024", "TMLR"),
+        ("Trans. Mach. Learn. Res.", "2024", "TMLR"),  # DBLP
         # Others are kept as written.
         ("Journal of Machine Learning Research", "2020", "Journal of Machine Learning Research"),
         (
@@ -771,3 +775,61 @@ def test_ris_l1_gives_the_pdf_and_a_local_file_there_is_ignored():
         "https://openaccess.thecvf.com/content/CVPR2023/papers/Ke_CVPR_2023_paper.pdf"
     )
     assert local.pdf_url == ""
+
+
+def test_bibtex_proceedings_are_no_papers_and_give_their_papers_venue_and_year():
+    # As Zotero and DBLP export a paper with its volume: the volume after the paper, named by
+    # the paper's crossref (in another case), holding the venue and year the paper leaves out.
+    text = (
+        "@inproceedings{child,\n"
+        "  title = {A Paper in the Volume},\n"
+        "  author = {Doe, Jane},\n"
+        "  crossref = {ICML2024},\n"
+        "  abstract = {Inherits its venue and year.},\n"
+        "}\n"
+        "@inproceedings{own,\n"
+        "  title = {A Paper with Its Own Venue},\n"
+        "  crossref = {icml2024},\n"
+        "  journal = {Journal of Machine Learning Research},\n"
+        "  year = {2020},\n"
+        "  abstract = {Keeps what it gives itself.},\n"
+        "}\n"
+        "@proceedings{icml2024,\n"
+        "  title = {Proceedings of the 41st International Conference on Machine Learning},\n"
+        "  year = {2024},\n"
+        "  doi = {10.5555/volume},\n"
+        "}\n"
+    )
+    child, own = read_bib(text)
+    assert (child.title, child.tags, child.year) == ("A Paper in the Volume", ["ICML 2024"], 2024)
+    assert (own.tags, own.year) == (["Journal of Machine Learning Research"], 2020)
+
+
+def test_bibtex_file_of_only_proceedings_has_no_papers():
+    message = bib_failure("@proceedings{v,\n  title = {Proceedings of ICML},\n  year = 2024,\n}\n")
+    assert "no BibTeX entries" in message
+
+
+def test_bibtex_strings_that_double_each_other_fail_instead_of_filling_memory():
+    # BibTeX's billion laughs: each @string joins the one before to itself, 2**40 copies of a
+    # 40-character value at the end. Expanding it all once took the whole machine's memory.
+    strings = ['@string{s0 = "lol lol lol lol lol lol lol lol lol lol "}']
+    strings += [f"@string{{s{n} = s{n - 1} # s{n - 1}}}" for n in range(1, 41)]
+    text = "\n".join(strings) + "\n@article{a,\n  title = s40,\n}\n"
+    started = time.perf_counter()
+    message = bib_failure(text)
+    assert time.perf_counter() - started < 5
+    assert message.startswith("refs.bib:")
+    assert f"longer than {bibtex.MAX_EXPANDED} characters (@string names expanded)" in message
+
+
+def test_bibtex_a_field_far_too_long_to_be_real_fails_before_it_is_decoded():
+    # Decoding LaTeX costs seconds a megabyte: 60,000 math snippets took 5 s to be refused.
+    abstract = r"$x$ \alpha " * 60_000
+    started = time.perf_counter()
+    message = bib_failure(f"@article{{a,\n  title = {{T}},\n  abstract = {{{abstract}}},\n}}\n")
+    assert time.perf_counter() - started < 5
+    assert message == (
+        "refs.bib:3: abstract: the value has 540000 characters besides spaces as written; "
+        f"at most {bibtex.MAX_WRITTEN} are read"
+    )

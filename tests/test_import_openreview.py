@@ -468,3 +468,19 @@ def test_a_document_whose_first_note_is_longer_than_the_head_is_read_as_notes(tm
     assert [(r.forum_id, r.title, r.tags) for r in records] == [
         ("f1", "A Discussed Paper", ["NeurIPS 2023", "Poster"])
     ]
+
+
+def test_a_note_gives_the_year_it_was_published_not_created():
+    # TMLR's venue names no year: a citation takes it from the note's publication date.
+    published = json.loads(v2_note("Tmlr_1", venue="TMLR"))
+    published |= {"cdate": 1672531200000, "pdate": 1704067200000}  # 2023-01-01, 2024-01-01
+    submitted = json.loads(v2_note("Iclr_2")) | {"cdate": 1683849600000}  # 2023-05-12
+    text = "\n".join(json.dumps(note) for note in (published, submitted)) + "\n"
+    assert [record.year for record in read(text)] == [2024, None]
+
+
+def test_a_note_date_that_is_no_number_fails_at_its_line():
+    note = json.loads(v2_note()) | {"pdate": "2024-01-01"}
+    assert failure(json.dumps(note)) == (
+        "n.jsonl:1: note field 'pdate' must be milliseconds since 1970, got text"
+    )

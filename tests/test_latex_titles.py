@@ -39,6 +39,12 @@ def test_math_is_kept_for_katex_and_text_commands_rendered():
     assert inline(r"$\infty$-Diff") == r"$\infty$-Diff"
 
 
+def test_display_math_in_a_title_is_typeset_inline():
+    # KaTeX typesets $$...$$ as a centred block: a title's link was split around it.
+    assert inline(r"$$\sum_i x_i$$ Display Math") == r"\(\sum_i x_i\) Display Math"
+    assert inline(r"Bound \[a<b\] and $x$") == r"Bound \(a&lt;b\) and $x$"
+
+
 @pytest.mark.parametrize(
     "title",
     [
@@ -120,6 +126,9 @@ def test_filter_accepts_an_empty_title():
         (r"$\infty$-Diff: score-based diffusion", "∞-Diff: score-based diffusion"),
         (r"PixArt-$\alpha$: Fast Training", "PixArt-α: Fast Training"),
         (r"$\mathcal{O}(n^2)$ attention", "𝒪(n^2) attention"),
+        # The space after a command is kept: pylatexenc's strict reading gave "O(n logn)".
+        (r"Sorting in $O(n \log n)$ time", "Sorting in O(n log n) time"),
+        (r"$\sin x$ activations", "sin x activations"),
         # pylatexenc turned & into spaces and took % for a comment (dropping the rest).
         ("R&D and Q&A", "R&D and Q&A"),
         ("Beating 50% of humans", "Beating 50% of humans"),

@@ -22,6 +22,8 @@ Field by field:
   arXiv:2301.01234", "CoRR", "ArXiv") is no venue, though it may give the arXiv id. Any other
   venue is kept as written (papers.venues.venue_from_reference).
 - year, else date: the year as a number, from the first four digits.
+- crossref: a paper without a venue or year of its own takes its @proceedings' (booktitle, else
+  title; year), as BibTeX does. An @proceedings entry is a volume, never a paper.
 - url: an OpenReview forum URL is the forum URL, an arXiv abs/pdf URL gives the arXiv id, a URL
   ending in .pdf (or OpenReview's /pdf?id=) is the PDF link, as is PMLR's `pdf` field; other
   URLs are not kept. `eprint`
@@ -56,7 +58,7 @@ from pylatexenc.latex2text import (
 )
 
 from papers.importing.records import ImportFailed, PaperRecord
-from papers.text import ARXIV_ID, forum_id_from_url
+from papers.text import ARXIV_ID, MAX_ABSTRACT, MAX_AUTHOR_LIST, forum_id_from_url
 from papers.venues import is_preprint_server, venue_from_reference
 
 # No real title nests braces or environments this deep; pylatexenc recurses per level and would
@@ -65,6 +67,17 @@ MAX_NESTING = 32
 # looks_like reads no further than this into a file.
 HEAD = 10_000
 
+# Entry types of a whole volume rather than a paper: a Zotero or DBLP export brings the
+# proceedings its papers' `crossref` names along with them.
+VOLUME_TYPES = frozenset({"proceedings", "mvproceedings"})
+# The longest a value may be once its @string names are expanded. Each @string may join two
+# earlier ones, so 30 lines could otherwise double a value 30 times (BibTeX's billion laughs);
+# an author list written with LaTeX accents ({\"u}, 5 characters a letter) stays well below it.
+MAX_EXPANDED = 8 * MAX_AUTHOR_LIST
+# The most characters other than whitespace a field we decode as LaTeX may have as written:
+# decoding takes about 7 seconds a megabyte, and 20 characters a letter of the longest field's
+# limit is far more than any real value (an accent, {\'{\i}}, is 8).
+MAX_WRITTEN = 20 * MAX_ABSTRACT
 _ENTRY_START = re.compile(r"@[A-Za-z]\w*[ \t]*[{(]")
 _FIELDS_READ = frozenset(
     {
@@ -132,6 +145,7 @@ def _without_citations(value: str) -> str:
     return "".join(pieces)
 
 
+_SPACES = re.compile(r"\s+")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _KEYWORD_SEPARATOR = re.compile(r"[,;]")
 _LEADING_YEAR = re.compile(r"\s*(\d{4})(?!\d)")
@@ -191,6 +205,13 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
         raise ImportFailed(source, None, f"the BibTeX parser failed: {error}") from None
     strings: dict[str, str] = {}
     found = False
+    # A volume cited by its papers' `crossref` (BibTeX writes it after them): not a paper itself,
+    # but where those papers' venue and year are.
+    volumes = {
+        block.key.lower(): block
+        for block in library.blocks
+        if isinstance(block, Entry) and block.entry_type.lower() in VOLUME_TYPES
+    }
     for block in library.blocks:
         line = _line(block)
         if isinstance(block, ParsingFailedBlock):
@@ -206,9 +227,9 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
                 strings[block.key.lower()] = _expand(block.value, strings)
             except ValueError as error:
                 raise ImportFailed(source, line, f"@string {block.key}: {error}") from None
-        elif isinstance(block, Entry):
+        elif isinstance(block, Entry) and block.entry_type.lower() not in VOLUME_TYPES:
             found = True
-            yield _record(block, strings, source)
+            yield _record(block, strings, source, volumes)
     if not found:
         raise ImportFailed(source, None, "no BibTeX entries in the file (such as '@article{')")
 
@@ -227,9 +248,19 @@ def _line(block: Block) -> int:
     return block.start_line + 1
 
 
-def _record(entry: Entry, strings: Mapping[str, str], source: str) -> PaperRecord:
+def _record(
+    entry: Entry, strings: Mapping[str, str], source: str, volumes: Mapping[str, Entry]
+) -> PaperRecord:
     line = _line(entry)
     fields = _fields(entry, source, line)
+    parent = _crossref(fields, volumes, source)
+    # What the paper does not give itself it takes from its volume, as BibTeX does; the
+    # volume's title is the paper's booktitle (biblatex's rule for @proceedings).
+    inherited = (("booktitle", "booktitle"), ("booktitle", "title"), ("year", "year"))
+    for name, parent_name in inherited:
+        given = ("booktitle", "journal") if name == "booktitle" else ("year", "date")
+        if parent_name in parent and not any(own in fields for own in given):
+            fields[name] = parent[parent_name]
 
     def value(name: str) -> str:
         field = fields.get(name)
@@ -237,6 +268,12 @@ def _record(entry: Entry, strings: Mapping[str, str], source: str) -> PaperRecor
             return ""
         try:
             expanded = _expand(field.value, strings)
+            written = len(expanded) - sum(map(len, _SPACES.findall(expanded)))
+            if written > MAX_WRITTEN:
+                raise ValueError(
+                    f"the value has {written} characters besides spaces as written; at most "
+                    f"{MAX_WRITTEN} are read"
+                )
             # url is verbatim in biblatex, and a LaTeX decoder would take its `%` for a comment.
             return expanded.strip() if name in ("url", "pdf") else latex_to_text(expanded)
         except ValueError as error:
@@ -278,6 +315,20 @@ def _record(entry: Entry, strings: Mapping[str, str], source: str) -> PaperRecor
     )
 
 
+def _crossref(
+    fields: Mapping[str, Field], volumes: Mapping[str, Entry], source: str
+) -> dict[str, Field]:
+    """The fields of the @proceedings the entry's `crossref` names; {} without one. A key that
+    names no volume in the file is no error: BibTeX only warns, and the volume may be in
+    another file."""
+    if "crossref" not in fields:
+        return {}
+    volume = volumes.get(fields["crossref"].value.strip('{}" ').lower())
+    if volume is None:
+        return {}
+    return _fields(volume, source, _line(volume))
+
+
 def _fields(entry: Entry, source: str, line: int) -> dict[str, Field]:
     """The entry's fields by lower-cased name (Zotero writes `archivePrefix`)."""
     fields: dict[str, Field] = {}
@@ -298,6 +349,7 @@ def _expand(raw: str, strings: Mapping[str, str]) -> str:
     """A field value as BibTeX reads it: `{...}` and `"..."` pieces, numbers and @string names,
     joined by `#`. Braces count as the splitter counts them, so an escaped one (`\\{`) does not."""
     parts: list[str] = []
+    length = 0
     position = _skip_space(raw, 0)
     while True:
         if position == len(raw):
@@ -316,6 +368,11 @@ def _expand(raw: str, strings: Mapping[str, str]) -> str:
                 raise ValueError(f"{name!r} is not a defined @string")
             parts.append(name if name.isdigit() else strings[name.lower()])
             position = word.end()
+        length += len(parts[-1])
+        if length > MAX_EXPANDED:
+            raise ValueError(
+                f"the value is longer than {MAX_EXPANDED} characters (@string names expanded)"
+            )
         position = _skip_space(raw, position)
         if position == len(raw):
             return "".join(parts)

@@ -60,6 +60,7 @@ from papers.importing.sources import (
     source_name,
     supplied_values,
     value_hash,
+    year_hash,
 )
 from papers.importing.tags import classify_tags, superseded_tags, topic_tags
 from papers.models import (
@@ -498,6 +499,12 @@ class Loader:
                 setattr(paper, name, incoming)
                 changes.append(name)
 
+        if source_changed("year") and record.year != paper.year:
+            current = str(paper.year or "")
+            if may_apply("year", year_hash(paper.year), current, str(record.year)):
+                paper.year = record.year
+                changes.append("year")
+
         if source_changed("abstract") and match.fingerprint != paper.abstract_fingerprint:
             current_hash = abstract_hash(paper.abstract_fingerprint)
             if may_apply("abstract", current_hash, paper.abstract, record.abstract):
@@ -911,6 +918,7 @@ def _new_paper(match: _Match) -> Paper:
         forum_url=record.forum_url,
         pdf_url=record.pdf_url,
         doi=record.doi,
+        year=record.year,
         abstract_fingerprint=match.fingerprint,
     )
     if not record.title:

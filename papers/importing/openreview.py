@@ -18,6 +18,7 @@ gives it plainly (`"title": "..."`); both are accepted, field by field. Per note
   https://openreview.net/forum?id=<forum_id>.
 - `pdf` is usually a path on openreview.net ("/pdf/<hash>.pdf"); it is made absolute there.
   Absolute URLs are kept.
+- `pdate` (the publication date, milliseconds since the epoch) gives `year`.
 - `venue` gives the tags, see `venue_tags`: "ICLR 2024 oral" -> ["ICLR 2024", "Oral"]. A venue
   saying the paper was not accepted gives the venue with the paper's status as its track
   ("Submitted to ICLR 2024" -> ["ICLR 2024", "Submitted"], "ICLR 2024 Conference Withdrawn
@@ -393,7 +394,15 @@ def _record(note: Any, source: str, line: int) -> PaperRecord | None:
             semicolons=True,
         ),
         primary_area=_text(content, "primary_area", fail).strip(),
+        year=_year(note, fail),
     )
+
+
+def _year(note: dict, fail) -> int | None:
+    """The year of the note's publication date (`pdate`, set when a venue publishes the paper):
+    what a citation says when the venue names no year ("TMLR"). Not the creation date: an ICLR
+    2024 paper was submitted in 2023, and its reference-manager entries say 2024."""
+    return _timestamp(note, "pdate", fail).year if note.get("pdate") is not None else None
 
 
 def _note_text(note: dict, name: str, fail) -> str:
@@ -577,13 +586,16 @@ def _decision(content: dict, name: str, fail) -> str:
 
 def _created(note: dict, fail) -> datetime | None:
     for name in ("cdate", "tcdate"):
-        value = note.get(name)
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            fail(f"note field {name!r} must be milliseconds since 1970, got {_kind(value)}")
-        try:
-            return datetime.fromtimestamp(value / 1000, UTC)
-        except (OverflowError, OSError, ValueError):
-            fail(f"note field {name!r} ({value}) is not a date")
+        if note.get(name) is not None:
+            return _timestamp(note, name, fail)
     return None
+
+
+def _timestamp(note: dict, name: str, fail) -> datetime:
+    value = note[name]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        fail(f"note field {name!r} must be milliseconds since 1970, got {_kind(value)}")
+    try:
+        return datetime.fromtimestamp(value / 1000, UTC)
+    except (OverflowError, OSError, ValueError):
+        fail(f"note field {name!r} ({value}) is not a date")

@@ -54,6 +54,10 @@ def tags_hash(tag_keys: set[tuple[str, str]]) -> str:
     return value_hash(_SEPARATOR.join(sorted(f"{kind}:{key}" for kind, key in tag_keys)))
 
 
+def year_hash(year: int | None) -> str:
+    return value_hash(str(year)) if year else ""
+
+
 def abstract_hash(fingerprint: str) -> str:
     # The fingerprint already hashes the abstract with its whitespace normalised.
     return fingerprint[:16]
@@ -76,6 +80,8 @@ def supplied_values(
         supplied["authors"] = authors_hash(author_keys)
     if tag_keys:
         supplied["tags"] = tags_hash(tag_keys)
+    if record.year:
+        supplied["year"] = year_hash(record.year)
     return supplied
 
 
@@ -83,4 +89,8 @@ def record_digest(record: PaperRecord, supplied: dict[str, str]) -> str:
     """Hash of the whole record as its source gave it: equal means nothing new to merge."""
     identities = [record.forum_id, record.arxiv_id]
     parts = [*identities, *(f"{name}={supplied.get(name, '')}" for name in MERGED_FIELDS)]
+    # Only a record with a year has it in its digest: those of records without one stay what
+    # they were before years were kept, so re-importing them is no change.
+    if "year" in supplied:
+        parts.append(f"year={supplied['year']}")
     return hashlib.blake2b(_SEPARATOR.join(parts).encode(), digest_size=16).hexdigest()
