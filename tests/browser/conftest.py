@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.journey_helpers import PHONE
+
 CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
     "--headless",
@@ -62,6 +64,14 @@ def page(browser):
     page = context.new_page()
     page.set_default_timeout(10_000)
     yield page
+    context.close()
+
+
+@pytest.fixture
+def phone(browser):
+    """A page on a phone's screen (journey_helpers.PHONE), as a phone lays pages out."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True)
+    yield context.new_page()
     context.close()
 
 

@@ -49,3 +49,15 @@ def log_in(page, live_server, username: str) -> None:
     page.fill("input[name=password]", PASSWORD)
     page.click("main form button[type=submit]")
     page.wait_for_url(f"{live_server.url}/")
+
+
+# A phone's screen, in CSS pixels (the `phone` fixture's viewport).
+PHONE = {"width": 390, "height": 844}
+
+
+def overflow(page) -> int:
+    """How many pixels the page is wider than the phone's screen (0: no sideways scrolling).
+
+    Against the screen's width, not innerWidth: a phone widens its layout viewport to a page
+    wider than the screen (and shows it zoomed out), so innerWidth grows with the overflow."""
+    return page.evaluate("document.documentElement.scrollWidth") - PHONE["width"]

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.journey_helpers import log_in
-from tests.browser.test_list_narrow import PHONE, overflow, phone  # noqa: F401 (fixture)
+from tests.browser.journey_helpers import log_in, overflow
 from tests.factories import make_comment, make_lab_tag, make_note, make_paper, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -27,7 +26,7 @@ def annotated(db):
 
 
 @pytest.mark.parametrize("path", ["paper", "/notes/", "/activity/", "/notifications/"])
-def test_long_words_in_annotations_wrap_on_a_phone(phone, live_server, annotated, path):  # noqa: F811
+def test_long_words_in_annotations_wrap_on_a_phone(phone, live_server, annotated, path):
     log_in(phone, live_server, "erin")
     url = annotated.get_absolute_url() if path == "paper" else path
     phone.goto(f"{live_server.url}{url}")

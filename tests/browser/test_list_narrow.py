@@ -6,19 +6,10 @@ from __future__ import annotations
 import pytest
 
 from papers.models import TagKind
-from tests.browser.journey_helpers import log_in
+from tests.browser.journey_helpers import PHONE, log_in, overflow
 from tests.factories import make_paper, make_reading_list, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture
-def phone(browser):
-    context = browser.new_context(viewport=PHONE, is_mobile=True)
-    yield context.new_page()
-    context.close()
 
 
 @pytest.fixture
@@ -36,14 +27,6 @@ def library(db):
     # address after its slashes, but not a long identifier).
     name = "graph_message_passing_benchmark_suite_with_every_dataset_configured"
     make_paper(f"Graph benchmarks: {name}", abstract=f"Graph code: {name}.")
-
-
-def overflow(page) -> int:
-    """How many pixels the page is wider than the phone's screen (0: no sideways scrolling).
-
-    Against the screen's width, not innerWidth: a phone widens its layout viewport to a page
-    wider than the screen (and shows it zoomed out), so innerWidth grows with the overflow."""
-    return page.evaluate("document.documentElement.scrollWidth") - PHONE["width"]
 
 
 def test_the_list_fits_a_phone_logged_in(phone, live_server, library):

@@ -8,7 +8,7 @@ import pytest
 
 from alerts.models import SavedSearch
 from annotations.models import Visibility
-from tests.browser.journey_helpers import log_in
+from tests.browser.journey_helpers import log_in, overflow
 from tests.factories import (
     make_comment,
     make_lab_tag,
@@ -19,15 +19,6 @@ from tests.factories import (
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture
-def phone(browser):
-    context = browser.new_context(viewport=PHONE, is_mobile=True)
-    yield context.new_page()
-    context.close()
 
 
 @pytest.fixture
@@ -43,11 +34,6 @@ def long_words(db):
     make_lab_tag(paper, "T" * 50, added_by=fred)
     SavedSearch.objects.create(owner=erin, name="S" * 100, query="q=graph")
     return paper, shared
-
-
-def overflow(page) -> int:
-    """How many pixels the page is wider than the phone's screen (0: no sideways scrolling)."""
-    return page.evaluate("document.documentElement.scrollWidth") - PHONE["width"]
 
 
 def test_member_text_wraps_on_a_phone(phone, live_server, long_words):
