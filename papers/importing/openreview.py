@@ -398,7 +398,7 @@ def _record(note: Any, source: str, line: int) -> PaperRecord | None:
     )
 
 
-def _year(note: dict, fail) -> int | None:
+def _year(note: dict, fail: Callable[[str], NoReturn]) -> int | None:
     """The year of the note's publication date (`pdate`, set when a venue publishes the paper):
     what a citation says when the venue names no year ("TMLR"). Not the creation date: an ICLR
     2024 paper was submitted in 2023, and its reference-manager entries say 2024."""
@@ -584,14 +584,14 @@ def _decision(content: dict, name: str, fail) -> str:
     return decision
 
 
-def _created(note: dict, fail) -> datetime | None:
+def _created(note: dict, fail: Callable[[str], NoReturn]) -> datetime | None:
     for name in ("cdate", "tcdate"):
         if note.get(name) is not None:
             return _timestamp(note, name, fail)
     return None
 
 
-def _timestamp(note: dict, name: str, fail) -> datetime:
+def _timestamp(note: dict, name: str, fail: Callable[[str], NoReturn]) -> datetime:
     value = note[name]
     if isinstance(value, bool) or not isinstance(value, int | float):
         fail(f"note field {name!r} must be milliseconds since 1970, got {_kind(value)}")
