@@ -7,6 +7,7 @@ down.
 
 from __future__ import annotations
 
+import logging
 import sys
 
 from django.conf import settings
@@ -20,10 +21,30 @@ DATABASE_UNAVAILABLE_ERRORS = (OperationalError, InterfaceError)
 
 RETRY_AFTER_SECONDS = 30
 
+logger = logging.getLogger(__name__)
+
+# What an error page says when its template cannot render: the manifest storage raises
+# ValueError for `{% static %}` when `collectstatic` has not run on this host, and the error page
+# must still be ours rather than gunicorn's bare "Internal Server Error".
+_UNSTYLED_PAGES = {
+    500: ("Server error", "The server hit an error while handling this request."),
+    503: ("Temporarily unavailable", "The paper browser is unavailable right now."),
+    405: ("Method not allowed", "This address does not accept that kind of request."),
+}
+
 
 def _render_standalone(template_name: str, status: int, **context) -> HttpResponse:
     context["SITE_NAME"] = settings.SITE_NAME
-    content = loader.get_template(template_name).render(context)
+    try:
+        content = loader.get_template(template_name).render(context)
+    except ValueError:
+        logger.exception("Error page %s could not render (has collectstatic run?)", template_name)
+        title, message = _UNSTYLED_PAGES.get(status, _UNSTYLED_PAGES[500])
+        content = (
+            f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+            f"</head><body><h1>{title}</h1><p>{message} Please try again in a moment.</p>"
+            '<p><a href="/">Back to the papers</a></p></body></html>'
+        )
     return HttpResponse(content, status=status)
 
 

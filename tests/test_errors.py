@@ -161,3 +161,20 @@ def test_error_pages_carry_the_security_headers(client, db):
     response = client.get("/no/such/page/")
     assert "default-src 'self'" in response["Content-Security-Policy"]
     assert response["X-Content-Type-Options"] == "nosniff"
+
+
+@pytest.mark.urls(__name__)
+def test_crash_still_gets_our_500_page_when_static_files_were_not_collected(
+    lenient_client, db, settings, tmp_path
+):
+    # Without `collectstatic` the error page cannot name its stylesheet; it must still be ours
+    # (not gunicorn's bare page) and reveal nothing.
+    settings.STATIC_ROOT = tmp_path / "staticfiles"
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    }
+    response = lenient_client.get("/boom/")
+    assert response.status_code == 500
+    assert b"Server error" in response.content
+    assert_reveals_nothing(response)

@@ -97,3 +97,22 @@ def test_gunicorn_rejects_a_non_numeric_worker_count(monkeypatch):
     monkeypatch.setenv("WEB_CONCURRENCY", "many")
     with pytest.raises(SystemExit, match="WEB_CONCURRENCY"):
         runpy.run_path(str(GUNICORN_CONF))
+
+
+@pytest.fixture
+def static_files_not_collected(settings, tmp_path):
+    # Production's manifest storage over a STATIC_ROOT that `collectstatic` never filled.
+    settings.STATIC_ROOT = tmp_path / "staticfiles"
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    }
+
+
+def test_healthz_says_unavailable_when_static_files_were_not_collected(
+    client, db, static_files_not_collected
+):
+    # Every page of such a host fails; the load balancer must not send it traffic.
+    response = client.get(reverse("healthz"))
+    assert response.status_code == 503
+    assert response.content == b"unavailable"
