@@ -7,9 +7,12 @@ RUNTIME := $(VENV)/.runtime-installed
 DEV := $(VENV)/.dev-installed
 # Used only by the test suite; production sets its own DJANGO_SECRET_KEY.
 TEST_ENV := DJANGO_SECRET_KEY=insecure-test-only-key
-RUN_ENV := DJANGO_DEBUG=1
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Links in e-mails (password resets, digests) are built from SITE_URL: by default the address
+# `make run` serves on, so `make run PORT=8001` does not mail links to port 8000.
+SITE_URL ?= http://$(HOST):$(PORT)
+RUN_ENV := DJANGO_DEBUG=1 SITE_URL=$(SITE_URL)
 
 .PHONY: run test lint format bench serve clean
 
@@ -59,7 +62,7 @@ run: $(RUNTIME)
 	$(RUN_ENV) $(BIN)/python manage.py import_papers fixtures/
 	$(RUN_ENV) $(BIN)/python manage.py update_search_index
 	@echo
-	@echo "To create an admin user: $(RUN_ENV) $(BIN)/python manage.py createsuperuser"
+	@echo "To create an admin user: DJANGO_DEBUG=1 $(BIN)/python manage.py createsuperuser"
 	@echo "Serving on http://$(HOST):$(PORT)/"
 	$(RUN_ENV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
