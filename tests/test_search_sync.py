@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import tantivy
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 from django.db.models import F
 from django.urls import reverse
@@ -591,6 +591,20 @@ def test_rebuild_command_builds_the_index_and_reports_its_rate(capsys, settings)
     assert "Rebuilt the search index" in output and "papers/s" in output
     assert found(current(), schema.ID, paper.pk) == [paper.pk]
     assert sync.search_index().builds == 0  # the command built it
+
+
+@pytest.mark.parametrize("command", ["update_search_index", "rebuild_search_index"])
+def test_index_commands_name_the_setting_when_the_directory_cannot_be_written(
+    command, settings, tmp_path
+):
+    # A mistyped or read-only SEARCH_INDEX_DIR (here: below a regular file, unwritable even for
+    # root) is the operator's to fix: a one-line error naming the setting, not a traceback.
+    make_paper("Axolotl")
+    (tmp_path / "a-file").write_text("")
+    settings.SEARCH_INDEX_DIR = tmp_path / "a-file" / "index"
+    with pytest.raises(CommandError, match="SEARCH_INDEX_DIR") as raised:
+        call_command(command)
+    assert str(tmp_path / "a-file" / "index") in str(raised.value)
 
 
 def test_update_command_builds_a_missing_index_then_only_catches_up(capsys, settings):

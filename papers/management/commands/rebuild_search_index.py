@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
+from papers.management.commands.update_search_index import unwritable_index_message
 from papers.search.store import SearchIndex
 
 
@@ -17,7 +18,10 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         directory = settings.SEARCH_INDEX_DIR
         self.stdout.write(f"Building the search index in {directory} ...")
-        report = SearchIndex(directory).rebuild(progress=self._progress)
+        try:
+            report = SearchIndex(directory).rebuild(progress=self._progress)
+        except OSError as exc:
+            raise CommandError(unwritable_index_message(exc)) from exc
         rate = report.papers / report.seconds if report.seconds else 0
         self.stdout.write(
             self.style.SUCCESS(

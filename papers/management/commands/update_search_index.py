@@ -12,6 +12,16 @@ from papers.models import SearchChange
 from papers.search.store import IndexUnavailable, SearchIndex
 
 
+def unwritable_index_message(exc: OSError) -> str:
+    # An operator's mistake (a read-only or mistyped SEARCH_INDEX_DIR), not a bug: say which
+    # setting to fix rather than print a traceback from deep in the index store.
+    return (
+        f"The search index directory {settings.SEARCH_INDEX_DIR} cannot be written "
+        f"({exc.strerror or exc}: {exc.filename}). Set SEARCH_INDEX_DIR to a writable "
+        "directory on this host's local disk."
+    )
+
+
 class Command(BaseCommand):
     help = (
         "Build the search index in SEARCH_INDEX_DIR if it is missing or unusable, otherwise "
@@ -44,6 +54,8 @@ class Command(BaseCommand):
             applied = index.applied_seq
         except IndexUnavailable as exc:
             raise CommandError(str(exc)) from exc
+        except OSError as exc:
+            raise CommandError(unwritable_index_message(exc)) from exc
         finally:
             index.close()
         self.stdout.write(
