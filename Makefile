@@ -16,7 +16,13 @@ RUN_ENV := DJANGO_DEBUG=1 SITE_URL=$(SITE_URL)
 
 .PHONY: run test lint format bench serve clean
 
+# A venv made from an older Python would fail later and obscurely (tomllib missing, pins that
+# do not install), and stay behind after the right Python is installed: refuse it up front.
 $(BIN)/python:
+	@if ! "$(PYTHON)" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then \
+		echo "Python 3.11+ is needed to create $(VENV); '$(PYTHON)' is not one." >&2; \
+		echo "Install Python 3.11 or newer, or name it: make PYTHON=/path/to/python3.11 ..." >&2; \
+		exit 1; fi
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
