@@ -61,3 +61,39 @@ def test_make_refuses_to_create_the_venv_from_a_python_older_than_3_11(tmp_path)
     assert result.returncode != 0
     assert "Python 3.11+ is needed" in result.stderr
     assert not venv.exists()
+
+
+def _make_test_with_pytest_exiting(status: int, tmp_path: Path, *args: str):
+    """`make test` with stand-in tools: ruff, mypy and makemigrations pass, pytest exits
+    `status` (5: no tests collected)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("ruff", "mypy"):
+        (bin_dir / tool).write_text("#!/bin/sh\nexit 0\n")
+    (bin_dir / "python").write_text(
+        f'#!/bin/sh\nif [ "$1 $2" = "-m pytest" ]; then exit {status}; fi\nexit 0\n'
+    )
+    for tool in bin_dir.iterdir():
+        tool.chmod(0o755)
+    installed = tmp_path / "dev-installed"  # newer than the lock files: nothing to install
+    installed.touch()
+    return subprocess.run(
+        ["make", "--no-print-directory", f"BIN={bin_dir}", f"DEV={installed}", "test", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_make_test_fails_when_the_whole_suite_collects_no_tests(tmp_path):
+    assert _make_test_with_pytest_exiting(5, tmp_path).returncode != 0
+
+
+def test_make_test_passes_when_a_selection_matches_no_tests(tmp_path):
+    result = _make_test_with_pytest_exiting(5, tmp_path, "PYTEST_ARGS=-k no_such_test")
+    assert result.returncode == 0
+    assert "no tests match PYTEST_ARGS" in result.stdout
+
+
+def test_make_test_fails_when_tests_fail(tmp_path):
+    assert _make_test_with_pytest_exiting(1, tmp_path, "PYTEST_ARGS=-k some").returncode != 0
