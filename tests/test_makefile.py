@@ -15,8 +15,15 @@ ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 
 
+def _clean_env() -> dict[str, str]:
+    # Under `make test PYTEST_ARGS=...` the outer make's variables reach an inner make through
+    # MAKEFLAGS and the environment; the make run here must see only the arguments given to it.
+    inherited = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "PYTEST_ARGS", "SITE_URL", "HOST", "PORT"}
+    return {key: value for key, value in os.environ.items() if key not in inherited}
+
+
 def _run_commands(*args: str) -> list[str]:
-    env = {key: value for key, value in os.environ.items() if key != "SITE_URL"}
+    env = _clean_env()
     result = subprocess.run(
         ["make", "--no-print-directory", "-n", "run", *args],
         cwd=ROOT,
@@ -55,6 +62,7 @@ def test_make_refuses_to_create_the_venv_from_a_python_older_than_3_11(tmp_path)
             f"{venv}/bin/python",
         ],
         cwd=ROOT,
+        env=_clean_env(),
         capture_output=True,
         text=True,
     )
@@ -80,6 +88,7 @@ def _make_test_with_pytest_exiting(status: int, tmp_path: Path, *args: str):
     return subprocess.run(
         ["make", "--no-print-directory", f"BIN={bin_dir}", f"DEV={installed}", "test", *args],
         cwd=ROOT,
+        env=_clean_env(),
         capture_output=True,
         text=True,
     )
