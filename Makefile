@@ -91,7 +91,7 @@ test: $(DEV)
 	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations config
 	$(TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 	$(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
-		if [ $$rc -eq 5 ]; then echo "pytest: no tests collected$(if $(strip $(PYTEST_ARGS)), for PYTEST_ARGS=$(PYTEST_ARGS))"; rc=0; fi; \
+		if [ $$rc -eq 5 ]; then echo "pytest: no tests collected$(if $(strip $(PYTEST_ARGS)), (PYTEST_ARGS=$(PYTEST_ARGS)))"; rc=0; fi; \
 		exit $$rc
 
 lint: $(DEV)

@@ -104,7 +104,7 @@ def test_make_test_passes_when_no_test_is_collected_and_says_so(tmp_path):
     selection.mkdir()
     result = _make_test_with_pytest_exiting(5, selection, "PYTEST_ARGS=-k no_such_test")
     assert result.returncode == 0
-    assert "pytest: no tests collected, for PYTEST_ARGS=-k no_such_test" in result.stdout
+    assert "pytest: no tests collected (PYTEST_ARGS=-k no_such_test)" in result.stdout
 
 
 def test_make_test_fails_when_tests_fail(tmp_path):
