@@ -42,7 +42,17 @@ from papers.models import (
 )
 from papers.querysets import PaperQuerySet, spelling_variants
 from papers.suggest import identifier_lookups, papers_worded_like
-from papers.text import normalize_author_name, tag_key, tag_slug
+from papers.text import (
+    forum_id_from_url,
+    is_arxiv_id,
+    is_doi,
+    is_forum_id,
+    normalize_arxiv_id,
+    normalize_author_name,
+    normalize_doi,
+    tag_key,
+    tag_slug,
+)
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -322,6 +332,40 @@ class PaperChangeList(ChangeList):
         return queryset.for_listing()
 
 
+class PaperForm(forms.ModelForm):
+    """Identifiers as the importer stores them (papers.importing.records), since an import
+    finds a paper again by them: a DOI typed in capitals, "arXiv:2310.01234v2" or a pasted
+    forum URL would never match the next import's record, which would then add the paper a
+    second time."""
+
+    class Meta:
+        model = Paper
+        # The admin adds the fields of its fieldsets.
+        fields = ["forum_id", "arxiv_id", "doi"]
+
+    def clean_forum_id(self) -> str:
+        value = self.cleaned_data["forum_id"].strip()
+        if value and not is_forum_id(value):
+            value = forum_id_from_url(value) or value  # a pasted forum or PDF link
+        if value and not is_forum_id(value):
+            raise forms.ValidationError(
+                "Enter an OpenReview forum id (letters, digits, - and _) or a forum link."
+            )
+        return value
+
+    def clean_arxiv_id(self) -> str:
+        value = normalize_arxiv_id(self.cleaned_data["arxiv_id"])
+        if value and not is_arxiv_id(value):
+            raise forms.ValidationError("Enter an arXiv id such as 2310.01234 or hep-th/9901001.")
+        return value
+
+    def clean_doi(self) -> str:
+        value = normalize_doi(self.cleaned_data["doi"])
+        if value and not is_doi(value):
+            raise forms.ValidationError("Enter a DOI such as 10.1234/abc (a doi.org link works).")
+        return value
+
+
 @admin.register(Paper)
 class PaperAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, MergingAdmin):
     list_display = [
@@ -359,6 +403,7 @@ class PaperAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, Mer
         "Title, abstract or author name words; or a paper #number, forum id, arXiv id or DOI "
         "(an OpenReview, arXiv or DOI link works too)."
     )
+    form = PaperForm
     list_per_page = 50
     # An exact total over 100,000 rows costs a second COUNT on every filtered page.
     show_full_result_count = False

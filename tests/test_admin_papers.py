@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.contrib.auth.models import Permission
 from django.contrib.messages import get_messages
@@ -719,3 +721,44 @@ def test_search_for_a_malformed_url_lists_nothing_rather_than_failing(admin_clie
     response = changelist(admin_client, q="http://[")
     assert response.status_code == 200
     assert listed_titles(response) == set()
+
+
+@pytest.mark.parametrize(
+    ("field", "typed", "stored"),
+    [
+        ("doi", "https://doi.org/10.5555/ABC.Def", "10.5555/abc.def"),
+        ("arxiv_id", "arXiv:2310.01234v2", "2310.01234"),
+        ("forum_id", "https://openreview.net/forum?id=AbC_12-x", "AbC_12-x"),
+    ],
+)
+def test_identifiers_typed_by_a_curator_are_stored_as_imports_store_them(
+    admin_client, field, typed, stored
+):
+    paper = make_paper(title="Identified")
+    save_paper(admin_client, paper, change_form_data(paper, **{field: typed}))
+    assert getattr(Paper.objects.get(pk=paper.pk), field) == stored
+
+
+@pytest.mark.parametrize(
+    ("field", "typed"),
+    [("doi", "x"), ("arxiv_id", "notanid"), ("forum_id", "a b/c"), ("forum_id", "<b>")],
+)
+def test_malformed_identifiers_are_form_errors(admin_client, field, typed):
+    paper = make_paper(title="Identified", forum_id="kept")
+    response = admin_client.post(change_url(paper), change_form_data(paper, **{field: typed}))
+    assert response.status_code == 200
+    assert field in response.context["adminform"].form.errors
+    assert Paper.objects.get(pk=paper.pk).forum_id == "kept"
+
+
+def test_a_doi_a_curator_typed_in_capitals_is_found_by_the_next_import(admin_client, tmp_path):
+    from papers.importing.pipeline import import_paths
+
+    paper = make_paper(title="Cited by DOI")
+    save_paper(admin_client, paper, change_form_data(paper, doi="10.5555/ABC"))
+    record = {"title": "Cited by DOI", "doi": "10.5555/abc", "pdf": "https://example.org/a.pdf"}
+    path = tmp_path / "zotero.jsonl"
+    path.write_text(json.dumps(record) + "\n", "utf-8")
+    import_paths([str(path)])
+    assert Paper.objects.count() == 1
+    assert Paper.objects.get().pdf_url == "https://example.org/a.pdf"
