@@ -12,6 +12,7 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import model_ngettext
 from django.contrib.admin.views.main import ChangeList
+from django.contrib.admin.widgets import AutocompleteSelect
 from django.db import models, transaction
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce, Length
@@ -227,7 +228,40 @@ class MergingAdmin(admin.ModelAdmin):
         return self.has_change_permission(request) and self.has_delete_permission(request)
 
 
-class AuthorshipForm(forms.ModelForm):
+class PreloadedAutocompleteSelect(AutocompleteSelect):
+    """The admin's autocomplete picker, but a row's saved choice is labelled from the object
+    its form already holds (PartOfPaperInline loads it with the rows) instead of a query per
+    row: a paper with 2,000 authors opened 2,000 queries."""
+
+    preloaded: models.Model | None = None  # set per form by PartOfPaperForm
+
+    def optgroups(self, name, value, attr=None):
+        chosen = self.preloaded
+        selected = [str(v) for v in value if str(v) not in self.choices.field.empty_values]
+        if chosen is None or selected != [str(chosen.pk)]:  # a new row, or a new choice
+            return super().optgroups(name, value, attr)
+        options = []
+        if not self.is_required:
+            options.append(self.create_option(name, "", "", False, 0))
+        label = self.choices.field.label_from_instance(chosen)
+        options.append(self.create_option(name, chosen.pk, label, True, len(options)))
+        return [(None, options, 0)]
+
+
+class PartOfPaperForm(forms.ModelForm):
+    """A row of a paper inline whose autocomplete pickers show the row's saved object."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is None:
+            return
+        for name, field in self.fields.items():
+            widget = getattr(field.widget, "widget", field.widget)  # inside the admin's wrapper
+            if isinstance(widget, PreloadedAutocompleteSelect):
+                widget.preloaded = getattr(self.instance, name)
+
+
+class AuthorshipForm(PartOfPaperForm):
     class Meta:
         model = Authorship
         fields = ["position", "author"]
@@ -265,8 +299,17 @@ class PartOfPaperInline(admin.TabularInline):
     edits them, as Django does for an auto-created many-to-many table. They have no admin of
     their own, so no curator is ever given their permissions."""
 
+    form = PartOfPaperForm
+
     def _may_change_paper(self, request) -> bool:
         return self.admin_site._registry[Paper].has_change_permission(request)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name in self.autocomplete_fields:
+            kwargs["widget"] = PreloadedAutocompleteSelect(
+                db_field, self.admin_site, using=kwargs.get("using")
+            )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def has_view_permission(self, request, obj=None) -> bool:
         return self.admin_site._registry[Paper].has_view_permission(request, obj)
