@@ -13,6 +13,7 @@ from django.contrib.admin import helpers
 from django.contrib.admin.utils import model_ngettext
 from django.contrib.admin.views.main import ChangeList
 from django.contrib.admin.widgets import AutocompleteSelect
+from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce, Length
@@ -239,13 +240,23 @@ class PreloadedAutocompleteSelect(AutocompleteSelect):
         chosen = self.preloaded
         selected = [str(v) for v in value if str(v) not in self.choices.field.empty_values]
         if chosen is None or selected != [str(chosen.pk)]:  # a new row, or a new choice
-            return super().optgroups(name, value, attr)
+            # A forged choice ("abc") comes back with its error; Django's own lookup of the
+            # value to show would fail on it with a server error.
+            return super().optgroups(name, [v for v in value if self._is_key(v)], attr)
         options = []
         if not self.is_required:
             options.append(self.create_option(name, "", "", False, 0))
         label = self.choices.field.label_from_instance(chosen)
         options.append(self.create_option(name, chosen.pk, label, True, len(options)))
         return [(None, options, 0)]
+
+    def _is_key(self, value) -> bool:
+        key_field = self.field.target_field
+        try:  # a number, and one the database's integers can hold
+            key_field.run_validators(key_field.to_python(value))
+        except ValidationError:
+            return False
+        return True
 
 
 class PartOfPaperForm(forms.ModelForm):

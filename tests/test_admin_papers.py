@@ -779,3 +779,14 @@ def test_a_doi_a_curator_typed_in_capitals_is_found_by_the_next_import(admin_cli
     import_paths([str(path)])
     assert Paper.objects.count() == 1
     assert Paper.objects.get().pdf_url == "https://example.org/a.pdf"
+
+
+@pytest.mark.parametrize("forged", ["abc", "1.5", "99999999999999999999"])
+def test_a_forged_author_choice_is_a_form_error_not_a_server_error(admin_client, forged):
+    paper = make_paper("Forged", authors=["Ann"])
+    rows = [{"paper": paper.pk, "position": "1", "author": forged}]
+    data = change_form_data(paper, authors=rows)
+    data["authorships-INITIAL_FORMS"] = "0"
+    response = admin_client.post(change_url(paper), data)
+    assert response.status_code == 200
+    assert "Select a valid choice" in response.content.decode()
