@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.contrib.admin.options import BaseModelAdmin
 from django.contrib.admin.utils import model_ngettext
 from django.contrib.admin.views.main import ChangeList
 from django.contrib.admin.widgets import AutocompleteSelect
@@ -231,10 +232,10 @@ class MergingAdmin(admin.ModelAdmin):
 
 class PreloadedAutocompleteSelect(AutocompleteSelect):
     """The admin's autocomplete picker, but a row's saved choice is labelled from the object
-    its form already holds (PartOfPaperInline loads it with the rows) instead of a query per
-    row: a paper with 2,000 authors opened 2,000 queries."""
+    its form already holds (an inline loads it with the rows) instead of a query per row: a
+    paper with 2,000 authors opened 2,000 queries."""
 
-    preloaded: models.Model | None = None  # set per form by PartOfPaperForm
+    preloaded: models.Model | None = None  # set per form by PreloadedPickersForm
 
     def optgroups(self, name, value, attr=None):
         chosen = self.preloaded
@@ -259,8 +260,8 @@ class PreloadedAutocompleteSelect(AutocompleteSelect):
         return True
 
 
-class PartOfPaperForm(forms.ModelForm):
-    """A row of a paper inline whose autocomplete pickers show the row's saved object."""
+class PreloadedPickersForm(forms.ModelForm):
+    """A form whose autocomplete pickers show the saved object its instance holds."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -272,7 +273,20 @@ class PartOfPaperForm(forms.ModelForm):
                 widget.preloaded = getattr(self.instance, name)
 
 
-class AuthorshipForm(PartOfPaperForm):
+class PreloadedPickersAdmin(BaseModelAdmin):
+    """Autocomplete pickers as PreloadedAutocompleteSelect. With PreloadedPickersForm as the
+    form (and an inline's get_queryset selecting the picked objects with the rows), a saved
+    choice is labelled without a query."""
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name in self.get_autocomplete_fields(request):
+            kwargs["widget"] = PreloadedAutocompleteSelect(
+                db_field, self.admin_site, using=kwargs.get("using")
+            )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class AuthorshipForm(PreloadedPickersForm):
     class Meta:
         model = Authorship
         fields = ["position", "author"]
@@ -305,22 +319,15 @@ class AuthorshipFormSet(forms.BaseInlineFormSet):
             raise forms.ValidationError("Please correct the duplicate author below.")
 
 
-class PartOfPaperInline(admin.TabularInline):
+class PartOfPaperInline(PreloadedPickersAdmin, admin.TabularInline):
     """Rows that make up a paper (its ordered authors, its tags): whoever may change the paper
     edits them, as Django does for an auto-created many-to-many table. They have no admin of
     their own, so no curator is ever given their permissions."""
 
-    form = PartOfPaperForm
+    form = PreloadedPickersForm
 
     def _may_change_paper(self, request) -> bool:
         return self.admin_site._registry[Paper].has_change_permission(request)
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name in self.autocomplete_fields:
-            kwargs["widget"] = PreloadedAutocompleteSelect(
-                db_field, self.admin_site, using=kwargs.get("using")
-            )
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def has_view_permission(self, request, obj=None) -> bool:
         return self.admin_site._registry[Paper].has_view_permission(request, obj)
