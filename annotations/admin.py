@@ -27,7 +27,12 @@ from annotations.models import (
     ReadingListItem,
     Visibility,
 )
-from papers.admin import PreloadedPickersAdmin, PreloadedPickersForm, related_count
+from papers.admin import (
+    ChecksActionSelection,
+    PreloadedPickersAdmin,
+    PreloadedPickersForm,
+    related_count,
+)
 from papers.admin_deletion import HidesPrivateObjectsOnDelete
 from papers.admin_privacy import RefusesLookupsIntoPrivateData
 
@@ -66,6 +71,7 @@ class ReadingListAdmin(
     RefusesLookupsIntoPrivateData,
     HidesPrivateObjectsOnDelete,
     PreloadedPickersAdmin,
+    ChecksActionSelection,
     admin.ModelAdmin,
 ):
     list_display = ["name", "owner", "visibility", "item_count", "updated_at"]
@@ -111,6 +117,7 @@ class CommentAdmin(
     RefusesLookupsIntoPrivateData,
     HidesPrivateObjectsOnDelete,
     PreloadedPickersAdmin,
+    ChecksActionSelection,
     admin.ModelAdmin,
 ):
     list_display = [
@@ -169,7 +176,10 @@ class CommentAdmin(
 
 @admin.register(Notification)
 class NotificationAdmin(
-    RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin.ModelAdmin
+    RefusesLookupsIntoPrivateData,
+    HidesPrivateObjectsOnDelete,
+    ChecksActionSelection,
+    admin.ModelAdmin,
 ):
     """Read-only: notifications are made by the discussion service, never by hand."""
 
@@ -207,5 +217,7 @@ admin.site.unregister(get_user_model())
 
 
 @admin.register(get_user_model())
-class MemberAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, UserAdmin):
+class MemberAdmin(
+    RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, ChecksActionSelection, UserAdmin
+):
     pass

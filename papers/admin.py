@@ -18,7 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce, Length
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
@@ -221,7 +221,30 @@ class ChangedByImportFilter(ImportRunFilter):
 # --- Paper ------------------------------------------------------------------------------
 
 
-class MergingAdmin(admin.ModelAdmin):
+class ChecksActionSelection:
+    """ModelAdmin mixin: an action posted with a selection that names no row ("abc", or a
+    number past the database's integers, from a hand-made request) is refused with a message;
+    Django would fail with a server error filtering the rows by it."""
+
+    model: type[models.Model]
+
+    def response_action(
+        self, request: HttpRequest, queryset: QuerySet[Any], *args: Any, **kwargs: Any
+    ) -> HttpResponse | None:
+        key_field = self.model._meta.pk
+        assert key_field is not None
+        for value in request.POST.getlist(helpers.ACTION_CHECKBOX_NAME):
+            try:
+                key_field.run_validators(key_field.to_python(value))
+            except ValidationError:
+                self.message_user(  # type: ignore[attr-defined]
+                    request, "The selection names no such rows: nothing was done.", messages.ERROR
+                )
+                return HttpResponseRedirect(request.get_full_path())
+        return super().response_action(request, queryset, *args, **kwargs)  # type: ignore[misc]
+
+
+class MergingAdmin(ChecksActionSelection, admin.ModelAdmin):
     """An admin with a merge action (permissions=["merge"]: papers, authors, tags)."""
 
     def has_merge_permission(self, request: HttpRequest) -> bool:
@@ -1268,7 +1291,10 @@ CONFLICT_VALUE_CHARS = 300
 
 @admin.register(ImportConflict)
 class ImportConflictAdmin(
-    RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin.ModelAdmin
+    RefusesLookupsIntoPrivateData,
+    HidesPrivateObjectsOnDelete,
+    ChecksActionSelection,
+    admin.ModelAdmin,
 ):
     """Values imports could not simply apply: a curator's value kept against a source's, or two
     sources that disagree. Each is listed once; a curator settles it on the paper and marks it

@@ -790,3 +790,25 @@ def test_a_forged_author_choice_is_a_form_error_not_a_server_error(admin_client,
     response = admin_client.post(change_url(paper), data)
     assert response.status_code == 200
     assert "Select a valid choice" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    "url_name",
+    [
+        CHANGELIST,
+        "admin:papers_author_changelist",
+        "admin:papers_tag_changelist",
+        "admin:papers_importconflict_changelist",
+        "admin:annotations_comment_changelist",
+        "admin:auth_user_changelist",
+    ],
+)
+@pytest.mark.parametrize("forged", ["abc", "99999999999999999999"])
+def test_an_action_on_a_forged_selection_is_refused_with_a_message(admin_client, url_name, forged):
+    paper = make_paper("Untouched")
+    data = {"action": "delete_selected", "_selected_action": [forged], "index": "0"}
+    response = admin_client.post(reverse(url_name), data, follow=True)
+    assert response.status_code == 200
+    messages = [str(m) for m in get_messages(response.wsgi_request)]
+    assert "The selection names no such rows: nothing was done." in messages
+    assert Paper.objects.filter(pk=paper.pk).exists()
