@@ -28,6 +28,7 @@ from annotations.models import (
     Visibility,
 )
 from papers.admin import (
+    BoundedSearch,
     ChecksActionSelection,
     PreloadedPickersAdmin,
     PreloadedPickersForm,
@@ -71,6 +72,7 @@ class ReadingListAdmin(
     RefusesLookupsIntoPrivateData,
     HidesPrivateObjectsOnDelete,
     PreloadedPickersAdmin,
+    BoundedSearch,
     ChecksActionSelection,
     admin.ModelAdmin,
 ):
@@ -117,6 +119,7 @@ class CommentAdmin(
     RefusesLookupsIntoPrivateData,
     HidesPrivateObjectsOnDelete,
     PreloadedPickersAdmin,
+    BoundedSearch,
     ChecksActionSelection,
     admin.ModelAdmin,
 ):
@@ -178,6 +181,7 @@ class CommentAdmin(
 class NotificationAdmin(
     RefusesLookupsIntoPrivateData,
     HidesPrivateObjectsOnDelete,
+    BoundedSearch,
     ChecksActionSelection,
     admin.ModelAdmin,
 ):
@@ -218,6 +222,10 @@ admin.site.unregister(get_user_model())
 
 @admin.register(get_user_model())
 class MemberAdmin(
-    RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, ChecksActionSelection, UserAdmin
+    RefusesLookupsIntoPrivateData,
+    HidesPrivateObjectsOnDelete,
+    BoundedSearch,
+    ChecksActionSelection,
+    UserAdmin,
 ):
     pass

@@ -221,6 +221,20 @@ class ChangedByImportFilter(ImportRunFilter):
 # --- Paper ------------------------------------------------------------------------------
 
 
+# Longer than any title or name: bounds the LIKE patterns a pasted essay would make (SQLite
+# refuses one over 50,000 bytes, with a server error).
+MAX_ADMIN_SEARCH_CHARS = 1_000
+
+
+class BoundedSearch:
+    """ModelAdmin mixin: the search box reads at most MAX_ADMIN_SEARCH_CHARS characters (an
+    admin overriding get_search_results cuts the term itself before using it)."""
+
+    def get_search_results(self, request, queryset, search_term):
+        search_term = search_term[:MAX_ADMIN_SEARCH_CHARS]
+        return super().get_search_results(request, queryset, search_term)  # type: ignore[misc]
+
+
 class ChecksActionSelection:
     """ModelAdmin mixin: an action posted with a selection that names no row ("abc", or a
     number past the database's integers, from a hand-made request) is refused with a message;
@@ -244,7 +258,7 @@ class ChecksActionSelection:
         return super().response_action(request, queryset, *args, **kwargs)  # type: ignore[misc]
 
 
-class MergingAdmin(ChecksActionSelection, admin.ModelAdmin):
+class MergingAdmin(BoundedSearch, ChecksActionSelection, admin.ModelAdmin):
     """An admin with a merge action (permissions=["merge"]: papers, authors, tags)."""
 
     def has_merge_permission(self, request: HttpRequest) -> bool:
@@ -539,6 +553,7 @@ class PaperAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, Mer
         return PaperChangeList
 
     def get_search_results(self, request, queryset, search_term):
+        search_term = search_term[:MAX_ADMIN_SEARCH_CHARS]
         if request.resolver_match and request.resolver_match.url_name == "autocomplete":
             # Pickers elsewhere in admin look papers up by title or forum id; scanning
             # abstracts and author joins for every keystroke is wasted work.
@@ -876,6 +891,7 @@ class AuthorAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, Me
         return author.paper_count
 
     def get_search_results(self, request, queryset, search_term):
+        search_term = search_term[:MAX_ADMIN_SEARCH_CHARS]
         found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
         # "Christopher D. Manning" must find "Christopher D Manning" (in this list and in the
         # paper form's author picker): compare the whole term the way names are keyed.
@@ -1161,7 +1177,7 @@ def imported_papers_url(run: ImportRun, by: type[ImportRunFilter]) -> str:
     return f"{reverse('admin:papers_paper_changelist')}?{by.parameter_name}={run.pk}"
 
 
-class ReadOnlyAdmin(RefusesLookupsIntoPrivateData, admin.ModelAdmin):
+class ReadOnlyAdmin(RefusesLookupsIntoPrivateData, BoundedSearch, admin.ModelAdmin):
     """What the site records by itself: listed and shown, never added, edited or deleted."""
 
     def has_add_permission(self, request) -> bool:
@@ -1293,6 +1309,7 @@ CONFLICT_VALUE_CHARS = 300
 class ImportConflictAdmin(
     RefusesLookupsIntoPrivateData,
     HidesPrivateObjectsOnDelete,
+    BoundedSearch,
     ChecksActionSelection,
     admin.ModelAdmin,
 ):

@@ -812,3 +812,20 @@ def test_an_action_on_a_forged_selection_is_refused_with_a_message(admin_client,
     messages = [str(m) for m in get_messages(response.wsgi_request)]
     assert "The selection names no such rows: nothing was done." in messages
     assert Paper.objects.filter(pk=paper.pk).exists()
+
+
+def _changelists_with_search() -> list[str]:
+    from django.contrib import admin
+
+    return sorted(
+        f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist"
+        for model, model_admin in admin.site._registry.items()
+        if model_admin.search_fields and model._meta.app_label != "axes"
+    )
+
+
+@pytest.mark.parametrize("url_name", _changelists_with_search())
+def test_a_pasted_essay_in_an_admin_search_box_is_not_a_server_error(admin_client, url_name):
+    make_paper("Findable")
+    response = admin_client.get(reverse(url_name), {"q": "x" * 60_000})
+    assert response.status_code == 200
