@@ -27,7 +27,13 @@ from annotations.models import (
     ReadingListItem,
     Visibility,
 )
-from papers.admin import related_count
+from papers.admin import (
+    BoundedSearch,
+    ChecksActionSelection,
+    PreloadedPickersAdmin,
+    PreloadedPickersForm,
+    related_count,
+)
 from papers.admin_deletion import HidesPrivateObjectsOnDelete
 from papers.admin_privacy import RefusesLookupsIntoPrivateData
 
@@ -48,20 +54,27 @@ def excerpt(text: str) -> str:
     return Truncator(" ".join(text.split())).chars(EXCERPT_LENGTH)
 
 
-class ReadingListItemInline(admin.TabularInline):
+class ReadingListItemInline(PreloadedPickersAdmin, admin.TabularInline):
     model = ReadingListItem
+    form = PreloadedPickersForm
     fields = ["position", "paper", "status", "priority"]
     autocomplete_fields = ["paper"]
     ordering = ["position", "pk"]
     extra = 0
 
     def get_queryset(self, request):
-        return super().get_queryset(request).select_related("paper")
+        # Each row shows "<paper> in <list>" and picks its paper: load both with the rows.
+        return super().get_queryset(request).select_related("paper", "reading_list")
 
 
 @admin.register(ReadingList)
 class ReadingListAdmin(
-    RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin.ModelAdmin
+    RefusesLookupsIntoPrivateData,
+    HidesPrivateObjectsOnDelete,
+    PreloadedPickersAdmin,
+    BoundedSearch,
+    ChecksActionSelection,
+    admin.ModelAdmin,
 ):
     list_display = ["name", "owner", "visibility", "item_count", "updated_at"]
     list_select_related = ["owner"]
@@ -102,7 +115,14 @@ class RemovedFilter(admin.SimpleListFilter):
 
 
 @admin.register(Comment)
-class CommentAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin.ModelAdmin):
+class CommentAdmin(
+    RefusesLookupsIntoPrivateData,
+    HidesPrivateObjectsOnDelete,
+    PreloadedPickersAdmin,
+    BoundedSearch,
+    ChecksActionSelection,
+    admin.ModelAdmin,
+):
     list_display = [
         "body_excerpt",
         "author",
@@ -159,7 +179,11 @@ class CommentAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, a
 
 @admin.register(Notification)
 class NotificationAdmin(
-    RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin.ModelAdmin
+    RefusesLookupsIntoPrivateData,
+    HidesPrivateObjectsOnDelete,
+    BoundedSearch,
+    ChecksActionSelection,
+    admin.ModelAdmin,
 ):
     """Read-only: notifications are made by the discussion service, never by hand."""
 
@@ -197,5 +221,11 @@ admin.site.unregister(get_user_model())
 
 
 @admin.register(get_user_model())
-class MemberAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, UserAdmin):
+class MemberAdmin(
+    RefusesLookupsIntoPrivateData,
+    HidesPrivateObjectsOnDelete,
+    BoundedSearch,
+    ChecksActionSelection,
+    UserAdmin,
+):
     pass

@@ -10,12 +10,15 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.contrib.admin.options import BaseModelAdmin
 from django.contrib.admin.utils import model_ngettext
 from django.contrib.admin.views.main import ChangeList
+from django.contrib.admin.widgets import AutocompleteSelect
+from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce, Length
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
@@ -42,7 +45,17 @@ from papers.models import (
 )
 from papers.querysets import PaperQuerySet, spelling_variants
 from papers.suggest import identifier_lookups, papers_worded_like
-from papers.text import normalize_author_name, tag_key, tag_slug
+from papers.text import (
+    forum_id_from_url,
+    is_arxiv_id,
+    is_doi,
+    is_forum_id,
+    normalize_arxiv_id,
+    normalize_author_name,
+    normalize_doi,
+    tag_key,
+    tag_slug,
+)
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -208,7 +221,44 @@ class ChangedByImportFilter(ImportRunFilter):
 # --- Paper ------------------------------------------------------------------------------
 
 
-class MergingAdmin(admin.ModelAdmin):
+# Longer than any title or name: bounds the LIKE patterns a pasted essay would make (SQLite
+# refuses one over 50,000 bytes, with a server error).
+MAX_ADMIN_SEARCH_CHARS = 1_000
+
+
+class BoundedSearch:
+    """ModelAdmin mixin: the search box reads at most MAX_ADMIN_SEARCH_CHARS characters (an
+    admin overriding get_search_results cuts the term itself before using it)."""
+
+    def get_search_results(self, request, queryset, search_term):
+        search_term = search_term[:MAX_ADMIN_SEARCH_CHARS]
+        return super().get_search_results(request, queryset, search_term)  # type: ignore[misc]
+
+
+class ChecksActionSelection:
+    """ModelAdmin mixin: an action posted with a selection that names no row ("abc", or a
+    number past the database's integers, from a hand-made request) is refused with a message;
+    Django would fail with a server error filtering the rows by it."""
+
+    model: type[models.Model]
+
+    def response_action(
+        self, request: HttpRequest, queryset: QuerySet[Any], *args: Any, **kwargs: Any
+    ) -> HttpResponse | None:
+        key_field = self.model._meta.pk
+        assert key_field is not None
+        for value in request.POST.getlist(helpers.ACTION_CHECKBOX_NAME):
+            try:
+                key_field.run_validators(key_field.to_python(value))
+            except ValidationError:
+                self.message_user(  # type: ignore[attr-defined]
+                    request, "The selection names no such rows: nothing was done.", messages.ERROR
+                )
+                return HttpResponseRedirect(request.get_full_path())
+        return super().response_action(request, queryset, *args, **kwargs)  # type: ignore[misc]
+
+
+class MergingAdmin(BoundedSearch, ChecksActionSelection, admin.ModelAdmin):
     """An admin with a merge action (permissions=["merge"]: papers, authors, tags)."""
 
     def has_merge_permission(self, request: HttpRequest) -> bool:
@@ -217,7 +267,63 @@ class MergingAdmin(admin.ModelAdmin):
         return self.has_change_permission(request) and self.has_delete_permission(request)
 
 
-class AuthorshipForm(forms.ModelForm):
+class PreloadedAutocompleteSelect(AutocompleteSelect):
+    """The admin's autocomplete picker, but a row's saved choice is labelled from the object
+    its form already holds (an inline loads it with the rows) instead of a query per row: a
+    paper with 2,000 authors opened 2,000 queries."""
+
+    preloaded: models.Model | None = None  # set per form by PreloadedPickersForm
+
+    def optgroups(self, name, value, attr=None):
+        chosen = self.preloaded
+        selected = [str(v) for v in value if str(v) not in self.choices.field.empty_values]
+        if chosen is None or selected != [str(chosen.pk)]:  # a new row, or a new choice
+            # A forged choice ("abc") comes back with its error; Django's own lookup of the
+            # value to show would fail on it with a server error.
+            return super().optgroups(name, [v for v in value if self._is_key(v)], attr)
+        options = []
+        if not self.is_required:
+            options.append(self.create_option(name, "", "", False, 0))
+        label = self.choices.field.label_from_instance(chosen)
+        options.append(self.create_option(name, chosen.pk, label, True, len(options)))
+        return [(None, options, 0)]
+
+    def _is_key(self, value) -> bool:
+        key_field = self.field.target_field
+        try:  # a number, and one the database's integers can hold
+            key_field.run_validators(key_field.to_python(value))
+        except ValidationError:
+            return False
+        return True
+
+
+class PreloadedPickersForm(forms.ModelForm):
+    """A form whose autocomplete pickers show the saved object its instance holds."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is None:
+            return
+        for name, field in self.fields.items():
+            widget = getattr(field.widget, "widget", field.widget)  # inside the admin's wrapper
+            if isinstance(widget, PreloadedAutocompleteSelect):
+                widget.preloaded = getattr(self.instance, name)
+
+
+class PreloadedPickersAdmin(BaseModelAdmin):
+    """Autocomplete pickers as PreloadedAutocompleteSelect. With PreloadedPickersForm as the
+    form (and an inline's get_queryset selecting the picked objects with the rows), a saved
+    choice is labelled without a query."""
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name in self.get_autocomplete_fields(request):
+            kwargs["widget"] = PreloadedAutocompleteSelect(
+                db_field, self.admin_site, using=kwargs.get("using")
+            )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class AuthorshipForm(PreloadedPickersForm):
     class Meta:
         model = Authorship
         fields = ["position", "author"]
@@ -250,10 +356,12 @@ class AuthorshipFormSet(forms.BaseInlineFormSet):
             raise forms.ValidationError("Please correct the duplicate author below.")
 
 
-class PartOfPaperInline(admin.TabularInline):
+class PartOfPaperInline(PreloadedPickersAdmin, admin.TabularInline):
     """Rows that make up a paper (its ordered authors, its tags): whoever may change the paper
     edits them, as Django does for an auto-created many-to-many table. They have no admin of
     their own, so no curator is ever given their permissions."""
+
+    form = PreloadedPickersForm
 
     def _may_change_paper(self, request) -> bool:
         return self.admin_site._registry[Paper].has_change_permission(request)
@@ -322,6 +430,40 @@ class PaperChangeList(ChangeList):
         return queryset.for_listing()
 
 
+class PaperForm(forms.ModelForm):
+    """Identifiers as the importer stores them (papers.importing.records), since an import
+    finds a paper again by them: a DOI typed in capitals, "arXiv:2310.01234v2" or a pasted
+    forum URL would never match the next import's record, which would then add the paper a
+    second time."""
+
+    class Meta:
+        model = Paper
+        # The admin adds the fields of its fieldsets.
+        fields = ["forum_id", "arxiv_id", "doi"]
+
+    def clean_forum_id(self) -> str:
+        value = self.cleaned_data["forum_id"].strip()
+        if value and not is_forum_id(value):
+            value = forum_id_from_url(value) or value  # a pasted forum or PDF link
+        if value and not is_forum_id(value):
+            raise forms.ValidationError(
+                "Enter an OpenReview forum id (letters, digits, - and _) or a forum link."
+            )
+        return value
+
+    def clean_arxiv_id(self) -> str:
+        value = normalize_arxiv_id(self.cleaned_data["arxiv_id"])
+        if value and not is_arxiv_id(value):
+            raise forms.ValidationError("Enter an arXiv id such as 2310.01234 or hep-th/9901001.")
+        return value
+
+    def clean_doi(self) -> str:
+        value = normalize_doi(self.cleaned_data["doi"])
+        if value and not is_doi(value):
+            raise forms.ValidationError("Enter a DOI such as 10.1234/abc (a doi.org link works).")
+        return value
+
+
 @admin.register(Paper)
 class PaperAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, MergingAdmin):
     list_display = [
@@ -359,6 +501,7 @@ class PaperAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, Mer
         "Title, abstract or author name words; or a paper #number, forum id, arXiv id or DOI "
         "(an OpenReview, arXiv or DOI link works too)."
     )
+    form = PaperForm
     list_per_page = 50
     # An exact total over 100,000 rows costs a second COUNT on every filtered page.
     show_full_result_count = False
@@ -410,6 +553,7 @@ class PaperAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, Mer
         return PaperChangeList
 
     def get_search_results(self, request, queryset, search_term):
+        search_term = search_term[:MAX_ADMIN_SEARCH_CHARS]
         if request.resolver_match and request.resolver_match.url_name == "autocomplete":
             # Pickers elsewhere in admin look papers up by title or forum id; scanning
             # abstracts and author joins for every keystroke is wasted work.
@@ -747,6 +891,7 @@ class AuthorAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, Me
         return author.paper_count
 
     def get_search_results(self, request, queryset, search_term):
+        search_term = search_term[:MAX_ADMIN_SEARCH_CHARS]
         found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
         # "Christopher D. Manning" must find "Christopher D Manning" (in this list and in the
         # paper form's author picker): compare the whole term the way names are keyed.
@@ -1032,7 +1177,7 @@ def imported_papers_url(run: ImportRun, by: type[ImportRunFilter]) -> str:
     return f"{reverse('admin:papers_paper_changelist')}?{by.parameter_name}={run.pk}"
 
 
-class ReadOnlyAdmin(RefusesLookupsIntoPrivateData, admin.ModelAdmin):
+class ReadOnlyAdmin(RefusesLookupsIntoPrivateData, BoundedSearch, admin.ModelAdmin):
     """What the site records by itself: listed and shown, never added, edited or deleted."""
 
     def has_add_permission(self, request) -> bool:
@@ -1162,7 +1307,11 @@ CONFLICT_VALUE_CHARS = 300
 
 @admin.register(ImportConflict)
 class ImportConflictAdmin(
-    RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, admin.ModelAdmin
+    RefusesLookupsIntoPrivateData,
+    HidesPrivateObjectsOnDelete,
+    BoundedSearch,
+    ChecksActionSelection,
+    admin.ModelAdmin,
 ):
     """Values imports could not simply apply: a curator's value kept against a source's, or two
     sources that disagree. Each is listed once; a curator settles it on the paper and marks it

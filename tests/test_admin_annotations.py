@@ -6,7 +6,10 @@ import datetime
 
 import pytest
 from django.contrib import admin
+from django.contrib.admin.widgets import AutocompleteSelect
 from django.contrib.messages import get_messages
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -86,7 +89,7 @@ def test_paper_fields_use_autocomplete_not_a_giant_select(admin_client, user):
     response = admin_client.get(reverse("admin:annotations_comment_change", args=[comment.pk]))
     form = response.context["adminform"].form
     # The admin wraps the picker to add its "+" and pencil links.
-    assert form.fields["paper"].widget.widget.__class__.__name__ == "AutocompleteSelect"
+    assert isinstance(form.fields["paper"].widget.widget, AutocompleteSelect)
     # Only the chosen paper is rendered as an option, whatever the catalogue size.
     content = response.content.decode()
     start = content.index('<select name="paper"')
@@ -260,3 +263,26 @@ def test_comment_changelist_query_count_is_bounded(
     assert response.status_code == 200
     assert len(listed(response)) == 30
     assert "comment 29" in response.content.decode()
+
+
+def test_reading_list_change_form_queries_do_not_grow_with_its_items(admin_client, user):
+    def queries_for(count: int) -> int:
+        papers = [make_paper(f"Paper {count}-{n}") for n in range(count)]
+        reading_list = make_reading_list(user, f"L{count}", papers, visibility=Visibility.SHARED)
+        url = reverse("admin:annotations_readinglist_change", args=[reading_list.pk])
+        with CaptureQueriesContext(connection) as captured:
+            response = admin_client.get(url)
+        assert response.status_code == 200
+        assert response.content.decode().count(f"selected>Paper {count}-") == count
+        return len(captured)
+
+    assert queries_for(30) == queries_for(2)
+
+
+@pytest.mark.parametrize("forged", ["abc", "99999999999999999999"])
+def test_a_forged_paper_in_the_comment_form_is_a_form_error(admin_client, user, forged):
+    comment = make_comment(user, make_paper("Discussed"))
+    url = reverse("admin:annotations_comment_change", args=[comment.pk])
+    response = admin_client.post(url, {"author": user.pk, "paper": forged, "body": "Hi"})
+    assert response.status_code == 200
+    assert "Select a valid choice" in response.content.decode()

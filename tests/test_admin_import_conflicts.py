@@ -107,3 +107,21 @@ def test_paper_list_filters_papers_with_open_conflicts(admin_client, disagreemen
     assert [p.title for p in response.context["cl"].result_list] == ["Disputed Paper"]
     response = admin_client.get(changelist, {"open_conflicts": "no"})
     assert [p.title for p in response.context["cl"].result_list] == ["Quiet Paper"]
+
+
+def test_a_source_changing_a_disputed_field_again_leaves_one_open_conflict(tmp_path):
+    path = tmp_path / "a.jsonl"
+
+    def import_title(title: str) -> None:
+        path.write_text(json.dumps({**PAPER, "title": title}) + "\n", "utf-8")
+        import_paths([str(path)])
+
+    import_title("First")
+    Paper.objects.update(title="Curated", curator_edited_fields=["title"])
+    import_title("Second")
+    import_title("Third")
+    import_title("Second")
+    open_conflicts = ImportConflict.objects.filter(resolved_at__isnull=True)
+    assert [c.incoming for c in open_conflicts] == ["Second"]
+    assert ImportConflict.objects.count() == 3  # the superseded ones stay, resolved
+    assert Paper.objects.get().title == "Curated"

@@ -663,8 +663,7 @@ class Loader:
     def _write_conflicts(self) -> None:
         if not self.conflicts:
             return
-        # query: list the batch's conflicts for the curators
-        ImportConflict.objects.bulk_create(
+        rows = [
             ImportConflict(
                 paper=paper,
                 kind=conflict.kind,
@@ -676,7 +675,10 @@ class Loader:
                 import_run=self.import_run,
             )
             for paper, conflict in self.conflicts
-        )
+        ]
+        _settle_superseded_conflicts(rows)
+        # query: list the batch's conflicts for the curators
+        ImportConflict.objects.bulk_create(rows)
         self.conflicts = []
 
     def _authors_for(self, targets: list[_Target]) -> dict[str, _AuthorRow]:
@@ -849,6 +851,23 @@ def _batches(
         seen |= keys
     if batch:
         yield batch, fingerprints
+
+
+def _settle_superseded_conflicts(rows: list[ImportConflict]) -> None:
+    """A source that changes a disputed field again brings a new conflict in place of its
+    open one about that field: the old one, a value the source no longer gives, is marked
+    resolved, so the curators' list shows each dispute once."""
+    disputes = {(row.paper.pk, row.field, row.source) for row in rows}
+    sources = {source for _, _, source in disputes}
+    stale = []
+    for chunk in _chunks({paper_id for paper_id, _, _ in disputes}):
+        # query: the open conflicts of the batch's disputed papers
+        open_ones = ImportConflict.objects.filter(
+            resolved_at__isnull=True, paper_id__in=chunk, source__in=sources
+        ).values_list("pk", "paper_id", "field", "source")
+        stale += [pk for pk, *dispute in open_ones if tuple(dispute) in disputes]
+    for chunk in _chunks(stale):  # query: settle the superseded ones
+        ImportConflict.objects.filter(pk__in=chunk).update(resolved_at=timezone.now())
 
 
 def _chunks(values: Iterable, size: int = IN_CHUNK) -> Iterator[list]:
