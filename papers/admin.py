@@ -650,7 +650,9 @@ class PaperAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, Mer
     def flag_for_curation(self, request: HttpRequest, queryset: QuerySet[Paper]) -> None:
         reason = f"Flagged by {request.user.get_username()}"
         queryset.filter(curation_reason="").update(curation_reason=reason)
-        count = queryset.update(needs_curation=True)
+        # Back in the queue is no longer reviewed: the reviewed filter and duplicate flagging
+        # go by reviewed_at.
+        count = queryset.update(needs_curation=True, reviewed_at=None)
         message = ngettext(
             "Flagged %(count)d paper for curation.", "Flagged %(count)d papers for curation.", count
         )

@@ -9,6 +9,7 @@ from django.contrib.auth.models import Permission
 from django.contrib.messages import get_messages
 from django.db import connection
 from django.urls import reverse
+from django.utils import timezone
 
 from papers.models import Author, Authorship, Paper, PaperTag, Tag, TagKind
 from tests.factories import make_paper, make_tag, make_user
@@ -329,6 +330,13 @@ def test_flag_for_curation_action_keeps_an_existing_reason(admin_client):
     reasoned.refresh_from_db()
     assert plain.needs_curation and plain.curation_reason == "Flagged by admin"
     assert reasoned.needs_curation and reasoned.curation_reason == "Duplicate?"
+
+
+def test_flagging_a_reviewed_paper_puts_it_back_in_the_queue_unreviewed(admin_client):
+    paper = make_paper("Reviewed once", reviewed_at=timezone.now())
+    run_action(admin_client, "flag_for_curation", [paper])
+    paper.refresh_from_db()
+    assert paper.needs_curation and paper.reviewed_at is None
 
 
 def test_forget_curator_edits_action(admin_client):
