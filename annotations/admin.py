@@ -28,14 +28,11 @@ from annotations.models import (
     Visibility,
 )
 from papers.admin import (
-    BoundedSearch,
-    ChecksActionSelection,
+    GuardedAdmin,
     PreloadedPickersAdmin,
     PreloadedPickersForm,
     related_count,
 )
-from papers.admin_deletion import HidesPrivateObjectsOnDelete
-from papers.admin_privacy import RefusesLookupsIntoPrivateData
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -68,14 +65,7 @@ class ReadingListItemInline(PreloadedPickersAdmin, admin.TabularInline):
 
 
 @admin.register(ReadingList)
-class ReadingListAdmin(
-    RefusesLookupsIntoPrivateData,
-    HidesPrivateObjectsOnDelete,
-    PreloadedPickersAdmin,
-    BoundedSearch,
-    ChecksActionSelection,
-    admin.ModelAdmin,
-):
+class ReadingListAdmin(GuardedAdmin, PreloadedPickersAdmin, admin.ModelAdmin):
     list_display = ["name", "owner", "visibility", "item_count", "updated_at"]
     list_select_related = ["owner"]
     list_filter = ["visibility", "updated_at"]
@@ -115,14 +105,7 @@ class RemovedFilter(admin.SimpleListFilter):
 
 
 @admin.register(Comment)
-class CommentAdmin(
-    RefusesLookupsIntoPrivateData,
-    HidesPrivateObjectsOnDelete,
-    PreloadedPickersAdmin,
-    BoundedSearch,
-    ChecksActionSelection,
-    admin.ModelAdmin,
-):
+class CommentAdmin(GuardedAdmin, PreloadedPickersAdmin, admin.ModelAdmin):
     list_display = [
         "body_excerpt",
         "author",
@@ -178,13 +161,7 @@ class CommentAdmin(
 
 
 @admin.register(Notification)
-class NotificationAdmin(
-    RefusesLookupsIntoPrivateData,
-    HidesPrivateObjectsOnDelete,
-    BoundedSearch,
-    ChecksActionSelection,
-    admin.ModelAdmin,
-):
+class NotificationAdmin(GuardedAdmin, admin.ModelAdmin):
     """Read-only: notifications are made by the discussion service, never by hand."""
 
     list_display = ["recipient", "kind", "comment_excerpt", "created_at", "read_at"]
@@ -221,11 +198,5 @@ admin.site.unregister(get_user_model())
 
 
 @admin.register(get_user_model())
-class MemberAdmin(
-    RefusesLookupsIntoPrivateData,
-    HidesPrivateObjectsOnDelete,
-    BoundedSearch,
-    ChecksActionSelection,
-    UserAdmin,
-):
+class MemberAdmin(GuardedAdmin, UserAdmin):
     pass

@@ -258,7 +258,15 @@ class ChecksActionSelection:
         return super().response_action(request, queryset, *args, **kwargs)  # type: ignore[misc]
 
 
-class MergingAdmin(BoundedSearch, ChecksActionSelection, admin.ModelAdmin):
+class GuardedAdmin(
+    RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, BoundedSearch, ChecksActionSelection
+):
+    """ModelAdmin mixin: the guards of every admin a curator edits in (lookups into private
+    data refused, private objects hidden on the delete page, a bounded search box, forged
+    action selections refused)."""
+
+
+class MergingAdmin(GuardedAdmin, admin.ModelAdmin):
     """An admin with a merge action (permissions=["merge"]: papers, authors, tags)."""
 
     def has_merge_permission(self, request: HttpRequest) -> bool:
@@ -465,7 +473,7 @@ class PaperForm(forms.ModelForm):
 
 
 @admin.register(Paper)
-class PaperAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, MergingAdmin):
+class PaperAdmin(MergingAdmin):
     list_display = [
         "title_or_placeholder",
         "first_authors",
@@ -873,7 +881,7 @@ class MergeAuthorsForm(MergeForm):
 
 
 @admin.register(Author)
-class AuthorAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, MergingAdmin):
+class AuthorAdmin(MergingAdmin):
     form = AuthorForm
     list_display = ["name", "paper_count", "normalized_name", "created_at"]
     search_fields = ["name", "normalized_name"]
@@ -1071,7 +1079,7 @@ class TagAliasInline(admin.TabularInline):
 
 
 @admin.register(Tag)
-class TagAdmin(RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, MergingAdmin):
+class TagAdmin(MergingAdmin):
     form = TagForm
     list_display = ["name", "kind", "paper_count", "slug", "created_at"]
     list_filter = ["kind", SpellingVariantsFilter]
@@ -1308,13 +1316,7 @@ CONFLICT_VALUE_CHARS = 300
 
 
 @admin.register(ImportConflict)
-class ImportConflictAdmin(
-    RefusesLookupsIntoPrivateData,
-    HidesPrivateObjectsOnDelete,
-    BoundedSearch,
-    ChecksActionSelection,
-    admin.ModelAdmin,
-):
+class ImportConflictAdmin(GuardedAdmin, admin.ModelAdmin):
     """Values imports could not simply apply: a curator's value kept against a source's, or two
     sources that disagree. Each is listed once; a curator settles it on the paper and marks it
     resolved."""
