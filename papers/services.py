@@ -519,8 +519,9 @@ def flag_duplicate_papers() -> int:
         "pk", "title", "abstract", "created_at", "needs_curation", "reviewed_at"
     )
     for pk, title, abstract, *state in rows.iterator(chunk_size=5_000):
+        paper = (pk, *state)  # one tuple, in each of its (up to three) groups
         for key in _duplicate_keys(title, abstract):
-            groups[key].append((pk, *state))
+            groups[key].append(paper)
     reasons: dict[int, str] = {}
     for (kind, _), group in groups.items():
         if len(group) < 2 or (kind != "title" and len(group) > DUPLICATE_ABSTRACT_GROUP_MAX):
