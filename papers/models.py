@@ -109,6 +109,14 @@ class Tag(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("papers:tag", args=[self.kind, self.slug])
 
+    @classmethod
+    def unsaved(cls, kind: str, name: str, *, slug: str) -> Tag:
+        """A tag for bulk_create, which calls no save(): `name` as shown, its key and search
+        key derived from it as save() derives them, and a slug the caller found free."""
+        return cls(
+            kind=kind, name=name, key=tag_key(name), search_key=tag_search_key(name), slug=slug
+        )
+
     def clean(self) -> None:
         problem = tag_name_problem(self.name)
         if problem:
@@ -848,22 +856,14 @@ class ReviewManager(models.Manager["Review"]):
             # Tag.save would insist on the plain slug, so the rows are inserted as they are.
             used = set(Tag.objects.filter(kind=TagKind.DECISION).values_list("slug", flat=True))
             new = []
-            for key, name in missing:
+            for _, name in missing:
                 base = slug = tag_slug(name)
                 number = 1
                 while slug in used:
                     number += 1
                     slug = f"{base}-{number}"
                 used.add(slug)
-                new.append(
-                    Tag(
-                        name=name,
-                        key=key,
-                        search_key=tag_search_key(name),
-                        slug=slug,
-                        kind=TagKind.DECISION,
-                    )
-                )
+                new.append(Tag.unsaved(TagKind.DECISION, name, slug=slug))
             tags.update((tag.key, tag) for tag in Tag.objects.bulk_create(new))
         PaperTag.objects.bulk_create(
             PaperTag(paper=paper, tag=tags[tag_key(paper.decision)]) for paper in decided

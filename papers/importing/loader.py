@@ -86,7 +86,6 @@ from papers.text import (
     normalize_author_name,
     normalize_tag_name,
     tag_key,
-    tag_search_key,
     tag_slug,
 )
 
@@ -743,13 +742,7 @@ class Loader:
             return
         slugs = _free_slugs(missing)
         new = [
-            Tag(
-                name=normalize_tag_name(name),
-                key=key,
-                search_key=tag_search_key(name),
-                slug=slugs[(kind, key)],
-                kind=kind,
-            )
+            Tag.unsaved(kind, normalize_tag_name(name), slug=slugs[(kind, key)])
             for (kind, key), name in sorted(missing.items())
         ]
         # query: insert tags
