@@ -209,12 +209,21 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-def tag_detail(request: HttpRequest, kind: str, slug: str) -> HttpResponse:
+def tag_at(kind: str, slug: str) -> tuple[Tag, bool]:
+    """The tag at the address of `kind` and `slug`, and whether that is the address of a
+    spelling merged into it (TagAlias: its pages redirect to the tag's own); 404 for neither."""
     tag = Tag.objects.filter(kind=kind, slug=slug).first()
-    if tag is None:  # merged into another tag: its page is the kept tag's
-        alias = get_object_or_404(TagAlias.objects.select_related("tag"), kind=kind, slug=slug)
+    if tag is not None:
+        return tag, False
+    alias = get_object_or_404(TagAlias.objects.select_related("tag"), kind=kind, slug=slug)
+    return alias.tag, True
+
+
+def tag_detail(request: HttpRequest, kind: str, slug: str) -> HttpResponse:
+    tag, merged = tag_at(kind, slug)
+    if merged:  # merged into another tag: its page is the kept tag's
         query = request.GET.urlencode()  # the page asked for
-        url = alias.tag.get_absolute_url()
+        url = tag.get_absolute_url()
         return HttpResponsePermanentRedirect(f"{url}?{query}" if query else url)
     total = PaperTag.objects.filter(tag=tag).count()  # index-only on (tag, paper)
     papers = Paper.objects.for_browsing().with_tag(tag.pk, many=total > MANY_PAPERS)

@@ -17,9 +17,10 @@ from django.views.decorators.http import require_GET
 
 from annotations import exports
 from papers.filters import PaperFilter
-from papers.models import Author, Paper, Tag, TagAlias
+from papers.models import Author, Paper
 from papers.search import engine
 from papers.search.sync import current_searcher
+from papers.views import tag_at
 
 
 class FormatConverter:
@@ -77,11 +78,9 @@ def tag_export(
     request: HttpRequest, kind: str, slug: str, extension: str
 ) -> StreamingHttpResponse | HttpResponsePermanentRedirect:
     """A tag's papers, newest first as on its page."""
-    tag = Tag.objects.filter(kind=kind, slug=slug).first()
-    if tag is None:  # merged into another tag: its export is the kept tag's, as its page
-        alias = get_object_or_404(TagAlias.objects.select_related("tag"), kind=kind, slug=slug)
-        kept = alias.tag
-        return redirect("annotations:tag-export", kept.kind, kept.slug, extension, permanent=True)
+    tag, merged = tag_at(kind, slug)
+    if merged:  # merged into another tag: its export is the kept tag's, as its page
+        return redirect("annotations:tag-export", tag.kind, tag.slug, extension, permanent=True)
     ids = _ids(Paper.objects.with_tag(tag.pk))
     filename = f"{slugify(tag.name) or tag.kind}.{extension}"
     return streamed_download(exports.batches_of_papers(ids), extension=extension, filename=filename)
