@@ -3,10 +3,9 @@ r"""Exports of papers: BibTeX, RIS and CSL-JSON for reference managers, CSV for 
 Any list of papers (a search with its facets, an author's or a tag's papers, a reading list)
 is written the same way: each format has one function per paper (`bibtex_entry`,
 `ris_record`, `csl_record`, `_csv_row`) and `stream` writes the papers in batches
-(`BATCH_SIZE` per database round trip, see `batches_of_papers` and `batches_of_list_items`),
-so memory stays flat however many papers there are. A paper comes with its tags prefetched
-and every author's name, in order, as `paper.author_list` (plain strings, no model
-instances): three queries per batch.
+(annotations.export_data reads them, a batch per database round trip), so memory stays flat
+however many papers there are. A paper is an `ExportPaper` of plain values; a Paper instance
+(the Cite box's) is turned into one first.
 
 Keys (BibTeX keys, CSL ids) depend on the paper alone, `lovelace2024attention-42` (first
 author, year, first long title word, paper id), so the same paper has the same key in every
@@ -38,10 +37,10 @@ from itertools import accumulate
 
 from bibtexparser.middlewares.names import parse_single_name_into_parts
 
-from annotations.models import ReadingList, ReadingListItem
+from annotations.export_data import ExportPaper, Row, rows_of_items
+from annotations.models import ReadingListItem
 from papers.latex import math_spans, only_typesets, without_latex_commands
-from papers.models import Authorship, Paper, TagKind
-from papers.querysets import ordered_paper_tags
+from papers.models import Paper
 from papers.templatetags.paper_text import web_url
 from papers.venues import venue_full_name
 
@@ -97,10 +96,18 @@ UNTITLED = "[Untitled]"
 
 def _plain_text(text: str) -> str:
     """One line of text: control characters and runs of whitespace become one space."""
+    if text.isprintable():  # no control character, no whitespace but the ASCII space
+        if "  " not in text and not text.startswith(" ") and not text.endswith(" "):
+            return text  # most values, kept without building a new string
+        return " ".join(text.split())
     return " ".join(_CONTROL.sub(" ", text).split())
 
 
-def _title(paper: Paper) -> str:
+def _exported(paper: Paper | ExportPaper) -> ExportPaper:
+    return paper if isinstance(paper, ExportPaper) else ExportPaper.of(paper)
+
+
+def _title(paper: ExportPaper) -> str:
     """The paper's title as one line; "" when it has none (blank, or only spaces)."""
     return _plain_text(paper.title)
 
@@ -124,6 +131,8 @@ def bibtex_title(text: str) -> str:
     something else to LaTeX even in math), so the field stays brace-balanced. Everything else,
     an unbalanced "math" part included, is escaped as plain text."""
     text = _plain_text(text)
+    if "$" not in text:  # only $...$ is kept as math: most titles and abstracts have none
+        return _escape_specials(text)
     pieces = []
     position = 0
     for start, end in math_spans(text):
@@ -181,13 +190,20 @@ def name_parts(name: str) -> tuple[str, str] | None:
     # plain text: it is given a stand-in per word of the same case ("A0 A1 a2 A3"), and the
     # parts it returns are mapped back to the words.
     words = name.split(" ")
-    stand_ins = [f"{'a' if word[:1].islower() else 'A'}{i}" for i, word in enumerate(words)]
-    parts = parse_single_name_into_parts(" ".join(stand_ins), strict=True)
+    stand_ins = " ".join(f"{'a' if word[:1].islower() else 'A'}{i}" for i, word in enumerate(words))
+    family, given = _split_stand_ins(stand_ins)
+    return " ".join(words[i] for i in family), " ".join(words[i] for i in given)
 
-    def text(part: list[str]) -> str:
-        return " ".join(words[int(stand_in[1:])] for stand_in in part)
 
-    return text(parts.von + parts.last), text(parts.first)
+# The split depends on the words' cases alone, and a few case patterns cover most names.
+@functools.lru_cache(maxsize=1024)
+def _split_stand_ins(stand_ins: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(family word positions, given word positions) of a name of stand-ins."""
+    parts = parse_single_name_into_parts(stand_ins, strict=True)
+    return (
+        tuple(int(word[1:]) for word in parts.von + parts.last),
+        tuple(int(word[1:]) for word in parts.first),
+    )
 
 
 # Every byte value but the two braces. In UTF-8 a brace is one byte, and no other character
@@ -215,28 +231,18 @@ def _is_brace_balanced(value: str) -> bool:
 
 
 def _bibtex_field(name: str, value: str) -> str:
-    if not _is_brace_balanced(value):
+    if ("{" in value or "}" in value) and not _is_brace_balanced(value):
         # Unreachable through the escapers above; a guard against a future regression.
         raise ValueError(f"unbalanced braces in the BibTeX {name} field")
     return f"  {name} = {{{value}}}"
 
 
-def _authors(paper: Paper) -> list[str]:
-    return paper.author_list  # every author, in order (see _add_author_lists)
-
-
-def _tag_name(paper: Paper, kind: str) -> str:
-    for paper_tag in paper.paper_tags.all():
-        if paper_tag.tag.kind == kind:
-            return paper_tag.tag.name
-    return ""
-
-
-def paper_year(paper: Paper) -> int:
+def paper_year(paper: Paper | ExportPaper) -> int:
     """The venue's year ("ICLR 2024"), else the year a source gave (a journal paper, an arXiv
     preprint), else the year the paper was added."""
-    match = _YEAR.search(_tag_name(paper, TagKind.VENUE))
-    return int(match.group()) if match else paper.year or paper.created_at.year
+    paper = _exported(paper)
+    match = _YEAR.search(paper.venue)
+    return int(match.group()) if match else paper.year or paper.created_year
 
 
 # --- Venues ---------------------------------------------------------------------------------
@@ -244,35 +250,34 @@ def paper_year(paper: Paper) -> int:
 # The full names of well-known venues: papers.venues (the importer reads them back).
 
 
-def _keywords(paper: Paper) -> list[str]:
-    return [
-        _plain_text(row.tag.name)
-        for row in paper.paper_tags.all()
-        if row.tag.kind == TagKind.KEYWORD and _plain_text(row.tag.name)
-    ]
+def _keywords(paper: ExportPaper) -> list[str]:
+    return [keyword for keyword in map(_plain_text, paper.keywords) if keyword]
 
 
-def _venue(paper: Paper) -> str:
-    return venue_full_name(_plain_text(_tag_name(paper, TagKind.VENUE)))
+def _venue(paper: ExportPaper) -> str:
+    return venue_full_name(_plain_text(paper.venue))
 
 
 # --- Keys -------------------------------------------------------------------------------------
 
 
 def _ascii_word(text: str) -> str:
+    if text.isascii() and text.isalnum():
+        return text
     folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return _KEY_UNSAFE.sub("", folded)
 
 
-def citation_key(paper: Paper) -> str:
+def citation_key(paper: Paper | ExportPaper) -> str:
     """The paper's key in every export: first author's family name, year, first title word of
     more than three letters (plain ASCII, LaTeX command names left out: "$\\mathcal{B}$-Coder"
     gives "bcoder"), then the paper's id, which makes it unique and the same whichever papers
     are exported with it."""
-    authors = _authors(paper)
+    paper = _exported(paper)
+    authors = paper.authors
     first_author_words = authors[0].split() if authors else []
     family = _ascii_word(first_author_words[-1]).lower() if first_author_words else ""
-    title_words = [_ascii_word(word) for word in without_latex_commands(paper.title).split()]
+    title_words = (_ascii_word(word) for word in without_latex_commands(paper.title).split())
     first_word = next((word.lower() for word in title_words if len(word) > 3), "")
     base = f"{family[:_KEY_PART_MAX] or 'paper'}{paper_year(paper)}{first_word[:_KEY_PART_MAX]}"
     return f"{base}-{paper.pk}"
@@ -281,14 +286,15 @@ def citation_key(paper: Paper) -> str:
 # --- One paper in each format -----------------------------------------------------------------
 
 
-def bibtex_entry(paper: Paper, *, with_abstract: bool = False) -> str:
+def bibtex_entry(paper: Paper | ExportPaper, *, with_abstract: bool = False) -> str:
     """One @inproceedings entry. Title and author fields only when the paper has them: a
     missing title or author is left out, never invented (and never an empty `title = {}`).
     `with_abstract`: the abstract and keywords too, as reference managers export them (a
     citation to paste has no use for them)."""
+    paper = _exported(paper)
     title = _title(paper)
     fields = [("title", bibtex_title(title))] if title else []
-    names = [bibtex_name(name) for name in _authors(paper)]
+    names = [bibtex_name(name) for name in paper.authors]
     authors = " and ".join(name for name in names if name)
     if authors:
         fields.append(("author", authors))
@@ -312,12 +318,13 @@ def bibtex_entry(paper: Paper, *, with_abstract: bool = False) -> str:
     return f"@inproceedings{{{citation_key(paper)},\n{body}\n}}\n"
 
 
-def ris_record(paper: Paper) -> str:
+def ris_record(paper: Paper | ExportPaper) -> str:
     """One CPAPER record, as Zotero, EndNote and Mendeley import it. Every value is one line
     (control characters and line breaks become spaces), so no value can end its record or
     start a tag of its own. An untitled paper has no TI line (empty values are left out)."""
+    paper = _exported(paper)
     fields = [("TY", "CPAPER"), ("TI", paper.title)]
-    for name in _authors(paper):
+    for name in paper.authors:
         parts = name_parts(_plain_text(name))
         fields.append(("AU", ", ".join(p for p in parts if p) if parts else name))
     fields += [
@@ -333,13 +340,14 @@ def ris_record(paper: Paper) -> str:
     return "".join(f"{line}\r\n" for line in [*lines, "ER  - "])  # the specification's line end
 
 
-def csl_record(paper: Paper) -> dict[str, object]:
+def csl_record(paper: Paper | ExportPaper) -> dict[str, object]:
     """One paper-conference item of CSL-JSON, the citation data of citeproc, Zotero and pandoc,
     with the BibTeX key as its id. No title for an untitled paper (see UNTITLED)."""
+    paper = _exported(paper)
     record: dict[str, object] = {
         "id": citation_key(paper),
         "type": "paper-conference",
-        "author": [_csl_name(name) for name in _authors(paper) if _plain_text(name)],
+        "author": [_csl_name(name) for name in paper.authors if _plain_text(name)],
         "issued": {"date-parts": [[paper_year(paper)]]},
     }
     optional = {
@@ -375,29 +383,22 @@ def _csv_line(cells: Iterable[object]) -> str:
     return buffer.getvalue()
 
 
-def _csv_row(paper: Paper, item: ReadingListItem | None) -> list[object]:
+def _csv_row(row: Row) -> list[object]:
     """The paper's cells under CSV_HEADER; a reading list's item adds its status and
     priority."""
-    row: list[object] = [
+    paper = row.paper
+    cells: list[object] = [
         paper.title if _title(paper) else UNTITLED,
-        "; ".join(_authors(paper)),
-        _tag_name(paper, TagKind.VENUE),
-        _tag_name(paper, TagKind.TRACK),
+        "; ".join(paper.authors),
+        paper.venue,
+        paper.track,
     ]
-    if item is not None:
-        row += [item.get_status_display(), item.get_priority_display() if item.priority else ""]
-    return [*row, web_url(paper.forum_url), web_url(paper.pdf_url)]
+    if row.list_cells is not None:
+        cells += row.list_cells
+    return [*cells, web_url(paper.forum_url), web_url(paper.pdf_url)]
 
 
 # --- Whole files, streamed --------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Row:
-    """One paper of an export, and its reading-list item when the export is a list's."""
-
-    paper: Paper
-    item: ReadingListItem | None = None
 
 
 @dataclass(frozen=True)
@@ -444,7 +445,8 @@ FORMATS = {
         "json",
         "application/vnd.citationstyles.csl+json; charset=utf-8",
         opening=lambda _: "[\n",
-        row=lambda row: json.dumps(csl_record(row.paper), ensure_ascii=False, indent=2),
+        # A record a line: json's indented output is written in Python, several times slower.
+        row=lambda row: json.dumps(csl_record(row.paper), ensure_ascii=False),
         between=",\n",
         closing="\n]\n",
     ),
@@ -452,7 +454,7 @@ FORMATS = {
         "csv",
         "text/csv; charset=utf-8",
         opening=_csv_header,
-        row=lambda row: _csv_line(_csv_row(row.paper, row.item)),
+        row=lambda row: _csv_line(_csv_row(row)),
     ),
 }
 
@@ -475,7 +477,7 @@ def stream(
 def _whole(extension: str, items: Iterable[ReadingListItem]) -> str:
     """Reading-list items (selectors.list_items_for_export) as one string: for callers that
     hold a few items already, such as tests feeding stand-ins without a database."""
-    rows = [Row(item.paper, item) for item in items]
+    rows = rows_of_items(items)
     return "".join(stream(FORMATS[extension], [rows], list_columns=True))
 
 
@@ -485,59 +487,3 @@ def bibtex_for_items(items: Iterable[ReadingListItem]) -> str:
 
 def csv_for_items(items: Iterable[ReadingListItem]) -> str:
     return _whole("csv", items)
-
-
-# --- Reading the papers, a batch at a time ----------------------------------------------------
-
-BATCH_SIZE = 500
-# What an export reads of a paper: no abstract, no denormalised author names (megabytes for a
-# paper with 2,000 authors, which author_list holds anyway).
-_DEFERRED = ("author_names",)
-
-
-def _add_author_lists(papers: Sequence[Paper]) -> None:
-    """Every author's name, in order, as `paper.author_list`: one query on the (paper,
-    position) index, names as plain values rather than an authorship and author each."""
-    names: dict[int, list[str]] = {paper.pk: [] for paper in papers}
-    rows = (
-        Authorship.objects.filter(paper_id__in=list(names))
-        .order_by("paper_id", "position")
-        .values_list("paper_id", "author__name")
-    )
-    for paper_id, name in rows:
-        names[paper_id].append(name)
-    for paper in papers:
-        paper.author_list = names[paper.pk]
-
-
-def _chunks(ids: list[int]) -> Iterator[list[int]]:
-    for start in range(0, len(ids), BATCH_SIZE):
-        yield ids[start : start + BATCH_SIZE]
-
-
-def batches_of_papers(paper_ids: list[int]) -> Iterator[list[Row]]:
-    """The papers of `paper_ids`, in that order, BATCH_SIZE at a time: three queries per
-    batch (papers, their tags, their authors). A paper deleted meanwhile is left out."""
-    for chunk in _chunks(paper_ids):
-        papers = (
-            Paper.objects.defer(*_DEFERRED).prefetch_related(ordered_paper_tags()).in_order(chunk)
-        )
-        _add_author_lists(papers)
-        yield [Row(paper) for paper in papers]
-
-
-def batches_of_list_items(reading_list: ReadingList) -> Iterator[list[Row]]:
-    """A reading list's items in list order, BATCH_SIZE at a time: one query for the order,
-    then three per batch (items with their papers, tags, authors)."""
-    item_ids = list(reading_list.items.order_by("position", "pk").values_list("pk", flat=True))
-    for chunk in _chunks(item_ids):
-        found = {
-            item.pk: item
-            for item in ReadingListItem.objects.filter(pk__in=chunk)
-            .select_related("paper")
-            .defer(*(f"paper__{name}" for name in _DEFERRED))
-            .prefetch_related(ordered_paper_tags("paper__paper_tags"))
-        }
-        items = [found[pk] for pk in chunk if pk in found]
-        _add_author_lists([item.paper for item in items])
-        yield [Row(item.paper, item) for item in items]

@@ -340,6 +340,54 @@ class Notification(models.Model):
         return self.read_at is not None
 
 
+EXPORT_PATH_MAX_LENGTH = 2000
+
+
+class ExportStatus(models.TextChoices):
+    QUEUED = "queued", "Waiting"
+    RUNNING = "running", "Being written"
+    DONE = "done", "Ready"
+    FAILED = "failed", "Failed"
+
+
+class ExportJob(models.Model):
+    """An export too large for one request, written in the background for its owner.
+
+    `path` is the export's own URL (path and query string): the job writes what that URL
+    would, as its owner would see it when the job runs. The file goes through the storage
+    API and is handed out to its owner only (annotations.views.exports.export_download).
+    """
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="export_jobs"
+    )
+    path = models.CharField(max_length=EXPORT_PATH_MAX_LENGTH)
+    extension = models.CharField(max_length=8)
+    filename = models.CharField(max_length=200)
+    status = models.CharField(
+        max_length=10, choices=ExportStatus, default=ExportStatus.QUEUED, db_index=True
+    )
+    entries = models.PositiveIntegerField(null=True, blank=True)
+    file = models.FileField(upload_to="exports/", blank=True)
+    error = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["owner", "-created_at"], name="annotations_export_owner")]
+
+    def __str__(self) -> str:
+        return f"{self.filename} for {self.owner}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("annotations:export-download", args=[self.pk])
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status in (ExportStatus.QUEUED, ExportStatus.RUNNING)
+
+
 def _stored_markdown(html: str) -> SafeString:
     # Only save() writes body_html, always with render_markdown's output, which escapes every
     # piece of user text itself (see annotations.markdown); no user input is marked safe here.

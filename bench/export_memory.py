@@ -8,7 +8,7 @@ production server's environment, so its peak resident memory (ru_maxrss, which o
 belongs to that export alone:
 
 - N rows through annotations.exports: the list page's order (engine.all_ids, no search),
-  its first N ids, streamed batch by batch (exports.stream, exports.batches_of_papers);
+  its first N ids, streamed batch by batch (exports.stream, export_data.batches_of_papers);
 - every paper through the view itself, GET /export/papers.<ext> with Django's test client,
   the streamed body read chunk by chunk as a server would send it.
 
@@ -64,7 +64,7 @@ def child(rows: int, extension: str, via_view: bool) -> dict:
     from django.http import QueryDict
     from django.test import Client
 
-    from annotations import exports
+    from annotations import export_data, exports
     from papers.filters import PaperFilter
     from papers.search import engine
     from papers.search.sync import current_searcher
@@ -73,7 +73,7 @@ def child(rows: int, extension: str, via_view: bool) -> dict:
     query = PaperFilter(QueryDict("")).state.engine_query(page=1)
     ids = engine.all_ids(current_searcher(), query)
     # Warm up (imports, connection, index, a first batch) so the baseline holds all of it.
-    for _ in exports.stream(fmt, exports.batches_of_papers(ids[:WARM_UP_ROWS])):
+    for _ in exports.stream(fmt, export_data.batches_of_papers(ids[:WARM_UP_ROWS])):
         pass
     client = Client()
     client.get("/accounts/login/")
@@ -87,7 +87,9 @@ def child(rows: int, extension: str, via_view: bool) -> dict:
         pieces = iter(response.streaming_content)
         rows = len(ids)
     else:
-        pieces = (p.encode() for p in exports.stream(fmt, exports.batches_of_papers(ids[:rows])))
+        pieces = (
+            p.encode() for p in exports.stream(fmt, export_data.batches_of_papers(ids[:rows]))
+        )
     for piece in pieces:
         size += len(piece)
         anon, file = _resident_mb()

@@ -139,6 +139,8 @@ INSTALLED_APPS = [
     "django_filters",
     "csp",
     "axes",
+    "django_tasks",
+    "django_tasks_db",
     "papers",
     "annotations",
     "recommendations",
@@ -295,6 +297,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Files the site writes (prepared exports), through the storage API. Nothing here is served as
+# static media: each file is handed out by a view that checks who asks (MEDIA_URL is unused).
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))
+MEDIA_URL = "media/"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -330,6 +336,29 @@ if _site.scheme not in ("http", "https") or not _site.netloc or _site.path or _s
 # The search index (papers/search/): derived from the database, one directory per app server.
 # Losing it loses nothing: `manage.py rebuild_search_index` makes it again.
 SEARCH_INDEX_DIR = Path(os.environ.get("SEARCH_INDEX_DIR", BASE_DIR / "search_index"))
+
+# Background work (django-tasks): the database backend needs nothing beyond the database; a
+# worker (`manage.py db_worker`, docs/operations.md) runs what pages enqueue.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
+# Exports (annotations/export_limits.py): how many papers one request may write, for visitors
+# and for members; a member's larger export is prepared in the background and kept
+# EXPORT_FILE_DAYS days. One export per client at a time, EXPORT_CONCURRENCY at once on the
+# whole site (every server: the slots are in the shared cache), each given at most
+# EXPORT_TIME_LIMIT seconds, well inside gunicorn's worker timeout, before it is abandoned.
+EXPORT_MAX_ANONYMOUS = env_int("EXPORT_MAX_ANONYMOUS", 5000)
+EXPORT_MAX_MEMBER = env_int("EXPORT_MAX_MEMBER", 20000)
+EXPORT_CONCURRENCY = env_int("EXPORT_CONCURRENCY", 1)
+EXPORT_TIME_LIMIT = env_int("EXPORT_TIME_LIMIT", 20)
+EXPORT_FILE_DAYS = env_int("EXPORT_FILE_DAYS", 7)
+if (
+    min(EXPORT_MAX_ANONYMOUS, EXPORT_MAX_MEMBER, EXPORT_FILE_DAYS) < 0
+    or min(EXPORT_CONCURRENCY, EXPORT_TIME_LIMIT) < 1
+):
+    raise ImproperlyConfigured(
+        "EXPORT_MAX_ANONYMOUS, EXPORT_MAX_MEMBER and EXPORT_FILE_DAYS must be at least 0, "
+        "EXPORT_CONCURRENCY and EXPORT_TIME_LIMIT at least 1"
+    )
 
 
 LOGGING = {

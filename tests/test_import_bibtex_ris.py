@@ -496,12 +496,14 @@ def _reading_list_item(pk: int, title: str, authors: list[str], venue: str, foru
         author_list=authors,
         paper_tags=SimpleNamespace(all=lambda: tags),
         forum_url=forum_url,
+        pdf_url="",
+        year=None,
         doi="",
         abstract="",
         arxiv_id="",
         created_at=datetime(2021, 5, 1, tzinfo=UTC),
     )
-    return SimpleNamespace(paper=paper)
+    return SimpleNamespace(paper=paper, status="to_read", priority=None)
 
 
 ROUND_TRIP_TITLES = [

@@ -1,26 +1,46 @@
 """Exports of the browsing pages' papers: every paper a page lists (not only the page shown),
-as BibTeX, RIS, CSL-JSON or CSV (annotations.exports.FORMATS), streamed a batch at a time.
+as BibTeX, RIS, CSL-JSON or CSV (annotations.exports.FORMATS).
 
 They live here rather than in `papers` because the catalogue never imports `annotations`.
-Each export answers whoever may see its page: the list page's export reads the same URL the
-same way, and its "mine" facet is the requesting member's own, as on the page.
+Each export answers whoever may see its page (annotations.export_sources). An export within
+the requester's limit (annotations.export_limits) is written whole, then sent with its length
+(annotations.export_files); a larger one is refused with a page that says why: log in, or, for
+a member, have it prepared in the background (`export_prepare`), then fetched from "Your
+exports" (`export_list`, `export_download`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import QuerySet
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBadRequest,
+)
+from django.http.response import HttpResponseBase
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
 
-from django.http import HttpRequest, HttpResponsePermanentRedirect, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect
-from django.utils.text import slugify
-from django.views.decorators.http import require_GET
+from annotations import export_jobs, exports
+from annotations.export_files import ExportTooSlow, write_export
+from annotations.export_limits import ExportBusy, export_limit, export_slot
+from annotations.export_sources import (
+    ExportSource,
+    author_source,
+    paper_list_source,
+    tag_source,
+)
+from annotations.models import EXPORT_PATH_MAX_LENGTH, ExportJob, ExportStatus
+from papers.models import Author
+from papers.views import HtmxHttpRequest, tag_at
 
-from annotations import exports
-from papers.filters import PaperFilter
-from papers.models import Author, Paper
-from papers.search import engine
-from papers.search.sync import current_searcher
-from papers.views import tag_at
+# Sent in pieces of this size: a few system calls per megabyte, not hundreds.
+_SEND_BLOCK_BYTES = 256 * 1024
 
 
 class FormatConverter:
@@ -35,57 +55,130 @@ class FormatConverter:
         return value
 
 
-def streamed_download(
-    batches: Iterable[Sequence[exports.Row]],
-    *,
-    extension: str,
-    filename: str,
-    list_columns: bool = False,
-) -> StreamingHttpResponse:
-    """The rows as a file download, written while it is sent: memory holds one batch."""
-    fmt = exports.FORMATS[extension]
-    response = StreamingHttpResponse(
-        exports.stream(fmt, batches, list_columns=list_columns), content_type=fmt.content_type
+def export_response(request: HttpRequest, source: ExportSource, extension: str) -> HttpResponseBase:
+    """The export as a complete file, or a page saying why it is not one."""
+    limit = export_limit(request.user)
+    if source.count > limit:
+        return _refusal(request, source, "too_many", status=403, limit_label=f"{limit:,}")
+    try:
+        with export_slot(request):
+            written = write_export(
+                extension,
+                source.batches(),
+                list_columns=source.list_columns,
+                time_limit=settings.EXPORT_TIME_LIMIT,
+            )
+    except ExportBusy as busy:
+        refusal = _refusal(request, source, "busy", status=429, message=busy.message)
+        refusal["Retry-After"] = str(busy.retry_after)
+        return refusal
+    except ExportTooSlow:
+        return _refusal(request, source, "too_slow", status=503)
+    response = FileResponse(
+        written.file,
+        as_attachment=True,
+        filename=source.filename(extension),
+        content_type=exports.FORMATS[extension].content_type,
     )
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response.block_size = _SEND_BLOCK_BYTES
+    # How many papers the file holds: a script can check it got them all.
+    response["X-Export-Entries"] = str(written.entries)
     return response
 
 
-@require_GET
-def paper_list_export(request: HttpRequest, extension: str) -> StreamingHttpResponse:
-    """The list page's papers for the same URL parameters (search, facets, sort), in its
-    order. The index is asked for the matching ids only, without the page's facet counts."""
-    state = PaperFilter(request.GET, request=request).state
-    mine_sets = Paper.objects.mine_sets(request.user) if state.logged_in else {}
-    query = state.engine_query(page=1, mine_sets=mine_sets)
-    ids = engine.all_ids(current_searcher(), query)
-    return streamed_download(
-        exports.batches_of_papers(ids), extension=extension, filename=f"papers.{extension}"
+def _refusal(
+    request: HttpRequest, source: ExportSource, reason: str, *, status: int, **context
+) -> HttpResponse:
+    return render(
+        request,
+        "annotations/export_refused.html",
+        {
+            "reason": reason,
+            "count_label": f"{source.count:,}",
+            "path": request.get_full_path(),
+            "time_limit": settings.EXPORT_TIME_LIMIT,
+            **context,
+        },
+        status=status,
     )
 
 
 @require_GET
-def author_export(request: HttpRequest, pk: int, extension: str) -> StreamingHttpResponse:
-    """An author's papers, newest first as on their page."""
-    author = get_object_or_404(Author, pk=pk)
-    ids = _ids(Paper.objects.by_author(author.pk))
-    filename = f"{slugify(author.name) or 'author'}-{author.pk}.{extension}"
-    return streamed_download(exports.batches_of_papers(ids), extension=extension, filename=filename)
+def paper_list_export(request: HttpRequest, extension: str) -> HttpResponseBase:
+    """The list page's papers for the same URL parameters (search, facets, sort)."""
+    return export_response(request, paper_list_source(request.user, request.GET), extension)
 
 
 @require_GET
-def tag_export(
-    request: HttpRequest, kind: str, slug: str, extension: str
-) -> StreamingHttpResponse | HttpResponsePermanentRedirect:
+def author_export(request: HttpRequest, pk: int, extension: str) -> HttpResponseBase:
+    """An author's papers, newest first as on their page."""
+    author = get_object_or_404(Author, pk=pk)
+    return export_response(request, author_source(author), extension)
+
+
+@require_GET
+def tag_export(request: HttpRequest, kind: str, slug: str, extension: str) -> HttpResponseBase:
     """A tag's papers, newest first as on its page."""
     tag, merged = tag_at(kind, slug)
     if merged:  # merged into another tag: its export is the kept tag's, as its page
         return redirect("annotations:tag-export", tag.kind, tag.slug, extension, permanent=True)
-    ids = _ids(Paper.objects.with_tag(tag.pk))
-    filename = f"{slugify(tag.name) or tag.kind}.{extension}"
-    return streamed_download(exports.batches_of_papers(ids), extension=extension, filename=filename)
+    return export_response(request, tag_source(tag), extension)
 
 
-def _ids(papers) -> list[int]:
-    # Ids only (a few MB for the whole catalogue); the papers are read a batch at a time.
-    return list(papers.sorted_by("newest").values_list("pk", flat=True))
+# --- Prepared in the background ---------------------------------------------------------------
+
+
+@require_POST
+@login_required
+def export_prepare(request: HttpRequest) -> HttpResponse:
+    """Have the export at the posted address written in the background."""
+    path = request.POST.get("path", "")
+    if not path.startswith("/") or len(path) > EXPORT_PATH_MAX_LENGTH:
+        return HttpResponseBadRequest("Not an export address.")
+    try:
+        job = export_jobs.start_export(request.user, path)
+    except Http404:
+        return HttpResponseBadRequest("Not an export address.")
+    except export_jobs.ExportPending as pending:
+        messages.info(request, f"“{pending.job.filename}” is still being prepared.")
+        return redirect("annotations:export-list")
+    messages.success(request, f"Preparing “{job.filename}”; it will be listed here when ready.")
+    return redirect("annotations:export-list")
+
+
+def _own_jobs(request: HttpRequest) -> QuerySet[ExportJob]:
+    return ExportJob.objects.filter(owner__pk=request.user.pk or 0)
+
+
+@require_GET
+@login_required
+def export_list(request: HtmxHttpRequest) -> HttpResponse:
+    """The member's prepared exports, newest first; refreshed while one is being written."""
+    jobs = list(_own_jobs(request)[:20])
+    context = {
+        "jobs": jobs,
+        "pending": any(job.is_pending for job in jobs),
+        "days": settings.EXPORT_FILE_DAYS,
+    }
+    template = "annotations/_export_jobs.html" if request.htmx else "annotations/export_list.html"
+    return render(request, template, context)
+
+
+@require_GET
+@login_required
+def export_download(request: HttpRequest, pk: int) -> FileResponse:
+    """A prepared export, for its owner only (anyone else's is a 404, as a missing one)."""
+    job = get_object_or_404(ExportJob, pk=pk, owner__pk=request.user.pk, status=ExportStatus.DONE)
+    try:
+        file = job.file.open("rb")
+    except FileNotFoundError:
+        raise Http404("This export's file is no longer kept.") from None
+    response = FileResponse(
+        file,
+        as_attachment=True,
+        filename=job.filename,
+        content_type=exports.FORMATS[job.extension].content_type,
+    )
+    response.block_size = _SEND_BLOCK_BYTES
+    response["X-Export-Entries"] = str(job.entries)
+    return response

@@ -5,12 +5,13 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError, transaction
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
-from annotations import drafts, exports, selectors, services
+from annotations import drafts, selectors, services
+from annotations.export_sources import reading_list_source
 from annotations.forms import (
     AddPaperForm,
     AddToListForm,
@@ -28,7 +29,7 @@ from annotations.views.common import (
     paper_section,
     unconfirmed_delete,
 )
-from annotations.views.exports import streamed_download
+from annotations.views.exports import export_response
 from papers.models import Paper
 
 
@@ -173,22 +174,13 @@ def list_delete(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return redirect("annotations:lists")
 
 
-def _export_filename(reading_list: ReadingList, extension: str) -> str:
-    return f"{slugify(reading_list.name) or 'reading-list'}-{reading_list.pk}.{extension}"
-
-
 @require_GET
 @login_required
-def list_export(request: HttpRequest, pk: int, extension: str) -> StreamingHttpResponse:
+def list_export(request: HttpRequest, pk: int, extension: str) -> HttpResponseBase:
     """The list as a file (BibTeX, RIS, CSL-JSON or CSV, see exports.FORMATS) for whoever may
-    read it, streamed; CSV keeps each item's status and priority."""
+    read it; CSV keeps each item's status and priority."""
     reading_list = _get_list_for_reader(request, pk)
-    return streamed_download(
-        exports.batches_of_list_items(reading_list),
-        extension=extension,
-        filename=_export_filename(reading_list, extension),
-        list_columns=True,
-    )
+    return export_response(request, reading_list_source(reading_list), extension)
 
 
 @require_POST

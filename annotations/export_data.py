@@ -1,0 +1,173 @@
+"""What an export writes of a paper, read from the database a batch at a time.
+
+The formats (annotations.exports) read a paper through `ExportPaper`: plain values, no model
+instances. A whole-catalogue export spent half its time building Paper, PaperTag and Tag
+instances and following prefetches; reading `values_list` rows into these records is several
+times cheaper, so the writer, not the reading, sets an export's pace. Three queries per batch
+(papers, their venue/track/keyword tags, their authors), memory flat whatever the total.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from annotations.models import Priority, ReadingList, ReadingListItem, ReadingStatus
+from papers.models import Authorship, Paper, PaperTag, TagKind
+
+BATCH_SIZE = 1000
+# The tag kinds a file names: the venue (booktitle, container), the track (CSV) and keywords.
+_EXPORTED_KINDS = (TagKind.VENUE, TagKind.TRACK, TagKind.KEYWORD)
+_PAPER_FIELDS = (
+    "pk",
+    "title",
+    "abstract",
+    "forum_url",
+    "pdf_url",
+    "doi",
+    "arxiv_id",
+    "year",
+    "created_at",
+)
+_STATUS_LABELS = dict(ReadingStatus.choices)
+_PRIORITY_LABELS = dict(Priority.choices)
+
+
+@dataclass(slots=True)
+class ExportPaper:
+    """One paper as the export formats read it. `venue` and `track` are the first such tag by
+    name (a paper normally has one), `keywords` every keyword by name, `authors` every
+    author's name in order."""
+
+    pk: int
+    title: str
+    abstract: str = ""
+    forum_url: str = ""
+    pdf_url: str = ""
+    doi: str = ""
+    arxiv_id: str = ""
+    year: int | None = None
+    created_year: int = 0
+    authors: list[str] = field(default_factory=list)
+    venue: str = ""
+    track: str = ""
+    keywords: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, paper: Paper) -> ExportPaper:
+        """A Paper instance with its tags prefetched (paper.paper_tags with their tag) and its
+        authors' names as `paper.author_list`: for a single paper, the Cite box's."""
+        record = cls(
+            pk=paper.pk,
+            title=paper.title,
+            abstract=paper.abstract,
+            forum_url=paper.forum_url,
+            pdf_url=paper.pdf_url,
+            doi=paper.doi,
+            arxiv_id=paper.arxiv_id,
+            year=paper.year,
+            created_year=paper.created_at.year,
+            authors=list(paper.author_list),
+        )
+        tags = sorted((row.tag.name, row.tag.kind) for row in paper.paper_tags.all())
+        for name, kind in tags:
+            record.add_tag(kind, name)
+        return record
+
+    def add_tag(self, kind: str, name: str) -> None:
+        """Tags must come in name order: the first venue and track are kept."""
+        if kind == TagKind.VENUE:
+            self.venue = self.venue or name
+        elif kind == TagKind.TRACK:
+            self.track = self.track or name
+        elif kind == TagKind.KEYWORD:
+            self.keywords.append(name)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One paper of an export, and its reading-list status and priority labels when the
+    export is a list's (`list_cells`, None otherwise)."""
+
+    paper: ExportPaper
+    list_cells: tuple[str, str] | None = None
+
+
+def list_cells(status: str, priority: int | None) -> tuple[str, str]:
+    """A reading-list item's status and priority as the CSV's columns show them."""
+    return _STATUS_LABELS.get(status, status), _PRIORITY_LABELS.get(
+        priority, ""
+    ) if priority else ""
+
+
+def row_of_item(item: ReadingListItem) -> Row:
+    """A reading-list item already loaded, with its paper's tags prefetched and authors as
+    `paper.author_list` (selectors.list_items_for_export)."""
+    return Row(ExportPaper.of(item.paper), list_cells(item.status, item.priority))
+
+
+def papers_by_id(paper_ids: Sequence[int]) -> dict[int, ExportPaper]:
+    """The papers of `paper_ids` that still exist, with authors and exported tags: three
+    queries."""
+    papers = {
+        pk: ExportPaper(pk, title, abstract, forum, pdf, doi, arxiv, year, created.year)
+        for pk, title, abstract, forum, pdf, doi, arxiv, year, created in Paper.objects.filter(
+            pk__in=paper_ids
+        )
+        .order_by()
+        .values_list(*_PAPER_FIELDS)
+    }
+    tags = (
+        PaperTag.objects.filter(paper_id__in=paper_ids, tag__kind__in=_EXPORTED_KINDS)
+        .order_by("paper_id", "tag__name", "tag_id")
+        .values_list("paper_id", "tag__kind", "tag__name")
+    )
+    for paper_id, kind, name in tags:
+        if paper := papers.get(paper_id):
+            paper.add_tag(kind, name)
+    authors = (
+        Authorship.objects.filter(paper_id__in=paper_ids)
+        .order_by("paper_id", "position")
+        .values_list("paper_id", "author__name")
+    )
+    for paper_id, name in authors:
+        if paper := papers.get(paper_id):
+            paper.authors.append(name)
+    return papers
+
+
+def _chunks(ids: Sequence[int]) -> Iterator[Sequence[int]]:
+    for start in range(0, len(ids), BATCH_SIZE):
+        yield ids[start : start + BATCH_SIZE]
+
+
+def batches_of_papers(paper_ids: Sequence[int]) -> Iterator[list[Row]]:
+    """The papers of `paper_ids`, in that order, BATCH_SIZE at a time. A paper deleted
+    meanwhile is left out."""
+    for chunk in _chunks(paper_ids):
+        found = papers_by_id(chunk)
+        yield [Row(found[pk]) for pk in chunk if pk in found]
+
+
+def list_entries(reading_list: ReadingList) -> list[tuple[int, str, int | None]]:
+    """(paper id, status, priority) of each of a list's items, in list order: one query."""
+    return list(
+        reading_list.items.order_by("position", "pk").values_list("paper_id", "status", "priority")
+    )
+
+
+def batches_of_list_items(entries: Sequence[tuple[int, str, int | None]]) -> Iterator[list[Row]]:
+    """A reading list's items (list_entries) with their papers, BATCH_SIZE at a time: three
+    queries per batch. An item whose paper was deleted meanwhile is left out."""
+    for start in range(0, len(entries), BATCH_SIZE):
+        chunk = entries[start : start + BATCH_SIZE]
+        found = papers_by_id([paper_id for paper_id, _, _ in chunk])
+        yield [
+            Row(found[paper_id], list_cells(status, priority))
+            for paper_id, status, priority in chunk
+            if paper_id in found
+        ]
+
+
+def rows_of_items(items: Iterable[ReadingListItem]) -> list[Row]:
+    return [row_of_item(item) for item in items]

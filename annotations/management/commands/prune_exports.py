@@ -1,0 +1,16 @@
+"""Delete prepared exports older than EXPORT_FILE_DAYS days, with their files. Run it daily
+from cron or a systemd timer (docs/operations.md lists it with the other scheduled commands)."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand
+
+from annotations.export_jobs import prune_exports
+
+
+class Command(BaseCommand):
+    help = "Delete prepared exports older than EXPORT_FILE_DAYS days, with their files."
+
+    def handle(self, *args, **options) -> None:
+        deleted = prune_exports()
+        self.stdout.write(f"{deleted} prepared export{'s' if deleted != 1 else ''} deleted")
