@@ -13,12 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from axes.handlers.proxy import AxesProxyHandler
+from axes.helpers import get_client_ip_address
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse
-
-from config.proxies import client_address
 
 LOCKED_OUT_MESSAGE = (
     "Too many failed login attempts. For your security, logging in is paused for a while; "
@@ -63,7 +62,7 @@ class LockoutAwareLoginMixin:
         # password is missing, and that must not lift a lockout between guesses.
         if self.request is not None and self.get_user() is not None:  # type: ignore[attr-defined]
             username = lockout_username(self.request, {"username": cleaned_data["username"]})
-            address = client_address(self.request)
+            address = get_client_ip_address(self.request)
             # Without an address, reset_attempts would forget the username's failures from
             # every address.
             if username and address:
