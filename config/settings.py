@@ -253,11 +253,14 @@ SESSION_ENGINE = "django.contrib.sessions.backends.db"
 
 # The default cache is shared by every worker and host (`manage.py createcachetable` creates its
 # table; `make run`/`make serve` call it). Login failures no longer live here but in django-axes'
-# own tables.
+# own tables; password-reset throttles (annotations/throttle.py) do.
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.db.DatabaseCache",
         "LOCATION": "django_cache",
+        # Past MAX_ENTRIES the cache deletes a third of its entries, live ones too: at Django's
+        # 300, a few dozen clients asking for resets would wipe the throttles' counts.
+        "OPTIONS": {"MAX_ENTRIES": 100_000},
     }
 }
 
@@ -284,6 +287,17 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = False
 # Keep what lockouts need, not a history of every member's logins.
 AXES_DISABLE_ACCESS_LOG = True
+# Password-reset mails (annotations/views/accounts.py), counted in the default cache: at most
+# PASSWORD_RESET_PER_ADDRESS to one e-mail address and PASSWORD_RESET_PER_CLIENT requests from
+# one client address within any PASSWORD_RESET_WINDOW_SECONDS.
+PASSWORD_RESET_PER_ADDRESS = env_int("PASSWORD_RESET_PER_ADDRESS", 3)
+PASSWORD_RESET_PER_CLIENT = env_int("PASSWORD_RESET_PER_CLIENT", 10)
+PASSWORD_RESET_WINDOW_SECONDS = env_int("PASSWORD_RESET_WINDOW_SECONDS", 3600)
+if min(PASSWORD_RESET_PER_ADDRESS, PASSWORD_RESET_PER_CLIENT, PASSWORD_RESET_WINDOW_SECONDS) < 1:
+    raise ImproperlyConfigured(
+        "PASSWORD_RESET_PER_ADDRESS, PASSWORD_RESET_PER_CLIENT and "
+        "PASSWORD_RESET_WINDOW_SECONDS must be at least 1"
+    )
 AUTHENTICATION_BACKENDS = [
     # Refuses a locked-out username or address before any password is checked.
     "axes.backends.AxesStandaloneBackend",
