@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from alerts.forms import RenameForm, SaveSearchForm
 from alerts.lab import DEFAULT_PERIOD, PERIODS, lab_page
-from alerts.models import DigestState, SavedSearch
+from alerts.models import DigestState, SavedSearch, new_token
 from alerts.queries import new_counts
 from annotations.views.common import unconfirmed_delete
 from papers.views import HtmxHttpRequest
@@ -133,7 +133,10 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
 @require_POST
 @login_required
 def resubscribe(request: MemberRequest) -> HttpResponse:
-    DigestState.objects.filter(user=request.user).update(unsubscribed_at=None)
+    # A new token: the link in an old digest must not unsubscribe the member again.
+    DigestState.objects.filter(user=request.user, unsubscribed_at__isnull=False).update(
+        unsubscribed_at=None, token=new_token()
+    )
     messages.success(request, "The digest e-mail is on again.")
     return redirect("alerts:searches")
 
