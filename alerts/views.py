@@ -69,12 +69,16 @@ def save(request: MemberRequest) -> HttpResponse:
     return redirect(saved.list_url)
 
 
+@require_http_methods(["GET", "POST"])
 @login_required
 def open_search(request: MemberRequest, pk: int) -> HttpResponse:
-    """Opening a saved search is looking at it: its "new" count starts again from now."""
+    """Opening a saved search from /searches/ (a POST) is looking at it: its "new" count starts
+    again from now. A GET (a digest's link, a bookmark, a mail scanner, a prefetch) only goes to
+    the list."""
     search = _get_search_for_user(request, pk)
-    search.last_seen_at = timezone.now()
-    search.save(update_fields=["last_seen_at"])
+    if request.method == "POST":
+        search.last_seen_at = timezone.now()
+        search.save(update_fields=["last_seen_at"])
     return redirect(search.list_url)
 
 
