@@ -84,7 +84,8 @@ class DigestState(models.Model):
     last_sent_at = models.DateTimeField(null=True, blank=True)
     # Recommended papers already mailed, so a digest never repeats them.
     recommended_ids = models.JSONField(default=list, blank=True)
-    # The unsubscribe link's secret: random, stored, so it works without logging in.
+    # The unsubscribe link's secret: random, stored, so it works without logging in; a new one
+    # on each resubscription, so only the newest digests' links work.
     token = models.CharField(max_length=64, unique=True, default=new_token, editable=False)
     unsubscribed_at = models.DateTimeField(null=True, blank=True)
 

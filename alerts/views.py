@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from alerts.forms import RenameForm, SaveSearchForm
 from alerts.lab import DEFAULT_PERIOD, PERIODS, lab_page
-from alerts.models import DigestState, SavedSearch
+from alerts.models import DigestState, SavedSearch, new_token
 from alerts.queries import new_counts
 from annotations.views.common import unconfirmed_delete
 from papers.views import HtmxHttpRequest
@@ -69,12 +69,16 @@ def save(request: MemberRequest) -> HttpResponse:
     return redirect(saved.list_url)
 
 
+@require_http_methods(["GET", "POST"])
 @login_required
 def open_search(request: MemberRequest, pk: int) -> HttpResponse:
-    """Opening a saved search is looking at it: its "new" count starts again from now."""
+    """Opening a saved search from /searches/ (a POST) is looking at it: its "new" count starts
+    again from now. A GET (a digest's link, a bookmark, a mail scanner, a prefetch) only goes to
+    the list."""
     search = _get_search_for_user(request, pk)
-    search.last_seen_at = timezone.now()
-    search.save(update_fields=["last_seen_at"])
+    if request.method == "POST":
+        search.last_seen_at = timezone.now()
+        search.save(update_fields=["last_seen_at"])
     return redirect(search.list_url)
 
 
@@ -133,7 +137,10 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
 @require_POST
 @login_required
 def resubscribe(request: MemberRequest) -> HttpResponse:
-    DigestState.objects.filter(user=request.user).update(unsubscribed_at=None)
+    # A new token: the link in an old digest must not unsubscribe the member again.
+    DigestState.objects.filter(user=request.user, unsubscribed_at__isnull=False).update(
+        unsubscribed_at=None, token=new_token()
+    )
     messages.success(request, "The digest e-mail is on again.")
     return redirect("alerts:searches")
 

@@ -1,10 +1,11 @@
 """Logging in, with django-axes refusing password guessing.
 
-django-axes counts failed logins in the database, per username and per client address
-(config/proxies.py says which address). Once either reaches the limit, its authentication
-backend refuses that username or address before any password is checked, until the cool-off
-has passed or a curator deletes the lockout in admin (Axes > Access attempts). The forms here
-turn that refusal into the login page's own error, the same whether or not the user exists.
+django-axes counts failed logins in the database per username and client address together
+(config/proxies.py says which address). Once a pair reaches the limit, its authentication
+backend refuses that username from that address before any password is checked, until the
+cool-off has passed or a curator deletes the lockout in admin (Axes > Access attempts). The
+same member logging in from elsewhere is not refused: a guesser cannot lock them out. The forms
+here turn that refusal into the login page's own error, the same whether or not the user exists.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from axes.handlers.proxy import AxesProxyHandler
+from axes.helpers import get_client_ip_address
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
@@ -44,7 +46,8 @@ def login_page_response(
 class LockoutAwareLoginMixin:
     """For AuthenticationForm subclasses: a login refused by axes, or the failure that reached
     the limit, shows the lockout message; a successful login forgets its username's failures
-    (not its address's, so logging into one's own account does not clear guesses at others)."""
+    from its own address (not from others: the member logging in does not clear a guesser's
+    lockout at the same account)."""
 
     request: HttpRequest | None
 
@@ -59,7 +62,11 @@ class LockoutAwareLoginMixin:
         # password is missing, and that must not lift a lockout between guesses.
         if self.request is not None and self.get_user() is not None:  # type: ignore[attr-defined]
             username = lockout_username(self.request, {"username": cleaned_data["username"]})
-            AxesProxyHandler.reset_attempts(username=username)
+            address = get_client_ip_address(self.request)
+            # Without an address, reset_attempts would forget the username's failures from
+            # every address.
+            if username and address:
+                AxesProxyHandler.reset_attempts(username=username, ip_address=address)
         return cleaned_data
 
 

@@ -255,34 +255,51 @@ SESSION_ENGINE = "django.contrib.sessions.backends.db"
 
 # The default cache is shared by every worker and host (`manage.py createcachetable` creates its
 # table; `make run`/`make serve` call it). Login failures no longer live here but in django-axes'
-# own tables.
+# own tables; password-reset throttles (annotations/throttle.py) do.
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.db.DatabaseCache",
         "LOCATION": "django_cache",
+        # Past MAX_ENTRIES the cache deletes a third of its entries, live ones too: at Django's
+        # 300, a few dozen clients asking for resets would wipe the throttles' counts.
+        "OPTIONS": {"MAX_ENTRIES": 100_000},
     }
 }
 
 # Login lockouts (django-axes; the login forms are in annotations/login.py): after
-# LOGIN_MAX_FAILURES failed logins for one username (any letter case) or from one client address
-# (config/proxies.py), further attempts are refused until LOGIN_LOCKOUT_SECONDS have passed since
-# the last failure, or a curator deletes the lockout in admin (Axes > Access attempts).
+# LOGIN_MAX_FAILURES failed logins for one username (any letter case) from one client address
+# (config/proxies.py), further attempts with that username from that address are refused until
+# LOGIN_LOCKOUT_SECONDS have passed since the last failure, or a curator deletes the lockout in
+# admin (Axes > Access attempts).
 AXES_FAILURE_LIMIT = env_int("LOGIN_MAX_FAILURES", 5)
 _lockout_seconds = env_int("LOGIN_LOCKOUT_SECONDS", 900)
 if AXES_FAILURE_LIMIT < 1 or _lockout_seconds < 1:
     raise ImproperlyConfigured("LOGIN_MAX_FAILURES and LOGIN_LOCKOUT_SECONDS must be at least 1")
 AXES_COOLOFF_TIME = timedelta(seconds=_lockout_seconds)
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# The pair, not each alone: a lockout by username would let anyone lock a member out from
+# everywhere with five wrong passwords; the pair stops the guesser and nobody else.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_USERNAME_CALLABLE = "annotations.login.lockout_username"
 AXES_CLIENT_IP_CALLABLE = "config.proxies.client_address"
 AXES_LOCKOUT_CALLABLE = "annotations.login.login_page_response"
 # An attempt refused during a lockout is not counted, so the lockout ends on time.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
-# A successful login forgets its username's failures only (annotations/login.py), not its
-# address's as axes' own reset would.
+# A successful login forgets its own username's failures from its own address only
+# (annotations/login.py), not a guesser's at the same account from elsewhere.
 AXES_RESET_ON_SUCCESS = False
 # Keep what lockouts need, not a history of every member's logins.
 AXES_DISABLE_ACCESS_LOG = True
+# Password-reset mails (annotations/views/accounts.py), counted in the default cache: at most
+# PASSWORD_RESET_PER_ADDRESS to one e-mail address and PASSWORD_RESET_PER_CLIENT requests from
+# one client address within any PASSWORD_RESET_WINDOW_SECONDS.
+PASSWORD_RESET_PER_ADDRESS = env_int("PASSWORD_RESET_PER_ADDRESS", 3)
+PASSWORD_RESET_PER_CLIENT = env_int("PASSWORD_RESET_PER_CLIENT", 10)
+PASSWORD_RESET_WINDOW_SECONDS = env_int("PASSWORD_RESET_WINDOW_SECONDS", 3600)
+if min(PASSWORD_RESET_PER_ADDRESS, PASSWORD_RESET_PER_CLIENT, PASSWORD_RESET_WINDOW_SECONDS) < 1:
+    raise ImproperlyConfigured(
+        "PASSWORD_RESET_PER_ADDRESS, PASSWORD_RESET_PER_CLIENT and "
+        "PASSWORD_RESET_WINDOW_SECONDS must be at least 1"
+    )
 AUTHENTICATION_BACKENDS = [
     # Refuses a locked-out username or address before any password is checked.
     "axes.backends.AxesStandaloneBackend",

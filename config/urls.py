@@ -5,9 +5,8 @@ from django.urls import include, path
 from django.utils.functional import lazy
 from django.views.generic import RedirectView
 
-from annotations.forms import SitePasswordResetForm
 from annotations.login import AdminLoginForm, LoginForm
-from annotations.views.accounts import LogoutView, signup
+from annotations.views.accounts import LogoutView, PasswordResetView, signup
 from config.health import healthz
 
 # The admin has its own login page: it shows lockouts like ours.
@@ -33,7 +32,7 @@ urlpatterns = [
     ),
     path(
         "accounts/password_reset/",
-        auth_views.PasswordResetView.as_view(form_class=SitePasswordResetForm),
+        PasswordResetView.as_view(),
         name="password_reset",
     ),
     path("accounts/signup/", signup, name="signup"),

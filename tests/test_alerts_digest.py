@@ -178,6 +178,50 @@ def test_a_member_can_turn_the_digest_back_on(client, ana):
     assert state.unsubscribed_at is None
 
 
+def _resubscribed(client, member) -> DigestState:
+    client.force_login(member)
+    client.post(reverse("alerts:resubscribe"))
+    return DigestState.objects.get(user=member)
+
+
+def test_resubscribing_gives_a_new_unsubscribe_link(client, ana):
+    old = DigestState.objects.create(user=ana, unsubscribed_at=timezone.now())
+    assert _resubscribed(client, ana).token != old.token
+
+
+def test_an_old_unsubscribe_link_stops_working_once_resubscribed(client, ana):
+    old = DigestState.objects.create(user=ana, unsubscribed_at=timezone.now())
+    _resubscribed(client, ana)
+    old_url = reverse("alerts:unsubscribe", args=[old.token])
+    assert client.get(old_url).status_code == 404
+    assert client.post(old_url).status_code == 404
+    assert DigestState.objects.get(user=ana).unsubscribed_at is None
+
+
+def test_the_new_unsubscribe_link_unsubscribes(client, ana):
+    DigestState.objects.create(user=ana, unsubscribed_at=timezone.now())
+    state = _resubscribed(client, ana)
+    client.post(reverse("alerts:unsubscribe", args=[state.token]))
+    state.refresh_from_db()
+    assert state.unsubscribed_at is not None
+
+
+def test_the_next_digest_after_resubscribing_carries_the_new_link(client, ana):
+    save_search(ana, "Diffusion", "q=diffusion")
+    make_paper("Latent diffusion for audio")
+    old = DigestState.objects.create(user=ana, unsubscribed_at=timezone.now())
+    new = _resubscribed(client, ana)
+    send()
+    [message] = mail.outbox
+    assert reverse("alerts:unsubscribe", args=[new.token]) in message.body
+    assert old.token not in message.body + message.extra_headers["List-Unsubscribe"]
+
+
+def test_resubscribing_while_subscribed_keeps_the_link(client, ana):
+    state = DigestState.objects.create(user=ana)
+    assert _resubscribed(client, ana).token == state.token
+
+
 def test_the_unsubscribe_link_works_when_the_site_requires_a_login(client, ana, settings):
     settings.MIDDLEWARE = [
         *settings.MIDDLEWARE,

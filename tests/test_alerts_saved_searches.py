@@ -78,7 +78,7 @@ def test_a_saved_search_counts_exactly_the_papers_imported_after_the_last_visit(
     )
     assert "2 new since you last looked" in saved_row(client, search)
 
-    opened = client.get(reverse("alerts:open", args=[search.pk]))
+    opened = client.post(reverse("alerts:open", args=[search.pk]))
     assert opened.status_code == 302
     assert opened["Location"] == reverse("papers:list") + "?q=diffusion"
     assert "0 new since you last looked" in saved_row(client, search)
@@ -187,7 +187,7 @@ def test_another_members_saved_searches_are_invisible_and_unchangeable(client, m
     theirs = SavedSearch.objects.create(owner=other_user, name="Secret topic", query="q=secret")
     before = (theirs.name, theirs.alert, theirs.last_seen_at)
     assert "Secret topic" not in client.get(reverse("alerts:searches")).content.decode()
-    for name in ("rename", "toggle-alert", "delete"):
+    for name in ("open", "rename", "toggle-alert", "delete"):
         url = reverse(f"alerts:{name}", args=[theirs.pk])
         assert client.post(url, {"name": "Mine now"}).status_code == 404
     assert client.get(reverse("alerts:open", args=[theirs.pk])).status_code == 404

@@ -182,7 +182,7 @@ def test_the_page_lists_my_notifications_newest_first_with_excerpt_paper_and_lin
     assert content.index("second ping") < content.index("first ping")
     assert "Attention everywhere" in content and "mentioned you on" in content
     link = reverse("annotations:notification-open", args=[newer.notifications.get().pk])
-    assert f'href="{link}"' in content
+    assert f'action="{link}"' in content
     assert older.notifications.get().read_at is None
 
 
@@ -192,7 +192,7 @@ def test_opening_a_notification_marks_it_read_and_goes_to_the_comment(client, us
     comment = _post(client, paper, "look @alice")
     notification = comment.notifications.get()
     client.force_login(user)
-    response = client.get(reverse("annotations:notification-open", args=[notification.pk]))
+    response = client.post(reverse("annotations:notification-open", args=[notification.pk]))
     assert response.status_code == 302
     assert response["Location"] == f"{paper.get_absolute_url()}#comment-{comment.pk}"
     notification.refresh_from_db()
@@ -221,6 +221,7 @@ def test_another_members_notifications_cannot_be_seen_or_marked(client, user, ot
     client.force_login(carol)
     open_url = reverse("annotations:notification-open", args=[mine.pk])
     assert client.get(open_url).status_code == 404
+    assert client.post(open_url).status_code == 404
     for probe in (f"/notifications/?recipient={other_user.pk}", "/notifications/?user=bob"):
         content = client.get(probe).content.decode()
         assert "private-ish ping" not in content and "No notifications yet" in content

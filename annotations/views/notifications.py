@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from annotations import discussion
 from annotations.models import Notification
@@ -22,14 +22,17 @@ def notification_list(request: HttpRequest) -> HttpResponse:
     )
 
 
+@require_http_methods(["GET", "POST"])
 @login_required
 def notification_open(request: HttpRequest, pk: int) -> HttpResponse:
-    """Follow a notification to its comment, marking it read on the way (another member's
-    notification is a 404, so nobody can read or mark it)."""
+    """Follow a notification to its comment; the POST from the notifications page marks it
+    read on the way, a GET (a prefetch, a pasted link) does not. Another member's
+    notification is a 404, so nobody can read or mark it."""
     notification = get_object_or_404(
         Notification.objects.select_related("comment__paper"), pk=pk, recipient=request.user
     )
-    discussion.mark_read(notification)
+    if request.method == "POST":
+        discussion.mark_read(notification)
     return redirect(notification.comment.get_absolute_url())
 
 

@@ -75,7 +75,7 @@ def test_a_mention_reaches_only_the_member_mentioned(browser, live_server, scree
         assert "ann mentioned you on" in " ".join(item.inner_text().split())
         assert "Does this hold up, @bea?" in item.inner_text()
         # Following it marks it read and lands on the comment.
-        item.locator("a:has-text('Threads in the browser')").click()
+        item.locator("button:has-text('Threads in the browser')").click()
         bea.wait_for_url(f"{paper_url}#comment-{comment.pk}")
         assert _nav_notifications(bea).get_attribute("aria-label") == "Notifications"
         assert Notification.objects.get().read_at is not None

@@ -34,6 +34,6 @@ def test_save_the_current_search_and_find_it_in_saved_searches(page, live_server
     page.wait_for_url(f"{live_server.url}/searches/")
     row = page.locator(".saved-search", has_text="Diffusion watch")
     assert "0 new since you last looked" in row.inner_text()
-    row.locator("a:has-text('Diffusion watch')").click()
+    row.locator("button:has-text('Diffusion watch')").click()
     page.wait_for_url(f"{live_server.url}/?q=diffusion")
     assert problems == []
