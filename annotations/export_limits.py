@@ -13,15 +13,15 @@ limit, so a worker killed mid-export cannot hold its slot for longer than that.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from axes.helpers import get_client_ip_address
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
 
-from config.proxies import client_address
+from annotations import throttle
 
 _KEY_PREFIX = "export-slot"
 # A slot outlives its export's time limit by this much, in case a worker dies holding it.
@@ -45,11 +45,11 @@ def export_limit(user) -> int:
 
 
 def client_key(request: HttpRequest) -> str:
-    """Who is exporting: a member by account (from any address), a visitor by address."""
+    """Who is exporting: a member by account (from any address), a visitor by address (as
+    the throttles count clients: an IPv6 host by its /64 network)."""
     if request.user.is_authenticated:
         return f"user:{request.user.pk}"
-    address = client_address(request) or "unknown"
-    return "ip:" + hashlib.sha256(address.encode()).hexdigest()[:32]
+    return "client:" + throttle.client_key(get_client_ip_address(request))
 
 
 @contextmanager
