@@ -331,6 +331,16 @@ if _site.scheme not in ("http", "https") or not _site.netloc or _site.path or _s
 # Losing it loses nothing: `manage.py rebuild_search_index` makes it again.
 SEARCH_INDEX_DIR = Path(os.environ.get("SEARCH_INDEX_DIR", BASE_DIR / "search_index"))
 
+# Imports (papers/importing/limits.py): the largest record a file may hold (a JSON line, a CSV or
+# table row, an abstract, a note, an Atom entry, a BibTeX entry, a RIS record), refused before
+# it is read whole; and the largest file of a format that can only be parsed whole (a JSON array
+# or notes document, BibTeX, UTF-16 text). JSON lines and the other formats are read a record at
+# a time, whatever the file's size.
+IMPORT_MAX_RECORD_BYTES = env_int("IMPORT_MAX_RECORD_BYTES", 16 * 1024 * 1024)
+IMPORT_MAX_FILE_BYTES = env_int("IMPORT_MAX_FILE_BYTES", 256 * 1024 * 1024)
+if min(IMPORT_MAX_RECORD_BYTES, IMPORT_MAX_FILE_BYTES) < 1:
+    raise ImproperlyConfigured("IMPORT_MAX_RECORD_BYTES, IMPORT_MAX_FILE_BYTES: expected bytes > 0")
+
 
 LOGGING = {
     "version": 1,
