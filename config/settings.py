@@ -377,6 +377,16 @@ if (
         "EXPORT_CONCURRENCY and EXPORT_TIME_LIMIT at least 1"
     )
 
+# Imports (papers/importing/limits.py): the largest record a file may hold (a JSON line, a CSV or
+# table row, an abstract, a note, an Atom entry, a BibTeX entry, a RIS record), refused before
+# it is read whole; and the largest file of a format that can only be parsed whole (a JSON array
+# or notes document, BibTeX, UTF-16 text). JSON lines and the other formats are read a record at
+# a time, whatever the file's size.
+IMPORT_MAX_RECORD_BYTES = env_int("IMPORT_MAX_RECORD_BYTES", 16 * 1024 * 1024)
+IMPORT_MAX_FILE_BYTES = env_int("IMPORT_MAX_FILE_BYTES", 256 * 1024 * 1024)
+if min(IMPORT_MAX_RECORD_BYTES, IMPORT_MAX_FILE_BYTES) < 1:
+    raise ImproperlyConfigured("IMPORT_MAX_RECORD_BYTES, IMPORT_MAX_FILE_BYTES: expected bytes > 0")
+
 
 LOGGING = {
     "version": 1,

@@ -37,6 +37,12 @@ MAX_BODY = 20_000  # a note or a comment
 _NAME_PUNCTUATION = re.compile(r"[.,]")
 
 
+def utf8_size(text: str) -> int:
+    """How many bytes `text` takes as UTF-8 (a lone surrogate counted as written by a JSON
+    escape would be)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
 def collapse_whitespace(value: str) -> str:
     # str.split() and the regex \s agree on every code point (checked over all of Unicode);
     # split is three times faster, and an import calls this for every name it reads.

@@ -448,10 +448,12 @@ def test_table_cell_of_a_million_pipes_fails_as_a_long_abstract(before, tmp_path
     assert counts() == before
 
 
-def test_table_row_of_one_fifty_megabyte_line_fails_as_a_long_abstract(before, tmp_path):
+def test_table_row_of_one_fifty_megabyte_line_is_refused_over_the_record_limit(before, tmp_path):
     path = write(tmp_path, "dump.txt", TABLE + "| Bad | " + "w " * 25_000_000 + "|\n")
     error = refused(path)
-    assert error.startswith(f"{path}:4: abstract is 49999999 characters long"), error
+    assert error.startswith(
+        f"{path}:4: this line is 50,000,009 bytes; a record may be at most 16 MB"
+    ), error
     assert counts() == before
 
 
@@ -463,11 +465,13 @@ def test_table_header_naming_a_column_a_hundred_thousand_times_fails_quickly(bef
     assert counts() == before
 
 
-def test_abstract_list_of_one_fifty_megabyte_line_fails_with_its_line(before, tmp_path):
+def test_abstract_list_of_one_fifty_megabyte_line_is_refused_with_its_line(before, tmp_path):
     text = "ICLR 2024 Papers\n\nFine.\n\n" + "word " * 10_000_000 + "\n"
     path = write(tmp_path, "list.txt", text)
     error = refused(path)
-    assert error.startswith(f"{path}:5: abstract is 50000000 characters long"), error
+    assert error.startswith(f"{path}:5: this line is 50,000,000 bytes; a record may be at most"), (
+        error
+    )
     assert counts() == before
 
 

@@ -8,22 +8,30 @@ they get no invented title and are flagged for curation by the loader.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
+from papers.importing.limits import RecordSize, numbered_lines
 from papers.importing.records import ImportFailed, PaperRecord
 from papers.importing.tags import venue_from_heading
 
 MAX_HEADING = 200
 
 
-def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
-    """(first line number, paragraph text) for each run of non-blank lines."""
+def _paragraphs(
+    lines: Iterable[tuple[int, str]], size: RecordSize | None = None
+) -> Iterator[tuple[int, str]]:
+    """(first line number, paragraph text) for each run of non-blank lines, each measured by
+    `size` as it grows."""
     current: list[str] = []
     start = 0
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in lines:
         if line.strip():
             if not current:
                 start = number
+                if size:
+                    size.start(number)
+            if size:
+                size.add(line)
             current.append(line)
         elif current:
             yield start, "\n".join(current)
@@ -33,7 +41,7 @@ def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
 
 
 def looks_like(text: str) -> bool:
-    paragraphs = _paragraphs(text)
+    paragraphs = _paragraphs(numbered_lines(text))
     heading = next(paragraphs, None)
     return (
         heading is not None
@@ -44,7 +52,12 @@ def looks_like(text: str) -> bool:
 
 
 def read(text: str, source: str) -> Iterator[PaperRecord]:
-    paragraphs = _paragraphs(text)
+    return read_lines(numbered_lines(text), source)
+
+
+def read_lines(lines: Iterable[tuple[int, str]], source: str) -> Iterator[PaperRecord]:
+    """Records from the numbered lines of an abstract list, a paragraph at a time."""
+    paragraphs = _paragraphs(lines, RecordSize(source, "this paragraph"))
     first = next(paragraphs, None)
     if first is None:
         raise ImportFailed(source, None, "file is empty")

@@ -24,21 +24,23 @@ summary as the message. A feed without entries fails too ("no entries in the fee
 JSON file does: a query that matched nothing is a mistake worth reporting, not a silent no-op.
 
 Each record's `line` is the line of its `<entry>` start tag. Parsing is expat, fed in chunks, so
-records come out as the text is read and only the current entry is held. Any DTD is refused the
-moment `<!DOCTYPE` is seen, before an entity can be declared, let alone expanded (billion
-laughs, external entities); arXiv never sends one.
+records come out as the text is read and only the current entry is held: an entry (or anything
+else between two entries) over IMPORT_MAX_RECORD_BYTES fails once that much of it is read. Any
+DTD is refused the moment `<!DOCTYPE` is seen, before an entity can be declared, let alone
+expanded (billion laughs, external entities); arXiv never sends one.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from xml.parsers import expat
 
+from papers.importing import limits
 from papers.importing.records import ImportFailed, PaperRecord
 from papers.importing.safe_json import skip_space
-from papers.text import collapse_whitespace
+from papers.text import collapse_whitespace, utf8_size
 
 ATOM = "http://www.w3.org/2005/Atom"
 ARXIV = "http://arxiv.org/schemas/atom"
@@ -109,11 +111,18 @@ def looks_like(text: str) -> bool:
 
 
 def read(text: str, source: str) -> Iterator[PaperRecord]:
+    return read_pieces(
+        (text[start : start + _CHUNK] for start in range(0, len(text), _CHUNK)), source
+    )
+
+
+def read_pieces(pieces: Iterable[str], source: str) -> Iterator[PaperRecord]:
+    """Records from the feed's text given a piece at a time, as a file is read."""
     feed = _Feed(source)
-    for start in range(0, len(text), _CHUNK):
-        feed.parse(text, start, start + _CHUNK)
+    for piece in pieces:
+        feed.parse(piece)
         yield from feed.take_records()
-    feed.parse(text, len(text), len(text), final=True)
+    feed.parse("", final=True)
     yield from feed.take_records()
     if not feed.entries:
         raise ImportFailed(source, None, "no entries in the feed")
@@ -148,17 +157,35 @@ class _Feed:
         self.captured_depth = 0
         self.records: list[PaperRecord] = []
         self.entries = 0
+        # Each child of <feed> (an entry above all), and whatever lies between two of them, is
+        # a record for IMPORT_MAX_RECORD_BYTES: measured in UTF-8 bytes from where the last one
+        # ended (`mark`) to what has been handed to expat, which holds an unfinished tag, text
+        # or comment in memory until it ends.
+        self.limit = limits.max_record_bytes()
+        self.fed = 0
+        self.mark = 0
+        self.mark_line = 1
+        self.lines_fed = 0
 
-    def parse(self, text: str, start: int, end: int, *, final: bool = False) -> None:
+    def parse(self, text: str, *, final: bool = False) -> None:
         try:
-            self.parser.Parse(text[start:end], final)
+            self.parser.Parse(text, final)
         except expat.ExpatError as error:
             message = f"malformed XML: {expat.ErrorString(error.code)} (column {error.offset + 1})"
             raise ImportFailed(self.source, error.lineno, message) from None
         except UnicodeEncodeError as error:
             # Only a str built in memory can hold one; files are decoded strictly.
-            line = text.count("\n", 0, start + error.start) + 1
+            line = self.lines_fed + text.count("\n", 0, error.start) + 1
             raise ImportFailed(self.source, line, "unpaired surrogate character") from None
+        self.lines_fed += text.count("\n")
+        self.fed += utf8_size(text)
+        if self.fed - self.mark > self.limit:
+            what = "this entry" if self.entry is not None else "this part of the feed"
+            raise limits.record_too_large(self.source, self.mark_line, what)
+
+    def _set_mark(self) -> None:
+        self.mark = self.parser.CurrentByteIndex
+        self.mark_line = self.parser.CurrentLineNumber
 
     def take_records(self) -> list[PaperRecord]:
         records, self.records = self.records, []
@@ -176,6 +203,8 @@ class _Feed:
     def _start(self, name: str, attributes: dict[str, str]) -> None:
         self.path.append(name)
         depth = len(self.path)
+        if depth <= 2:
+            self._set_mark()
         if depth == 1:
             if name != FEED:
                 raise self.fail(
@@ -223,9 +252,14 @@ class _Feed:
             else:
                 entry.texts.setdefault(self.captured_key, value)
         elif entry is not None and depth == 2 and name == ENTRY:
+            size = self.parser.CurrentByteIndex - self.mark
+            if size > self.limit:
+                raise limits.record_too_large(self.source, entry.line, "this entry", size)
             self.entries += 1
             self.records.append(self._record(entry))
             self.entry = None
+        if depth <= 2:
+            self._set_mark()
         self.path.pop()
 
     def _record(self, entry: _Entry) -> PaperRecord:

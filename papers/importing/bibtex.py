@@ -57,6 +57,7 @@ from pylatexenc.latex2text import (
     get_default_latex_context_db,
 )
 
+from papers.importing.limits import RecordSize, numbered_lines
 from papers.importing.records import ImportFailed, PaperRecord
 from papers.text import ARXIV_ID, MAX_ABSTRACT, MAX_AUTHOR_LIST, forum_id_from_url
 from papers.venues import is_preprint_server, venue_from_reference
@@ -152,6 +153,7 @@ _LEADING_YEAR = re.compile(r"\s*(\d{4})(?!\d)")
 # What follows `#` in a concatenation: a bare @string name or number.
 _BARE_WORD = re.compile(r"[^\s#{}\",]+")
 _BRACE = re.compile(r"(?<!\\)[{}]")
+_PARENTHESES = re.compile(r"(?<!\\)[()]")
 _BRACE_OR_QUOTE = re.compile(r"(?<!\\)[{}\"]")
 
 _ARXIV_ID = f"({ARXIV_ID})"
@@ -196,7 +198,34 @@ def looks_like(text: str) -> bool:
     return False
 
 
+def measure_entries(lines: Iterable[tuple[int, str]], source: str) -> None:
+    """Refuse an entry over IMPORT_MAX_RECORD_BYTES, before the text is parsed: bibtexparser
+    takes the whole text (so that @string definitions and crossrefs reach every entry), and
+    would hold the entry's fields whole. An entry runs from its `@type{` (or `@type(`) to the
+    bracket that closes it, counted outside escapes; lines between entries are bounded each
+    (formats.text_lines). A field that hides such a bracket only gains its file's bound."""
+    size = RecordSize(source, "this entry")
+    depth = 0
+    brackets: re.Pattern[str] | None = None  # of the open entry
+    for number, line in lines:
+        text = line
+        if brackets is None:
+            start = _ENTRY_START.search(line)
+            if start is None:
+                continue
+            brackets = _PARENTHESES if start.group().endswith("(") else _BRACE
+            size.start(number)
+            depth = 0
+            text = line[start.end() - 1 :]
+        size.add(line)
+        for bracket in brackets.findall(text):
+            depth += 1 if bracket in "{(" else -1
+        if depth <= 0:
+            brackets = None
+
+
 def read(text: str, source: str) -> Iterator[PaperRecord]:
+    measure_entries(numbered_lines(text), source)
     try:
         # No middleware: @string expansion and enclosing removal happen in _expand, the same
         # way for every entry (bibtexparser leaves the entries it flags as duplicates raw).

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
+from papers.importing.limits import RecordSize, numbered_lines
 from papers.importing.records import ImportFailed, PaperRecord, record_from_mapping, short_list
 
 # Excel writes CSV with the list separator of the machine's locale: ";" where "," is the
@@ -35,8 +37,18 @@ def delimiter(first_line: str) -> str | None:
 
 
 def read(text: str, source: str) -> Iterator[PaperRecord]:
-    separator = delimiter(text.split("\n", 1)[0]) or ","
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator, strict=True)
+    return read_lines(numbered_lines(text), source)
+
+
+def read_lines(lines: Iterable[tuple[int, str]], source: str) -> Iterator[PaperRecord]:
+    """Records from the numbered lines of a CSV file, read as the rows need them."""
+    lines = iter(lines)
+    first = next(lines, None)
+    separator = (delimiter(first[1]) if first else None) or ","
+    # A row can span lines inside quotes: its size is counted as the reader asks for them.
+    size = RecordSize(source, "this row")
+    rows = _measured(itertools.chain([first] if first else [], lines), size)
+    reader = csv.reader(rows, delimiter=separator, strict=True)
     # The line the row being read starts on: a quote left open is reported where it opened,
     # not at the end of the file where the reader gives up.
     start = 1
@@ -57,9 +69,11 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
             )
         found = False
         start = reader.line_num + 1
+        size.start(start)
         for row in reader:
             line = start
             start = reader.line_num + 1
+            size.start(start)
             if not any(cell.strip() for cell in row):
                 continue
             if len(row) != len(names):
@@ -73,3 +87,9 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
         raise ImportFailed(source, start, f"malformed CSV: {error}") from None
     if not found:
         raise ImportFailed(source, None, "no data rows after the header")
+
+
+def _measured(lines: Iterable[tuple[int, str]], size: RecordSize) -> Iterator[str]:
+    for _, line in lines:
+        size.add(line)
+        yield line + "\n"

@@ -7,7 +7,7 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -18,6 +18,7 @@ from papers.importing import (
     bibtex,
     csv_reader,
     jsonl,
+    limits,
     openreview,
     ris,
     safe_json,
@@ -35,6 +36,14 @@ READERS: dict[str, Callable[[str, str], Iterator[Record]]] = {
     "bibtex": bibtex.read,
     "ris": ris.read,
 }
+# The readers that take numbered lines, for the formats read a line at a time.
+LINE_READERS: dict[str, Callable[[Iterable[tuple[int, str]], str], Iterator[Record]]] = {
+    "table": table_dump.read_lines,
+    "abstracts": abstract_list.read_lines,
+    "jsonl": jsonl.read_lines,
+    "csv": csv_reader.read_lines,
+    "ris": ris.read_lines,
+}
 DIRECTORY_SUFFIXES = {
     ".txt",
     ".jsonl",
@@ -48,8 +57,10 @@ DIRECTORY_SUFFIXES = {
     ".ris",
 }
 _TABLE_SEPARATOR = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+\s*$", re.MULTILINE)
-# Enough of a file's start to tell JSON lines from the other JSON shapes.
-HEAD_BYTES = 1 << 16
+# Enough of a file's start to tell its format: as much as openreview.looks_like examines.
+HEAD_BYTES = 1 << 20
+# Bytes read at a time where a whole line is not wanted.
+_BLOCK = 1 << 20
 NOT_REGULAR = "not a regular file (a device, FIFO or socket); only regular files are read"
 
 
@@ -110,31 +121,49 @@ def _open_regular(path: Path) -> Iterator[BinaryIO]:
         yield file
 
 
-def read_bytes(path: Path) -> bytes:
-    with _open_regular(path) as file:
-        return file.read()
-
-
 def read_text(path: Path) -> str:
     """The file as text: UTF-8 (a BOM is allowed) or UTF-16 with its BOM, no NUL characters,
-    newlines as "\\n"."""
+    newlines as "\\n". Only for what must be parsed whole: at most IMPORT_MAX_FILE_BYTES."""
+    source = str(path)
+    limit = limits.max_file_bytes()
     try:
-        data = read_bytes(path)
+        with _open_regular(path) as file:
+            size = os.fstat(file.fileno()).st_size
+            # Read one byte past the limit too: the file may have grown since fstat.
+            data = b"" if size > limit else file.read(limit + 1)
     except OSError as error:
-        raise ImportFailed(str(path), None, f"cannot read file: {error.strerror}") from None
+        raise ImportFailed(source, None, f"cannot read file: {error.strerror}") from None
+    if max(size, len(data)) > limit:
+        raise ImportFailed(
+            source,
+            None,
+            f"the file is {max(size, len(data)):,} bytes; a file parsed whole (a JSON array or "
+            "document, BibTeX, UTF-16 text) may be at most "
+            f"{limits.amount(limit)} (IMPORT_MAX_FILE_BYTES); JSON lines have no such limit",
+        )
+    return _text(data, source)
+
+
+def _text(data: bytes, source: str) -> str:
     # A file that starts with a UTF-16 byte order mark is UTF-16: Windows tools save "Unicode"
     # text so (Excel, EndNote), and the mark leaves no doubt about the encoding.
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        text = _decode_utf16(data, str(path))
+    if _is_utf16(data):
+        text = _decode_utf16(data, source)
     else:
-        text = _decode(data, str(path), first_line=1)
+        text = _decode(data, source, first_line=1)
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _decode(data: bytes, source: str, *, first_line: int) -> str:
-    """UTF-8 text without NUL characters; an error names the line it is on."""
+def _is_utf16(data: bytes) -> bool:
+    return data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+
+
+def _decode(data: bytes, source: str, *, first_line: int, at_start: bool | None = None) -> str:
+    """UTF-8 text without NUL characters; an error names the line it is on. A BOM is dropped
+    `at_start` of the file (by default: on its first line)."""
+    bom = first_line == 1 if at_start is None else at_start
     try:
-        text = data.decode("utf-8-sig" if first_line == 1 else "utf-8")
+        text = data.decode("utf-8-sig" if bom else "utf-8")
     except UnicodeDecodeError as error:
         line = first_line + data.count(b"\n", 0, error.start)
         raise ImportFailed(
@@ -167,18 +196,113 @@ def _decode_utf16(data: bytes, source: str) -> str:
 
 def text_lines(path: Path) -> Iterator[tuple[int, str]]:
     """(line number, text) for each line of the file, read as it goes: the same checks and
-    line numbers as read_text, without holding the whole file."""
+    line numbers as read_text, without holding the whole file. A line over
+    IMPORT_MAX_RECORD_BYTES is refused once that much of it is read."""
     source = str(path)
+    limit = limits.max_record_bytes()
     number = 1
     try:
         with _open_regular(path) as file:
-            for chunk in file:
+            for chunk in _bounded_lines(file, limit):
+                if isinstance(chunk, int):
+                    size = chunk + _rest_of_line(file)
+                    raise limits.record_too_large(source, number, "this line", size)
                 # A lone "\r" ends a line too, as in read_text.
                 for piece in chunk.splitlines() or [b""]:
+                    if len(piece) > limit:
+                        raise limits.record_too_large(source, number, "this line", len(piece))
                     yield number, _decode(piece, source, first_line=number)
                     number += 1
     except OSError as error:
         raise ImportFailed(source, None, f"cannot read file: {error.strerror}") from None
+
+
+def _bounded_lines(file: BinaryIO, limit: int) -> Iterator[bytes | int]:
+    """The file's lines with their line breaks, each read a block at a time; for a line found
+    longer than `limit`, how many of its bytes were read, and no more lines.
+
+    The blocks of a line are kept apart until it ends: joined as they came, a line over the
+    limit would be held twice."""
+    while block := file.readline(_BLOCK):
+        if block.endswith(b"\n"):
+            yield block
+            continue
+        blocks = [block]
+        size = len(block)
+        # Two bytes past the limit: a line of exactly the limit still fits with its "\r\n".
+        while size <= limit + 1 and (block := file.readline(min(_BLOCK, limit + 2 - size))):
+            blocks.append(block)
+            size += len(block)
+            if block.endswith(b"\n"):
+                break
+        if size > limit + 1 and not blocks[-1].endswith(b"\n"):
+            del blocks
+            yield size
+            return
+        yield b"".join(blocks)
+
+
+def _rest_of_line(file: BinaryIO) -> int:
+    """Bytes up to the next line break, read a block at a time and not kept: enough to say how
+    long a refused line is."""
+    size = 0
+    while block := file.readline(_BLOCK):
+        if block.endswith(b"\n"):
+            return size + len(block.rstrip(b"\r\n"))
+        size += len(block)
+    return size
+
+
+def text_pieces(path: Path) -> Iterator[str]:
+    """The file's UTF-8 text a block at a time, with read_text's checks (without its newline
+    translation): for a parser that takes text in pieces and bounds what it holds itself."""
+    source = str(path)
+    line = 1
+    held = b""
+    try:
+        with _open_regular(path) as file:
+            while block := file.read(_BLOCK):
+                data = held + block
+                cut = len(data) - _incomplete_tail(data)
+                data, held = data[:cut], data[cut:]
+                text = _decode(data, source, first_line=line, at_start=line == 1 and not held)
+                line += text.count("\n")
+                yield text
+    except OSError as error:
+        raise ImportFailed(source, None, f"cannot read file: {error.strerror}") from None
+    if held:  # a character cut off by the end of the file
+        _decode(held, source, first_line=line, at_start=False)
+
+
+def _incomplete_tail(data: bytes) -> int:
+    """How many bytes at the end of `data` begin a UTF-8 character they do not finish."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte & 0xC0 == 0x80:
+            continue  # a continuation byte: the character starts further back
+        if byte < 0xC0:
+            return 0
+        needed = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+        return back if back < needed else 0
+    return 0
+
+
+def _head(path: Path) -> tuple[str, bool]:
+    """(text, is it the whole file): the start of the file, enough to tell its format, as text
+    with read_text's checks. A UTF-16 file is read whole (bounded by IMPORT_MAX_FILE_BYTES):
+    its lines are not found byte by byte."""
+    source = str(path)
+    try:
+        with _open_regular(path) as file:
+            data = file.read(HEAD_BYTES)
+            complete = not file.read(1)
+    except OSError as error:
+        raise ImportFailed(source, None, f"cannot read file: {error.strerror}") from None
+    if _is_utf16(data):
+        return read_text(path), True
+    if not complete:
+        data = data[: len(data) - _incomplete_tail(data)]
+    return _text(data, source), complete
 
 
 def count_lines(path: Path) -> int:
@@ -217,37 +341,37 @@ def detect_format(text: str, source: str) -> str:
 
 
 def read_records(path: Path, format: str | None = None) -> Iterator[Record]:
-    """The file's records as they are read. JSON lines, the format of large exports, are read
-    line by line; every other format is read whole first."""
+    """The file's records as they are read: a line at a time, or an Atom feed a block at a time,
+    so that no record over IMPORT_MAX_RECORD_BYTES is ever held whole (see limits). What can
+    only be parsed whole, a JSON array or notes document, BibTeX and UTF-16 text, is read whole
+    under IMPORT_MAX_FILE_BYTES, BibTeX after its entries are measured line by line."""
     source = str(path)
-    if _is_json_lines(path, format):
-        return jsonl.read_lines(text_lines(path), source)
-    text = read_text(path)
-    chosen = format or detect_format(text, source)
+    head, complete = _head(path)
+    chosen = format or detect_format(head, source)
     if chosen not in READERS:
         raise ImportFailed(source, None, f"unknown format {chosen!r}")
-    return READERS[chosen](text, source)
+    if complete:
+        return READERS[chosen](head, source)
+    if chosen in LINE_READERS and not (chosen == "jsonl" and head.lstrip().startswith("[")):
+        return LINE_READERS[chosen](text_lines(path), source)
+    if chosen == "openreview" and _is_note_line(head):
+        return openreview.read_note_lines(text_lines(path), source)
+    if chosen == "arxiv":
+        return arxiv.read_pieces(text_pieces(path), source)
+    if chosen == "bibtex":
+        bibtex.measure_entries(text_lines(path), source)
+    return READERS[chosen](read_text(path), source)
 
 
-def _is_json_lines(path: Path, format: str | None) -> bool:
-    """Whether the file holds JSON objects one per line (not an array, not OpenReview notes),
-    told from its first bytes: a wrong guess "no" only means reading the file whole."""
-    if format not in (None, "jsonl"):
+def _is_note_line(head: str) -> bool:
+    """Whether the file is OpenReview notes as JSON lines, told from its first line: a whole
+    JSON object within the head that is not a {"notes": [...]} document. A first line longer
+    than the head (a response saved on one line) is read whole."""
+    first_line, newline, _ = head.lstrip().partition("\n")
+    if not newline:
         return False
-    with _open_regular(path) as file:
-        head = file.read(HEAD_BYTES).decode("utf-8-sig", errors="ignore").lstrip()
-    # Only a first line that is one whole JSON object within the head says "JSON lines". A
-    # notes document cut off in the head does not look like OpenReview's: pretty-printed it
-    # opens with a bare "{", and a first note longer than the head (a forum saved with its
-    # replies) cannot be decoded from it. Both are read whole and detected from all of it.
-    first_line, newline, _ = head.partition("\n")
-    if not (newline and _is_json_object(first_line)):
-        return False
-    return format == "jsonl" or not openreview.looks_like(head)
-
-
-def _is_json_object(text: str) -> bool:
     try:
-        return isinstance(safe_json.loads(text), dict)
+        value = safe_json.loads(first_line)
     except ValueError:  # invalid JSON, or JSON the importer refuses (safe_json.JSONRejected)
         return False
+    return isinstance(value, dict) and "notes" not in value

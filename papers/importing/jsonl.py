@@ -2,6 +2,8 @@
 
 A file whose content is a single JSON array of objects (a plain .json export) is read too; each
 record's line is then where its object starts. Field names are those of records.record_from_mapping.
+A line, or an element of the array, over IMPORT_MAX_RECORD_BYTES fails before it is decoded
+(papers.importing.limits); an array is read whole, so its file is bounded too.
 
 Values are decoded with papers.importing.safe_json: nesting deeper than MAX_DEPTH and integers
 longer than MAX_INT_DIGITS fail with the line they are on instead of a traceback. The array is
@@ -14,7 +16,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from papers.importing import safe_json
+from papers.importing import limits, safe_json
 from papers.importing.records import ImportFailed, PaperRecord, record_from_mapping
 
 
@@ -49,6 +51,9 @@ def decoded_lines(lines: Iterable[tuple[int, str]], source: str) -> Iterator[tup
     for number, line in lines:
         if not line.strip():
             continue
+        # Lines read from a file are bounded already (formats.text_lines); a text given whole
+        # is not.
+        limits.check_record(source, number, line, "this line")
         try:
             value = safe_json.loads(line)
         except json.JSONDecodeError as error:
@@ -81,13 +86,16 @@ def _read_array(text: str, source: str) -> Iterator[PaperRecord]:
     if position < end and text[position] == "]":
         _expect_end(text, safe_json.skip_space(text, position + 1), source, lines)
         raise ImportFailed(source, None, "the JSON array is empty")
+    max_size = limits.max_record_bytes()
     while True:
         line = lines.at(position)
         try:
-            value, position = safe_json.raw_decode(text, position, depth=1)
+            value, position = safe_json.raw_decode(text, position, depth=1, max_size=max_size)
         except json.JSONDecodeError as error:
             message = f"invalid JSON: {error.msg} (column {error.colno})"
             raise ImportFailed(source, error.lineno, message) from None
+        except safe_json.JSONTooLarge as error:
+            raise limits.record_too_large(source, line, "this array element", error.size) from None
         except safe_json.JSONRejected as error:
             where = line if error.position is None else lines.at(error.position)
             raise ImportFailed(source, where, error.message) from None

@@ -55,12 +55,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any, NoReturn
 from urllib.parse import quote
 
-from papers.importing import jsonl, safe_json
+from papers.importing import jsonl, limits, safe_json
 from papers.importing.records import ImportFailed, PaperRecord, Record, ReviewRecord, split_list
 from papers.importing.tags import is_track_word
 from papers.text import MAX_FORUM_ID, MAX_TAG_NAME, collapse_whitespace, tag_name_problem
@@ -156,10 +156,20 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
 def read_notes(text: str, source: str, *, papers_only: bool = False) -> Iterator[Record]:
     """A record for each paper note and each review, meta-review and decision in `text`, in
     file order (a submission's embedded replies right after it)."""
+    return _read(_notes(text, source), source, papers_only=papers_only)
+
+
+def read_note_lines(lines: Iterable[tuple[int, str]], source: str) -> Iterator[Record]:
+    """read_notes for notes as JSON lines, from numbered lines read as they come (each bounded
+    by papers.importing.limits)."""
+    return _read(jsonl.decoded_lines(lines, source), source, papers_only=False)
+
+
+def _read(notes: Iterable[tuple[int, Any]], source: str, *, papers_only: bool) -> Iterator[Record]:
     papers = 0
     replies = 0
     reviews = 0
-    for line, note in _notes(text, source):
+    for line, note in notes:
         record = _record(note, source, line)
         if record is None:
             replies += 1
@@ -246,12 +256,14 @@ class _Lines:
 
 
 class _Scanner:
-    """Steps through JSON text a value at a time, failing with file:line."""
+    """Steps through JSON text a value at a time, failing with file:line. With `max_size`,
+    a value (a note, or any other member of a document) over it fails before it is decoded."""
 
-    def __init__(self, text: str, source: str):
+    def __init__(self, text: str, source: str, max_size: int | None = None):
         self.text = text
         self.source = source
         self.lines = _Lines(text)
+        self.max_size = max_size
 
     def fail(self, position: int, message: str) -> NoReturn:
         raise ImportFailed(self.source, self.lines.at(position), message)
@@ -268,10 +280,13 @@ class _Scanner:
         if position >= len(self.text):
             self.fail(position, "invalid JSON: the text ends where a value was expected")
         try:
-            return safe_json.raw_decode(self.text, position, depth=depth)
+            return safe_json.raw_decode(self.text, position, depth=depth, max_size=self.max_size)
         except json.JSONDecodeError as error:
             message = f"invalid JSON: {error.msg} (column {error.colno})"
             raise ImportFailed(self.source, error.lineno, message) from None
+        except safe_json.JSONTooLarge as error:
+            line = self.lines.at(position)
+            raise limits.record_too_large(self.source, line, "this value", error.size) from None
         except safe_json.JSONRejected as error:
             self.fail(position if error.position is None else error.position, error.message)
 
@@ -317,8 +332,10 @@ class _Scanner:
 
 
 def _notes(text: str, source: str) -> Iterator[tuple[int, Any]]:
-    """(line, value) for each note in the file, whichever of the three shapes it has."""
-    scan = _Scanner(text, source)
+    """(line, value) for each note in the file, whichever of the three shapes it has. The
+    document is in memory whole (its file bounded by IMPORT_MAX_FILE_BYTES); each note is
+    bounded by IMPORT_MAX_RECORD_BYTES before it is decoded."""
+    scan = _Scanner(text, source, limits.max_record_bytes())
     start = scan.space(0)
     first = scan.at(start)
     if first == "[":

@@ -26,7 +26,7 @@ A record's line is the line of its `TY  - `.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from papers.importing.bibtex import (
     arxiv_id_from_doi,
@@ -34,6 +34,7 @@ from papers.importing.bibtex import (
     reference_links,
     year_from_date,
 )
+from papers.importing.limits import RecordSize, numbered_lines
 from papers.importing.records import ImportFailed, PaperRecord
 from papers.venues import venue_from_reference
 
@@ -56,24 +57,36 @@ def looks_like(text: str) -> bool:
 
 
 def read(text: str, source: str) -> Iterator[PaperRecord]:
+    return read_lines(numbered_lines(text), source)
+
+
+def read_lines(lines: Iterable[tuple[int, str]], source: str) -> Iterator[PaperRecord]:
+    """Records from the numbered lines of a RIS file, a record at a time."""
     found = False
-    for line, tags in _records(text, source):
+    for line, tags in _records(lines, source):
         found = True
         yield _record(line, tags, source)
     if not found:
         raise ImportFailed(source, None, "no RIS records in the file (a record starts 'TY  - ')")
 
 
-def _records(text: str, source: str) -> Iterator[tuple[int, list[tuple[str, str]]]]:
+def _records(
+    lines: Iterable[tuple[int, str]], source: str
+) -> Iterator[tuple[int, list[tuple[str, str]]]]:
     """(line of `TY`, [(tag, value), ...] in file order) for each record."""
     start = 0  # line of the open record's TY, 0 between records
     tags: list[tuple[str, list[str]]] = []
     last_length = 0  # of the value's text on the line before
-    for number, line in enumerate(text.split("\n"), start=1):
+    size = RecordSize(source, "this record")
+    for number, line in lines:
+        if start:
+            size.add(line)
         match = _TAG_LINE.fullmatch(line)
         if not start:
             if match and match.group(1) == "TY":
                 start = number
+                size.start(number)
+                size.add(line)
                 tags = [("TY", [match.group(2) or ""])]
             elif match or _LOOSE_TAG_LINE.match(line):
                 raise ImportFailed(

@@ -13,6 +13,8 @@ import json
 import re
 from typing import Any
 
+from papers.text import utf8_size
+
 # Real records are at most 4 deep (an array of objects holding lists of strings).
 MAX_DEPTH = 32
 # Python's own default limit on converting digits to an int; nothing real comes close.
@@ -55,8 +57,10 @@ def skip_space(text: str, position: int) -> int:
     return match.end()
 
 
-def check_depth(text: str, start: int = 0, depth: int = 0) -> None:
-    """Raise JSONRejected if the value starting at `start` nests deeper than MAX_DEPTH.
+def check_depth(text: str, start: int = 0, depth: int = 0) -> int | None:
+    """Raise JSONRejected if the value starting at `start` nests deeper than MAX_DEPTH; return
+    where the value ends if it is an array, object or string (None for a number or literal,
+    or a value never closed).
 
     `depth` is how deep `start` already is (1 inside a top-level array). The scan stops where
     that value ends, so scanning every element of an array in turn stays linear: nothing here
@@ -73,14 +77,32 @@ def check_depth(text: str, start: int = 0, depth: int = 0) -> None:
         elif char in "]}":
             depth -= 1
             if depth <= base:
-                return
+                return match.end()
         elif depth == base:
-            return  # the value is a string
+            return match.end() if match.start() == start else None  # the value is a string
+    return None
 
 
-def raw_decode(text: str, start: int, depth: int = 0) -> tuple[Any, int]:
-    """(value, end) of the JSON value at `start`, after checking its depth and numbers."""
-    check_depth(text, start, depth)
+class JSONTooLarge(JSONRejected):
+    """A value longer than the caller allows: `size` bytes as UTF-8, or None when it is known
+    only to be over (more characters than the limit has bytes; not copied to count them)."""
+
+    def __init__(self, size: int | None, position: int):
+        self.size = size
+        super().__init__("a JSON value is too long", position)
+
+
+def raw_decode(
+    text: str, start: int, depth: int = 0, max_size: int | None = None
+) -> tuple[Any, int]:
+    """(value, end) of the JSON value at `start`, after checking its depth and numbers and,
+    before decoding it, that an array, object or string takes at most `max_size` bytes."""
+    end = check_depth(text, start, depth)
+    if max_size is not None and end is not None:
+        if end - start > max_size:
+            raise JSONTooLarge(None, start)
+        if 4 * (end - start) > max_size and (size := utf8_size(text[start:end])) > max_size:
+            raise JSONTooLarge(size, start)
     return _DECODER.raw_decode(text, start)
 
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
+from papers.importing.limits import RecordSize, numbered_lines
 from papers.importing.records import ImportFailed, PaperRecord, record_from_mapping, short_list
 
 SEPARATOR = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+\s*$")
@@ -35,24 +36,40 @@ VIEWER_TEXT = (
 
 
 def read(text: str, source: str) -> Iterator[PaperRecord]:
-    lines = text.split("\n")
-    separator_index = next((i for i, line in enumerate(lines) if SEPARATOR.match(line)), None)
-    if separator_index is None:
+    return read_lines(numbered_lines(text), source)
+
+
+def read_lines(lines: Iterable[tuple[int, str]], source: str) -> Iterator[PaperRecord]:
+    """Records from the numbered lines of a table dump, a row at a time."""
+    lines = iter(lines)
+    # The header runs to the separator line; its size is bounded like a row's.
+    header = RecordSize(source, "the header (up to the '|---|' line)")
+    header_lines: list[str] = []
+    for number, line in lines:
+        if SEPARATOR.match(line):
+            separator_line = number
+            columns = _header_columns(header_lines, line, source)
+            leading_bar = (header_lines[0] if header_lines else line).lstrip().startswith("|")
+            break
+        header.add(line)
+        header_lines.append(line)
+    else:
         raise ImportFailed(source, 1, "no '|---|---|' line after the header: not a table dump")
-    columns = _header_columns(lines[:separator_index], lines[separator_index], source)
-    leading_bar = lines[0].lstrip().startswith("|")
+    del header_lines
 
     found = False
     row_lines: list[str] = []
+    size = RecordSize(source, "this row")
     start = 0
-    for index in range(separator_index + 1, len(lines)):
-        line = lines[index]
+    for number, line in lines:
         if not row_lines:
             if not line.strip():
                 continue
             if line.strip().startswith(VIEWER_TEXT):
                 break  # the viewer's own text: the data is over
-            start = index + 1
+            start = number
+            size.start(start)
+        size.add(line)
         row_lines.append(line)
         stripped = line.rstrip(" ")
         if stripped.endswith(" |") or stripped == "|":
@@ -64,7 +81,7 @@ def read(text: str, source: str) -> Iterator[PaperRecord]:
             source, start, "row never ends: its last line should end with ' |' (cut off?)"
         )
     if not found:
-        raise ImportFailed(source, separator_index + 1, "the table has no rows")
+        raise ImportFailed(source, separator_line, "the table has no rows")
 
 
 def _header_columns(header_lines: list[str], separator: str, source: str) -> list[str]:
