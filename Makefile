@@ -14,7 +14,7 @@ PORT ?= 8000
 SITE_URL ?= http://$(HOST):$(PORT)
 RUN_ENV := DJANGO_DEBUG=1 SITE_URL=$(SITE_URL)
 
-.PHONY: run test lint format bench serve clean
+.PHONY: run test lint format bench serve worker clean
 
 # A venv made from an older Python would fail later and obscurely (tomllib missing, pins that
 # do not install), and stay behind after the right Python is installed: refuse it up front.
@@ -61,7 +61,7 @@ typecheck: $(DEV)
 	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations config
 
 ## run: create the environment, migrate, import fixtures/, build the search index if missing and
-##      serve on http://127.0.0.1:8000 (SQLite)
+##      serve on http://127.0.0.1:8000 (SQLite), with a task worker beside it (docs/operations.md)
 run: $(RUNTIME)
 	$(RUN_ENV) $(BIN)/python manage.py migrate --noinput
 	$(RUN_ENV) $(BIN)/python manage.py createcachetable
@@ -69,8 +69,10 @@ run: $(RUNTIME)
 	$(RUN_ENV) $(BIN)/python manage.py update_search_index
 	@echo
 	@echo "To create an admin user: DJANGO_DEBUG=1 $(BIN)/python manage.py createsuperuser"
-	@echo "Serving on http://$(HOST):$(PORT)/"
-	$(RUN_ENV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
+	@echo "Serving on http://$(HOST):$(PORT)/ (and a task worker for background exports)"
+	@$(RUN_ENV) $(BIN)/python manage.py db_worker --no-startup-delay & worker=$$!; \
+		trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
+		$(RUN_ENV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 ## serve: production serving: migrate, create the cache table, collect static files, build the
 ##        search index if missing (else catch it up), run gunicorn
@@ -81,6 +83,10 @@ serve: $(RUNTIME)
 	$(BIN)/python manage.py collectstatic --noinput
 	$(BIN)/python manage.py update_search_index
 	$(BIN)/gunicorn -c config/gunicorn.conf.py config.wsgi
+
+## worker: the background task worker (large exports) against DATABASE_URL; one or more per site
+worker: $(RUNTIME)
+	$(BIN)/python manage.py db_worker --no-startup-delay
 
 ## test: install test dependencies, lint, type-check (mypy), check migrations and run the whole suite
 ##       (PYTEST_ARGS="-k word" or a test path runs part of it; pytest's exit status 5, no test
