@@ -39,29 +39,41 @@ class ExportSource:
         return f"{self.name}.{extension}"
 
 
-def _of_papers(name: str, ids: list[int]) -> ExportSource:
-    return ExportSource(name, len(ids), lambda: export_data.batches_of_papers(ids))
-
-
 def paper_list_source(user, params: QueryDict) -> ExportSource:
     """The list page's papers for the same parameters (search, facets, sort), in its order.
-    The index is asked for the matching ids only, without the page's facet counts."""
+    The index is asked for their number first, then, when they are written, for the
+    matching ids only, without the page's facet counts."""
     state = PaperFilter(params, request=SimpleNamespace(user=user)).state
     mine_sets = Paper.objects.mine_sets(user) if state.logged_in else {}
     query = state.engine_query(page=1, mine_sets=mine_sets)
-    return _of_papers("papers", engine.all_ids(current_searcher(), query))
+    return ExportSource(
+        "papers",
+        engine.match_count(current_searcher(), query),
+        lambda: export_data.batches_of_papers(engine.all_ids(current_searcher(), query)),
+    )
 
 
 def author_source(author: Author) -> ExportSource:
     """An author's papers, newest first as on their page."""
-    ids = _newest_first_ids(Paper.objects.by_author(author.pk))
-    return _of_papers(f"{slugify(author.name) or 'author'}-{author.pk}", ids)
+    return _of_papers(
+        f"{slugify(author.name) or 'author'}-{author.pk}", Paper.objects.by_author(author.pk)
+    )
 
 
 def tag_source(tag: Tag) -> ExportSource:
     """A tag's papers, newest first as on its page."""
-    ids = _newest_first_ids(Paper.objects.with_tag(tag.pk))
-    return _of_papers(slugify(tag.name) or tag.kind, ids)
+    return _of_papers(slugify(tag.name) or tag.kind, Paper.objects.with_tag(tag.pk))
+
+
+def _of_papers(name: str, papers) -> ExportSource:
+    """`papers`, counted now and read newest first when written: ids only (a few MB for the
+    whole catalogue), the papers a batch at a time."""
+
+    def batches() -> Iterator[list[export_data.Row]]:
+        ids = list(papers.sorted_by("newest").values_list("pk", flat=True))
+        return export_data.batches_of_papers(ids)
+
+    return ExportSource(name, papers.count(), batches)
 
 
 def reading_list_source(reading_list: ReadingList) -> ExportSource:
@@ -73,11 +85,6 @@ def reading_list_source(reading_list: ReadingList) -> ExportSource:
         lambda: export_data.batches_of_list_items(entries),
         list_columns=True,
     )
-
-
-def _newest_first_ids(papers) -> list[int]:
-    # Ids only (a few MB for the whole catalogue); the papers are read a batch at a time.
-    return list(papers.sorted_by("newest").values_list("pk", flat=True))
 
 
 # --- From a URL, for a background job -----------------------------------------------------------

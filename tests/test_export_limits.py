@@ -248,3 +248,25 @@ def test_old_exports_are_pruned_with_their_files(track, settings):
     later = timezone.now() + timedelta(days=settings.EXPORT_FILE_DAYS, minutes=1)
     assert export_jobs.prune_exports(now=later) == 1
     assert not storage.exists(name) and not ExportJob.objects.exists()
+
+
+def test_a_refused_export_only_counts_its_papers(client, track, settings, monkeypatch):
+    """Refusing must stay cheap: the whole catalogue's ids took seconds to read."""
+    from papers.search import engine
+
+    def never(*args, **kwargs):
+        raise AssertionError("ids read for a refused export")
+
+    monkeypatch.setattr(engine, "all_ids", never)
+    settings.EXPORT_MAX_ANONYMOUS = 5
+    response = client.get(reverse("annotations:papers-export", args=["bib"]), {"track": "poster"})
+    assert response.status_code == 403
+    assert "This export holds 6 papers" in response.content.decode()
+
+
+def test_the_counted_papers_are_the_written_ones(client, track):
+    make_paper("Elsewhere")  # not on the track
+    response = client.get(reverse("annotations:papers-export", args=["csv"]), {"track": "poster"})
+    assert response["X-Export-Entries"] == "6"
+    listing = client.get(reverse("papers:list"), {"track": "poster"}).content.decode()
+    assert "6 papers" in listing

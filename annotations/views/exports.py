@@ -56,7 +56,8 @@ class FormatConverter:
 
 
 def export_response(request: HttpRequest, source: ExportSource, extension: str) -> HttpResponseBase:
-    """The export as a complete file, or a page saying why it is not one."""
+    """The export as a complete file, or a page saying why it is not one. Refusals cost a
+    count at most: the ids are read only once the export holds its slots."""
     limit = export_limit(request.user)
     if source.count > limit:
         return _refusal(request, source, "too_many", status=403, limit_label=f"{limit:,}")
