@@ -152,9 +152,11 @@ def bibtex_url(url: str) -> str:
     # url is a verbatim field for biblatex: LaTeX escapes would end up in the link, so
     # characters that are not URL characters (braces and backslash among them) are
     # percent-encoded instead; the link stays usable and the field brace-free.
+    url = url.strip()
+    if _URL_SAFE.issuperset(url):  # nearly every link: kept as it is, in one pass in C
+        return url
     return "".join(
-        ch if ch in _URL_SAFE else "".join(f"%{byte:02X}" for byte in ch.encode())
-        for ch in url.strip()
+        ch if ch in _URL_SAFE else "".join(f"%{byte:02X}" for byte in ch.encode()) for ch in url
     )
 
 
@@ -190,6 +192,9 @@ def name_parts(name: str) -> tuple[str, str] | None:
     # plain text: it is given a stand-in per word of the same case ("A0 A1 a2 A3"), and the
     # parts it returns are mapped back to the words.
     words = name.split(" ")
+    if not any(word[:1].islower() for word in words):
+        # No "von" part: BibTeX's family name is the last word, the rest are given names.
+        return words[-1], " ".join(words[:-1])
     stand_ins = " ".join(f"{'a' if word[:1].islower() else 'A'}{i}" for i, word in enumerate(words))
     family, given = _split_stand_ins(stand_ins)
     return " ".join(words[i] for i in family), " ".join(words[i] for i in given)

@@ -270,3 +270,16 @@ def test_the_counted_papers_are_the_written_ones(client, track):
     assert response["X-Export-Entries"] == "6"
     listing = client.get(reverse("papers:list"), {"track": "poster"}).content.decode()
     assert "6 papers" in listing
+
+
+def test_a_batch_read_as_a_range_keeps_only_the_papers_asked_for():
+    first, between, last = (
+        make_paper(title, authors=[f"{title} Author"], tags=[(f"{title} Venue", TagKind.VENUE)])
+        for title in ("First", "Between", "Last")
+    )
+    found = export_data.papers_by_id([last.pk, first.pk])  # dense: read as a range
+    assert set(found) == {first.pk, last.pk}
+    assert found[first.pk].authors == ["First Author"] and found[first.pk].venue == "First Venue"
+    assert found[last.pk].authors == ["Last Author"] and found[last.pk].venue == "Last Venue"
+    scattered = export_data.papers_by_id([first.pk, last.pk + 10_000])  # sparse: as a list
+    assert list(scattered) == [first.pk] and between.pk not in scattered
