@@ -13,9 +13,9 @@ its 30 s timeout, DEBUG off:
    db_worker --batch` writes the file, the member downloads it from "your exports": entries
    counted again.
 3. **Under load**: 6 clients loop whole-list exports (6 members with the raised limit, then 6
-   visitors from one address at the default limit) while one client times list pages, each a
-   distinct URL (search terms, track and author facets); p50/p95 of those pages, and what the
-   exporters got (200 / 429 / 403).
+   visitors from one address at the default limit) while one client times list pages for
+   --seconds (60), each a distinct URL (a search term with a track or an author facet);
+   p50/p95 of those pages, and what the exporters got (200 / 429 / 403).
 
 Prints a Markdown report and writes it to bench/out/exports.md.
 """
@@ -32,6 +32,7 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import quote, urlencode
 
@@ -199,19 +200,17 @@ class Exporters:
                 time.sleep(1)  # as Retry-After asks, roughly
 
 
-def list_pages(targets, count: int) -> list[str]:
-    paths = []
-    for i in range(count):
-        term = targets.terms[i % len(targets.terms)]
-        if i % 2:
-            paths.append(f"/?q={quote(term)}&track={targets.tracks[i % len(targets.tracks)]}")
-        else:
-            author = targets.popular_authors[i % len(targets.popular_authors)]
-            paths.append(f"/?q={quote(term)}&author={author}")
-    return list(dict.fromkeys(paths))  # distinct URLs only
+def list_pages(targets) -> Iterator[str]:
+    """Distinct list page URLs: each search term with each track, then with each author."""
+    for term in targets.terms:
+        for track in targets.tracks:
+            yield f"/?q={quote(term)}&track={track}"
+    for term in targets.terms:
+        for author in targets.popular_authors:
+            yield f"/?q={quote(term)}&author={author}"
 
 
-def under_load(port: int, targets, client_headers: list[dict[str, str]], pages: int) -> str:
+def under_load(port: int, targets, client_headers: list[dict[str, str]], seconds: float) -> str:
     exporters = Exporters()
     threads = [
         threading.Thread(target=exporters.loop, args=(port, headers, n), daemon=True)
@@ -221,7 +220,10 @@ def under_load(port: int, targets, client_headers: list[dict[str, str]], pages: 
         thread.start()
     time.sleep(2)  # the exports are under way
     timings, errors = [], 0
-    for path in list_pages(targets, pages):
+    deadline = time.monotonic() + seconds
+    for path in list_pages(targets):
+        if time.monotonic() > deadline:
+            break
         try:
             response = get(port, path, timeout=60)
         except OSError:
@@ -243,7 +245,7 @@ def under_load(port: int, targets, client_headers: list[dict[str, str]], pages: 
     )
 
 
-def run(db: str, papers: int, reuse: bool, pages: int) -> str:
+def run(db: str, papers: int, reuse: bool, seconds: float) -> str:
     env = prepared_env(db, papers, reuse=reuse)
     manage(env, "collectstatic", "--noinput")
     keys = sessions(env, LOAD_CLIENTS + 1)
@@ -256,14 +258,14 @@ def run(db: str, papers: int, reuse: bool, pages: int) -> str:
         sections += ["", f"Whole list ({papers:,} papers) as a member, EXPORT_MAX_MEMBER={papers}:"]
         sections += ["", *whole_list(server.port, keys[0], papers)]
         log(f"[{db}] {LOAD_CLIENTS} members exporting the whole list while pages are timed")
-        loaded = under_load(server.port, targets, [member(k) for k in keys[1:]], pages)
+        loaded = under_load(server.port, targets, [member(k) for k in keys[1:]], seconds)
         sections += ["", f"{LOAD_CLIENTS} members looping whole-list exports: {loaded}"]
     with Gunicorn(env, workers=2, log_name=f"gunicorn-exports-{db}") as server:
         log(f"[{db}] default limits: refused, then prepared in the background")
         sections += ["", "Default limits (visitors 5,000, members 20,000):", ""]
         sections += refused_and_prepared(server.port, env, keys[0], papers)
         visitors = [{"Cookie": ""} for _ in range(LOAD_CLIENTS)]
-        loaded = under_load(server.port, targets, visitors, pages)
+        loaded = under_load(server.port, targets, visitors, seconds)
         sections += ["", f"{LOAD_CLIENTS} visitors looping whole-list exports: {loaded}"]
     return "\n".join(sections)
 
@@ -273,12 +275,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--papers", type=int, default=100_000)
     parser.add_argument("--db", choices=[*DATABASES, "both"], default="both")
     parser.add_argument("--reuse", action="store_true", help="keep a database already filled")
-    parser.add_argument("--pages", type=int, default=60, help="list pages timed under load")
+    parser.add_argument(
+        "--seconds", type=float, default=60, help="how long list pages are timed under load"
+    )
     args = parser.parse_args(argv)
     stop_on_sigterm()
     started = datetime.datetime.now(datetime.UTC)
     databases = DATABASES if args.db == "both" else (args.db,)
-    sections = [run(db, args.papers, args.reuse, args.pages) for db in databases]
+    sections = [run(db, args.papers, args.reuse, args.seconds) for db in databases]
     command = "python -m bench.export_bench " + " ".join(argv or sys.argv[1:])
     report = "\n".join(
         [
