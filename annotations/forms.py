@@ -15,17 +15,19 @@ from django.urls import reverse_lazy
 from annotations.anchors import Anchor, anchor_problem, context_of, locate, plain_text
 from annotations.models import Comment, Note, Priority, ReadingList, ReadingStatus
 from papers.models import Paper
+from papers.numbers import bounded_int, parse_id
 from papers.suggest import identifier_lookups, papers_titled
 from papers.text import (
     MAX_TITLE,
     has_visible_character,
-    is_number,
     normalize_tag_name,
     paper_text_problem,
     tag_name_problem,
 )
 
 TAG_NAME_MAX_LENGTH = 50
+# Past any abstract: a larger quote start is no hint where the quote is.
+MAX_QUOTE_START = 999_999_999
 
 
 def _focus_body_when_editing(form: forms.ModelForm) -> None:
@@ -101,8 +103,8 @@ class CommentForm(forms.ModelForm):
         raw = (self.data.get("parent") or "").strip()
         if self.paper is not None and raw:
             parent: Comment | None = None
-            if is_number(raw):
-                parent = Comment.objects.filter(paper=self.paper, pk=int(raw)).first()
+            if (pk := parse_id(raw)) is not None:
+                parent = Comment.objects.filter(paper=self.paper, pk=pk).first()
             if parent is None:
                 raise forms.ValidationError("The comment you replied to is not on this paper.")
             if parent.is_removed:
@@ -122,7 +124,7 @@ class CommentForm(forms.ModelForm):
                 "A reply cannot quote the abstract: quote it in a new comment instead."
             )
         raw_start = (self.data.get("quote_start") or "").strip()
-        hint = int(raw_start) if is_number(raw_start) and len(raw_start) <= 9 else None
+        hint = bounded_int(raw_start, low=0, high=MAX_QUOTE_START)
         anchor = Anchor(quote, posted("quote_prefix"), posted("quote_suffix"), hint)
         problem = anchor_problem(anchor)
         if problem:
