@@ -665,7 +665,12 @@ class PaperAdmin(MergingAdmin):
         if done:
             return None
         shown = _with_related_counts(list(papers.prefetch_related("authorships__author")))
-        return _merge_page(self, request, form, shown, papers=shown)
+        private = sorted(
+            str(relation.related_model._meta.verbose_name_plural)
+            for relation in services.relations_to_paper()
+            if _can_be_private(relation.related_model)
+        )
+        return _merge_page(self, request, form, shown, papers=shown, private_kinds=private)
 
     # Saving
 
@@ -778,14 +783,23 @@ class MergePapersForm(MergeForm):
     )
 
 
+def _can_be_private(model: type[models.Model]) -> bool:
+    # A model opts in as admin_deletion says, with no import of the apps that hold it.
+    return hasattr(model, "is_private_from")
+
+
 def _with_related_counts(papers: list[Paper]) -> list[Paper]:
     """Attach to each paper the rows of other models that a merge would move, counted per
-    model (notes, list items, comments...) in one GROUP BY per relation."""
+    model (comments, paper tags...) in one GROUP BY per relation. Rows that can be private
+    (notes, reading-list items) are not counted: "2 notes" on a paper would tell the curator
+    what members keep to themselves. The page says they move, by kind only."""
     ids = [paper.pk for paper in papers]
     # (plural name to sort by, count, the name as the count needs it: "1 note", "2 notes")
     counts: dict[int, list[tuple[str, int, str]]] = {pk: [] for pk in ids}
     for relation in services.relations_to_paper():
         if relation.related_model is Authorship:  # shown as the author list
+            continue
+        if _can_be_private(relation.related_model):
             continue
         fk = relation.field.name
         rows = (
