@@ -4,7 +4,7 @@ from django import forms
 
 from alerts.models import MAX_NAME, SavedSearch
 from alerts.queries import QueryError, normalise_query
-from papers.text import has_visible_character
+from papers.text import has_visible_character, paper_text_problem
 
 
 def _clean_name(form: forms.Form, owner, exclude_pk: int | None = None) -> str:
@@ -12,6 +12,9 @@ def _clean_name(form: forms.Form, owner, exclude_pk: int | None = None) -> str:
     # Zero-width spaces alone would make a row on /searches/ with no name to click.
     if not has_visible_character(name):
         raise forms.ValidationError("Give the search a name.")
+    # Shown in the digest e-mail and on /searches/: no override reorders it there.
+    if problem := paper_text_problem("The name", name):
+        raise forms.ValidationError(f"{problem}.")
     taken = SavedSearch.objects.filter(owner=owner, name__iexact=name)
     if exclude_pk is not None:
         taken = taken.exclude(pk=exclude_pk)

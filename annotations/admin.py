@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypedDict
 
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
-from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
@@ -33,6 +35,7 @@ from papers.admin import (
     PreloadedPickersForm,
     related_count,
 )
+from papers.admin_numbers import GuardsNumbers
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -200,3 +203,20 @@ admin.site.unregister(get_user_model())
 @admin.register(get_user_model())
 class MemberAdmin(GuardedAdmin, UserAdmin):
     pass
+
+
+admin.site.unregister(Group)
+
+
+# The stubs type GroupAdmin for Group alone; the guards are written for any model.
+@admin.register(Group)
+class MemberGroupAdmin(GuardedAdmin, GroupAdmin):  # type: ignore[misc]
+    pass
+
+
+# django-axes' login records (a date hierarchy and a delete action on each) get the same
+# bounds on the numbers of a hand-made request as ours.
+for _model in (AccessAttempt, AccessLog, AccessFailureLog):
+    _axes_admin = type(admin.site.get_model_admin(_model))
+    admin.site.unregister(_model)
+    admin.site.register(_model, type(_axes_admin.__name__, (GuardsNumbers, _axes_admin), {}))

@@ -15,17 +15,19 @@ from django.urls import reverse_lazy
 from annotations.anchors import Anchor, anchor_problem, context_of, locate, plain_text
 from annotations.models import Comment, Note, Priority, ReadingList, ReadingStatus
 from papers.models import Paper
+from papers.numbers import bounded_int, parse_id
 from papers.suggest import identifier_lookups, papers_titled
 from papers.text import (
     MAX_TITLE,
     has_visible_character,
-    is_number,
     normalize_tag_name,
     paper_text_problem,
     tag_name_problem,
 )
 
 TAG_NAME_MAX_LENGTH = 50
+# Past any abstract: a larger quote start is no hint where the quote is.
+MAX_QUOTE_START = 999_999_999
 
 
 def _focus_body_when_editing(form: forms.ModelForm) -> None:
@@ -35,13 +37,24 @@ def _focus_body_when_editing(form: forms.ModelForm) -> None:
         form.fields["body"].widget.attrs["autofocus"] = True
 
 
+def _refuse_reordering(what: str, text: str) -> None:
+    """Member text, held to the rule of paper titles: a right-to-left override (U+202E) before
+    "gnp.exe" shows it as "exe.png". Refused with an error, never stripped: what a member
+    typed is theirs to correct."""
+    if problem := paper_text_problem(what, text):
+        raise forms.ValidationError(f"{problem}.")
+
+
 def _clean_visible_body(form: forms.ModelForm, what: str) -> str:
     """A note or comment of zero-width spaces or blank fillers would be saved and shown as an
     empty box; Django's required check only strips ordinary whitespace. Markdown turns
-    character references into characters ("&#8203;" shows nothing either): read as shown."""
+    character references into characters ("&#8203;" shows nothing either, "&#8238;" is an
+    override): read as shown."""
     body = form.cleaned_data["body"]
-    if not has_visible_character(html.unescape(body)):
+    shown = html.unescape(body)
+    if not has_visible_character(shown):
         raise forms.ValidationError(f"{what} needs at least one visible character.")
+    _refuse_reordering(what, shown)
     return body
 
 
@@ -101,8 +114,8 @@ class CommentForm(forms.ModelForm):
         raw = (self.data.get("parent") or "").strip()
         if self.paper is not None and raw:
             parent: Comment | None = None
-            if is_number(raw):
-                parent = Comment.objects.filter(paper=self.paper, pk=int(raw)).first()
+            if (pk := parse_id(raw)) is not None:
+                parent = Comment.objects.filter(paper=self.paper, pk=pk).first()
             if parent is None:
                 raise forms.ValidationError("The comment you replied to is not on this paper.")
             if parent.is_removed:
@@ -122,7 +135,7 @@ class CommentForm(forms.ModelForm):
                 "A reply cannot quote the abstract: quote it in a new comment instead."
             )
         raw_start = (self.data.get("quote_start") or "").strip()
-        hint = int(raw_start) if is_number(raw_start) and len(raw_start) <= 9 else None
+        hint = bounded_int(raw_start, low=0, high=MAX_QUOTE_START)
         anchor = Anchor(quote, posted("quote_prefix"), posted("quote_suffix"), hint)
         problem = anchor_problem(anchor)
         if problem:
@@ -145,8 +158,7 @@ def _clean_list_name(name: str, *, owner, exclude_pk: int | None = None) -> str:
     if not has_visible_character(name):
         raise forms.ValidationError("The name needs at least one visible character.")
     # A shared list's name is shown inline to the lab, as a paper's title is.
-    if problem := paper_text_problem("The name", name):
-        raise forms.ValidationError(f"{problem}.")
+    _refuse_reordering("The name", name)
     duplicates = ReadingList.objects.filter(owner=owner, name__iexact=name)
     if exclude_pk is not None:
         duplicates = duplicates.exclude(pk=exclude_pk)
@@ -174,6 +186,12 @@ class ReadingListForm(forms.ModelForm):
         return _clean_list_name(
             self.cleaned_data["name"], owner=self.owner, exclude_pk=self.instance.pk
         )
+
+    def clean_description(self) -> str:
+        # A shared list's description is shown to the lab, as its name is.
+        description = self.cleaned_data["description"]
+        _refuse_reordering("The description", description)
+        return description
 
 
 class AddToListForm(forms.Form):

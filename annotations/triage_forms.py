@@ -10,12 +10,16 @@ from django import forms
 
 from annotations.forms import TAG_NAME_MAX_LENGTH, LabTagForm
 from annotations.models import ReadingList, ReadingStatus
-from papers.filters import MAX_ID
 from papers.models import DISPLAY_TITLE_FIELDS, Paper
+from papers.numbers import parse_id
 from papers.text import is_number
 
 # A page shows at most 100 results; a forged request naming more is refused, not read.
 MAX_BULK_PAPERS = 100
+
+
+def _shown(value: str) -> str:
+    return value if len(value) <= 20 else f"{value[:20]}…"
 
 
 def paper_prefix(paper_id: int) -> str:
@@ -85,15 +89,19 @@ class BulkTriageForm(forms.Form):
             raise forms.ValidationError(f"Select at most {MAX_BULK_PAPERS} papers at a time.")
         not_numbers = [value for value in raw if not is_number(value)]
         if not_numbers:
-            shown = ", ".join(f"“{value[:20]}”" for value in not_numbers[:5])
+            shown = ", ".join(f"“{_shown(value)}”" for value in not_numbers[:5])
             raise forms.ValidationError(f"These are not paper numbers: {shown}.")
-        ids = list(dict.fromkeys(int(value) for value in raw))
-        storable = [pk for pk in ids if pk <= MAX_ID]  # a larger number overflows the column
-        found = Paper.objects.only(*DISPLAY_TITLE_FIELDS).in_bulk(storable)
-        missing = [str(pk) for pk in ids if pk not in found]
+        # A number no id column holds (0, past bigint, past int()'s digits) names no paper.
+        keys = {value: parse_id(value) for value in raw}
+        found = Paper.objects.only(*DISPLAY_TITLE_FIELDS).in_bulk(
+            [key for key in keys.values() if key is not None]
+        )
+        missing = list(
+            dict.fromkeys(_shown(value) for value, key in keys.items() if key not in found)
+        )
         if missing:
             raise forms.ValidationError(f"No paper has the number {', '.join(missing[:5])}.")
-        return [found[pk] for pk in ids]
+        return [found[pk] for pk in dict.fromkeys(keys.values()) if pk is not None]
 
     def clean(self):
         cleaned = super().clean() or self.cleaned_data

@@ -14,11 +14,10 @@ from django.contrib.admin.options import BaseModelAdmin
 from django.contrib.admin.utils import model_ngettext
 from django.contrib.admin.views.main import ChangeList
 from django.contrib.admin.widgets import AutocompleteSelect
-from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce, Length
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
@@ -28,6 +27,7 @@ from django.utils.translation import ngettext
 
 from papers import services
 from papers.admin_deletion import HidesPrivateObjectsOnDelete
+from papers.admin_numbers import GuardsNumbers
 from papers.admin_privacy import RefusesLookupsIntoPrivateData
 from papers.models import (
     UNTITLED_PLACEHOLDER,
@@ -43,6 +43,7 @@ from papers.models import (
     TagAlias,
     TagKind,
 )
+from papers.numbers import fits_field
 from papers.querysets import PaperQuerySet, spelling_variants
 from papers.suggest import identifier_lookups, papers_worded_like
 from papers.text import (
@@ -235,35 +236,12 @@ class BoundedSearch:
         return super().get_search_results(request, queryset, search_term)  # type: ignore[misc]
 
 
-class ChecksActionSelection:
-    """ModelAdmin mixin: an action posted with a selection that names no row ("abc", or a
-    number past the database's integers, from a hand-made request) is refused with a message;
-    Django would fail with a server error filtering the rows by it."""
-
-    model: type[models.Model]
-
-    def response_action(
-        self, request: HttpRequest, queryset: QuerySet[Any], *args: Any, **kwargs: Any
-    ) -> HttpResponse | None:
-        key_field = self.model._meta.pk
-        assert key_field is not None
-        for value in request.POST.getlist(helpers.ACTION_CHECKBOX_NAME):
-            try:
-                key_field.run_validators(key_field.to_python(value))
-            except ValidationError:
-                self.message_user(  # type: ignore[attr-defined]
-                    request, "The selection names no such rows: nothing was done.", messages.ERROR
-                )
-                return HttpResponseRedirect(request.get_full_path())
-        return super().response_action(request, queryset, *args, **kwargs)  # type: ignore[misc]
-
-
 class GuardedAdmin(
-    RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, BoundedSearch, ChecksActionSelection
+    RefusesLookupsIntoPrivateData, HidesPrivateObjectsOnDelete, BoundedSearch, GuardsNumbers
 ):
     """ModelAdmin mixin: the guards of every admin a curator edits in (lookups into private
-    data refused, private objects hidden on the delete page, a bounded search box, forged
-    action selections refused)."""
+    data refused, private objects hidden on the delete page, a bounded search box, the
+    numbers of hand-made requests refused: date filters, action selections, choices)."""
 
 
 class MergingAdmin(GuardedAdmin, admin.ModelAdmin):
@@ -288,21 +266,15 @@ class PreloadedAutocompleteSelect(AutocompleteSelect):
         if chosen is None or selected != [str(chosen.pk)]:  # a new row, or a new choice
             # A forged choice ("abc") comes back with its error; Django's own lookup of the
             # value to show would fail on it with a server error.
-            return super().optgroups(name, [v for v in value if self._is_key(v)], attr)
+            key_field = self.field.target_field
+            keys = [v for v in value if fits_field(key_field, v)]
+            return super().optgroups(name, keys, attr)
         options = []
         if not self.is_required:
             options.append(self.create_option(name, "", "", False, 0))
         label = self.choices.field.label_from_instance(chosen)
         options.append(self.create_option(name, chosen.pk, label, True, len(options)))
         return [(None, options, 0)]
-
-    def _is_key(self, value) -> bool:
-        key_field = self.field.target_field
-        try:  # a number, and one the database's integers can hold
-            key_field.run_validators(key_field.to_python(value))
-        except ValidationError:
-            return False
-        return True
 
 
 class PreloadedPickersForm(forms.ModelForm):
@@ -693,7 +665,12 @@ class PaperAdmin(MergingAdmin):
         if done:
             return None
         shown = _with_related_counts(list(papers.prefetch_related("authorships__author")))
-        return _merge_page(self, request, form, shown, papers=shown)
+        private = sorted(
+            str(relation.related_model._meta.verbose_name_plural)
+            for relation in services.relations_to_paper()
+            if _can_be_private(relation.related_model)
+        )
+        return _merge_page(self, request, form, shown, papers=shown, private_kinds=private)
 
     # Saving
 
@@ -806,14 +783,23 @@ class MergePapersForm(MergeForm):
     )
 
 
+def _can_be_private(model: type[models.Model]) -> bool:
+    # A model opts in as admin_deletion says, with no import of the apps that hold it.
+    return hasattr(model, "is_private_from")
+
+
 def _with_related_counts(papers: list[Paper]) -> list[Paper]:
     """Attach to each paper the rows of other models that a merge would move, counted per
-    model (notes, list items, comments...) in one GROUP BY per relation."""
+    model (comments, paper tags...) in one GROUP BY per relation. Rows that can be private
+    (notes, reading-list items) are not counted: "2 notes" on a paper would tell the curator
+    what members keep to themselves. The page says they move, by kind only."""
     ids = [paper.pk for paper in papers]
     # (plural name to sort by, count, the name as the count needs it: "1 note", "2 notes")
     counts: dict[int, list[tuple[str, int, str]]] = {pk: [] for pk in ids}
     for relation in services.relations_to_paper():
         if relation.related_model is Authorship:  # shown as the author list
+            continue
+        if _can_be_private(relation.related_model):
             continue
         fk = relation.field.name
         rows = (
@@ -1187,7 +1173,7 @@ def imported_papers_url(run: ImportRun, by: type[ImportRunFilter]) -> str:
     return f"{reverse('admin:papers_paper_changelist')}?{by.parameter_name}={run.pk}"
 
 
-class ReadOnlyAdmin(RefusesLookupsIntoPrivateData, BoundedSearch, admin.ModelAdmin):
+class ReadOnlyAdmin(RefusesLookupsIntoPrivateData, BoundedSearch, GuardsNumbers, admin.ModelAdmin):
     """What the site records by itself: listed and shown, never added, edited or deleted."""
 
     def has_add_permission(self, request) -> bool:

@@ -21,13 +21,11 @@ from django.http import QueryDict
 from django.utils.datastructures import MultiValueDict
 
 from papers.models import Author, Paper, Tag, TagAlias, TagKind
+from papers.numbers import parse_id
 from papers.search.engine import NOT_GIVEN, NOT_GIVEN_FACETS, BrowseQuery
 from papers.search.query import parse_query
-from papers.text import is_number
 
 MAX_VALUES_PER_FACET = 20
-# Largest id a bigint column holds; larger numbers are not ids.
-MAX_ID = 2**63 - 1
 _SLUG_RE = re.compile(r"^[-\w]{1,100}$")
 
 # URL parameter -> tag kind for the facets backed by tags.
@@ -77,13 +75,6 @@ def _accept_slug(raw: str) -> str | None:
     return raw if _SLUG_RE.match(raw) else None
 
 
-def _accept_id(raw: str) -> int | None:
-    if not is_number(raw):
-        return None
-    number = int(raw)
-    return number if 0 < number <= MAX_ID else None
-
-
 def _accept_mine(raw: str) -> str | None:
     return raw if raw in MINE_CHOICES else None
 
@@ -104,7 +95,7 @@ class FacetFilter(django_filters.Filter):
 
 
 class AuthorFacetFilter(FacetFilter):
-    accept = staticmethod(_accept_id)
+    accept = staticmethod(parse_id)
 
 
 class MineFacetFilter(FacetFilter):

@@ -18,6 +18,7 @@ from django.urls import reverse
 
 from papers.filters import TYPING_PARAM, PaperFilter
 from papers.models import DISPLAY_TITLE_FIELDS, Paper
+from papers.numbers import bounded_int
 from papers.search import engine
 
 FROM_PARAM = "from"
@@ -113,10 +114,7 @@ def results_navigation(request, searcher, paper: Paper) -> ResultsNavigation | N
 
 
 def _rank(raw: str | None) -> int | None:
-    if raw is None or not raw.isascii() or not raw.isdigit():
-        return None
-    rank = int(raw)
-    return rank if 1 <= rank <= MAX_RANK else None
+    return bounded_int(raw, low=1, high=MAX_RANK)
 
 
 def _back_url(params: QueryDict, rank: int, per_page: int, paper: Paper) -> str:

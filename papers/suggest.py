@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_cookie
 
 from papers.models import UNTITLED_PLACEHOLDER, Paper, PaperTag, TagKind
+from papers.numbers import parse_id
 from papers.querysets import identifier_in
 from papers.routes import int_route
 from papers.search import engine
@@ -30,7 +31,6 @@ from papers.text import (
     is_arxiv_id,
     is_doi,
     is_forum_id,
-    is_number,
     normalize_arxiv_id,
     normalize_doi,
 )
@@ -39,8 +39,6 @@ MAX_SUGGESTIONS = 8
 SHOWN_AUTHORS = 3
 # Enough of the stored author list ("First Last, First Last, ...") for SHOWN_AUTHORS names.
 AUTHOR_CHARS = 300
-# Paper numbers are positive 64-bit integers; longer digit runs name nothing.
-_MAX_PK_DIGITS = 18
 
 
 def identifier_lookups(text: str) -> list[Q]:
@@ -50,8 +48,8 @@ def identifier_lookups(text: str) -> list[Q]:
     raw = text.strip()
     lookups: list[Q] = []
     number = raw.removeprefix("#")
-    if is_number(number) and len(number) <= _MAX_PK_DIGITS:
-        lookups.append(Q(pk=int(number)))
+    if (pk := parse_id(number)) is not None:
+        lookups.append(Q(pk=pk))
     forum_id = forum_id_from_url(raw) or raw
     if is_forum_id(forum_id):
         lookups.append(identifier_in("forum_id", [forum_id]))

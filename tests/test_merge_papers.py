@@ -274,8 +274,29 @@ def test_the_action_asks_which_paper_to_keep_and_shows_what_moves(curator, pair,
     content = response.content.decode()
     assert other.forum_id in content and "Bob Two" in content
     # Each count says its model in the number it needs, never "1 comments".
-    assert "1 comment, 1 note, 1 paper tag, 1 reading list item" in content
+    assert "1 comment, 1 paper tag" in content
     assert Paper.objects.count() == 2  # nothing merged before confirmation
+
+
+def test_the_merge_page_counts_no_private_annotations(curator, pair, user, other_user):
+    keep, other = pair
+    make_note(user, other)
+    make_note(other_user, other)
+    make_reading_list(user, papers=[other])
+    content = merge_post(curator, [keep, other]).content.decode()
+    assert not re.search(r"\d+\s+(notes?|reading list items?|recommendations?)\b", content)
+    # The paper's own row says what counts, and only that: its paper tag.
+    assert "<td>1 paper tag</td>" in content
+
+
+def test_the_merge_page_says_private_annotations_move_with_the_paper(curator, pair, user):
+    keep, other = pair
+    make_note(user, other)
+    content = merge_post(curator, [keep, other]).content.decode()
+    assert (
+        "Members' private annotations (notes, reading list items, recommendations) move with"
+        "\nthe paper too. They are not counted here: they are theirs."
+    ) in content
 
 
 def test_the_confirmation_page_posts_back_the_selection_and_the_action(curator, pair):
