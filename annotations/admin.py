@@ -20,6 +20,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.text import Truncator
 from django.utils.translation import ngettext
+from django_tasks_db.models import DBTaskResult
 
 from annotations.models import (
     Comment,
@@ -214,9 +215,10 @@ class MemberGroupAdmin(GuardedAdmin, GroupAdmin):  # type: ignore[misc]
     pass
 
 
-# django-axes' login records (a date hierarchy and a delete action on each) get the same
-# bounds on the numbers of a hand-made request as ours.
-for _model in (AccessAttempt, AccessLog, AccessFailureLog):
+# django-axes' login records (a date hierarchy and a delete action on each) and django-tasks'
+# task results (dates to filter on) get the same bounds on the numbers of a hand-made request
+# as ours.
+for _model in (AccessAttempt, AccessLog, AccessFailureLog, DBTaskResult):
     _axes_admin = type(admin.site.get_model_admin(_model))
     admin.site.unregister(_model)
     admin.site.register(_model, type(_axes_admin.__name__, (GuardsNumbers, _axes_admin), {}))

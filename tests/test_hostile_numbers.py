@@ -23,7 +23,7 @@ from django.urls.converters import IntConverter
 from alerts.models import DigestState, SavedSearch
 from annotations import forms as annotation_forms
 from annotations import triage_forms
-from annotations.models import Comment, Notification, NotificationKind
+from annotations.models import Comment, ExportJob, Notification, NotificationKind
 from tests.factories import (
     make_comment,
     make_lab_tag,
@@ -77,6 +77,7 @@ def _world(user) -> World:
     )
     search = SavedSearch.objects.create(owner=user, name="Saved", query="q=paper")
     token = DigestState.objects.create(user=user).token
+    export = ExportJob.objects.create(owner=user, path="/export/papers.bib", extension="bib")
     pk = paper.pk
     tag = {"kind": venue.kind, "slug": venue.slug}
     kwargs: dict[str, dict[str, object]] = {
@@ -100,6 +101,7 @@ def _world(user) -> World:
         "annotations:author-export": {"pk": author.pk, "extension": "bib"},
         "annotations:tag-export": {**tag, "extension": "bib"},
         "annotations:triage-bulk": {},
+        "annotations:export-download": {"pk": export.pk},
         "alerts:unsubscribe": {"token": token},
         "password_reset_confirm": {"uidb64": "MQ", "token": "set-password"},
     }
@@ -144,6 +146,7 @@ def _world(user) -> World:
         "author": str(author.pk),
         "q": "paper",
         "layout": "single",
+        "path": "/export/papers.bib",
         f"p{pk}-reading_list": str(reading_list.pk),
         f"p{pk}-status": "read",
         f"p{pk}-name": "rl",
@@ -249,7 +252,7 @@ def test_hostile_numbers_in_any_path_are_not_found(client, world):
 _FORM_MODULES = [annotation_forms, triage_forms]
 _RAW_READ = re.compile(r"""\.(?:data|POST|GET)\.(?:get|getlist)\(\s*["'](\w+)["']""")
 _NOT_NUMBERS = {"next", "confirmed", "quote", "quote_prefix", "quote_suffix", "new_list_name"}
-_NOT_NUMBERS |= {"layout", "query", "select_all", "cancel", "q", "period", "name", "from"}
+_NOT_NUMBERS |= {"layout", "query", "select_all", "cancel", "q", "period", "name", "from", "path"}
 
 
 def _integer_form_fields() -> set[str]:
