@@ -665,11 +665,7 @@ class PaperAdmin(MergingAdmin):
         if done:
             return None
         shown = _with_related_counts(list(papers.prefetch_related("authorships__author")))
-        private = sorted(
-            str(relation.related_model._meta.verbose_name_plural)
-            for relation in services.relations_to_paper()
-            if _can_be_private(relation.related_model)
-        )
+        private = services.private_annotation_kinds()
         return _merge_page(self, request, form, shown, papers=shown, private_kinds=private)
 
     # Saving
@@ -783,11 +779,6 @@ class MergePapersForm(MergeForm):
     )
 
 
-def _can_be_private(model: type[models.Model]) -> bool:
-    # A model opts in as admin_deletion says, with no import of the apps that hold it.
-    return hasattr(model, "is_private_from")
-
-
 def _with_related_counts(papers: list[Paper]) -> list[Paper]:
     """Attach to each paper the rows of other models that a merge would move, counted per
     model (comments, paper tags...) in one GROUP BY per relation. Rows that can be private
@@ -799,7 +790,7 @@ def _with_related_counts(papers: list[Paper]) -> list[Paper]:
     for relation in services.relations_to_paper():
         if relation.related_model is Authorship:  # shown as the author list
             continue
-        if _can_be_private(relation.related_model):
+        if services.can_be_private(relation.related_model):
             continue
         fk = relation.field.name
         rows = (

@@ -316,7 +316,9 @@ class PaperMergeResult:
     filled: dict[str, int] = field(default_factory=dict)  # field name -> paper it came from
     authors_from: int | None = None  # the merged paper whose authors the target took
     # Rows handed over, and exact duplicates left behind, by model: the summary names each
-    # model in the singular or plural its count needs ("1 comment", "2 comments").
+    # model in the singular or plural its count needs ("1 comment", "2 comments"). Models
+    # whose rows can be private (can_be_private: notes, reading-list items...) are counted
+    # here but never in the summary, which the curator reads and the paper's history keeps.
     moved: Counter[type[models.Model]] = field(default_factory=Counter)
     dropped: Counter[type[models.Model]] = field(default_factory=Counter)
 
@@ -331,13 +333,41 @@ class PaperMergeResult:
             parts.append(f"took the authors of #{self.authors_from}")
         # Unary + drops the relations with nothing moved or dropped.
         for verb, counts in (("moved", +self.moved), ("dropped as duplicates", +self.dropped)):
-            if counts:
+            shown = [(model, n) for model, n in counts.items() if not can_be_private(model)]
+            if shown:
                 listed = ", ".join(
                     f"{n} {model_ngettext(model._meta, n)}"
-                    for model, n in sorted(counts.items(), key=_plural_name)
+                    for model, n in sorted(shown, key=_plural_name)
                 )
                 parts.append(f"{verb} {listed}")
-        return "; ".join(parts) + "."
+        # The same words whether or not any private row moved: even "some notes moved" would
+        # tell the curator that members annotated the paper.
+        private = PRIVATE_ANNOTATIONS_MOVED % {"kinds": ", ".join(private_annotation_kinds())}
+        return "; ".join(parts) + ". " + private
+
+
+# Said after every paper merge, in place of counts of what members keep to themselves.
+PRIVATE_ANNOTATIONS_MOVED = (
+    "Members' private annotations (%(kinds)s), if any, went to the kept paper too; "
+    "they are not counted."
+)
+
+
+def can_be_private(model: type[models.Model]) -> bool:
+    """Whether rows of `model` can be private to a member: it defines is_private_from, as
+    papers.admin_deletion says (notes, reading-list items, recommendations), which papers
+    learns with no import of the apps that hold them. Curators see no count of such rows."""
+    return hasattr(model, "is_private_from")
+
+
+def private_annotation_kinds() -> list[str]:
+    """The plural names of the models pointing at a paper whose rows can be private: what a
+    merge moves without counting it (the same list whatever the papers hold)."""
+    return sorted(
+        str(relation.related_model._meta.verbose_name_plural)
+        for relation in relations_to_paper()
+        if can_be_private(relation.related_model)
+    )
 
 
 def _plural_name(count: tuple[type[models.Model], int]) -> str:

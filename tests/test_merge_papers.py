@@ -36,6 +36,8 @@ from tests.factories import (
 )
 
 CHANGELIST = "admin:papers_paper_changelist"
+# A count of a kind of row that can be private to a member: never shown to a curator.
+PRIVATE_COUNT = re.compile(r"\d+\s+(notes?|reading list items?|recommendations?)\b")
 
 pytestmark = pytest.mark.django_db
 
@@ -95,9 +97,10 @@ def test_merging_keeps_every_annotation(pair, user, other_user):
     ]
     assert result.moved[Note] == 2
     assert result.dropped == {ReadingListItem: 1, PaperTag: 1}
-    # Each model named in the singular or plural its count needs.
-    assert "dropped as duplicates 1 paper tag, 1 reading list item." in result.summary()
-    assert "2 notes" in result.summary()
+    # Each model named in the singular or plural its count needs; private kinds never counted.
+    summary = result.summary()
+    assert "moved 1 comment, 2 paper tags; dropped as duplicates 1 paper tag." in summary
+    assert not PRIVATE_COUNT.search(summary)
 
 
 def test_a_list_holding_both_papers_keeps_how_far_the_member_got(pair, user):
@@ -284,7 +287,7 @@ def test_the_merge_page_counts_no_private_annotations(curator, pair, user, other
     make_note(other_user, other)
     make_reading_list(user, papers=[other])
     content = merge_post(curator, [keep, other]).content.decode()
-    assert not re.search(r"\d+\s+(notes?|reading list items?|recommendations?)\b", content)
+    assert not PRIVATE_COUNT.search(content)
     # The paper's own row says what counts, and only that: its paper tag.
     assert "<td>1 paper tag</td>" in content
 
@@ -325,6 +328,46 @@ def test_confirming_merges_and_reports(curator, pair, user):
     [message] = [str(m) for m in get_messages(response.wsgi_request)]
     assert message.startswith(f"Merged #{other.pk} into #{keep.pk}")
     assert LogEntry.objects.filter(object_id=str(keep.pk), action_flag=CHANGE).exists()
+
+
+def test_the_merge_report_and_history_count_no_private_annotations(curator, pair, user, other_user):
+    keep, other = pair
+    make_note(user, other, "Alice's own.")
+    make_note(other_user, other, "Bob's own.")
+    make_reading_list(user, "Mine", papers=[other])
+    make_reading_list(other_user, "Both", papers=[keep, other])  # one item dropped
+    response = merge_post(curator, [keep, other], keep=keep)
+    assert Note.objects.filter(paper=keep).count() == 2  # they did move
+    [message] = [str(m) for m in get_messages(response.wsgi_request)]
+    [entry] = LogEntry.objects.filter(object_id=str(keep.pk), action_flag=CHANGE)
+    history = entry.get_change_message()
+    for text in (message, history):
+        assert not PRIVATE_COUNT.search(text)
+        assert "moved 1 paper tag." in text  # what the lab sees is still counted
+        assert (
+            "Members' private annotations (notes, reading list items, recommendations), "
+            "if any, went to the kept paper too; they are not counted."
+        ) in text
+
+
+def test_the_merge_report_is_the_same_with_or_without_private_annotations(pair, user):
+    keep, other = pair
+    bare_keep = make_paper("Bare kept paper", pdf_url="")
+    bare_other = make_paper(
+        "Bare other paper",
+        pdf_url="https://example.org/bare.pdf",
+        tags=[("ICLR 2024", TagKind.VENUE)],
+    )
+    make_note(user, other)
+    make_reading_list(user, papers=[keep, other])
+    annotated = merge_papers(target=keep, others=[other]).summary()
+    bare = merge_papers(target=bare_keep, others=[bare_other]).summary()
+
+    def anonymous(summary: str) -> str:
+        return re.sub(r"#\d+", "#", re.sub(r"“[^”]*”", "“”", summary))
+
+    # Only the ids and the title differ: nothing says whether members annotated the paper.
+    assert anonymous(annotated) == anonymous(bare)
 
 
 def test_the_action_needs_two_papers(curator, pair):
