@@ -113,6 +113,14 @@ format: $(DEV)
 bench: $(RUNTIME)
 	$(BIN)/python -m bench.run_bench $(BENCH_ARGS)
 
+.PHONY: bench-exports
+
+## bench-exports: every export format of the whole 100,000-paper list through gunicorn: complete
+##                (entries counted), refused or prepared in the background, and list pages
+##                under 6 exporting clients (EXPORT_BENCH_ARGS="--db sqlite --reuse")
+bench-exports: $(RUNTIME)
+	$(BIN)/python -m bench.export_bench $(EXPORT_BENCH_ARGS)
+
 .PHONY: load faults hostile
 
 ## load: 8 clients for 60 s over list/facet/search/detail pages (LOAD_ARGS="--reuse --db sqlite")
