@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from papers.importing import limits, safe_json
+from papers.importing.json_scanner import JsonScanner
 from papers.importing.records import ImportFailed, PaperRecord, record_from_mapping
 
 
@@ -65,59 +66,19 @@ def decoded_lines(lines: Iterable[tuple[int, str]], source: str) -> Iterator[tup
         yield number, value
 
 
-class _Lines:
-    """Line numbers of positions visited in increasing order, counting each newline once."""
-
-    def __init__(self, text: str):
-        self.text = text
-        self.position = 0
-        self.line = 1
-
-    def at(self, position: int) -> int:
-        self.line += self.text.count("\n", self.position, position)
-        self.position = position
-        return self.line
-
-
 def _read_array(text: str, source: str) -> Iterator[PaperRecord]:
-    lines = _Lines(text)
-    end = len(text)
-    position = safe_json.skip_space(text, text.index("[") + 1)
-    if position < end and text[position] == "]":
-        _expect_end(text, safe_json.skip_space(text, position + 1), source, lines)
+    scan = JsonScanner(text, source, limits.max_record_bytes())
+    bracket = text.index("[")
+    if scan.at(scan.space(bracket + 1)) == "]":
+        scan.expect_end(scan.space(bracket + 1) + 1, "']'")
         raise ImportFailed(source, None, "the JSON array is empty")
-    max_size = limits.max_record_bytes()
+    elements = scan.elements(bracket, depth=1, what="this array element")
     while True:
-        line = lines.at(position)
         try:
-            value, position = safe_json.raw_decode(text, position, depth=1, max_size=max_size)
-        except json.JSONDecodeError as error:
-            message = f"invalid JSON: {error.msg} (column {error.colno})"
-            raise ImportFailed(source, error.lineno, message) from None
-        except safe_json.JSONTooLarge as error:
-            raise limits.record_too_large(source, line, "this array element", error.size) from None
-        except safe_json.JSONRejected as error:
-            where = line if error.position is None else lines.at(error.position)
-            raise ImportFailed(source, where, error.message) from None
+            line, value = next(elements)
+        except StopIteration as done:  # its value: the position after the closing ']'
+            scan.expect_end(done.value, "']'")
+            return
         if not isinstance(value, dict):
             raise ImportFailed(source, line, "each array element must be a JSON object {...}")
         yield record_from_mapping(value, source=source, line=line)
-        position = safe_json.skip_space(text, position)
-        if position < end and text[position] == ",":
-            position = safe_json.skip_space(text, position + 1)
-        elif position < end and text[position] == "]":
-            _expect_end(text, safe_json.skip_space(text, position + 1), source, lines)
-            return
-        else:
-            raise ImportFailed(
-                source,
-                lines.at(position),
-                "invalid JSON: expected ',' or ']' after an array element",
-            )
-
-
-def _expect_end(text: str, position: int, source: str, lines: _Lines) -> None:
-    if position < len(text):
-        raise ImportFailed(
-            source, lines.at(position), "invalid JSON: extra data after the closing ']'"
-        )

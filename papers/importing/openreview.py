@@ -52,7 +52,6 @@ error inside one is located and nothing recurses on the file's nesting.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -60,7 +59,8 @@ from datetime import UTC, datetime
 from typing import Any, NoReturn
 from urllib.parse import quote
 
-from papers.importing import jsonl, limits, safe_json
+from papers.importing import jsonl, limits
+from papers.importing.json_scanner import JsonScanner
 from papers.importing.records import ImportFailed, PaperRecord, Record, ReviewRecord, split_list
 from papers.importing.tags import is_track_word
 from papers.text import MAX_FORUM_ID, MAX_TAG_NAME, collapse_whitespace, tag_name_problem
@@ -203,7 +203,7 @@ def looks_like(text: str) -> bool:
     """Whether the text starts like OpenReview notes: a {"notes": [...]} document, or JSON lines
     or an array whose first object is a note (an "id" or "forum", and a "content" object holding
     a "title"). Only the start of the text is decoded, at most _PROBE characters."""
-    scan = _Scanner(text[:_PROBE], "")
+    scan = JsonScanner(text[:_PROBE], "")
     start = scan.space(0)
     try:
         if scan.at(start) == "[":
@@ -238,104 +238,11 @@ def _is_note(value: Any) -> bool:
     return has_id and isinstance(content, dict) and ("title" in content or is_reply)
 
 
-class _Lines:
-    """Line numbers of text positions, counted on from the last position asked about (from the
-    start for an earlier one)."""
-
-    def __init__(self, text: str):
-        self.text = text
-        self.position = 0
-        self.line = 1
-
-    def at(self, position: int) -> int:
-        if position < self.position:
-            return self.text.count("\n", 0, position) + 1
-        self.line += self.text.count("\n", self.position, position)
-        self.position = position
-        return self.line
-
-
-class _Scanner:
-    """Steps through JSON text a value at a time, failing with file:line. With `max_size`,
-    a value (a note, or any other member of a document) over it fails before it is decoded."""
-
-    def __init__(self, text: str, source: str, max_size: int | None = None):
-        self.text = text
-        self.source = source
-        self.lines = _Lines(text)
-        self.max_size = max_size
-
-    def fail(self, position: int, message: str) -> NoReturn:
-        raise ImportFailed(self.source, self.lines.at(position), message)
-
-    def at(self, position: int) -> str:
-        """The character at `position`, "" at the end of the text."""
-        return self.text[position : position + 1]
-
-    def space(self, position: int) -> int:
-        return safe_json.skip_space(self.text, position)
-
-    def decode(self, position: int, depth: int) -> tuple[Any, int]:
-        """(value, end) of the JSON value at `position`, `depth` levels inside the document."""
-        if position >= len(self.text):
-            self.fail(position, "invalid JSON: the text ends where a value was expected")
-        try:
-            return safe_json.raw_decode(self.text, position, depth=depth, max_size=self.max_size)
-        except json.JSONDecodeError as error:
-            message = f"invalid JSON: {error.msg} (column {error.colno})"
-            raise ImportFailed(self.source, error.lineno, message) from None
-        except safe_json.JSONTooLarge as error:
-            line = self.lines.at(position)
-            raise limits.record_too_large(self.source, line, "this value", error.size) from None
-        except safe_json.JSONRejected as error:
-            self.fail(position if error.position is None else error.position, error.message)
-
-    def member(self, position: int, *, first: bool) -> tuple[str | None, int]:
-        """At an object's next member or its end: (key, start of the value), or (None, the
-        position after the closing '}'). `first` is true just after the '{'."""
-        position = self.space(position)
-        if self.at(position) == "}":
-            return None, position + 1
-        if not first:
-            if self.at(position) != ",":
-                self.fail(position, "invalid JSON: expected ',' or '}' after an object member")
-            position = self.space(position + 1)
-        if self.at(position) != '"':
-            self.fail(position, "invalid JSON: expected a key in double quotes")
-        key, position = self.decode(position, depth=1)
-        position = self.space(position)
-        if self.at(position) != ":":
-            self.fail(position, "invalid JSON: expected ':' after a key")
-        return key, self.space(position + 1)
-
-    def elements(self, bracket: int, depth: int) -> Generator[tuple[int, Any], None, int]:
-        """(line, value) for each element of the array at `bracket`; returns the position after
-        its ']'. `depth` is the elements' depth in the document."""
-        position = self.space(bracket + 1)
-        if self.at(position) == "]":
-            return position + 1
-        while True:
-            line = self.lines.at(position)
-            value, position = self.decode(position, depth=depth)
-            yield line, value
-            position = self.space(position)
-            if self.at(position) == "]":
-                return position + 1
-            if self.at(position) != ",":
-                self.fail(position, "invalid JSON: expected ',' or ']' after an array element")
-            position = self.space(position + 1)
-
-    def expect_end(self, position: int, closing: str) -> None:
-        position = self.space(position)
-        if position < len(self.text):
-            self.fail(position, f"invalid JSON: extra data after the closing {closing}")
-
-
 def _notes(text: str, source: str) -> Iterator[tuple[int, Any]]:
     """(line, value) for each note in the file, whichever of the three shapes it has. The
     document is in memory whole (its file bounded by IMPORT_MAX_FILE_BYTES); each note is
     bounded by IMPORT_MAX_RECORD_BYTES before it is decoded."""
-    scan = _Scanner(text, source, limits.max_record_bytes())
+    scan = JsonScanner(text, source, limits.max_record_bytes())
     start = scan.space(0)
     first = scan.at(start)
     if first == "[":
@@ -347,7 +254,7 @@ def _notes(text: str, source: str) -> Iterator[tuple[int, Any]]:
         scan.fail(start, 'expected OpenReview notes: {"notes": [...]}, a JSON array or JSON lines')
 
 
-def _document(scan: _Scanner, brace: int) -> Generator[tuple[int, Any], None, bool]:
+def _document(scan: JsonScanner, brace: int) -> Generator[tuple[int, Any], None, bool]:
     """The notes of the {"notes": [...]} document at `brace`. Returns False, having yielded
     nothing, when that object has no "notes" key: it is then the first note of JSON lines."""
     found = False
