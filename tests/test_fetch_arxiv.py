@@ -9,6 +9,7 @@ import pytest
 
 from papers.importing.records import ImportFailed
 from papers.models import Paper
+from papers.sources import arxiv_api
 from papers.sources.arxiv_api import (
     API_PAGE_LIMIT,
     FetchedPage,
@@ -319,3 +320,11 @@ def test_arguments_arxiv_would_refuse_fail_before_any_call(options, message):
     with pytest.raises(ValueError, match=message):
         list(fetch_pages(QUERY, arxiv, **options))
     assert arxiv.calls == []
+
+
+def test_without_max_the_fetch_stops_at_arxivs_limit_of_results_a_query(monkeypatch):
+    # arXiv's 30,000 made 5, so the test pages 5 entries instead of 30,000.
+    monkeypatch.setattr(arxiv_api, "API_RESULT_LIMIT", 5)
+    arxiv = FakeArxiv(numbered(8))
+    pages = list(fetch_pages(QUERY, arxiv, page_size=2))
+    assert (arxiv.pages_asked(), pages[-1].stop) == ([(0, 2), (2, 2), (4, 1)], Stop.API_LIMIT)
