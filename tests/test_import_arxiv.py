@@ -349,3 +349,37 @@ def test_looks_like_an_atom_feed(text):
 )
 def test_does_not_look_like_an_atom_feed(text):
     assert arxiv.looks_like(text) is False
+
+
+def test_read_page_gives_versions_dates_and_the_query_total():
+    text = (
+        HEAD.replace("Atom", 'Atom" xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/')
+        + "  <opensearch:totalResults>1234</opensearch:totalResults>\n"
+        + entry(arxiv_id="2402.00001v3").replace(
+            "<published>", "<updated>2024-03-05T09:00:00Z</updated><published>"
+        )
+        + entry(arxiv_id="hep-th/9901001")
+        + "</feed>\n"
+    )
+    page = arxiv.read_page(text, "q.xml")
+    assert page.total_results == 1234
+    assert [
+        (e.record.arxiv_id, e.version, str(e.published), str(e.updated)) for e in page.entries
+    ] == [
+        ("2402.00001", 3, "2024-02-01", "2024-03-05"),
+        ("hep-th/9901001", None, "2024-02-01", "None"),
+    ]
+
+
+def test_read_page_of_a_feed_without_entries_is_no_error():
+    page = arxiv.read_page(HEAD + "  <title>ArXiv Query: nothing</title>\n</feed>\n", "q.xml")
+    assert (page.entries, page.total_results) == ([], None)
+
+
+def test_an_updated_date_out_of_range_fails_with_its_line():
+    text = HEAD + entry().replace("<published>", "<updated>2024-13-01</updated><published>")
+    failure = failure_of(text + "</feed>\n")
+    assert (failure.line, failure.message) == (
+        3,
+        "updated date '2024-13-01' is not a date such as 2023-10-02T17:59:58Z",
+    )

@@ -19,6 +19,11 @@ Per `<entry>` (arXiv API User's Manual, sections 3.3.2 and 3.4):
   acronym and a year ("ICLR 2024", "NeurIPS, 2023" -> "NeurIPS 2023"). Anything else leaves
   `tags` empty rather than inventing a venue from a journal volume.
 
+For fetching (papers.sources.arxiv_api), `read_page` gives each record with what arXiv adds:
+the version of its `<id>`, `<published>` (the first version's submission) and `<updated>` (this
+version's) as dates, and the feed's `<opensearch:totalResults>`; a page without entries is no
+error there, since paging past the last result gives one.
+
 The entry arXiv returns for a bad query (id "http://arxiv.org/api/errors#...") fails with its
 summary as the message. A feed without entries fails too ("no entries in the feed"), as an empty
 JSON file does: a query that matched nothing is a mistake worth reporting, not a silent no-op.
@@ -35,6 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import date
 from xml.parsers import expat
 
 from papers.importing import limits
@@ -44,6 +50,7 @@ from papers.text import collapse_whitespace, utf8_size
 
 ATOM = "http://www.w3.org/2005/Atom"
 ARXIV = "http://arxiv.org/schemas/atom"
+OPENSEARCH = "http://a9.com/-/spec/opensearch/1.1/"
 
 # expat joins namespace and local name with this; a namespace URI cannot contain a space.
 _SEPARATOR = " "
@@ -54,12 +61,14 @@ NAME = f"{ATOM} name"
 LINK = f"{ATOM} link"
 CATEGORY = f"{ATOM} category"
 PRIMARY_CATEGORY = f"{ARXIV} primary_category"
+TOTAL_RESULTS = f"{OPENSEARCH} totalResults"
 # Child elements of an entry whose text is kept, by the key it is kept under.
 _TEXT_FIELDS = {
     f"{ATOM} id": "id",
     f"{ATOM} title": "title",
     f"{ATOM} summary": "summary",
     f"{ATOM} published": "published",
+    f"{ATOM} updated": "updated",
     f"{ARXIV} doi": "doi",
     f"{ARXIV} journal_ref": "journal_ref",
 }
@@ -71,10 +80,10 @@ _PROBE = 4096
 
 _ABS_URL = re.compile(
     r"https?://(?:www\.|export\.)?arxiv\.org/abs/"
-    r"(?P<id>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?"
+    r"(?P<id>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?:v(?P<version>\d+))?"
 )
 _ERROR_URL = re.compile(r"https?://(?:www\.|export\.)?arxiv\.org/api/errors\b")
-_DATE = re.compile(r"(?P<year>\d{4})-\d\d-\d\d(?!\d)")
+_DATE = re.compile(r"(?P<year>\d{4})-(?P<month>\d\d)-(?P<day>\d\d)(?!\d)")
 # An acronym with at least two capitals ("ICLR", "NeurIPS", "ACL") and a year, nothing else:
 # the journal_ref forms that name a conference the way the other sources' venue tags do. The
 # letters split one way only, so a long hostile value cannot make the match backtrack.
@@ -111,9 +120,36 @@ def looks_like(text: str) -> bool:
 
 
 def read(text: str, source: str) -> Iterator[PaperRecord]:
-    return read_pieces(
-        (text[start : start + _CHUNK] for start in range(0, len(text), _CHUNK)), source
-    )
+    return read_pieces(_pieces(text), source)
+
+
+def _pieces(text: str) -> Iterator[str]:
+    return (text[start : start + _CHUNK] for start in range(0, len(text), _CHUNK))
+
+
+@dataclass(frozen=True)
+class ArxivEntry:
+    """One entry's record with what arXiv says of its version."""
+
+    record: PaperRecord
+    version: int | None  # the "2" of ".../abs/2310.01234v2"; None when the id has none
+    published: date | None  # the first version's submission
+    updated: date | None  # this version's
+
+
+@dataclass(frozen=True)
+class FeedPage:
+    entries: list[ArxivEntry]
+    total_results: int | None  # <opensearch:totalResults>: the query's matches, all pages
+
+
+def read_page(text: str, source: str) -> FeedPage:
+    """One response of the API: every entry (none is no error) and the query's total."""
+    feed = _Feed(source)
+    for piece in _pieces(text):
+        feed.parse(piece)
+    feed.parse("", final=True)
+    return FeedPage(feed.take_entries(), feed.total_results())
 
 
 def read_pieces(pieces: Iterable[str], source: str) -> Iterator[PaperRecord]:
@@ -155,8 +191,10 @@ class _Feed:
         self.captured: list[str] | None = None
         self.captured_key = ""
         self.captured_depth = 0
-        self.records: list[PaperRecord] = []
+        self.pending: list[ArxivEntry] = []  # read, not yet taken
         self.entries = 0
+        # Texts of the <feed>'s own children that are kept (the opensearch total).
+        self.feed_texts: dict[str, str] = {}
         # Each child of <feed> (an entry above all), and whatever lies between two of them, is
         # a record for IMPORT_MAX_RECORD_BYTES: measured in UTF-8 bytes from where the last one
         # ended (`mark`) to what has been handed to expat, which holds an unfinished tag, text
@@ -188,8 +226,19 @@ class _Feed:
         self.mark_line = self.parser.CurrentLineNumber
 
     def take_records(self) -> list[PaperRecord]:
-        records, self.records = self.records, []
-        return records
+        return [entry.record for entry in self.take_entries()]
+
+    def take_entries(self) -> list[ArxivEntry]:
+        entries, self.pending = self.pending, []
+        return entries
+
+    def total_results(self) -> int | None:
+        value = self.feed_texts.get("total", "").strip()
+        if not value:
+            return None
+        if not (value.isascii() and value.isdigit()):
+            raise self.fail(f"opensearch:totalResults {value[:40]!r} is not a number")
+        return int(value)
 
     def fail(self, message: str, line: int | None = None) -> ImportFailed:
         return ImportFailed(self.source, line or self.parser.CurrentLineNumber, message)
@@ -214,6 +263,8 @@ class _Feed:
         elif depth == 2:
             if name == ENTRY:
                 self.entry = _Entry(line=self.parser.CurrentLineNumber)
+            elif name == TOTAL_RESULTS:
+                self._capture("total", depth)
         elif self.entry is not None and self.captured is None:
             if depth == 3:
                 self._entry_child(self.entry, name, attributes)
@@ -241,11 +292,13 @@ class _Feed:
 
     def _end(self, name: str) -> None:
         depth = len(self.path)
-        entry = self.entry  # text is captured only inside an entry
-        if entry is not None and self.captured is not None and depth == self.captured_depth:
+        entry = self.entry
+        if self.captured is not None and depth == self.captured_depth:
             value = "".join(self.captured)
             self.captured = None
-            if self.captured_key == "author":
+            if entry is None:  # a child of <feed> itself
+                self.feed_texts.setdefault(self.captured_key, value)
+            elif self.captured_key == "author":
                 author = collapse_whitespace(value)
                 if author:
                     entry.authors.append(author)
@@ -256,13 +309,13 @@ class _Feed:
             if size > self.limit:
                 raise limits.record_too_large(self.source, entry.line, "this entry", size)
             self.entries += 1
-            self.records.append(self._record(entry))
+            self.pending.append(self._record(entry))
             self.entry = None
         if depth <= 2:
             self._set_mark()
         self.path.pop()
 
-    def _record(self, entry: _Entry) -> PaperRecord:
+    def _record(self, entry: _Entry) -> ArxivEntry:
         texts = {key: collapse_whitespace(value) for key, value in entry.texts.items()}
         raw_id = texts.get("id", "")
         if _ERROR_URL.match(raw_id):
@@ -275,7 +328,8 @@ class _Feed:
                 entry.line,
             )
         forum_url, pdf_url = _links(entry.links)
-        return PaperRecord(
+        published = self._date("published", texts.get("published", ""), entry.line)
+        record = PaperRecord(
             title=texts.get("title", ""),
             forum_id="",
             forum_url=forum_url,
@@ -288,20 +342,25 @@ class _Feed:
             keywords=_keywords(entry.primary_category, entry.categories),
             primary_area=entry.primary_category.strip(),
             arxiv_id=match["id"],
-            year=self._year(texts.get("published", ""), entry.line),
+            year=published.year if published else None,
             doi=texts.get("doi", ""),
         )
+        version = int(match["version"]) if match["version"] else None
+        updated = self._date("updated", texts.get("updated", ""), entry.line)
+        return ArxivEntry(record, version, published, updated)
 
-    def _year(self, published: str, line: int) -> int | None:
-        if not published:
+    def _date(self, what: str, value: str, line: int) -> date | None:
+        if not value:
             return None
-        match = _DATE.match(published)
-        if match is None:
-            raise self.fail(
-                f"published date {published[:40]!r} is not a date such as 2023-10-02T17:59:58Z",
-                line,
-            )
-        return int(match["year"])
+        match = _DATE.match(value)
+        if match is not None:
+            try:
+                return date(int(match["year"]), int(match["month"]), int(match["day"]))
+            except ValueError:  # a month or day out of range
+                pass
+        raise self.fail(
+            f"{what} date {value[:40]!r} is not a date such as 2023-10-02T17:59:58Z", line
+        )
 
 
 def _describe(name: str) -> str:

@@ -1,0 +1,1 @@
+"""Fetching papers from outside services: clients and fetchers."""

@@ -1,0 +1,191 @@
+"""An arXiv API query, fetched page by page into validated PaperRecords, newest first.
+
+Pure at its edge (docs/DESIGN "Papers from outside"): `fetch_page(params)` returns the Atom text
+of one call of `export.arxiv.org/api/query` with those query parameters, and everything HTTP
+(base URL, User-Agent, the 3-second delay arXiv asks for between calls, retries) is that
+callable's business; this module calls it once per page, one call at a time, and parses each
+page with the file reader (papers.importing.arxiv.read_page).
+
+What the arXiv API User's Manual sets (section 3.1): `search_query` ("cat:cs.LG AND
+abs:diffusion"), `start` (0-based) and `max_results`, at most 2,000 a call and 30,000 results a
+query; `sortBy` submittedDate or lastUpdatedDate with `sortOrder=descending` gives newest first.
+Each response carries `opensearch:totalResults`, the query's matches over all pages.
+
+Paging stops at the first of:
+- the end: a page reaches the total, or comes back empty (the first page empty is an error,
+  "no papers match ...", as a file without records is);
+- `since`: an entry older than that date (first version's submission, or this version's date
+  when sorting by lastUpdatedDate); it and everything after it are left out;
+- `max_results`, or arXiv's 30,000;
+- `known`: every paper on a page is already in the catalogue unchanged (papers.querysets.
+  PaperQuerySet.known_arxiv_ids). That page's records are still given (the loader passes over
+  unchanged ones cheaply), only the pages after it are not fetched. To see new versions of
+  older papers, sort by lastUpdatedDate: a replaced version moves to the top.
+
+Records carry `source` (one name for every fetch, so the three-way merge treats arXiv as one
+source whatever the query); an error names the page's query string instead, e.g.
+"arxiv-api?search_query=...&start=200...:12: incorrect id format for 1234.12345".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Set
+from dataclasses import dataclass
+from datetime import date
+from enum import StrEnum
+from urllib.parse import urlencode
+
+from papers.importing import arxiv
+from papers.importing.records import ImportFailed, PaperRecord, validate_record
+from papers.text import abstract_fingerprint
+
+API_PAGE_LIMIT = 2_000  # max_results of one call
+API_RESULT_LIMIT = 30_000  # start + max_results of any call
+DEFAULT_PAGE_SIZE = 100
+SORTS = ("submittedDate", "lastUpdatedDate")
+SOURCE = "arxiv-api"
+
+# The Atom text of one API call with these query parameters.
+FetchPage = Callable[[dict[str, str]], str]
+# Given {arXiv id: abstract fingerprint} of a page's papers, the ids the catalogue has unchanged.
+Known = Callable[[Mapping[str, str]], Set[str]]
+
+
+class Stop(StrEnum):
+    """Why a page is the last one fetched."""
+
+    END = "end of results"
+    # Empty before the total it announced: arXiv does this now and then; a later run resumes.
+    EMPTY = "arXiv sent an empty page before its total"
+    SINCE = "older than --since"
+    MAX = "--max reached"
+    API_LIMIT = "arXiv gives at most 30,000 results a query"
+    KNOWN = "a whole page already in the catalogue"
+
+
+@dataclass(frozen=True)
+class FetchedPage:
+    params: dict[str, str]
+    records: list[PaperRecord]  # validated, in arXiv's order
+    total: int | None  # opensearch:totalResults
+    stop: Stop | None  # why no page follows; None when one does
+
+
+def query_url_params(
+    query: str, start: int, max_results: int, sort: str = "submittedDate"
+) -> dict[str, str]:
+    """Query parameters of one page of `query`, newest first."""
+    return {
+        "search_query": query,
+        "start": str(start),
+        "max_results": str(max_results),
+        "sortBy": sort,
+        "sortOrder": "descending",
+    }
+
+
+def fetch_pages(
+    query: str,
+    fetch_page: FetchPage,
+    *,
+    page_size: int = DEFAULT_PAGE_SIZE,
+    max_results: int | None = None,
+    since: date | None = None,
+    known: Known | None = None,
+    sort: str = "submittedDate",
+    source: str = SOURCE,
+) -> Iterator[FetchedPage]:
+    """Pages of `query` until one of the stops in the module's docstring; raises ImportFailed
+    for arXiv's error entry, a malformed page, an invalid record or a query matching nothing."""
+    _check_arguments(query, page_size, max_results, sort)
+    limit = min(max_results or API_RESULT_LIMIT, API_RESULT_LIMIT)
+    start = 0  # entries consumed, all given: a cut by `since` is the last page
+    while True:
+        size = min(page_size, limit - start)
+        params = query_url_params(query, start, size, sort)
+        page = _read(fetch_page(params), params, source)
+        entries = page.entries[:size]  # never past --max, whatever a response holds
+        if not entries and start == 0:
+            raise ImportFailed(source, None, _nothing_matches(query, page.total_results))
+        kept = _newer(entries, since, sort)
+        start += len(entries)
+        stop = _stop(start, limit, max_results, page.total_results, entries, kept)
+        records = [entry.record for entry in kept]
+        if stop is None and known is not None and _all_known(records, known):
+            stop = Stop.KNOWN
+        yield FetchedPage(params, records, page.total_results, stop)
+        if stop is not None:
+            return
+
+
+def fetch_records(query: str, fetch_page: FetchPage, **options) -> Iterator[PaperRecord]:
+    """The records of fetch_pages(query, fetch_page, **options), one after another."""
+    for page in fetch_pages(query, fetch_page, **options):
+        yield from page.records
+
+
+def _check_arguments(query: str, page_size: int, max_results: int | None, sort: str) -> None:
+    if not query.strip():
+        raise ValueError("the query is empty")
+    if not 1 <= page_size <= API_PAGE_LIMIT:
+        raise ValueError(f"page size {page_size}: arXiv gives 1 to {API_PAGE_LIMIT} a call")
+    if max_results is not None and max_results < 1:
+        raise ValueError(f"--max {max_results}: at least 1")
+    if sort not in SORTS:
+        raise ValueError(f"sort {sort!r}: one of {', '.join(SORTS)}")
+
+
+def _read(text: str, params: dict[str, str], source: str) -> arxiv.FeedPage:
+    try:
+        page = arxiv.read_page(text, source)
+        for entry in page.entries:
+            # As the pipeline validates a file's records; the known check's fingerprints must
+            # be of the abstract as stored (LaTeX accents made Unicode).
+            validate_record(entry.record)
+    except ImportFailed as error:
+        raise ImportFailed(f"{source}?{urlencode(params)}", error.line, error.message) from None
+    return page
+
+
+def _nothing_matches(query: str, total: int | None) -> str:
+    if total:  # arXiv's occasional empty page, on the very first call
+        return f"arXiv sent no papers for {query!r} though it counts {total}; try again later"
+    return f"no papers match {query!r}"
+
+
+def _newer(
+    entries: list[arxiv.ArxivEntry], since: date | None, sort: str
+) -> list[arxiv.ArxivEntry]:
+    """The entries before the first one older than `since` (newest first, all after it are
+    older too). An entry without a date is kept: there is nothing to cut it by."""
+    if since is None:
+        return entries
+    for index, entry in enumerate(entries):
+        when = (entry.updated if sort == "lastUpdatedDate" else None) or entry.published
+        if when is not None and when < since:
+            return entries[:index]
+    return entries
+
+
+def _stop(
+    start: int,
+    limit: int,
+    max_results: int | None,
+    total: int | None,
+    entries: list[arxiv.ArxivEntry],
+    kept: list[arxiv.ArxivEntry],
+) -> Stop | None:
+    if len(kept) < len(entries):
+        return Stop.SINCE
+    if not entries:
+        return Stop.EMPTY if total is not None and start < total else Stop.END
+    if total is not None and start >= total:
+        return Stop.END
+    if start >= limit:
+        return Stop.MAX if max_results is not None and max_results <= limit else Stop.API_LIMIT
+    return None
+
+
+def _all_known(records: list[PaperRecord], known: Known) -> bool:
+    fingerprints = {record.arxiv_id: abstract_fingerprint(record.abstract) for record in records}
+    return fingerprints.keys() <= known(fingerprints)
