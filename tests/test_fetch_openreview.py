@@ -4,11 +4,15 @@ pipeline. Nothing reaches the internet."""
 
 from __future__ import annotations
 
+import io
+
 import httpx
 import pytest
 import respx
+from django.core.management import CommandError, call_command
 
 from papers.importing.records import PaperRecord, ReviewRecord
+from papers.models import ImportRun, Paper, SourceRecord
 from papers.sources.client import FetchClient, FetchError, service
 from papers.sources.openreview_api import fetch_venue
 from tests.openreview_api_fake import VENUE, page, v1_note, v2_note, v2_reply
@@ -47,7 +51,7 @@ def venue_notes() -> list[dict]:
             ],
         ),
         # Missing fields: no pdf, no keywords, no authorids, no venue.
-        v2_note("Gh7_pOsTer", 'Sch\\"odinger Bridges', number=2, pdf=None, venue=None),
+        v2_note("Gh7_pOsTer", 'Schr\\"odinger Bridges', number=2, pdf=None, venue=None),
     ]
 
 
@@ -158,3 +162,85 @@ def test_a_malformed_note_names_the_page_and_the_note():
     message = str(caught.value)
     assert message.startswith(f"{V2}/notes?content.venueid=")
     assert "note Bad_1: content.authors must be a list of names" in message
+
+
+# --- manage.py fetch_openreview: through the pipeline -------------------------------------
+
+
+def fetch_command(*args: str) -> str:
+    out = io.StringIO()
+    call_command("fetch_openreview", VENUE, *args, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+@pytest.mark.django_db
+@respx.mock
+def test_the_command_imports_papers_reviews_and_decision_and_reports():
+    serve({("content.venueid", VENUE): venue_notes()})
+    output = fetch_command()
+    assert f"OpenReview {VENUE} (API v2): 2 notes, 2 papers" in output
+    assert "Total: 2 created, 0 updated, 0 unchanged, 0 conflicts; reviews: 3 new" in output
+    oral = Paper.objects.get(forum_id="aB3dE_f-01")
+    assert oral.title == r"$\alpha$-VAE: Disentangling with a Tilted Prior"
+    assert oral.decision == "Accept (oral)"
+    assert oral.mean_rating == pytest.approx(7.0)
+    assert Paper.objects.get(forum_id="Gh7_pOsTer").title == "Schrödinger Bridges"
+    assert ImportRun.objects.get().files[0]["path"] == SOURCE
+
+
+@pytest.mark.django_db
+@respx.mock
+def test_a_second_run_over_unchanged_notes_writes_nothing():
+    serve({("content.venueid", VENUE): venue_notes()})
+    fetch_command()
+    stamps = list(Paper.objects.order_by("pk").values_list("pk", "updated_at"))
+    sources = list(SourceRecord.objects.order_by("pk").values_list("pk", "digest"))
+    output = fetch_command()
+    assert "Total: 0 created, 0 updated, 2 unchanged, 0 conflicts" in output
+    assert "reviews: 0 new, 0 updated, 3 unchanged" in output
+    assert list(Paper.objects.order_by("pk").values_list("pk", "updated_at")) == stamps
+    assert list(SourceRecord.objects.order_by("pk").values_list("pk", "digest")) == sources
+
+
+@pytest.mark.django_db
+@respx.mock
+def test_a_note_changed_at_the_source_is_updated():
+    notes = venue_notes()
+    serve({("content.venueid", VENUE): notes})
+    fetch_command()
+    notes[1]["content"]["title"] = {"value": "Schrödinger Bridges, Revisited"}
+    output = fetch_command()
+    assert "Total: 0 created, 1 updated, 1 unchanged, 0 conflicts" in output
+    assert Paper.objects.get(forum_id="Gh7_pOsTer").title == "Schrödinger Bridges, Revisited"
+
+
+@pytest.mark.django_db
+@respx.mock
+def test_a_dry_run_writes_nothing():
+    serve({("content.venueid", VENUE): venue_notes()})
+    output = fetch_command("--dry-run")
+    assert "Dry run, nothing written. Would have: 2 created" in output
+    assert not Paper.objects.exists()
+
+
+@pytest.mark.django_db
+@respx.mock
+def test_a_malformed_second_page_is_one_line_naming_its_url_and_writes_nothing():
+    notes = [v2_note(f"note{n:04d}", f"Paper {n}", number=n) for n in range(1, 1002)]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.params["offset"] == "1000":
+            return httpx.Response(200, text='{"notes": [{"id": "x", ')
+        return httpx.Response(
+            200, json=page({("content.venueid", VENUE): notes}, request.url.params)
+        )
+
+    respx.get(f"{V2}/notes").mock(side_effect=answer)
+    with pytest.raises(CommandError) as caught:
+        fetch_command()
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"{V2}/notes?content.venueid=ICLR.cc%2F2025%2FConference")
+    assert "offset=1000: the answer is not JSON" in message
+    assert not Paper.objects.exists()
+    assert not ImportRun.objects.exists()
