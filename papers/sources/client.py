@@ -92,7 +92,7 @@ class FetchClient:
         *,
         transport: httpx.BaseTransport | None = None,
         tries: int = TRIES,
-        backoff: float = BACKOFF,
+        backoff: float | None = None,
         max_wait: float = MAX_WAIT,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
@@ -100,7 +100,7 @@ class FetchClient:
     ):
         self.service = service
         self.tries = max(1, tries)
-        self.backoff = backoff
+        self.backoff = BACKOFF if backoff is None else backoff
         self.max_wait = max_wait
         self.sleep = sleep
         self.clock = clock

@@ -61,12 +61,13 @@ class VenueFetch:
 def fetch_venue(
     venue_id: str,
     *,
-    page_size: int = PAGE_SIZE,
+    page_size: int | None = None,
     progress: PageProgress | None = None,
     client: ClientFactory | None = None,
 ) -> VenueFetch:
     """Every paper note of `venue_id` with its replies, as records; FetchError on failure."""
     venue_id = venue_id.strip().strip("/")
+    page_size = page_size or PAGE_SIZE
     make_client = client or (lambda name: FetchClient(service(name)))
     fetch = VenueFetch(venue_id, source_for(venue_id))
     seen: set[str] = set()
