@@ -388,6 +388,24 @@ if min(IMPORT_MAX_RECORD_BYTES, IMPORT_MAX_FILE_BYTES) < 1:
     raise ImproperlyConfigured("IMPORT_MAX_RECORD_BYTES, IMPORT_MAX_FILE_BYTES: expected bytes > 0")
 
 
+# Fetching from outside services (papers/sources/): each service's base URL (a test or a mirror
+# points them elsewhere), the address its operators can write to about our traffic (sent in the
+# User-Agent, as arXiv and Crossref ask), the seconds to wait for an answer, and the seconds
+# between two requests to arXiv (its API terms ask for 3).
+OPENREVIEW_API_URL = os.environ.get("OPENREVIEW_API_URL", "https://api2.openreview.net")
+OPENREVIEW_API_V1_URL = os.environ.get("OPENREVIEW_API_V1_URL", "https://api.openreview.net")
+ARXIV_API_URL = os.environ.get("ARXIV_API_URL", "https://export.arxiv.org/api/query")
+CROSSREF_API_URL = os.environ.get("CROSSREF_API_URL", "https://api.crossref.org")
+ARXIV_API_DELAY = env_int("ARXIV_API_DELAY", 3)
+FETCH_CONTACT = os.environ.get("FETCH_CONTACT", DEFAULT_FROM_EMAIL)
+FETCH_TIMEOUT = env_int("FETCH_TIMEOUT", 30)
+for _name in ("OPENREVIEW_API_URL", "OPENREVIEW_API_V1_URL", "ARXIV_API_URL", "CROSSREF_API_URL"):
+    if urlsplit(globals()[_name]).scheme not in ("http", "https"):
+        raise ImproperlyConfigured(f"{_name}: expected an http(s) URL, got {globals()[_name]!r}")
+if ARXIV_API_DELAY < 0 or FETCH_TIMEOUT < 1:
+    raise ImproperlyConfigured("ARXIV_API_DELAY must be at least 0, FETCH_TIMEOUT at least 1")
+
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -11,6 +11,7 @@
 - loader.py: batched matching (forum id, arXiv id, DOI, abstract) and writes;
   bulk_rows.py: rows inserted without an ORM object per value; report.py: counts, conflicts,
   progress bar;
-- pipeline.py: import_paths(), the one entry point: records streamed from the files and loaded
-  in one transaction, rolled back whole when any file is bad.
+- pipeline.py: import_paths() for files and import_records() for records fetched from a
+  service (papers.sources): one stream of validated records loaded in one transaction, rolled
+  back whole when any input is bad.
 """

@@ -667,7 +667,8 @@ class Loader:
                 paper=paper,
                 kind=conflict.kind,
                 field=conflict.field,
-                source=source_name(conflict.source),
+                # The source the merge knows the record by (a fetch's is no file name).
+                source=self.source or source_name(conflict.source),
                 line=conflict.line,
                 previous=conflict.current,
                 incoming=conflict.incoming,

@@ -31,7 +31,8 @@ gives it plainly (`"title": "..."`); both are accepted, field by field. Per note
 Replies (reviews, comments, meta-reviews, decisions) are notes of a paper's forum too, never
 read as papers: a note with a `replyto`, or whose `forum` differs from its `id`, is a reply,
 whether or not it has a title (API v1 reviews and comments have one). `read_notes` (what an
-import uses) turns the replies that review or decide a paper into `ReviewRecord`s; `read` gives
+import uses; `note_records` for one note, what papers.sources.openreview_api uses) turns the
+replies that review or decide a paper into `ReviewRecord`s; `read` gives
 the papers alone. Replies come as notes of their own anywhere in the file, or inside their
 submission note as `details.replies` or `details.directReplies` (what `details=replies`
 saves); an embedded reply's line is its submission's. A reply's kind comes from its invitation's
@@ -165,26 +166,44 @@ def read_note_lines(lines: Iterable[tuple[int, str]], source: str) -> Iterator[R
     return _read(jsonl.decoded_lines(lines, source), source, papers_only=False)
 
 
+def note_records(note: Any, source: str, line: int) -> list[Record]:
+    """The records of one decoded note (as a file holds it, or as the API answers it): its
+    paper then the reviews, meta-reviews and decisions embedded in it; for a reply note, its
+    own review record if it is one. Raises ImportFailed at `line` for a malformed note."""
+    record = _record(note, source, line)
+    if record is None:
+        return list(_reviews(note, source, line, forum=""))
+    return [
+        record,
+        *(
+            review
+            for reply in _embedded_replies(note, source, line)
+            for review in _reviews(reply, source, line, forum=record.forum_id)
+        ),
+    ]
+
+
 def _read(notes: Iterable[tuple[int, Any]], source: str, *, papers_only: bool) -> Iterator[Record]:
     papers = 0
     replies = 0
     reviews = 0
     for line, note in notes:
-        record = _record(note, source, line)
-        if record is None:
-            replies += 1
-            if not papers_only:
-                for review in _reviews(note, source, line, forum=""):
-                    reviews += 1
-                    yield review
+        if papers_only:  # replies are not even parsed
+            record = _record(note, source, line)
+            if record is None:
+                replies += 1
+            else:
+                papers += 1
+                yield record
             continue
-        papers += 1
-        yield record
-        if not papers_only:
-            for reply in _embedded_replies(note, source, line):
-                for review in _reviews(reply, source, line, forum=record.forum_id):
-                    reviews += 1
-                    yield review
+        records = note_records(note, source, line)
+        if records and isinstance(records[0], PaperRecord):
+            papers += 1
+            reviews += len(records) - 1
+        else:
+            replies += 1
+            reviews += len(records)
+        yield from records
     if not papers and not reviews and replies:
         raise ImportFailed(
             source,

@@ -1,11 +1,13 @@
-"""import_paths: stream every file's records, validated, into the loader, all in one transaction."""
+"""import_paths and import_records: stream the records of files, or fetched from a service,
+validated, into the loader, all in one transaction."""
 
 from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import fields
+from dataclasses import dataclass, fields
+from datetime import datetime
 from pathlib import Path
 
 from django.contrib.auth.models import User
@@ -43,64 +45,93 @@ def _files(paths: list[str]) -> list[Path]:
         raise ImportErrors([error]) from None
 
 
-class RecordStream:
-    """The validated records of every file, in order, read as the loader asks for them.
+@dataclass
+class _Input:
+    """One input of an import: a file, or the records fetched from a service.
 
-    A file that fails stops the stream's records for good (what was loaded is rolled back),
-    but the files after it are still read, each to its first problem, so one run reports every
-    bad file. Within a file a repeated record is left out, and two different records with one
+    `name` keys its counts in the report (a file's path, a fetch's source); `source` names
+    the source its records are remembered under for the three-way merge. Only a file (`path`)
+    has lines to count and a hash that can spare reading it again (unchanged_files).
+    """
+
+    name: str
+    source: str
+    read: Callable[[], Iterable[Record]]
+    path: Path | None = None
+    lines: int = 0
+    # The file's hash, and how many records it held when last imported if it is the very file
+    # its source was last imported from (then it is not read).
+    digest: str | None = None
+    unchanged: int | None = None
+
+
+class RecordStream:
+    """The validated records of every input (files, or fetched records), in order, read as the
+    loader asks for them.
+
+    An input that fails stops the stream's records for good (what was loaded is rolled back),
+    but the inputs after it are still read, each to its first problem, so one run reports every
+    bad file. Within an input a repeated record is left out, and two different records with one
     forum id, arXiv id or DOI are an error naming both lines. (Across files the same paper is
     expected: the loader merges them in file order, as successive imports would.) A file its
     source was last imported from, byte for byte, is not read (see unchanged_files).
 
     Reviews (OpenReview replies) are not handed to the loader: they are kept in `reviews`
     (a few numbers each) and stored once every paper is loaded, since a reply may come before
-    its paper in a file. A note id repeated within a file is kept once, or is an error naming
+    its paper in a file. A note id repeated within an input is kept once, or is an error naming
     both lines when its two copies differ.
     """
 
-    def __init__(
-        self, files: list[Path], format: str | None, report: Report, source: str | None = None
-    ):
-        self.files = files
+    def __init__(self, inputs: list[_Input], report: Report, format: str | None = None):
+        self.inputs = inputs
         self.format = format
         self.report = report
         self.errors: list[ImportFailed] = []
         self.reviews: list[ReviewRecord] = []
-        self.sources = [source or source_name(str(path)) for path in files]
-        # Per file: its hash, and how many records it held when last imported if it is the
-        # very file its source was last imported from (then it is not read).
-        self.digests: list[str | None] = [None] * len(files)
-        self.unchanged: list[int | None] = [None] * len(files)
-        # For the progress bar: lines of each file (once counted), of the files before the
-        # one being read, and of all files.
-        self.line_counts: list[int] = [0] * len(files)
+        # For the progress bar: lines of the files before the one being read, and of all files.
         self.lines_before = 0
         self.lines_total = 0
 
+    @classmethod
+    def of_files(
+        cls, files: list[Path], format: str | None, report: Report, source: str | None = None
+    ) -> RecordStream:
+        def reader(path: Path) -> Callable[[], Iterable[Record]]:
+            return lambda: read_records(path, format)
+
+        inputs = [
+            _Input(str(path), source or source_name(str(path)), reader(path), path)
+            for path in files
+        ]
+        return cls(inputs, report, format)
+
+    @classmethod
+    def of_records(cls, records: Iterable[Record], source: str, report: Report) -> RecordStream:
+        return cls([_Input(source, source, lambda: records)], report)
+
     def __iter__(self) -> Iterator[PaperRecord]:
-        for path, lines, unchanged in zip(
-            self.files, self.line_counts, self.unchanged, strict=True
-        ):
-            counts = self.report.for_file(str(path))
-            if unchanged is not None:
-                counts.unchanged += unchanged
+        for item in self.inputs:
+            counts = self.report.for_file(item.name)
+            if item.unchanged is not None:
+                counts.unchanged += item.unchanged
                 counts.unread = True
-                self.lines_before += lines
+                self.lines_before += item.lines
                 continue
             try:
-                papers = self._set_reviews_aside(read_records(path, self.format))
+                papers = self._set_reviews_aside(item.read())
                 for record in self._one_per_identity(papers):
                     if not self.errors:
                         yield record
             except ImportFailed as error:
                 self.errors.append(error)
-            self.lines_before += lines
+            self.lines_before += item.lines
 
     def count_lines(self) -> None:
         """Count the lines of every file, for the progress bar."""
-        self.line_counts = [self._lines_of(path) for path in self.files]
-        self.lines_total = sum(self.line_counts)
+        for item in self.inputs:
+            if item.path is not None:
+                item.lines = self._lines_of(item.path)
+        self.lines_total = sum(item.lines for item in self.inputs)
 
     @staticmethod
     def _lines_of(path: Path) -> int:
@@ -112,27 +143,27 @@ class RecordStream:
     def skip_unchanged_files(self) -> None:
         """Find the files that need not be read (in the import's transaction)."""
         shared = self._shared_sources()
-        for index, (path, source) in enumerate(zip(self.files, self.sources, strict=True)):
-            digest = unchanged_files.file_digest(path)
-            self.digests[index] = digest
-            if digest is not None and source not in shared:
-                self.unchanged[index] = unchanged_files.unchanged_records(
-                    source, digest, self.format
+        for item in self.inputs:
+            if item.path is None:
+                continue
+            item.digest = unchanged_files.file_digest(item.path)
+            if item.digest is not None and item.source not in shared:
+                item.unchanged = unchanged_files.unchanged_records(
+                    item.source, item.digest, self.format
                 )
 
     def remember_files(self) -> None:
         """Record each file read for its source's next import (after a successful load)."""
         shared = self._shared_sources()
         unchanged_files.forget(shared)
-        for path, source, digest, unchanged in zip(
-            self.files, self.sources, self.digests, self.unchanged, strict=True
-        ):
-            if source not in shared and digest is not None and unchanged is None:
-                records = self.report.for_file(str(path)).records
-                unchanged_files.remember(source, digest, self.format, records)
+        for item in self.inputs:
+            if item.source not in shared and item.digest is not None and item.unchanged is None:
+                records = self.report.for_file(item.name).records
+                unchanged_files.remember(item.source, item.digest, self.format, records)
 
     def _shared_sources(self) -> set[str]:
-        return {source for source in self.sources if self.sources.count(source) > 1}
+        sources = [item.source for item in self.inputs]
+        return {source for source in sources if sources.count(source) > 1}
 
     def raise_errors(self) -> None:
         if self.errors:
@@ -243,7 +274,7 @@ def import_paths(
     """
     started_at = timezone.now()
     report = Report(dry_run=dry_run)
-    stream = RecordStream(_files(paths), format, report, source)
+    stream = RecordStream.of_files(_files(paths), format, report, source)
     if progress:
         stream.count_lines()
 
@@ -251,6 +282,75 @@ def import_paths(
         if progress:
             progress(min(stream.lines_before + last.line, stream.lines_total), stream.lines_total)
 
+    return _load(
+        stream,
+        report,
+        started_at=started_at,
+        dry_run=dry_run,
+        loaded=loaded,
+        batch_size=batch_size,
+        invoked_by=invoked_by,
+        user=user,
+        source=source,
+    )
+
+
+def import_records(
+    records: Iterable[Record],
+    *,
+    source: str,
+    dry_run: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    total: int = 0,
+    batch_size: int = BATCH_SIZE,
+    invoked_by: str = "",
+    user: User | None = None,
+) -> Report:
+    """Import papers and reviews that did not come from a file (a fetch from a service), as
+    import_paths imports a file's: validated, de-duplicated, merged as `source`'s records
+    (e.g. "openreview:ICLR.cc/2025/Conference"), reported under that name and recorded as an
+    ImportRun. Each record's `source` should be `source` and its `line` its position in the
+    fetch, so that a message about it can be located.
+
+    `records` is read inside the import's transaction: a fetcher should be done before this is
+    called (a list), so that the database is not held while a service is slow to answer.
+    `progress(records read, total)` is called after each batch.
+    Raises ImportErrors (nothing written, no run recorded) when a record is invalid.
+    """
+    started_at = timezone.now()
+    report = Report(dry_run=dry_run)
+    stream = RecordStream.of_records(records, source, report)
+
+    def loaded(last: PaperRecord) -> None:
+        if progress:
+            progress(min(last.line, total) if total else last.line, max(total, last.line))
+
+    return _load(
+        stream,
+        report,
+        started_at=started_at,
+        dry_run=dry_run,
+        loaded=loaded,
+        batch_size=batch_size,
+        invoked_by=invoked_by,
+        user=user,
+        source=source,
+    )
+
+
+def _load(
+    stream: RecordStream,
+    report: Report,
+    *,
+    started_at: datetime,
+    dry_run: bool,
+    loaded: Callable[[PaperRecord], None],
+    batch_size: int,
+    invoked_by: str,
+    user: User | None,
+    source: str | None,
+) -> Report:
+    """The one transaction of every import: run, records, reviews, history."""
     with transaction.atomic():
         # A dry run creates its run too, so that it loads exactly as the real import would.
         run = ImportRun.objects.create(

@@ -134,18 +134,24 @@ class _Stream(Protocol):
 
 class ProgressBar:
     """The import's progress, a tqdm bar of input lines read (records are streamed, so their
-    number is only known at the end); drawn only when the stream is a terminal."""
+    number is only known at the end), or of a fetch's notes and records; drawn only when the
+    stream is a terminal."""
 
-    def __init__(self, stream: _Stream | None = None):
+    def __init__(
+        self, stream: _Stream | None = None, desc: str = "Importing", unit: str = " lines"
+    ):
         self.stream = stream or sys.stderr
+        self.desc = desc
+        self.unit = unit
         self.bar: tqdm | None = None
 
     def __call__(self, done: int, total: int) -> None:
+        """`total` 0: not known (a fetch's notes), the bar counts without an end."""
         if self.bar is None:
             self.bar = tqdm(
-                total=total,
-                desc="Importing",
-                unit=" lines",
+                total=total or None,
+                desc=self.desc,
+                unit=self.unit,
                 file=self.stream,
                 disable=not self.stream.isatty(),
                 mininterval=0,  # one draw per batch: batches are seconds apart at most
@@ -153,5 +159,9 @@ class ProgressBar:
                 dynamic_ncols=True,
             )
         self.bar.update(done - self.bar.n)
-        if done >= total:
+        if total and done >= total:
+            self.bar.close()
+
+    def close(self) -> None:
+        if self.bar is not None:
             self.bar.close()

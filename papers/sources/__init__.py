@@ -1,1 +1,9 @@
-"""Fetching papers from outside services: clients and fetchers."""
+"""Fetching papers from the services they live on, into the one import pipeline.
+
+- client.py: the one HTTP client every service is fetched with (politeness, retries, FetchError);
+- openreview_api.py: a venue's notes from OpenReview's API (v2, else v1), as import records;
+- arxiv_api.py: an arXiv query's entries, newest first, page by page, as import records.
+
+Fetchers only turn responses into records (papers.importing.records); the loader writes them
+(papers.importing.pipeline.import_records). Nothing here imports views.
+"""

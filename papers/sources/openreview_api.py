@@ -1,0 +1,143 @@
+"""A venue's papers, reviews and decisions from OpenReview's API, as import records.
+
+API v2 (OPENREVIEW_API_URL, /notes): the notes whose `content.venueid` is the venue (its
+accepted papers once decisions are out), then those of its submission invitation
+(`VENUE_ID/-/Submission`: every submission of a venue still under review, and the rejected
+and withdrawn ones, whose venueid is another), each query paged with `offset` and `limit` (at
+most 1000 a page, as openreview-py's get_all_notes pages) until a page comes back short or
+`count` notes were read. `details=replies` brings each submission's reviews, meta-reviews and
+decisions inside it. A venue of API v1 (before 2023) has no notes in v2: its blind or plain
+submission invitation is read from API v1 (OPENREVIEW_API_V1_URL) the same way.
+
+Each note is mapped by the file reader's own mapping (papers.importing.openreview.note_records),
+so a fetched note and a saved one become the same records. A note is seen once even when both
+queries return it. Records are numbered in fetch order (their `line`); a note the mapping
+cannot read, or a page that is not `{"notes": [...]}`, is a FetchError naming the page's URL.
+
+Not yet kept: the authors' OpenReview profile ids (`content.authorids`), which the records and
+the loader have no field for; names are matched as for files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from papers.importing.openreview import note_records
+from papers.importing.records import ImportFailed, PaperRecord, Record
+from papers.sources.client import FetchClient, FetchError, service
+
+# OpenReview's largest page.
+PAGE_SIZE = 1000
+# More pages than any venue has (a million notes): a server that never sends a short page
+# must not keep a fetch going for ever.
+MAX_PAGES = 1000
+
+# Called after each page with the notes read so far and the total the API announced (0 when
+# it announced none).
+PageProgress = Callable[[int, int], None]
+ClientFactory = Callable[[str], FetchClient]
+
+
+def source_for(venue_id: str) -> str:
+    """The source a venue's records are merged and reported under."""
+    return f"openreview:{venue_id}"
+
+
+@dataclass
+class VenueFetch:
+    venue_id: str
+    source: str
+    api: str = "v2"  # or "v1": which API had the venue's notes
+    notes: int = 0
+    records: list[Record] = field(default_factory=list)
+
+    @property
+    def papers(self) -> int:
+        return sum(1 for record in self.records if isinstance(record, PaperRecord))
+
+
+def fetch_venue(
+    venue_id: str,
+    *,
+    page_size: int | None = None,
+    progress: PageProgress | None = None,
+    client: ClientFactory | None = None,
+) -> VenueFetch:
+    """Every paper note of `venue_id` with its replies, as records; FetchError on failure."""
+    venue_id = venue_id.strip().strip("/")
+    page_size = page_size or PAGE_SIZE
+    make_client = client or (lambda name: FetchClient(service(name)))
+    fetch = VenueFetch(venue_id, source_for(venue_id))
+    seen: set[str] = set()
+    with make_client("openreview") as v2:
+        for params in (
+            {"content.venueid": venue_id},
+            {"invitation": f"{venue_id}/-/Submission"},
+        ):
+            _read_query(v2, params, fetch, seen, page_size, progress)
+    if fetch.notes:
+        return fetch
+    fetch.api = "v1"
+    with make_client("openreview_v1") as v1:
+        for invitation in (f"{venue_id}/-/Blind_Submission", f"{venue_id}/-/Submission"):
+            _read_query(v1, {"invitation": invitation}, fetch, seen, page_size, progress)
+            if fetch.notes:
+                return fetch
+        raise FetchError(
+            v1.url("/notes", {"invitation": f"{venue_id}/-/Submission"}),
+            f"OpenReview has no notes for the venue {venue_id!r} (API v2 nor v1); "
+            "is the venue id right (e.g. ICLR.cc/2025/Conference)?",
+        )
+
+
+def _read_query(
+    http: FetchClient,
+    params: dict[str, str],
+    fetch: VenueFetch,
+    seen: set[str],
+    page_size: int,
+    progress: PageProgress | None,
+) -> None:
+    for url, notes, count in _pages(http, params, page_size):
+        for note in notes:
+            note_id = note.get("id") if isinstance(note, dict) else None
+            if isinstance(note_id, str):
+                if note_id in seen:
+                    continue  # both queries return an accepted paper
+                seen.add(note_id)
+            fetch.notes += 1
+            try:
+                fetch.records.extend(note_records(note, fetch.source, fetch.notes))
+            except ImportFailed as error:
+                where = f"note {note_id}" if isinstance(note_id, str) else "a note"
+                raise FetchError(url, f"{where}: {error.message}") from None
+        if progress:
+            progress(fetch.notes, count)
+
+
+def _pages(
+    http: FetchClient, params: dict[str, str], page_size: int
+) -> Iterator[tuple[str, list[Any], int]]:
+    """(url, notes, announced count) for each page of one query."""
+    offset = 0
+    for _ in range(MAX_PAGES):
+        query: dict[str, str | int] = {
+            **params,
+            "details": "replies",
+            "limit": page_size,
+            "offset": offset,
+        }
+        fetched = http.get_json("/notes", query)
+        notes = fetched.data.get("notes")
+        if not isinstance(notes, list):
+            raise FetchError(fetched.url, 'expected {"notes": [...]}, the answer has no list')
+        count = fetched.data.get("count")
+        if isinstance(count, bool) or not isinstance(count, int):
+            count = 0
+        yield fetched.url, notes, count
+        offset += len(notes)
+        if len(notes) < page_size or (count and offset >= count):
+            return
+    raise FetchError(http.url("/notes", params), f"more than {MAX_PAGES} pages; stopped")

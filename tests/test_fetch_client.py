@@ -1,0 +1,168 @@
+"""The HTTP client of outside services: retries, Retry-After, politeness, errors naming the URL.
+Responses are replayed by respx; nothing reaches the internet and nothing really sleeps."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import httpx
+import pytest
+import respx
+
+from papers.sources.client import (
+    FetchClient,
+    FetchError,
+    Service,
+    retry_after_seconds,
+)
+
+BASE = "https://api.example.org"
+SERVICE = Service("Example", BASE)
+
+
+class FakeTime:
+    """A clock that only moves when the client sleeps; the sleeps are recorded."""
+
+    def __init__(self):
+        self.now = 1000.0
+        self.sleeps: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+    def clock(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def fake_time():
+    return FakeTime()
+
+
+def client(fake_time, service=SERVICE, **options) -> FetchClient:
+    return FetchClient(
+        service, sleep=fake_time.sleep, clock=fake_time.clock, jitter=lambda: 0.0, **options
+    )
+
+
+@respx.mock
+def test_retries_a_503_then_succeeds_with_exponential_backoff(fake_time):
+    route = respx.get(f"{BASE}/notes").mock(
+        side_effect=[
+            httpx.Response(503),
+            httpx.Response(503),
+            httpx.Response(200, json={"notes": [], "count": 0}),
+        ]
+    )
+    with client(fake_time) as http:
+        fetched = http.get_json("/notes", {"offset": 0})
+    assert fetched.data == {"notes": [], "count": 0}
+    assert fetched.url == f"{BASE}/notes?offset=0"
+    assert route.call_count == 3
+    assert fake_time.sleeps == [1.0, 2.0]
+
+
+@respx.mock
+def test_a_429_waits_what_retry_after_says(fake_time):
+    respx.get(f"{BASE}/notes").mock(
+        side_effect=[httpx.Response(429, headers={"Retry-After": "7"}), httpx.Response(200)]
+    )
+    with client(fake_time) as http:
+        assert http.get("/notes").status_code == 200
+    assert fake_time.sleeps == [7.0]
+
+
+@respx.mock
+def test_a_long_retry_after_is_capped(fake_time):
+    respx.get(f"{BASE}/notes").mock(
+        side_effect=[httpx.Response(429, headers={"Retry-After": "86400"}), httpx.Response(200)]
+    )
+    with client(fake_time, max_wait=30.0) as http:
+        http.get("/notes")
+    assert fake_time.sleeps == [30.0]
+
+
+def test_retry_after_as_an_http_date():
+    now = datetime(2025, 1, 1, 12, 0, 0, tzinfo=UTC)
+    assert retry_after_seconds("Wed, 01 Jan 2025 12:00:42 GMT", now) == 42.0
+    assert retry_after_seconds("Wed, 01 Jan 2025 11:00:00 GMT", now) == 0.0
+    assert retry_after_seconds("soon", now) is None
+    assert retry_after_seconds("", now) is None
+
+
+@respx.mock
+def test_gives_up_after_the_last_try_naming_the_url(fake_time):
+    route = respx.get(f"{BASE}/notes").mock(return_value=httpx.Response(502))
+    with client(fake_time, tries=4) as http, pytest.raises(FetchError) as caught:
+        http.get("/notes", {"content.venueid": "ICLR.cc/2025/Conference"})
+    assert route.call_count == 4
+    assert len(fake_time.sleeps) == 3  # no pointless wait after the last try
+    message = str(caught.value)
+    assert message.startswith(f"{BASE}/notes?content.venueid=ICLR.cc%2F2025%2FConference: ")
+    assert "gave up after 4 tries (HTTP 502 Bad Gateway)" in message
+
+
+@respx.mock
+def test_a_connection_error_is_retried(fake_time):
+    route = respx.get(f"{BASE}/notes").mock(
+        side_effect=[httpx.ConnectError("refused"), httpx.ReadTimeout("slow"), httpx.Response(200)]
+    )
+    with client(fake_time) as http:
+        assert http.get("/notes").status_code == 200
+    assert route.call_count == 3
+
+
+@respx.mock
+def test_timeouts_until_the_end_say_so(fake_time):
+    respx.get(f"{BASE}/notes").mock(side_effect=httpx.ReadTimeout("slow"))
+    with client(fake_time, tries=2) as http, pytest.raises(FetchError) as caught:
+        http.get("/notes")
+    assert "no answer within" in str(caught.value)
+
+
+@respx.mock
+def test_a_404_is_not_retried(fake_time):
+    route = respx.get(f"{BASE}/missing").mock(return_value=httpx.Response(404))
+    with client(fake_time) as http, pytest.raises(FetchError) as caught:
+        http.get("/missing")
+    assert route.call_count == 1
+    assert str(caught.value) == f"{BASE}/missing: Example answered HTTP 404 Not Found"
+
+
+@respx.mock
+def test_malformed_json_is_a_fetch_error_naming_the_url(fake_time):
+    respx.get(f"{BASE}/notes").mock(return_value=httpx.Response(200, text='{"notes": [1, 2'))
+    with client(fake_time) as http, pytest.raises(FetchError) as caught:
+        http.get_json("/notes", {"offset": 1000})
+    assert str(caught.value).startswith(f"{BASE}/notes?offset=1000: the answer is not JSON")
+
+
+@respx.mock
+def test_json_of_the_wrong_shape_is_a_fetch_error(fake_time):
+    respx.get(f"{BASE}/notes").mock(return_value=httpx.Response(200, json=[1, 2]))
+    with client(fake_time) as http, pytest.raises(FetchError) as caught:
+        http.get_json("/notes")
+    assert str(caught.value) == f"{BASE}/notes: expected a JSON dict, got a list"
+
+
+@respx.mock
+def test_the_user_agent_names_the_app_and_the_contact(fake_time, settings):
+    settings.FETCH_CONTACT = "lab-admin@example.org"
+    route = respx.get(f"{BASE}/notes").mock(return_value=httpx.Response(200))
+    with client(fake_time) as http:
+        http.get("/notes")
+    agent = route.calls.last.request.headers["User-Agent"]
+    assert agent.startswith("paperbrowser/")
+    assert "mailto:lab-admin@example.org" in agent
+
+
+@respx.mock
+def test_a_polite_service_waits_its_delay_between_requests(fake_time):
+    respx.get(f"{BASE}/query").mock(return_value=httpx.Response(200))
+    with client(fake_time, Service("arXiv", BASE, delay=3.0)) as http:
+        http.get("/query")
+        fake_time.now += 1.0  # one second of parsing before the next request
+        http.get("/query")
+        http.get("/query")
+    assert fake_time.sleeps == [2.0, 3.0]
