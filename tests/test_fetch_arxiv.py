@@ -3,7 +3,7 @@ User's Manual 3.3), through a fake fetch_page; nothing reaches the network."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
 import pytest
 
@@ -19,64 +19,10 @@ from papers.sources.arxiv_api import (
     query_url_params,
 )
 from papers.text import abstract_fingerprint
+from tests.arxiv_feed import atom_entry, feed, numbered
 from tests.factories import make_paper
 
 QUERY = "cat:cs.LG AND abs:diffusion"
-NAMESPACES = (
-    'xmlns="http://www.w3.org/2005/Atom" '
-    'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '
-    'xmlns:arxiv="http://arxiv.org/schemas/atom"'
-)
-
-
-def atom_entry(
-    arxiv_id: str = "2402.00001",
-    version: int = 1,
-    *,
-    published: str = "2024-02-01T10:00:00Z",
-    updated: str | None = None,
-    title: str = "A title",
-    summary: str = "An abstract.",
-    authors: tuple[str, ...] = ("Ann One",),
-    extra: str = "",
-) -> str:
-    """One <entry> as arXiv writes it; `extra` holds the optional arxiv: elements."""
-    names = "".join(f"\n    <author>\n      <name>{name}</name>\n    </author>" for name in authors)
-    return (
-        "  <entry>\n"
-        f"    <id>http://arxiv.org/abs/{arxiv_id}v{version}</id>\n"
-        f"    <updated>{updated or published}</updated>\n"
-        f"    <published>{published}</published>\n"
-        f"    <title>{title}</title>\n"
-        f"    <summary>{summary}</summary>{names}\n"
-        f'    <link href="http://arxiv.org/abs/{arxiv_id}v{version}" rel="alternate" '
-        'type="text/html"/>\n'
-        f'    <link title="pdf" href="http://arxiv.org/pdf/{arxiv_id}v{version}" rel="related" '
-        'type="application/pdf"/>\n'
-        '    <arxiv:primary_category term="cs.LG" scheme="http://arxiv.org/schemas/atom"/>\n'
-        '    <category term="cs.LG" scheme="http://arxiv.org/schemas/atom"/>\n'
-        f"{extra}"
-        "  </entry>\n"
-    )
-
-
-def feed(entries: list[str], *, total: int | None, start: int = 0) -> str:
-    counts = (
-        f"  <opensearch:totalResults>{total}</opensearch:totalResults>\n"
-        f"  <opensearch:startIndex>{start}</opensearch:startIndex>\n"
-        f"  <opensearch:itemsPerPage>{len(entries)}</opensearch:itemsPerPage>\n"
-        if total is not None
-        else ""
-    )
-    return (
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        f"<feed {NAMESPACES}>\n"
-        '  <link href="http://arxiv.org/api/query" rel="self" type="application/atom+xml"/>\n'
-        "  <title>ArXiv Query: search_query=cat:cs.LG</title>\n"
-        "  <id>http://arxiv.org/api/cHxbiOdZaP56ODnBPIenZhzg5f8</id>\n"
-        "  <updated>2024-03-01T00:00:00-05:00</updated>\n"
-        f"{counts}{''.join(entries)}</feed>\n"
-    )
 
 
 class FakeArxiv:
@@ -95,18 +41,6 @@ class FakeArxiv:
 
     def pages_asked(self) -> list[tuple[int, int]]:
         return [(int(call["start"]), int(call["max_results"])) for call in self.calls]
-
-
-def numbered(count: int, *, first_day: date = date(2024, 3, 1)) -> list[str]:
-    """`count` entries newest first, one a day back from `first_day`, ids 2403.00000 on."""
-    return [
-        atom_entry(
-            f"2403.{n:05d}",
-            published=f"{first_day - timedelta(days=n)}T12:00:00Z",
-            summary=f"Abstract {n}.",
-        )
-        for n in range(count)
-    ]
 
 
 def ids(pages: list[FetchedPage]) -> list[str]:
