@@ -364,3 +364,46 @@ def test_typing_an_identifier_with_htmx_fetches_nothing(client, user):
         response = client.get(reverse("papers:list"), {"q": "2402.01234"}, HTTP_HX_REQUEST="true")
     assert response.status_code == 200
     assert not route.called
+
+
+@respx.mock
+def test_a_forum_only_api_v1_has_is_read_from_api_v1_with_its_reviews(client, user):
+    respx.get(f"{OPENREVIEW}/notes").mock(return_value=httpx.Response(200, json={"notes": []}))
+    paper_note = {
+        "id": "SyZipzbCb",
+        "forum": "SyZipzbCb",
+        "content": {"title": "An Old Paper", "authors": ["Ann One"], "abstract": "Old."},
+    }
+    review = {
+        "id": "rev1",
+        "forum": "SyZipzbCb",
+        "replyto": "SyZipzbCb",
+        "invitation": "ICLR.cc/2018/Conference/-/Paper1/Official_Review",
+        "content": {"rating": "7: Good paper, accept", "review": "Fine."},
+    }
+    v1 = respx.get(f"{OPENREVIEW_V1}/notes").mock(
+        return_value=httpx.Response(200, json={"notes": [review, paper_note]})
+    )
+    reading_list = make_reading_list(user)
+    client.force_login(user)
+
+    add_through_the_page(client, reading_list, "https://openreview.net/forum?id=SyZipzbCb")
+
+    assert dict(v1.calls.last.request.url.params) == {"forum": "SyZipzbCb"}
+    paper = Paper.objects.get(forum_id="SyZipzbCb")
+    assert list(reading_list.items.values_list("paper", flat=True)) == [paper.pk]
+    assert paper.reviews.get().rating == 7  # the review came before its paper in the answer
+
+
+@respx.mock
+def test_a_forum_openreview_does_not_have_is_a_form_error(client, user):
+    not_found = {"name": "NotFoundError", "message": "The Note Zg8ygQlHhl was not found"}
+    respx.get(f"{OPENREVIEW}/notes").mock(return_value=httpx.Response(404, json=not_found))
+    respx.get(f"{OPENREVIEW_V1}/notes").mock(return_value=httpx.Response(200, json={"notes": []}))
+    reading_list = make_reading_list(user)
+    client.force_login(user)
+
+    response = add_through_the_page(client, reading_list, "Zg8ygQlHhl")
+
+    assert "OpenReview has no paper Zg8ygQlHhl." in response.content.decode()
+    assert not Paper.objects.exists()
