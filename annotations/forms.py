@@ -10,12 +10,14 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
+from django.contrib.auth.models import AnonymousUser, User
 from django.urls import reverse_lazy
 
 from annotations.anchors import Anchor, anchor_problem, context_of, locate, plain_text
 from annotations.models import Comment, Note, Priority, ReadingList, ReadingStatus
 from papers.models import Paper
 from papers.numbers import bounded_int, parse_id
+from papers.sources.single import LookupFailed, paper_for_identifier
 from papers.suggest import identifier_lookups, papers_titled
 from papers.text import (
     MAX_TITLE,
@@ -225,14 +227,21 @@ class AddToListForm(forms.Form):
 
 
 class AddPaperForm(forms.Form):
-    """From the list page: a paper number, OpenReview forum id or URL, arXiv id or DOI, or the
-    title of exactly one paper (typed in full, case aside). With JavaScript the box suggests
-    papers as one types (static/js/suggest.js) and picking one fills in its number."""
+    """From the list page: a paper number, OpenReview forum id or URL, arXiv id or link or DOI,
+    or the title of exactly one paper (typed in full, case aside). With JavaScript the box
+    suggests papers as one types (static/js/suggest.js) and picking one fills in its number.
+
+    Given the `member` adding it, a link or identifier of a paper not yet in the catalogue
+    fetches it from arXiv, OpenReview or Crossref and adds it (papers.sources.single), so
+    that the view puts it on the list in the same step."""
 
     paper = forms.CharField(
         max_length=MAX_TITLE,
         label="Paper",
-        help_text="Its title, paper number, OpenReview id or forum URL, arXiv id or DOI.",
+        help_text=(
+            "Its title or paper number, or a link or id from arXiv, OpenReview or a DOI: a "
+            "paper not yet here is fetched and added."
+        ),
         widget=forms.TextInput(
             attrs={
                 "autocomplete": "off",
@@ -241,6 +250,13 @@ class AddPaperForm(forms.Form):
             }
         ),
     )
+
+    def __init__(
+        self, *args, member: User | AnonymousUser | None = None, invoked_by: str = "", **kwargs
+    ):
+        super().__init__(*args, **kwargs)
+        self.member = member
+        self.invoked_by = invoked_by
 
     def clean_paper(self) -> Paper:
         raw = self.cleaned_data["paper"].strip()
@@ -255,6 +271,13 @@ class AddPaperForm(forms.Form):
             raise forms.ValidationError(
                 f"Several papers are titled “{raw}”. Pick one from the suggestions."
             )
+        if self.member is not None:
+            try:
+                fetched = paper_for_identifier(raw, user=self.member, invoked_by=self.invoked_by)
+            except LookupFailed as error:
+                raise forms.ValidationError(error.message) from None
+            if fetched is not None:
+                return fetched
         raise forms.ValidationError(f"No paper matches “{raw}”. Pick one from the suggestions.")
 
 

@@ -297,6 +297,12 @@ _ARXIV_DECORATION = re.compile(r"^arxiv:\s*|v\d+$", re.IGNORECASE)
 # A DOI as registered: "10.", a registrant code, "/", a suffix without spaces.
 _DOI = re.compile(r"10\.\d{4,9}/\S+")
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
+# An arXiv abstract or PDF link, as members copy it from the address bar: the id (with its
+# version, if any) is what follows /abs/ or /pdf/, a ".pdf" ending and any query aside.
+_ARXIV_URL = re.compile(
+    r"(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/(?P<id>[^?#]+?)(?:\.pdf)?/?(?:[?#].*)?",
+    re.IGNORECASE,
+)
 
 
 def is_forum_id(value: str) -> bool:
@@ -314,8 +320,12 @@ def forum_id_from_url(url: str) -> str:
 
 
 def normalize_arxiv_id(value: str) -> str:
-    """ "arXiv:2310.01234v2" -> "2310.01234"; check the result with is_arxiv_id."""
-    return _ARXIV_DECORATION.sub("", value.strip())
+    """ "arXiv:2310.01234v2" or "https://arxiv.org/pdf/2310.01234v2" -> "2310.01234"; check
+    the result with is_arxiv_id."""
+    value = value.strip()
+    if link := _ARXIV_URL.fullmatch(value):
+        value = link["id"]
+    return _ARXIV_DECORATION.sub("", value)
 
 
 def is_arxiv_id(value: str) -> bool:

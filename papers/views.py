@@ -7,6 +7,7 @@ import logging
 import math
 from dataclasses import replace
 
+from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models.functions import Substr
 from django.http import (
@@ -37,6 +38,7 @@ from papers.routes import int_url
 from papers.search import engine
 from papers.search.query import excludes_only
 from papers.search.sync import IndexUnavailable, current_searcher
+from papers.sources.single import LookupFailed, paper_for_identifier
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +63,24 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
+def _paper_named_by_search(request: HtmxHttpRequest) -> Paper | None:
+    """The paper a search for exactly an arXiv, OpenReview or DOI link or id names, fetched
+    and added first if a member asks (papers.sources.single); a visitor's only if the
+    catalogue has it. Never while htmx refreshes results as one types: that would fetch on
+    every keystroke. What cannot be had is said above the search's results."""
+    q = request.GET.get("q", "")
+    if request.htmx or not q.strip():
+        return None
+    try:
+        return paper_for_identifier(q, user=request.user, invoked_by=f"search ({request.user})")
+    except LookupFailed as error:
+        messages.warning(request, error.message)
+        return None
+
+
 def paper_list(request: HtmxHttpRequest) -> HttpResponse:
+    if (named := _paper_named_by_search(request)) is not None:
+        return redirect(named)
     filters = PaperFilter(request.GET, request=request)
     if (canonical := filters.query_without_merged_tags()) is not None:
         return redirect(f"{request.path}?{canonical.urlencode()}", permanent=True)

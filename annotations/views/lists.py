@@ -188,7 +188,11 @@ def list_export(request: HttpRequest, pk: int, extension: str) -> HttpResponseBa
 def list_item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Add a paper from the list page by an identifier or its exact title (AddPaperForm)."""
     reading_list = _get_list_for_owner(request, pk)
-    form = AddPaperForm(request.POST)
+    form = AddPaperForm(
+        request.POST,
+        member=request.user,
+        invoked_by=f"Add paper to “{reading_list.name}” ({request.user})",
+    )
     if not form.is_valid():
         template = (
             "annotations/_list_items.html" if request.htmx else "annotations/list_detail.html"

@@ -119,6 +119,11 @@ def looks_like(text: str) -> bool:
     return False
 
 
+def is_error_answer(text: str) -> bool:
+    """Whether an API answer holds arXiv's error entry (e.g. for an id it does not know)."""
+    return _ERROR_URL.search(text) is not None
+
+
 def read(text: str, source: str) -> Iterator[PaperRecord]:
     return read_pieces(_pieces(text), source)
 

@@ -124,6 +124,24 @@ def fetch_records(query: str, fetch_page: FetchPage, **options) -> Iterator[Pape
         yield from page.records
 
 
+def id_params(arxiv_id: str) -> dict[str, str]:
+    """Query parameters of the call that asks for one paper by its id (any version)."""
+    return {"id_list": arxiv_id, "max_results": "1"}
+
+
+def read_one(text: str, arxiv_id: str, *, source: str = SOURCE) -> PaperRecord | None:
+    """The record of `arxiv_id` in the answer to id_params(arxiv_id); None when arXiv has no
+    such paper: it answers an empty feed, its error entry, or (for a well-formed id it never
+    issued) an entry without a title. ImportFailed for an answer that is not a feed."""
+    if arxiv.is_error_answer(text):
+        return None
+    params = id_params(arxiv_id)
+    for entry in _read_entries(text, params, source):
+        if entry.record.arxiv_id == arxiv_id and entry.record.title:
+            return entry.record  # validated by the loader, as every record is
+    return None
+
+
 def _check_arguments(query: str, page_size: int, max_results: int | None, sort: str) -> None:
     if not query.strip():
         raise ValueError("the query is empty")
@@ -143,8 +161,20 @@ def _read(text: str, params: dict[str, str], source: str) -> arxiv.FeedPage:
             # be of the abstract as stored (LaTeX accents made Unicode).
             validate_record(entry.record)
     except ImportFailed as error:
-        raise ImportFailed(f"{source}?{urlencode(params)}", error.line, error.message) from None
+        raise _located(error, params, source) from None
     return page
+
+
+def _read_entries(text: str, params: dict[str, str], source: str) -> list[arxiv.ArxivEntry]:
+    try:
+        return arxiv.read_page(text, source).entries
+    except ImportFailed as error:
+        raise _located(error, params, source) from None
+
+
+def _located(error: ImportFailed, params: dict[str, str], source: str) -> ImportFailed:
+    """The error named by the call's query string instead of the source."""
+    return ImportFailed(f"{source}?{urlencode(params)}", error.line, error.message)
 
 
 def _nothing_matches(query: str, total: int | None) -> str:

@@ -42,9 +42,11 @@ Params = Mapping[str, str | int]
 class FetchError(Exception):
     """A request that failed for good, or an answer that is not what was asked for."""
 
-    def __init__(self, url: str, message: str):
+    def __init__(self, url: str, message: str, *, status: int | None = None):
         self.url = url
         self.message = message
+        # The 4xx the service answered (a lookup tells "no such paper", 404, from a failure).
+        self.status = status
         super().__init__(str(self))
 
     def __str__(self) -> str:
@@ -149,7 +151,11 @@ class FetchClient:
                 elif response.status_code >= 500:
                     wait = self._backoff(attempt)
                 else:  # 4xx: asking again asks the same wrong question
-                    raise FetchError(url, f"{self.service.name} answered {problem}")
+                    raise FetchError(
+                        url,
+                        f"{self.service.name} answered {problem}",
+                        status=response.status_code,
+                    )
                 response.close()
             if attempt < self.tries:
                 self.sleep(wait)

@@ -92,6 +92,58 @@ def fetch_venue(
         )
 
 
+def fetch_forum(forum_id: str, *, client: ClientFactory | None = None) -> VenueFetch | None:
+    """One paper's forum (its note with its replies), as records merged under the source of its
+    venue (content.venueid; "openreview:forum" when it has none). API v2 first (the note by
+    id, replies in its details), else API v1 (every note of the forum, replies included).
+    None when neither has the forum or it is not public (OpenReview answers 403 for a forum
+    under blind review); FetchError when OpenReview fails."""
+    make_client = client or (lambda name: FetchClient(service(name)))
+    for api, params in (
+        ("openreview", {"id": forum_id, "details": "replies"}),
+        ("openreview_v1", {"forum": forum_id}),
+    ):
+        with make_client(api) as http:
+            try:
+                fetched = http.get_json("/notes", params)
+            except FetchError as error:
+                if error.status in (400, 403, 404):  # no such note (v2 says 404 or 400)
+                    continue
+                raise
+        notes = fetched.data.get("notes")
+        if not isinstance(notes, list):
+            raise FetchError(fetched.url, 'expected {"notes": [...]}, the answer has no list')
+        if notes:
+            return _forum_records(forum_id, notes, fetched.url, api)
+    return None
+
+
+def _forum_records(forum_id: str, notes: list[Any], url: str, api: str) -> VenueFetch | None:
+    # The paper's own note first: its venue names the source, and reviews follow their paper.
+    own = [note for note in notes if isinstance(note, dict) and note.get("id") == forum_id]
+    if not own:
+        return None
+    notes = own + [note for note in notes if note is not own[0]]
+    content = own[0].get("content")
+    venue_id = _plain(content.get("venueid")) if isinstance(content, dict) else ""
+    fetch = VenueFetch(venue_id or "forum", source_for(venue_id or "forum"))
+    fetch.api = "v2" if api == "openreview" else "v1"
+    for note in notes:
+        fetch.notes += 1
+        try:
+            fetch.records.extend(note_records(note, fetch.source, fetch.notes))
+        except ImportFailed as error:
+            raise FetchError(url, f"note {fetch.notes}: {error.message}") from None
+    return fetch
+
+
+def _plain(value: Any) -> str:
+    """A content field as API v2 wraps it ({"value": ...}) or v1 gives it."""
+    if isinstance(value, dict):
+        value = value.get("value")
+    return value.strip() if isinstance(value, str) else ""
+
+
 def _read_query(
     http: FetchClient,
     params: dict[str, str],
