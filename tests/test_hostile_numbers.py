@@ -253,6 +253,8 @@ _FORM_MODULES = [annotation_forms, triage_forms]
 _RAW_READ = re.compile(r"""\.(?:data|POST|GET)\.(?:get|getlist)\(\s*["'](\w+)["']""")
 _NOT_NUMBERS = {"next", "confirmed", "quote", "quote_prefix", "quote_suffix", "new_list_name"}
 _NOT_NUMBERS |= {"layout", "query", "select_all", "cancel", "q", "period", "name", "from", "path"}
+# Not a request's: papers/sources/openreview_api.py reads OpenReview's JSON answer (`.data`).
+_NOT_NUMBERS |= {"notes", "count"}
 
 
 def _integer_form_fields() -> set[str]:
