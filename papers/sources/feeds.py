@@ -34,6 +34,17 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 BUSY = (Feed.Status.QUEUED, Feed.Status.RUNNING)
+# What a run writes on its feed, and only that: a curator may edit the feed (disable it)
+# while it runs.
+OUTCOME_FIELDS = [
+    "last_status",
+    "last_error",
+    "status_changed_at",
+    "last_created",
+    "last_updated",
+    "last_unchanged",
+    "last_import",
+]
 
 
 @dataclass(frozen=True)
@@ -126,7 +137,7 @@ def _run_claimed(feed: Feed, *, invoked_by: str, user: User | None) -> Outcome:
     feed.last_unchanged = total.unchanged
     feed.last_import_id = run.report.import_run_id
     feed.status_changed_at = timezone.now()
-    feed.save()
+    feed.save(update_fields=OUTCOME_FIELDS)
     return Outcome(feed, True, f"{feed}: {_counts_line(run)}")
 
 
