@@ -1359,3 +1359,7 @@ class ReviewAdmin(ReadOnlyAdmin):
     list_select_related = ["paper"]
     search_fields = ["=note_id", "=paper__forum_id", "decision"]
     list_per_page = 50
+
+
+# Registered in their own module; imported last, as it builds on GuardedAdmin above.
+from papers import admin_feeds  # noqa: E402, F401

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from papers.listing import Link
 
 from papers.arxiv_categories import category_label
+from papers.models_feeds import Feed as Feed  # its own module: this one is long enough
 from papers.querysets import AuthorQuerySet, PaperQuerySet
 from papers.routes import int_url
 from papers.text import (

@@ -6,13 +6,10 @@ from datetime import date
 
 from django.core.management.base import BaseCommand, CommandError
 
-from papers.importing.pipeline import ImportErrors, import_records
-from papers.importing.records import ImportFailed, PaperRecord
 from papers.importing.report import ProgressBar
 from papers.management.commands.import_papers import _login_name
-from papers.models import Paper
-from papers.sources.arxiv_api import DEFAULT_PAGE_SIZE, SORTS, SOURCE, fetch_pages
-from papers.sources.client import FetchClient, FetchError, service
+from papers.sources.arxiv_api import DEFAULT_PAGE_SIZE, SORTS, SOURCE
+from papers.sources.runs import RunFailed, fetch_arxiv_into_catalogue
 
 
 def _date(value: str) -> date:
@@ -50,54 +47,23 @@ class Command(BaseCommand):
         fetching = ProgressBar(self.stderr, desc="Fetching", unit=" papers")
         importing = ProgressBar(self.stderr, desc="Importing", unit=" papers")
         try:
-            # Fetched whole before the import's transaction opens: the database is not held
-            # during arXiv's 3 seconds between calls.
-            records, stop = self._fetch(query, since, max_results, sort, page_size, fetching)
-            fetching.close()
-            report = import_records(
-                records,
-                source=SOURCE,
+            run = fetch_arxiv_into_catalogue(
+                query,
+                since=since,
+                max_results=max_results,
+                sort=sort,
+                page_size=page_size,
                 dry_run=dry_run,
-                progress=importing,
-                total=len(records),
+                fetch_progress=fetching,
+                import_progress=importing,
                 invoked_by=f"manage.py fetch_arxiv {query!r} ({_login_name()})",
             )
-        except (FetchError, ImportFailed, ValueError) as error:  # one line, naming the URL
-            raise CommandError(f"{error} (nothing was imported)") from None
-        except ImportErrors as errors:
-            raise CommandError(f"{errors}\nNothing was imported.") from None
+        except RunFailed as error:
+            raise CommandError(str(error)) from None
         finally:
             fetching.close()
             importing.close()
             self.stderr.ending, self.stderr.style_func = ending, style
-        self.stdout.write(f"arXiv {query!r}: {len(records)} papers ({stop})")
-        for line in report.lines():
+        self.stdout.write(run.summary)
+        for line in run.report.lines():
             self.stdout.write(line)
-
-    def _fetch(self, query, since, max_results, sort, page_size, progress):
-        arxiv = service("arxiv")
-        records: dict[str, PaperRecord] = {}
-        stop = ""
-        with FetchClient(arxiv) as client:
-            # The base URL is the query endpoint itself, asked with an absolute URL: a base
-            # URL's path would gain a trailing slash, which is another address.
-            def fetch_page(params: dict[str, str]) -> str:
-                return client.get(arxiv.base_url, params).text
-
-            pages = fetch_pages(
-                query,
-                fetch_page,
-                page_size=page_size,
-                max_results=max_results,
-                since=since,
-                known=Paper.objects.known_arxiv_ids,
-                sort=sort,
-            )
-            for page in pages:
-                for record in page.records:
-                    # A paper submitted while paging pushes older ones onto the next page:
-                    # the first (newest) copy is kept.
-                    records.setdefault(record.arxiv_id, record)
-                progress(len(records), page.total or 0)
-                stop = str(page.stop or "")
-        return list(records.values()), stop

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from papers.importing.pipeline import ImportErrors, import_records
 from papers.importing.report import ProgressBar
 from papers.management.commands.import_papers import _login_name
-from papers.sources.client import FetchError
-from papers.sources.openreview_api import fetch_venue
+from papers.sources.runs import RunFailed, fetch_venue_into_catalogue
 
 
 class Command(BaseCommand):
@@ -35,29 +33,20 @@ class Command(BaseCommand):
         fetching = ProgressBar(self.stderr, desc="Fetching", unit=" notes")
         importing = ProgressBar(self.stderr, desc="Importing", unit=" notes")
         try:
-            # Fetched whole before the import's transaction opens: the database is not held
-            # while OpenReview is slow or asks us to wait.
-            fetch = fetch_venue(venue_id, progress=lambda done, count: fetching(done, 0))
-            fetching.close()
-            report = import_records(
-                fetch.records,
-                source=fetch.source,
+            run = fetch_venue_into_catalogue(
+                venue_id,
                 dry_run=dry_run,
-                progress=importing,
-                total=fetch.notes,
-                invoked_by=f"manage.py fetch_openreview {fetch.venue_id} ({_login_name()})",
+                fetch_progress=fetching,
+                import_progress=importing,
+                invoked_by=f"manage.py fetch_openreview {venue_id.strip().strip('/')} "
+                f"({_login_name()})",
             )
-        except FetchError as error:  # one line, naming the URL
-            raise CommandError(f"{error} (nothing was imported)") from None
-        except ImportErrors as errors:
-            raise CommandError(f"{errors}\nNothing was imported.") from None
+        except RunFailed as error:
+            raise CommandError(str(error)) from None
         finally:
             fetching.close()
             importing.close()
             self.stderr.ending, self.stderr.style_func = ending, style
-        self.stdout.write(
-            f"OpenReview {fetch.venue_id} (API {fetch.api}): {fetch.notes} notes, "
-            f"{fetch.papers} papers"
-        )
-        for line in report.lines():
+        self.stdout.write(run.summary)
+        for line in run.report.lines():
             self.stdout.write(line)

@@ -1,0 +1,91 @@
+"""Admin of the feeds a lab follows (papers.models_feeds.Feed): their last outcome at a glance,
+and "Fetch now", which only queues the feed for the task worker (a venue can take minutes to
+fetch, far longer than a request may). The change list shows each feed's progress as its
+status (queued, running, ok, failed); reloading it shows where the worker is."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.text import Truncator
+
+from papers.admin import GuardedAdmin
+from papers.models import Feed
+from papers.sources.feeds import enqueue_fetch
+
+ERROR_EXCERPT = 80
+
+
+@admin.register(Feed)
+class FeedAdmin(GuardedAdmin, admin.ModelAdmin):
+    list_display = [
+        "__str__",
+        "kind",
+        "target",
+        "enabled",
+        "every_hours",
+        "last_run_at",
+        "last_status",
+        "last_created",
+        "last_updated",
+        "last_unchanged",
+        "error_excerpt",
+    ]
+    list_filter = ["kind", "enabled", "last_status"]
+    search_fields = ["name", "target"]
+    actions = ["fetch_now"]
+    fields = [
+        "name",
+        "kind",
+        "target",
+        "arxiv_sort",
+        "enabled",
+        "every_hours",
+        "last_run_at",
+        "last_status",
+        ("last_created", "last_updated", "last_unchanged"),
+        "last_error",
+        "import_link",
+        "created_at",
+    ]
+    readonly_fields = [
+        "last_run_at",
+        "last_status",
+        "last_created",
+        "last_updated",
+        "last_unchanged",
+        "last_error",
+        "import_link",
+        "created_at",
+    ]
+
+    @admin.display(description="last error")
+    def error_excerpt(self, feed: Feed) -> str:
+        return Truncator(" ".join(feed.last_error.split())).chars(ERROR_EXCERPT) or "-"
+
+    @admin.display(description="last import")
+    def import_link(self, feed: Feed) -> str:
+        if feed.last_import_id is None:
+            return "-"
+        url = reverse("admin:papers_importrun_change", args=[feed.last_import_id])
+        return format_html('<a href="{}">Import #{}</a>', url, feed.last_import_id)
+
+    @admin.action(description="Fetch now (in the background)", permissions=["change"])
+    def fetch_now(self, request: HttpRequest, queryset: QuerySet[Feed]) -> None:
+        queued: list[str] = []
+        busy: list[str] = []
+        for feed in queryset:
+            (queued if enqueue_fetch(feed, user_id=request.user.pk) else busy).append(str(feed))
+        if queued:
+            self.message_user(
+                request,
+                f"Queued: {', '.join(queued)}. Reload this page to follow their status.",
+                messages.SUCCESS,
+            )
+        if busy:
+            self.message_user(
+                request, f"Already queued or running: {', '.join(busy)}.", messages.WARNING
+            )
