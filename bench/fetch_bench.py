@@ -14,7 +14,7 @@ call bounds a real fetch to about 33 papers/s whatever this machine does.
     python -m bench.fetch_bench --db sqlite --notes 500 --entries 300
 
 `make bench` (bench.run_bench) runs the same measurement for the databases it ran, after its
-pages (about a minute a database; --no-fetch leaves it out).
+pages (about 15 s a database; --no-fetch leaves it out).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ loopback port, warm up, then time sequential requests of each page type. Queries
 counted separately with Django's test client. Prints a table per database and writes it as
 Markdown to bench/out/results.md. Then, unless --no-fetch, the fetch rate of the same databases
 (bench.fetch_bench: fetch_openreview and fetch_arxiv against local stand-ins, on their own fresh
-databases; about a minute a database, little next to the pages).
+databases; about 15 s a database, little next to the pages).
 
     make bench                                   # 100,000 papers, both databases
     python -m bench.run_bench --papers 5000 --requests 30 --db sqlite
