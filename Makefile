@@ -109,7 +109,8 @@ format: $(DEV)
 	$(BIN)/ruff format .
 
 ## bench: generate BENCH_ARGS="--papers N" papers (default 100,000), import, time each page type
-## through gunicorn on SQLite and PostgreSQL (database `bench`); table in bench/out/results.md
+## through gunicorn on SQLite and PostgreSQL (database `bench`), then the fetch rate as
+## bench-fetch measures it (BENCH_ARGS=--no-fetch leaves it out); table in bench/out/results.md
 bench: $(RUNTIME)
 	$(BIN)/python -m bench.run_bench $(BENCH_ARGS)
 
@@ -120,6 +121,14 @@ bench: $(RUNTIME)
 ##                under 6 exporting clients (EXPORT_BENCH_ARGS="--db sqlite --reuse")
 bench-exports: $(RUNTIME)
 	$(BIN)/python -m bench.export_bench $(EXPORT_BENCH_ARGS)
+
+.PHONY: bench-fetch
+
+## bench-fetch: papers/s of fetch_openreview (3,200 notes) and fetch_arxiv (2,200 entries) against
+##              local stand-ins, first run and unchanged re-run, on SQLite and PostgreSQL
+##              (database `bench_fetch`); ARXIV_API_DELAY=0 (FETCH_BENCH_ARGS="--db sqlite")
+bench-fetch: $(RUNTIME)
+	$(BIN)/python -m bench.fetch_bench $(FETCH_BENCH_ARGS)
 
 .PHONY: load faults hostile
 

@@ -6,8 +6,9 @@ so one script can drive SQLite and PostgreSQL in turn.
 
 Databases used (and dropped/recreated):
 - SQLite: files under bench/out/ (gitignored);
-- PostgreSQL: the database named exactly `bench` on postgres://postgres@127.0.0.1:5432. The
-  `test` database and `test_*` databases belong to test runs and are never touched.
+- PostgreSQL: the databases named exactly `bench` (pages, imports, faults) and `bench_fetch` (the
+  fetch benchmark) on postgres://postgres@127.0.0.1:5432. The `test` database and `test_*`
+  databases belong to test runs and are never touched.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ OUT = ROOT / "bench" / "out"
 BIN = Path(sys.executable).parent
 PG_SERVER = "postgres://postgres@127.0.0.1:5432"
 PG_BENCH_DATABASE = "bench"
+PG_FETCH_DATABASE = "bench_fetch"
+# The only PostgreSQL databases a benchmark may drop.
+PG_DATABASES = (PG_BENCH_DATABASE, PG_FETCH_DATABASE)
 DATABASES = ("sqlite", "postgres")
 # Generated once per run: the servers need a key with DEBUG off, and nothing outlives the run.
 _SECRET_KEY = secrets.token_urlsafe(50)
@@ -53,12 +57,13 @@ def log(message: str) -> None:
 # --- databases ----------------------------------------------------------------------------------
 
 
-def database_url(db: str, name: str) -> str:
-    """URL of the benchmark database `name` (SQLite file stem; PostgreSQL always uses `bench`)."""
+def database_url(db: str, name: str, *, pg_name: str = PG_BENCH_DATABASE) -> str:
+    """URL of the benchmark database `name` (SQLite file stem; PostgreSQL uses `pg_name`, one of
+    PG_DATABASES)."""
     if db == "sqlite":
         return f"sqlite:///{OUT / (name + '.sqlite3')}"
-    if db == "postgres":
-        return f"{PG_SERVER}/{PG_BENCH_DATABASE}"
+    if db == "postgres" and pg_name in PG_DATABASES:
+        return f"{PG_SERVER}/{pg_name}"
     raise ValueError(f"unknown database {db!r} (expected sqlite or postgres)")
 
 
@@ -94,7 +99,10 @@ def query(url: str, sql: str, params: Sequence = ()) -> list[tuple]:
 
 def import_record_path(url: str) -> Path:
     """Where the timing of the import that filled this database is kept (see prepare_database)."""
-    name = "postgres-" + PG_BENCH_DATABASE if _is_postgres(url) else sqlite_file(url).stem
+    if _is_postgres(url):
+        name = "postgres-" + urlsplit(url).path.lstrip("/")
+    else:
+        name = sqlite_file(url).stem
     return OUT / f"import-{name}.json"
 
 
@@ -105,8 +113,8 @@ def reset_database(url: str) -> None:
     name = urlsplit(url).path.lstrip("/") if postgres else ""
     # A guard against ever pointing this at the test databases other people use: checked
     # before anything of the benchmark's own is deleted.
-    if postgres and name != PG_BENCH_DATABASE:
-        raise SystemExit(f"refusing to drop database {name!r}: only {PG_BENCH_DATABASE!r}")
+    if postgres and name not in PG_DATABASES:
+        raise SystemExit(f"refusing to drop database {name!r}: only {' or '.join(PG_DATABASES)}")
     import_record_path(url).unlink(missing_ok=True)
     shutil.rmtree(search_index_dir(url), ignore_errors=True)
     if postgres:

@@ -5,7 +5,9 @@ migrate, generate the synthetic corpus (bench.generate_corpus), time `manage.py 
 ANALYZE, collectstatic, start gunicorn (config/gunicorn.conf.py, 2 workers, DEBUG off) on a free
 loopback port, warm up, then time sequential requests of each page type. Queries per page are
 counted separately with Django's test client. Prints a table per database and writes it as
-Markdown to bench/out/results.md.
+Markdown to bench/out/results.md. Then, unless --no-fetch, the fetch rate of the same databases
+(bench.fetch_bench: fetch_openreview and fetch_arxiv against local stand-ins, on their own fresh
+databases; about 15 s a database, little next to the pages).
 
     make bench                                   # 100,000 papers, both databases
     python -m bench.run_bench --papers 5000 --requests 30 --db sqlite
@@ -20,6 +22,7 @@ import sys
 import time
 from dataclasses import dataclass
 
+from bench import fetch_bench
 from bench.harness import (
     DATABASES,
     OUT,
@@ -197,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="time the import, re-import and index build only, no pages",
     )
+    parser.add_argument(
+        "--no-fetch", action="store_true", help="leave out the fetch rate (bench.fetch_bench)"
+    )
     args = parser.parse_args(argv)
     if args.requests < 1:
         parser.error("--requests must be at least 1")
@@ -219,6 +225,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         sections.append(table(prepared, results, args.requests))
         print("\n" + sections[-1] + "\n", flush=True)
+    if not args.no_fetch:
+        for section in fetch_bench.sections(databases):
+            sections.append(section)
+            print("\n" + section + "\n", flush=True)
     command = "python -m bench.run_bench " + " ".join(argv if argv is not None else sys.argv[1:])
     header = [
         f"## Benchmark: {args.papers:,} papers "

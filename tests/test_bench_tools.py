@@ -15,6 +15,7 @@ from django.core.management import call_command
 from bench import harness
 from bench.fault_db_down import error_markers
 from bench.fault_kill_import import _PROGRESS
+from bench.fetch_bench import _total
 from bench.generate_corpus import generate_records, write_jsonl
 from bench.harness import get, percentile, reset_database
 from bench.hostile_pages import build_corpus
@@ -179,3 +180,12 @@ def test_get_sends_extra_headers_such_as_the_session_cookie():
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_the_fetch_bench_counts_the_papers_the_report_counts():
+    # An arXiv re-run stopping at its first, known page is timed for the papers it saw.
+    stdout = "arXiv 'cat:cs.LG': 100 papers (a whole page ...)\nTotal: 0 created, 2 updated, "
+    stdout += "100 unchanged, 1 conflicts\n"
+    assert _total(stdout) == (103, "Total: 0 created, 2 updated, 100 unchanged, 1 conflicts")
+    with pytest.raises(SystemExit, match="no report total"):
+        _total("CommandError: nope")

@@ -5,9 +5,6 @@ pipeline. Nothing reaches the internet."""
 from __future__ import annotations
 
 import io
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
 import httpx
@@ -15,11 +12,22 @@ import pytest
 import respx
 from django.core.management import CommandError, call_command
 
+from bench.standins import (
+    THROTTLE,
+    UNAVAILABLE,
+    VENUE,
+    StandIn,
+    note_id,
+    page,
+    title_of,
+    v1_note,
+    v2_note,
+    v2_reply,
+)
 from papers.importing.records import PaperRecord, ReviewRecord
 from papers.models import ImportRun, Paper, SourceRecord
 from papers.sources.client import FetchClient, FetchError, service
 from papers.sources.openreview_api import fetch_venue
-from tests.openreview_api_fake import VENUE, page, v1_note, v2_note, v2_reply
 
 V2 = "https://api2.openreview.net"
 V1 = "https://api.openreview.net"
@@ -250,86 +258,34 @@ def test_a_malformed_second_page_is_one_line_naming_its_url_and_writes_nothing()
     assert not ImportRun.objects.exists()
 
 
-# --- End to end: a real HTTP server on this machine ----------------------------------------
-
-
-class _FlakyOpenReview(BaseHTTPRequestHandler):
-    """/notes of a venue, paged; the first request of the second page is answered 429
-    (Retry-After: 0) and the first of the third page 503, as a busy server would."""
-
-    queries: dict = {}
-    refusals: dict[str, int] = {}
-    requests: list[str] = []
-
-    def do_GET(self) -> None:
-        url = urlsplit(self.path)
-        params = dict(parse_qsl(url.query))
-        self.requests.append(self.path)
-        refusal = self.refusals.pop(params.get("offset", ""), None)
-        if url.path != "/notes":
-            self._answer(404, b"{}")
-        elif refusal == 429:
-            self._answer(429, b'{"error": "slow down"}', {"Retry-After": "0"})
-        elif refusal == 503:
-            self._answer(503, b"busy")
-        else:
-            body = json.dumps(page(self.queries, params), ensure_ascii=False).encode()
-            self._answer(200, body)
-
-    def _answer(self, status: int, body: bytes, headers: dict | None = None) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass  # keep the test's output clean
+# --- End to end: the local stand-in of OpenReview (bench/standins.py) ---------------------
 
 
 @pytest.fixture
 def local_openreview(settings):
-    notes = [
-        v2_note(
-            f"local{n:04d}",
-            f"Paper {n}: $O(n^{{{n % 3 + 1}}})$ Üben",
-            number=n,
-            replies=[v2_reply(f"rev{n:04d}", f"local{n:04d}", "Official_Review", n, rating=n % 10)],
-        )
-        for n in range(1, 351)
-    ]
-    _FlakyOpenReview.queries = {("content.venueid", VENUE): notes}
-    _FlakyOpenReview.refusals = {"100": 429, "200": 503}
-    _FlakyOpenReview.requests = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _FlakyOpenReview)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    settings.OPENREVIEW_API_URL = base
-    settings.OPENREVIEW_API_V1_URL = base + "/v1"
-    try:
-        yield _FlakyOpenReview
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    # 350 notes: 280 accepted (the venueid query), every one under the submission invitation.
+    # The second and third pages of the venueid query are refused once each.
+    faults = {("openreview", 100): THROTTLE, ("openreview", 200): UNAVAILABLE}
+    with StandIn(notes=350, entries=0, faults=faults, retry_after=0) as stand_in:
+        for name, url in stand_in.urls.items():
+            setattr(settings, name, url)
+        yield stand_in
 
 
 @pytest.mark.django_db
 def test_end_to_end_a_venue_over_pages_from_a_busy_server(local_openreview, monkeypatch):
-    # Pages of 100 so 350 notes take four; the 503's backoff is made short, not skipped.
+    # Pages of 100 so the venue takes several; the 503's backoff is made short, not skipped.
     monkeypatch.setattr("papers.sources.openreview_api.PAGE_SIZE", 100)
     monkeypatch.setattr("papers.sources.client.BACKOFF", 0.05)
     output = fetch_command()
     assert f"OpenReview {VENUE} (API v2): 350 notes, 350 papers" in output
-    assert "Total: 350 created, 0 updated, 0 unchanged, 0 conflicts; reviews: 350 new" in output
+    assert "Total: 350 created, 0 updated, 0 unchanged, 0 conflicts" in output
     assert Paper.objects.count() == 350
-    assert Paper.objects.get(forum_id="local0007").title == "Paper 7: $O(n^{2})$ Üben"
-    offsets = [parse_qsl(urlsplit(path).query) for path in local_openreview.requests]
-    venue_offsets = [dict(q)["offset"] for q in offsets if "content.venueid" in dict(q)]
-    # The refused pages were asked again; then the submission invitation, which is empty.
-    assert venue_offsets == ["0", "100", "100", "200", "200", "300"]
-    assert local_openreview.refusals == {}
+    assert Paper.objects.get(forum_id=note_id(7)).title == title_of(7)
+    queries = [dict(parse_qsl(urlsplit(path).query)) for path in local_openreview.log]
+    venue_offsets = [q["offset"] for q in queries if "content.venueid" in q]
+    # The refused pages were asked again; then the submission invitation, all seen already.
+    assert venue_offsets == ["0", "100", "100", "200", "200"]
+    assert [q["offset"] for q in queries if "invitation" in q] == ["0", "100", "200", "300"]
+    assert local_openreview.faults == {}
     assert "Total: 0 created, 0 updated, 350 unchanged" in fetch_command()
