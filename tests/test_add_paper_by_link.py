@@ -13,13 +13,13 @@ import pytest
 import respx
 from django.urls import reverse
 
+from bench.standins import v2_note
 from papers.models import ImportRun, Paper
 from papers.sources import single
 from papers.sources.crossref import jats_text, work_record
 from papers.sources.identifiers import Kind, parse_identifier
 from tests.arxiv_feed import atom_entry, feed
 from tests.factories import make_paper, make_reading_list
-from tests.openreview_api_fake import v2_note
 
 pytestmark = pytest.mark.django_db
 

@@ -1,6 +1,6 @@
 """Feeds that keep a lab current: `manage.py fetch_feeds` runs the due ones and records each
 outcome on its feed; the admin's "Fetch now" only queues a feed for the task worker. The
-services are replayed by respx (tests/openreview_api_fake.py, tests/arxiv_feed.py): nothing
+services are replayed by respx (bench/standins.py, tests/arxiv_feed.py): nothing
 reaches the internet."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from bench.standins import VENUE, page, v2_note
 from papers.models import Feed, ImportRun, Paper
 from papers.models_feeds import STALE_AFTER
 from papers.sources import feeds
@@ -26,7 +27,6 @@ from papers.sources.arxiv_api import SORTS
 from tests.arxiv_feed import feed as atom_feed
 from tests.arxiv_feed import numbered
 from tests.factories import make_user
-from tests.openreview_api_fake import VENUE, page, v2_note
 
 pytestmark = pytest.mark.django_db
 
