@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -165,3 +167,20 @@ class ProgressBar:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+@contextmanager
+def fetch_progress_bars(stderr, unit: str) -> Iterator[tuple[ProgressBar, ProgressBar]]:
+    """A fetch command's two bars on its stderr (a Django OutputWrapper), fetching then
+    importing; the bars redraw one line in place, so the wrapper writes no newline after each
+    write and no error colours until they are closed."""
+    ending, style = stderr.ending, stderr.style_func
+    stderr.ending, stderr.style_func = "", None
+    fetching = ProgressBar(stderr, desc="Fetching", unit=unit)
+    importing = ProgressBar(stderr, desc="Importing", unit=unit)
+    try:
+        yield fetching, importing
+    finally:
+        fetching.close()
+        importing.close()
+        stderr.ending, stderr.style_func = ending, style

@@ -6,7 +6,7 @@ from datetime import date
 
 from django.core.management.base import BaseCommand, CommandError
 
-from papers.importing.report import ProgressBar
+from papers.importing.report import fetch_progress_bars
 from papers.management.commands.import_papers import _login_name
 from papers.sources.arxiv_api import DEFAULT_PAGE_SIZE, SORTS, SOURCE
 from papers.sources.runs import RunFailed, fetch_arxiv_into_catalogue
@@ -42,28 +42,21 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, query, since, max_results, sort, page_size, dry_run, **options):
-        ending, style = self.stderr.ending, self.stderr.style_func
-        self.stderr.ending, self.stderr.style_func = "", None
-        fetching = ProgressBar(self.stderr, desc="Fetching", unit=" papers")
-        importing = ProgressBar(self.stderr, desc="Importing", unit=" papers")
         try:
-            run = fetch_arxiv_into_catalogue(
-                query,
-                since=since,
-                max_results=max_results,
-                sort=sort,
-                page_size=page_size,
-                dry_run=dry_run,
-                fetch_progress=fetching,
-                import_progress=importing,
-                invoked_by=f"manage.py fetch_arxiv {query!r} ({_login_name()})",
-            )
+            with fetch_progress_bars(self.stderr, unit=" papers") as (fetching, importing):
+                run = fetch_arxiv_into_catalogue(
+                    query,
+                    since=since,
+                    max_results=max_results,
+                    sort=sort,
+                    page_size=page_size,
+                    dry_run=dry_run,
+                    fetch_progress=fetching,
+                    import_progress=importing,
+                    invoked_by=f"manage.py fetch_arxiv {query!r} ({_login_name()})",
+                )
         except RunFailed as error:
             raise CommandError(str(error)) from None
-        finally:
-            fetching.close()
-            importing.close()
-            self.stderr.ending, self.stderr.style_func = ending, style
         self.stdout.write(run.summary)
         for line in run.report.lines():
             self.stdout.write(line)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from papers.importing.report import ProgressBar
+from papers.importing.report import fetch_progress_bars
 from papers.management.commands.import_papers import _login_name
 from papers.sources.runs import RunFailed, fetch_venue_into_catalogue
 
@@ -27,26 +27,18 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, venue_id, dry_run, **options):
-        # The bars redraw one line in place: no newline after each write, nor error colours.
-        ending, style = self.stderr.ending, self.stderr.style_func
-        self.stderr.ending, self.stderr.style_func = "", None
-        fetching = ProgressBar(self.stderr, desc="Fetching", unit=" notes")
-        importing = ProgressBar(self.stderr, desc="Importing", unit=" notes")
         try:
-            run = fetch_venue_into_catalogue(
-                venue_id,
-                dry_run=dry_run,
-                fetch_progress=fetching,
-                import_progress=importing,
-                invoked_by=f"manage.py fetch_openreview {venue_id.strip().strip('/')} "
-                f"({_login_name()})",
-            )
+            with fetch_progress_bars(self.stderr, unit=" notes") as (fetching, importing):
+                run = fetch_venue_into_catalogue(
+                    venue_id,
+                    dry_run=dry_run,
+                    fetch_progress=fetching,
+                    import_progress=importing,
+                    invoked_by=f"manage.py fetch_openreview {venue_id.strip().strip('/')} "
+                    f"({_login_name()})",
+                )
         except RunFailed as error:
             raise CommandError(str(error)) from None
-        finally:
-            fetching.close()
-            importing.close()
-            self.stderr.ending, self.stderr.style_func = ending, style
         self.stdout.write(run.summary)
         for line in run.report.lines():
             self.stdout.write(line)
