@@ -25,6 +25,9 @@ differing value for a curator's field and a value that replaces another source's
 once, in the report and as an ImportConflict for the curators. An abstract whose fingerprint
 equals the stored one counts as unchanged, so two sources that differ only in whitespace do not
 disagree.
+
+Over 600 lines: one batch's steps (find, merge, write, report) share the batch's state; splitting
+it is issue 29's ("loader.py 955").
 """
 
 from __future__ import annotations
