@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 # Well-known venues by acronym (upper case) -> the name a citation gives. NeurIPS is cited by
@@ -44,6 +45,8 @@ VENUE_NAMES = {
 }
 # A venue tag as the catalogue names venues: an acronym, optionally with its year.
 _VENUE_TAG = re.compile(r"(?P<acronym>[A-Za-z]+)(?:[ -]?(?:19|20)\d{2})?")
+# A year in a venue's name ("ICLR 2024", "NeurIPS 2023 Workshop").
+_YEAR = re.compile(r"\b(19|20)\d{2}\b")
 # A cited venue as venue_full_name writes it: "Full Name (ACRONYM YEAR)".
 _CITED_VENUE = re.compile(r"(?P<full>.+?)\s*\((?P<venue>[^()]+)\)")
 
@@ -176,3 +179,11 @@ def venue_from_reference(cited: str, year: int | None) -> str:
     if named_year:
         return f"{acronym} {named_year.group()}"
     return f"{acronym} {year}" if year else acronym
+
+
+# A catalogue has a few hundred venues, and an export asks about each of its papers'.
+@functools.lru_cache(maxsize=1024)
+def venue_year(venue: str) -> int | None:
+    """The year a venue's name gives ("ICLR 2024" -> 2024), None if it gives none."""
+    match = _YEAR.search(venue)
+    return int(match.group()) if match else None

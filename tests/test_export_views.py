@@ -141,6 +141,25 @@ def test_engine_all_ids_is_every_page_in_order_without_a_page_limit(corpus):
     assert engine.all_ids(searcher, nothing) == []
 
 
+@pytest.mark.parametrize("sort", ["newest", "rating"])
+def test_all_ids_breaks_ties_by_id_as_the_pages_do(sort):
+    # One import's papers share their creation time, and ratings tie: the export's order
+    # (read by the u64 key and the id, not the text key) must still be the pages'.
+    papers = [make_paper(f"Tied {n}") for n in range(7)]
+    same_time = papers[0].created_at
+    for n, paper in enumerate(papers):
+        rating = None if n == 6 else 5.0 + n % 2  # two ties and one paper without a rating
+        Paper.objects.filter(pk=paper.pk).update(created_at=same_time, mean_rating=rating)
+    searcher = current_searcher()  # the index is first built now, from these values
+    query = PaperFilter(QueryDict(f"sort={sort}")).state.engine_query(page=1)
+    pages = [
+        engine.search(searcher, replace(query, offset=offset, limit=3)).ids for offset in (0, 3, 6)
+    ]
+    in_order = pages[0] + pages[1] + pages[2]
+    assert sorted(in_order) == sorted(paper.pk for paper in papers)
+    assert engine.all_ids(searcher, query) == in_order
+
+
 def test_list_page_links_its_exports_with_its_query(client, corpus):
     response = client.get(reverse("papers:list"), {"q": "diffusion", "sort": "title", "page": 1})
     content = response.content.decode()
@@ -370,11 +389,12 @@ def test_a_big_export_reads_its_papers_in_batches_not_one_by_one(client, extensi
     make_many_papers(1200, tag)
     with CaptureQueriesContext(connection) as queries:
         response = client.get(export_url("tag-export", extension, tag.kind, tag.slug))
-    # 1,200 papers in batches of 500: 3 batches of three queries each (papers, their tags,
-    # their authors' names), besides a few that do not grow with the export (the tag, its
-    # ids; the export slots in the cache are left out of the count).
+    # 1,200 papers in batches of 500: 3 batches of four queries each (papers, their tags,
+    # their authorships, the year added of those whose venue gives none), the two authors'
+    # names once, besides a few that do not grow with the export (the tag, its ids; the
+    # export slots in the cache are left out of the count).
     assert len(batch_queries(queries)) == 3
-    assert len(outside_cache(queries)) <= 3 * 3 + 3
+    assert len(outside_cache(queries)) <= 3 * 4 + 1 + 3
     assert response["X-Export-Entries"] == "1200"
     text = response.getvalue().decode("utf-8-sig")
     titles = titles_in(extension, text)
@@ -399,7 +419,7 @@ def test_a_big_reading_list_export_reads_its_items_in_batches(client, monkeypatc
     with CaptureQueriesContext(connection) as queries:
         response = client.get(reverse("annotations:list-export-csv", args=[reading_list.pk]))
     rows = list(csv.reader(io.StringIO(response.getvalue().decode("utf-8-sig"))))
-    # the items, then 3 batches: papers, tags, authors' names
+    # the items, then 3 batches: papers, tags, authorships, years added; the names once
     assert len(batch_queries(queries)) == 3
-    assert len(outside_cache(queries)) <= 1 + 3 * 3 + 4
+    assert len(outside_cache(queries)) <= 1 + 3 * 4 + 1 + 4
     assert len(rows) == 1 + 1200 and rows[0][4:6] == ["status", "priority"]

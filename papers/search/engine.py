@@ -601,9 +601,29 @@ def all_ids(searcher: tantivy.Searcher, query: BrowseQuery) -> list[int]:
     everything = searcher.num_docs
     if matcher is None or not everything:
         return []
-    whole = replace(query, offset=0, limit=everything)
     matches = matcher.all() or Query.all_query()
+    sort = _effective_sort(query.sort, scored=matcher.scored)
+    if sort in _BY_COARSE_KEY_AND_ID:
+        return _ids_by_coarse_key(searcher, matches, _BY_COARSE_KEY_AND_ID[sort])
+    whole = replace(query, offset=0, limit=everything)
     return _page(searcher, matches, whole, scored=matcher.scored, max_limit=everything)[0]
+
+
+def _ids_by_coarse_key(searcher: tantivy.Searcher, matches: Query, keys: _SortKeys) -> list[int]:
+    """Every match in the exact key's order, when that key is the coarse key then the id (the
+    newest and rating orders): sorted here by (coarse value, id) instead of by the text key.
+    Tantivy makes a string of every text key it sorts by: 2.4 s for 100,000 papers, where
+    the u64 key and the ids take a few hundredths."""
+    hits = searcher.search(
+        matches, searcher.num_docs, count=False, order_by_field=keys.coarse, order=keys.order
+    ).hits
+    ids = searcher.fast_field_values(schema.ID, [address for _, address in hits])
+    # Paper ids are an integer field that every document has.
+    keyed = sorted(
+        ((int(value), pk) for (value, _), pk in zip(hits, ids, strict=True) if isinstance(pk, int)),
+        reverse=keys.order == tantivy.Order.Desc,
+    )
+    return [pk for _, pk in keyed]
 
 
 def match_count(searcher: tantivy.Searcher, query: BrowseQuery) -> int:
@@ -654,9 +674,7 @@ def _page(
     offset = max(0, query.offset)
     if offset >= searcher.num_docs:
         return [], _total(searcher.search(matches, 1))
-    sort = query.sort if query.sort in SORTS else "relevance"
-    if sort == "relevance" and not scored:
-        sort = "newest"
+    sort = _effective_sort(query.sort, scored=scored)
     if sort == "relevance":
         result = searcher.search(matches, limit, offset=offset)
         hits, total = result.hits, _total(result)
@@ -682,6 +700,14 @@ class _SortKeys:
 _NEWEST = _SortKeys(schema.NEWEST_ORDER, schema.CREATED, tantivy.Order.Desc)
 _BY_TITLE = _SortKeys(schema.TITLE_ORDER, schema.TITLE_PREFIX, tantivy.Order.Asc)
 _BY_RATING = _SortKeys(schema.RATING_ORDER, schema.RATING, tantivy.Order.Desc)
+# The orders whose exact key is the coarse key followed by the paper id (schema's sort keys).
+_BY_COARSE_KEY_AND_ID = {"newest": _NEWEST, "rating": _BY_RATING}
+
+
+def _effective_sort(sort: str, *, scored: bool) -> str:
+    """The order a listing is in: relevance only with a search to score, newest otherwise."""
+    sort = sort if sort in SORTS else "relevance"
+    return "newest" if sort == "relevance" and not scored else sort
 
 
 def _sorted_hits(searcher, matches: Query, keys: _SortKeys, offset: int, limit: int):

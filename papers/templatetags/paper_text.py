@@ -33,10 +33,28 @@ def latex_plain(text: str) -> str:
     return latex_to_plain_text(text or "")
 
 
+_WEB_SCHEMES = ("https://", "http://")
+
+
+def _is_plain_web_url(url: str) -> bool:
+    """Whether urlsplit would find an http(s) scheme and a host in `url` without a doubt: a
+    printable ASCII address (urlsplit drops tabs and line breaks, and refuses some brackets
+    and non-ASCII hosts) starting with the lower-case scheme and a host character. An export
+    asks this of every paper; urlsplit took a tenth of its time."""
+    if not url.startswith(_WEB_SCHEMES) or not (url.isascii() and url.isprintable()):
+        return False
+    if "[" in url or "]" in url:
+        return False
+    host_start = url.index("//") + 2
+    return url[host_start : host_start + 1] not in ("", "/", "?", "#")
+
+
 @register.filter
 def web_url(url: str) -> str:
     """The URL if it is an http(s) address, else "" (a `javascript:` link is never rendered)."""
     url = (url or "").strip()
+    if _is_plain_web_url(url):  # nearly every link, seen without taking it apart
+        return url
     try:
         parts = urlsplit(url)
     except ValueError:
