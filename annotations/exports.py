@@ -68,8 +68,15 @@ _BIBTEX_ESCAPES = {
 # One pass in C (str.translate): a 10,000-character abstract of specials took a regex callback
 # per character, most of a large export's time.
 _BIBTEX_TABLE = str.maketrans(_BIBTEX_ESCAPES)
-# Four texts in five have none of them, and looking costs a quarter of translating.
-_BIBTEX_SPECIAL = re.compile("[" + re.escape("".join(_BIBTEX_ESCAPES)) + "]")
+# Escapes that hold no character escaped after them (no backslash, no brace), so a text
+# holding only these specials is escaped by one str.replace per special present: each a scan
+# in C, where str.translate looks every character up in a dict (30 ns a character).
+_REPLACEABLE = frozenset(_BIBTEX_ESCAPES).difference("\\{}")
+# Every byte but the specials': deleting them from a text's UTF-8 leaves the specials it holds
+# (in UTF-8 an ASCII byte only ever stands for that character). The fastest way to look.
+_NOT_SPECIAL_BYTES = bytes(byte for byte in range(256) if chr(byte) not in _BIBTEX_ESCAPES)
+# The printable ASCII characters, space included: what most values consist of entirely.
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
 # Inline math in a title: $...$ with something inside and no dollar sign of its own.
 # What still needs a backslash inside math: a comment, a macro parameter, an alignment tab.
 _MATH_SPECIAL = re.compile(r"(?<!\\)[%#&]")
@@ -97,7 +104,13 @@ UNTITLED = "[Untitled]"
 
 def _plain_text(text: str) -> str:
     """One line of text: control characters and runs of whitespace become one space."""
-    if text.isprintable():  # no control character, no whitespace but the ASCII space
+    # No control character, no whitespace but the ASCII space; for ASCII text, found by
+    # deleting the printable bytes (three times faster than str.isprintable).
+    if text.isascii():
+        printable = not text.encode().translate(None, _PRINTABLE_ASCII)
+    else:
+        printable = text.isprintable()
+    if printable:
         if "  " not in text and not text.startswith(" ") and not text.endswith(" "):
             return text  # most values, kept without building a new string
         return " ".join(text.split())
@@ -120,7 +133,16 @@ def bibtex_escape(text: str) -> str:
 
 
 def _escape_specials(text: str) -> str:
-    return text.translate(_BIBTEX_TABLE) if _BIBTEX_SPECIAL.search(text) else text
+    specials = set(
+        text.encode("utf-8", "surrogatepass").translate(None, _NOT_SPECIAL_BYTES).decode()
+    )
+    if not specials:  # four texts in five
+        return text
+    if not specials.issubset(_REPLACEABLE):
+        return text.translate(_BIBTEX_TABLE)
+    for special in specials:
+        text = text.replace(special, _BIBTEX_ESCAPES[special])
+    return text
 
 
 def bibtex_title(text: str) -> str:
@@ -357,7 +379,8 @@ def ris_record(paper: Paper | ExportPaper) -> str:
         ("AB", paper.abstract),
         *(("KW", keyword) for keyword in _keywords(paper)),
     ]
-    lines = [f"{tag}  - {_plain_text(value)}" for tag, value in fields if _plain_text(value)]
+    plain = ((tag, _plain_text(value)) for tag, value in fields)
+    lines = [f"{tag}  - {value}" for tag, value in plain if value]
     return "".join(f"{line}\r\n" for line in [*lines, "ER  - "])  # the specification's line end
 
 

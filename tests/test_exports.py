@@ -317,6 +317,20 @@ def test_bibtex_braces_in_text_are_written_as_text_commands():
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("50% of x_1 & y", r"50\% of x\_1 \& y", id="specials-without-braces"),
+        pytest.param("~$^#", r"\textasciitilde{}\$\textasciicircum{}\#", id="only-specials"),
+        pytest.param("é_{ü}", r"é\_\textbraceleft{}ü\textbraceright{}", id="with-braces"),
+        pytest.param("a\\_%", r"a\textbackslash{}\_\%", id="with-a-backslash"),
+        pytest.param("plain, text", "plain, text", id="nothing-to-escape"),
+    ],
+)
+def test_bibtex_escape_writes_every_special_character_as_latex(text, expected):
+    assert bibtex_escape(text) == expected
+
+
+@pytest.mark.parametrize(
     "title",
     [
         pytest.param("an unbalanced { opening brace", id="open-brace"),
