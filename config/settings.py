@@ -340,6 +340,9 @@ EMAIL_PORT = env_int("EMAIL_PORT", 587)
 EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=True)
+# Seconds an SMTP connection may block: without it a mail server that stops answering holds a
+# request (a password reset) or a digest run forever.
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 30)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "paperbrowser@localhost")
 
 SITE_NAME = os.environ.get("SITE_NAME", "Paper browser")
