@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import logging
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from alerts.digest import Digest, build_digest, claim, mark_done, recipients, release
 from alerts.models import DigestState
+from operations.commands import ScheduledCommand
 
 logger = logging.getLogger(__name__)
 
 
-class Command(BaseCommand):
+class Command(ScheduledCommand):
     help = "E-mail each member the papers new in their saved searches, and recommendations."
 
     def add_arguments(self, parser) -> None:
