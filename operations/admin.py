@@ -3,10 +3,11 @@ from __future__ import annotations
 from django.contrib import admin
 
 from operations.models import ScheduledJob
+from papers.admin_numbers import GuardsNumbers
 
 
 @admin.register(ScheduledJob)
-class ScheduledJobAdmin(admin.ModelAdmin):
+class ScheduledJobAdmin(GuardsNumbers, admin.ModelAdmin):
     """Read-only: the scheduled commands write these rows; a curator or operator looks."""
 
     list_display = ["name", "outcome", "succeeded_at", "failed_at", "started_at", "error_line"]
