@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from papers.listing import Link
 
 from papers.arxiv_categories import category_label
+from papers.choices import TagKind as TagKind  # a leaf module: querysets need it too
 from papers.models_feeds import Feed as Feed  # its own module: this one is long enough
 from papers.querysets import AuthorQuerySet, PaperQuerySet
 from papers.routes import int_url
@@ -56,17 +57,6 @@ UNTITLED_IN_QUEUE = "Untitled paper (awaiting curation)"
 # The fields display_title reads: what a query loading papers only to name them needs, so an
 # untitled paper costs no extra query for its queue flag.
 DISPLAY_TITLE_FIELDS = ("title", "needs_curation")
-
-
-class TagKind(models.TextChoices):
-    VENUE = "venue", "Venue"
-    TRACK = "track", "Presentation track"
-    LAB = "lab", "Lab tag"
-    KEYWORD = "keyword", "Keyword"  # the authors' keywords, as sources give them
-    AREA = "area", "Primary area"  # OpenReview's primary_area, arXiv's primary category
-    # OpenReview's decision ("Accept (poster)", "Reject"), set from the paper's reviews by
-    # Review.objects.refresh_summaries, never by the loader or a member.
-    DECISION = "decision", "Decision"
 
 
 def tag_label(kind: str, name: str) -> str:
