@@ -137,7 +137,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
-    "django_filters",
     "csp",
     "axes",
     "django_tasks",
