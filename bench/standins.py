@@ -179,6 +179,18 @@ AUTHORS = (
     'Kurt G\\"odel',
     "Ngozi Okafor",
 )
+# What OpenReview's content.authorids pairs with each of AUTHORS: the person's profile id, one
+# person one id in every note, or an e-mail address for an author without a profile.
+AUTHOR_IDS = (
+    "~Zoe_Unal1",
+    "~Lei_Li3",
+    "~Paul_Erdos1",
+    "~Ann_One1",
+    "~Jose_Nunez1",
+    "~Bo_Two1",
+    "~Kurt_Godel1",
+    "ngozi.okafor@example.org",
+)
 TITLES = (
     r"$\alpha$-VAE: Disentangling with a Tilted Prior",
     'Schr\\"odinger Bridges for Graphs',
@@ -201,6 +213,11 @@ def authors_of(number: int) -> list[str]:
     """Two to four names, in the paper's order; rotated so order matters."""
     count = 2 + number % 3
     return [AUTHORS[(number + step * 3) % len(AUTHORS)] for step in range(count)]
+
+
+def author_ids_of(number: int) -> list[str]:
+    """content.authorids of note `number`, beside authors_of(number)."""
+    return [AUTHOR_IDS[AUTHORS.index(name)] for name in authors_of(number)]
 
 
 def note_id(number: int) -> str:
@@ -241,7 +258,7 @@ def venue_notes(count: int) -> list[dict]:
                 number=number,
                 replies=replies,
                 authors=authors_of(number),
-                authorids=[f"~Author{number}_{n}" for n in range(len(authors_of(number)))],
+                authorids=author_ids_of(number),
                 venue=f"ICLR 2025 {track}" if accepted else "Submitted to ICLR 2025",
                 venueid=VENUE if accepted else f"{VENUE}/Rejected_Submission",
             )

@@ -18,6 +18,7 @@ from django.core.management import call_command
 
 from bench.standins import (
     ARXIV_QUERY,
+    AUTHORS,
     VENUE,
     StandIn,
     arxiv_id_of,
@@ -27,7 +28,7 @@ from bench.standins import (
     track_of,
     usual_faults,
 )
-from papers.models import Paper
+from papers.models import Author, Paper
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = 100  # OpenReview notes a page in the in-process tests, so a small venue has several
@@ -75,6 +76,9 @@ def test_every_note_is_imported_with_its_authors_in_order_and_its_track(venue, c
             title_of(number).replace('\\"o', "ö"),
             authors_of(number),
         ), number
+    # One author per person, by profile id (an author without one, by name), on every paper.
+    assert Author.objects.count() == len(AUTHORS)
+    assert dict(Author.objects.values_list("openreview_id", "name"))[None] == "Ngozi Okafor"
     tracks = [track_of(number) for number in range(1, NOTES + 1)]
     for track in ("Poster", "Oral"):
         response = client.get(f"/?track={track.lower()}")

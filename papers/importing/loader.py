@@ -2,11 +2,12 @@
 
 Per batch: what the records' sources supplied last time (records unchanged since stop there),
 papers by each identity the rest carry, the current authors and imported tags of the papers
-found, authors by normalised name, then the writes: new authors and papers as rows with ids
-allocated first, changed papers by bulk update, authorships, paper tags and source records as
-rows (COPY on PostgreSQL). Every `__in` lookup takes at most IN_CHUNK values, so a batch whose
-records bring thousands of authors or venues costs a few more queries, never one statement
-past SQLite's limits. Nothing is queried per record.
+found, authors by OpenReview profile id and by normalised name, then the writes: new authors
+and papers as rows with ids allocated first, changed papers (and authors given a profile id) by
+bulk update, authorships, paper tags and source records as rows (COPY on PostgreSQL). Every
+`__in` lookup takes at most IN_CHUNK values, so a batch whose records bring thousands of
+authors or venues costs a few more queries, never one statement past SQLite's limits.
+Nothing is queried per record.
 
 Matching: by forum id, then arXiv id, then DOI, then abstract fingerprint. A forum id match is
 always the paper; any other match needs the record's and the paper's forum ids and arXiv ids
@@ -111,15 +112,34 @@ MERGED_IDENTITIES = ("forum_id", "abstract_fingerprint")
 INDEXED_FIELDS = frozenset({"title", "abstract"})
 
 
+class _Person(NamedTuple):
+    """An author as a record or a paper names them."""
+
+    key: str  # the normalised name
+    name: str  # as written
+    profile: str = ""  # the OpenReview profile id, "" when not known
+
+
+def _same_people(incoming: list[_Person], current: list[_Person]) -> bool:
+    """Whether a record's author list names the paper's authors, in order: each by the same
+    profile id, or by the same name where the record gives no profile id or the one the
+    author has."""
+    return len(incoming) == len(current) and all(
+        (ours.profile and ours.profile == theirs.profile)
+        or (ours.key == theirs.key and ours.profile in ("", theirs.profile))
+        for ours, theirs in zip(incoming, current, strict=True)
+    )
+
+
 @dataclass
 class _Target:
     """A paper some record in the batch maps to, with the state merging needs."""
 
     paper: Paper
     is_new: bool
-    # (normalized_name, display name) in order, and imported tags: an existing paper's are read
-    # from the database once (loaded), a new paper has none.
-    authors: list[tuple[str, str]] = field(default_factory=list)
+    # Its authors in order, and imported tags: an existing paper's are read from the database
+    # once (loaded), a new paper has none.
+    authors: list[_Person] = field(default_factory=list)
     tag_keys: set[tuple[str, str]] = field(default_factory=set)
     loaded: bool = False
     new_tags: list[tuple[str, str]] = field(default_factory=list)
@@ -147,7 +167,7 @@ class _Match:
     fingerprint: str
     source: str
     key: str
-    authors: list[tuple[str, str]]
+    authors: list[_Person]
     tags: list[tuple[str, str]]
     supplied: dict[str, str]
     digest: str
@@ -275,10 +295,16 @@ def _publisher_doi(doi: str) -> str:
 
 
 def _incoming(record: PaperRecord, fingerprint: str, source: str) -> _Match:
-    authors = _dedupe_authors(record.authors)
+    authors = _people(record)
     tags = classify_tags(record.tags) + topic_tags(record.keywords, record.primary_area)
     tag_keys = {(kind, tag_key(name)) for kind, name in tags}
-    supplied = supplied_values(record, fingerprint, [key for key, _ in authors], tag_keys)
+    supplied = supplied_values(
+        record,
+        fingerprint,
+        [person.key for person in authors],
+        tag_keys,
+        [person.profile for person in authors],
+    )
     return _Match(
         record=record,
         fingerprint=fingerprint,
@@ -291,9 +317,15 @@ def _incoming(record: PaperRecord, fingerprint: str, source: str) -> _Match:
     )
 
 
-class _AuthorRow(NamedTuple):
+@dataclass
+class _AuthorRow:
+    """An author a batch's records name: a stored one, or one it creates (pk 0 until its id is
+    allocated)."""
+
     pk: int
     name: str
+    key: str
+    profile: str  # "" when it has none
 
 
 class Loader:
@@ -450,10 +482,12 @@ class Loader:
             authorships = (  # query: current authors in order
                 Authorship.objects.filter(paper_id__in=chunk)
                 .order_by("paper_id", "position")
-                .values_list("paper_id", "author__normalized_name", "author__name")
+                .values_list(
+                    "paper_id", "author__normalized_name", "author__name", "author__openreview_id"
+                )
             )
-            for paper_id, key, name in authorships:
-                by_pk[paper_id].authors.append((key, name))
+            for paper_id, key, name, profile in authorships:
+                by_pk[paper_id].authors.append(_Person(key, name, profile or ""))
             # query: current tags, imported kinds kept below. Filtering on the tag's kind in SQL
             # lets SQLite start from every venue tag and probe each paper for it: with 10,000
             # venues that is millions of index probes per chunk instead of a few per paper.
@@ -514,10 +548,12 @@ class Loader:
                 paper.abstract_fingerprint = match.fingerprint
                 changes += ["abstract", "abstract_fingerprint"]
 
-        current_keys = [key for key, _ in target.authors]
-        if source_changed("authors") and [k for k, _ in match.authors] != current_keys:
-            current_names = ", ".join(name for _, name in target.authors)
-            incoming_names = ", ".join(name for _, name in match.authors)
+        current_keys = [person.key for person in target.authors]
+        if (source_changed("authors") or source_changed("author_ids")) and not _same_people(
+            match.authors, target.authors
+        ):
+            current_names = ", ".join(person.name for person in target.authors)
+            incoming_names = ", ".join(person.name for person in match.authors)
             if may_apply("authors", authors_hash(current_keys), current_names, incoming_names):
                 target.authors = match.authors
                 target.authors_changed = True
@@ -569,10 +605,17 @@ class Loader:
         targets = [m.target for m in matches]
         unique = list({id(t): t for t in targets}.values())
         authors = self._authors_for([t for t in unique if t.authors_changed])
+        rows_of: dict[int, list[_AuthorRow]] = {}
         for target in unique:
             if target.authors_changed:
-                names = [authors[key].name for key, _ in target.authors]
-                target.paper.author_names = ", ".join(names)
+                # Two names of a list can resolve to one author (a profile id's author is
+                # also found by another spelling): they are one authorship, the first.
+                rows: dict[int, _AuthorRow] = {}
+                for person in target.authors:
+                    row = authors[(person.key, person.profile)]
+                    rows.setdefault(row.pk, row)
+                rows_of[id(target)] = list(rows.values())
+                target.paper.author_names = ", ".join(row.name for row in rows.values())
                 target.changed.add("author_names")
 
         new = [t for t in unique if t.is_new]
@@ -598,10 +641,10 @@ class Loader:
         for chunk in _chunks(replaced):  # query: drop the author lists being replaced
             Authorship.objects.filter(paper_id__in=chunk).delete()
         authorships = [
-            (t.paper.pk, authors[key].pk, position)
+            (t.paper.pk, row.pk, position)
             for t in unique
             if t.authors_changed
-            for position, (key, _) in enumerate(t.authors)
+            for position, row in enumerate(rows_of[id(t)])
         ]
         # query: insert authorships (COPY on PostgreSQL)
         insert_rows(Authorship, ("paper", "author", "position"), authorships)
@@ -684,36 +727,83 @@ class Loader:
         ImportConflict.objects.bulk_create(rows)
         self.conflicts = []
 
-    def _authors_for(self, targets: list[_Target]) -> dict[str, _AuthorRow]:
-        """Each wanted author's (id, stored name) by normalised name, created when missing.
-        Read as values: most authors of a large import already exist after its first batches."""
-        wanted: dict[str, str] = {}
+    def _authors_for(self, targets: list[_Target]) -> dict[tuple[str, str], _AuthorRow]:
+        """The author of each (normalised name, profile id) the targets' lists name, created
+        when missing. A profile id finds its author; else its name finds an author without a
+        profile id, who takes this one (the person the name was known as before profile ids
+        were kept); else it is a new author. A name without a profile id finds the author of
+        that name without one, else the first of that name. So two people of one name with
+        different profile ids stay two authors, and one person under two spellings with one
+        profile id is one. Read as values, one query per IN_CHUNK profile ids and names: most
+        authors of a large import already exist after its first batches."""
+        wanted: dict[tuple[str, str], str] = {}
         for target in targets:
-            for key, name in target.authors:
-                wanted.setdefault(key, name)
+            for person in target.authors:
+                wanted.setdefault((person.key, person.profile), person.name)
         if not wanted:
             return {}
-        authors: dict[str, _AuthorRow] = {}
-        for chunk in _chunks(wanted):  # query: existing authors by normalised name
-            rows = Author.objects.filter(normalized_name__in=chunk).values_list(
-                "normalized_name", "pk", "name"
+        by_profile: dict[str, _AuthorRow] = {}
+        for chunk in _chunks({profile for _, profile in wanted} - {""}):
+            # query: existing authors by profile id
+            rows = Author.objects.filter(openreview_id__in=chunk).values_list(
+                "pk", "name", "normalized_name", "openreview_id"
             )
-            authors.update((key, _AuthorRow(pk, name)) for key, pk, name in rows)
-        missing = [(key, name) for key, name in wanted.items() if key not in authors]
-        if missing:
+            for pk, name, key, profile in rows:
+                by_profile[profile or ""] = _AuthorRow(pk, name, key, profile or "")
+        named: dict[str, list[_AuthorRow]] = {}
+        names = {key for key, profile in wanted if profile not in by_profile}
+        for chunk in _chunks(sorted(names)):  # query: existing authors by normalised name
+            rows = (
+                Author.objects.filter(normalized_name__in=chunk)
+                .order_by("pk")
+                .values_list("pk", "name", "normalized_name", "openreview_id")
+            )
+            for pk, name, key, profile in rows:
+                named.setdefault(key, []).append(_AuthorRow(pk, name, key, profile or ""))
+        authors: dict[tuple[str, str], _AuthorRow] = {}
+        claimed: list[_AuthorRow] = []
+        new: list[_AuthorRow] = []
+        for (key, profile), name in wanted.items():
+            found = by_profile.get(profile) if profile else None
+            same_name = named.setdefault(key, [])
+            if found is None:
+                found = _author_by_name(same_name, profile)
+                if found is not None and profile:  # known by name until now
+                    found.profile = profile
+                    if found.pk:  # not one this batch creates
+                        claimed.append(found)
+            if found is None:
+                found = _AuthorRow(0, name, key, profile)
+                new.append(found)
+                same_name.append(found)
+            if profile:
+                by_profile[profile] = found
+            authors[(key, profile)] = found
+        if claimed:  # query: authors known by name take the profile id given with it
+            Author.objects.bulk_update(
+                [Author(pk=row.pk, openreview_id=row.profile) for row in claimed],
+                ["openreview_id"],
+                batch_size=IN_CHUNK,
+            )
+        if new:
             # query: allocate ids, then insert the new authors as rows (COPY on PostgreSQL)
-            ids = allocate_ids(Author, len(missing))
+            for row, pk in zip(new, allocate_ids(Author, len(new)), strict=True):
+                row.pk = pk
             created = connection.ops.adapt_datetimefield_value(timezone.now())
             insert_rows(
                 Author,
-                ("id", "name", "normalized_name", "search_name", "created_at"),
+                ("id", "name", "normalized_name", "search_name", "openreview_id", "created_at"),
                 [
-                    (pk, name, key, fold_author_name(name), created)
-                    for pk, (key, name) in zip(ids, missing, strict=True)
+                    (
+                        row.pk,
+                        row.name,
+                        row.key,
+                        fold_author_name(row.name),
+                        row.profile or None,
+                        created,
+                    )
+                    for row in new
                 ],
-            )
-            authors.update(
-                (key, _AuthorRow(pk, name)) for pk, (key, name) in zip(ids, missing, strict=True)
             )
         return authors
 
@@ -943,14 +1033,38 @@ def _new_paper(match: _Match) -> Paper:
     return paper
 
 
-def _dedupe_authors(names: list[str]) -> list[tuple[str, str]]:
-    """(normalized, display) in order; a second spelling of the same person is dropped."""
-    result, seen = [], set()
-    for name in names:
+def _author_by_name(same_name: list[_AuthorRow], profile: str) -> _AuthorRow | None:
+    """Of the authors of one name (oldest first), the one a person of that name is: for a
+    person with a profile id, the first author without one (an author with another profile id
+    is another person); for a person without, the first author without one, else the first."""
+    without_profile = [row for row in same_name if not row.profile]
+    if profile:
+        return without_profile[0] if without_profile else None
+    candidates = without_profile or same_name
+    return candidates[0] if candidates else None
+
+
+def _people(record: PaperRecord) -> list[_Person]:
+    """The record's authors in order. A second mention of one person is dropped: the same
+    profile id, or the same name where either mention has no profile id to tell two people
+    of that name apart."""
+    profiles = record.author_ids
+    if len(profiles) != len(record.authors):  # validate_record pairs them; a source may not
+        profiles = [""] * len(record.authors)
+    result: list[_Person] = []
+    seen_profiles: set[str] = set()
+    profiles_of: dict[str, set[str]] = {}  # normalised name -> profile ids ("" included)
+    for name, profile in zip(record.authors, profiles, strict=True):
         key = normalize_author_name(name)
-        if key and key not in seen:
-            seen.add(key)
-            result.append((key, name.strip()))
+        if not key or (profile and profile in seen_profiles):
+            continue
+        known = profiles_of.setdefault(key, set())
+        if known and (not profile or "" in known):
+            continue
+        known.add(profile)
+        if profile:
+            seen_profiles.add(profile)
+        result.append(_Person(key, name.strip(), profile))
     return result
 
 

@@ -11,7 +11,9 @@ Three shapes are read, told apart by the first JSON value in the file:
 A note's `content` holds its fields. API v2 wraps each value (`"title": {"value": "..."}`), API v1
 gives it plainly (`"title": "..."`); both are accepted, field by field. Per note:
 
-- `title`, `authors` (a list of names, kept in order as given), `abstract` ("" when missing;
+- `title`, `authors` (a list of names, kept in order as given) with `authorids` beside them
+  (each author's profile id, "~Jane_Doe1", or e-mail address; only profile ids are kept, and
+  none when the two lists differ in length), `abstract` ("" when missing;
   validation rejects such a record), `keywords` (a list, or one string separated by semicolons,
   else by commas) and `primary_area`. LaTeX and Unicode are kept as given.
 - `forum_id` is the note's `forum`, or its `id` when it has no forum; `forum_url` is
@@ -319,12 +321,14 @@ def _record(note: Any, source: str, line: int) -> PaperRecord | None:
     forum_id = forum or note_id
     if not forum_id:
         fail("note has neither 'forum' nor 'id'")
+    authors, author_ids = _authors(content, fail)
     return PaperRecord(
         title=_text(content, "title", fail).strip(),
         forum_id=forum_id,
         forum_url=FORUM_URL + quote(forum_id, safe=""),
         pdf_url=_pdf_url(_text(content, "pdf", fail).strip()),
-        authors=_names(content, "authors", fail),
+        authors=authors,
+        author_ids=author_ids,
         tags=venue_tags(_text(content, "venue", fail), _text(content, "venueid", fail)),
         abstract=_text(content, "abstract", fail),
         source=source,
@@ -378,18 +382,32 @@ def _text(content: dict, name: str, fail) -> str:
     return value
 
 
-def _names(content: dict, name: str, fail) -> list[str]:
-    value = _value(content, name, fail)
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        fail(f"content.{name} must be a list of names (strings), got {_kind(value)}")
-    for number, item in enumerate(value, start=1):
+def _authors(content: dict, fail) -> tuple[list[str], list[str]]:
+    """content.authors in order, and content.authorids beside them: what OpenReview pairs
+    with each name, its profile id ("~Jane_Doe1") or, for an author without a profile, an
+    e-mail address (validate_record keeps only the profile ids). authorids that are not a
+    list as long as the names pair with no one and are left out."""
+    names = _value(content, "authors", fail)
+    if names is None:
+        return [], []
+    if not isinstance(names, list):
+        fail(f"content.authors must be a list of names (strings), got {_kind(names)}")
+    for number, item in enumerate(names, start=1):
         if not isinstance(item, str):
             fail(
-                f"content.{name} must be a list of names (strings); item {number} is {_kind(item)}"
+                f"content.authors must be a list of names (strings); item {number} is {_kind(item)}"
             )
-    return [item.strip() for item in value if item.strip()]
+    ids = content.get("authorids")
+    if isinstance(ids, dict):
+        ids = ids.get("value")
+    if not isinstance(ids, list) or len(ids) != len(names):
+        ids = [""] * len(names)
+    people = [
+        (name.strip(), profile if isinstance(profile, str) else "")
+        for name, profile in zip(names, ids, strict=True)
+        if name.strip()
+    ]
+    return [name for name, _ in people], [profile for _, profile in people]
 
 
 def _pdf_url(value: str) -> str:

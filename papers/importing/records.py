@@ -36,6 +36,7 @@ from papers.text import (
     normalize_author_name,
     normalize_doi,
     normalize_tag_name,
+    openreview_profile_id,
     paper_text_problem,
     tag_key,
     tag_name_problem,
@@ -75,6 +76,10 @@ class PaperRecord:
     arxiv_id: str = ""  # e.g. "2310.01234" (new style) or "hep-th/9901001" (old), no version
     year: int | None = None
     doi: str = ""
+    # OpenReview profile ids ("~Jane_Doe1") of `authors`, position by position, "" for an
+    # author without one; empty when the source gives none. validate_record keeps only profile
+    # ids (never e-mail addresses) and drops them all when they do not pair with the names.
+    author_ids: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -244,13 +249,28 @@ def validate_record(record: PaperRecord) -> PaperRecord:
         fail(f"forum id {record.forum_id!r} is not an OpenReview id (letters, digits, -, _)")
     # A placeholder is no person: stored, it would become an author page of every blind
     # submission, and a later source's real authors would count as replacing it.
-    record.authors = [name for name in record.authors if not is_placeholder_author(name)]
+    _keep_people(record)
     _check_authors(fail, record.authors)
     _check_tags(fail, record.tags)
     _check_tags(fail, record.keywords, "keyword")
     if record.primary_area:
         _check_tags(fail, [record.primary_area], "primary area")
     return record
+
+
+def _keep_people(record: PaperRecord) -> None:
+    """Drop placeholder authors, and with them their places in author_ids; keep only the
+    profile ids there (an e-mail address is "")."""
+    ids = record.author_ids
+    if len(ids) != len(record.authors):  # ids that do not pair with the names name no one
+        ids = [""] * len(record.authors)
+    people = [
+        (name, openreview_profile_id(profile))
+        for name, profile in zip(record.authors, ids, strict=True)
+        if not is_placeholder_author(name)
+    ]
+    record.authors = [name for name, _ in people]
+    record.author_ids = [profile for _, profile in people] if any(p for _, p in people) else []
 
 
 def _quote(text: str, limit: int = 40) -> str:

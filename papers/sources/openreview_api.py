@@ -10,12 +10,10 @@ decisions inside it. A venue of API v1 (before 2023) has no notes in v2: its bli
 submission invitation is read from API v1 (OPENREVIEW_API_V1_URL) the same way.
 
 Each note is mapped by the file reader's own mapping (papers.importing.openreview.note_records),
-so a fetched note and a saved one become the same records. A note is seen once even when both
-queries return it. Records are numbered in fetch order (their `line`); a note the mapping
-cannot read, or a page that is not `{"notes": [...]}`, is a FetchError naming the page's URL.
-
-Not yet kept: the authors' OpenReview profile ids (`content.authorids`), which the records and
-the loader have no field for; names are matched as for files.
+so a fetched note and a saved one become the same records, authors with their profile ids
+(`content.authorids`). A note is seen once even when both queries return it. Records are
+numbered in fetch order (their `line`); a note the mapping cannot read, or a page that is not
+`{"notes": [...]}`, is a FetchError naming the page's URL.
 """
 
 from __future__ import annotations
