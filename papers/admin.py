@@ -1269,10 +1269,19 @@ class ImportRunAdmin(ReadOnlyAdmin):
                 for e in run.files
             ),
         )
-        return format_html(
+        table = format_html(
             "<table><thead><tr><th>file</th><th>created</th><th>updated</th>"
             "<th>unchanged</th><th>conflicts</th></tr></thead><tbody>{}</tbody></table>",
             rows,
+        )
+        # A fetch's notes or entries it left out (papers.importing.report.Counts.warnings).
+        warnings = [(e["path"], text) for e in run.files for text in e.get("warnings", [])]
+        if not warnings:
+            return table
+        return format_html(
+            "{}<p>Warnings (left out; the rest was imported):</p><ul>{}</ul>",
+            table,
+            format_html_join("", "<li>{}: {}</li>", warnings),
         )
 
     @admin.display(description="papers")

@@ -168,21 +168,34 @@ def read_note_lines(lines: Iterable[tuple[int, str]], source: str) -> Iterator[R
     return _read(jsonl.decoded_lines(lines, source), source, papers_only=False)
 
 
-def note_records(note: Any, source: str, line: int) -> list[Record]:
+def note_records(
+    note: Any, source: str, line: int, *, skip: Callable[[ImportFailed], None] | None = None
+) -> list[Record]:
     """The records of one decoded note (as a file holds it, or as the API answers it): its
     paper then the reviews, meta-reviews and decisions embedded in it; for a reply note, its
-    own review record if it is one. Raises ImportFailed at `line` for a malformed note."""
+    own review record if it is one. Raises ImportFailed at `line` for a malformed note.
+
+    With `skip` (a fetch, which keeps what it can of a page), a malformed embedded reply is
+    handed to it and left out, and the paper with its other replies is kept."""
     record = _record(note, source, line)
     if record is None:
         return list(_reviews(note, source, line, forum=""))
-    return [
-        record,
-        *(
-            review
-            for reply in _embedded_replies(note, source, line)
-            for review in _reviews(reply, source, line, forum=record.forum_id)
-        ),
-    ]
+    records: list[Record] = [record]
+    try:
+        replies = _embedded_replies(note, source, line)
+    except ImportFailed as error:
+        if skip is None:
+            raise
+        skip(error)
+        replies = []
+    for reply in replies:
+        try:
+            records.extend(_reviews(reply, source, line, forum=record.forum_id))
+        except ImportFailed as error:
+            if skip is None:
+                raise
+            skip(error)
+    return records
 
 
 def _read(notes: Iterable[tuple[int, Any]], source: str, *, papers_only: bool) -> Iterator[Record]:
