@@ -167,7 +167,7 @@ def feed(entries: list[str], *, total: int | None, start: int = 0) -> str:
 # --- The generated venue and query ---------------------------------------------------------------
 
 # Unicode names, and TeX accents as a name typed by hand may have them. The catalogue keeps an
-# author's name as the service sends it (TeX in titles is made Unicode, not in names): the
+# author's name as the service sends it, its TeX accents made letters as a title's are: the
 # tests check every paper's authors, in order, against these.
 AUTHORS = (
     "Zoë Ünal",

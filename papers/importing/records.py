@@ -15,6 +15,7 @@ from typing import NoReturn
 from urllib.parse import urlsplit
 
 from papers.importing import safe_json
+from papers.importing.latex_text import author_name_as_text
 from papers.latex import accents_as_unicode
 from papers.text import (
     FORUM_ID,
@@ -214,6 +215,13 @@ def validate_record(record: PaperRecord) -> PaperRecord:
         record.title = accents_as_unicode(record.title)
     if len(record.abstract) <= 8 * MAX_ABSTRACT:
         record.abstract = accents_as_unicode(record.abstract)
+    # Erd\H{o}s as Erdős, S{\o}ren as Søren, whichever source spelt them so: one person is one
+    # author whether arXiv, a RIS file or OpenReview names them (BibTeX's reader has decoded
+    # its names already). Bounded as above: a longer name is over its limit anyway.
+    record.authors = [
+        author_name_as_text(name) if len(name) <= 8 * MAX_AUTHOR_NAME else name
+        for name in record.authors
+    ]
     _check_length(fail, "abstract", record.abstract, MAX_ABSTRACT)
     _check_length(fail, "title", record.title, MAX_TITLE)
     for label, text in (("title", record.title), ("abstract", record.abstract)):
