@@ -7,12 +7,14 @@ One threaded http.server on 127.0.0.1 (a free port) serves, under one base URL:
   and paged with offset/limit, `{"notes", "count"}` as the real API answers;
 - /openreview/v1/notes: API v1, which has no notes of this venue;
 - /arxiv/api/query: an Atom feed of `entries` papers, newest first, paged by start/max_results,
-  titles folded over lines as arXiv sends them.
+  titles folded over lines as arXiv sends them; with `id_list` (what a member's arXiv link
+  asks), the entries of those ids, an empty feed for an id it does not have.
 
 What the real services do now and then is switched on per page (`faults`): a 429 with
 Retry-After, a 503, an answer slower than usual; each fires once, on the first request of that
 page. `requests` counts every request served (a killed fetch is killed by it); `retitle`
-changes a note at the source between two runs.
+changes a note at the source between two runs; a service named in `down` answers 503 to every
+request until it is taken out again (an outage, which no retry rides out).
 
 Standard library only, no Django: the benchmark runs the commands in child processes against
 it, and the tests (tests/test_fetch_end_to_end.py) import it as they import the other bench
@@ -317,6 +319,9 @@ class StandIn:
     ):
         self.notes = venue_notes(notes)
         self.entries = arxiv_entries(entries)
+        self.entry_ids = {arxiv_id_of(index): index for index in range(entries)}
+        # Services answering 503 to everything: "openreview", "arxiv".
+        self.down: set[str] = set()
         # (service, offset or start) -> fault; popped when it fires, so each fires once.
         self.faults = dict(faults or {})
         self.retry_after = retry_after
@@ -370,6 +375,11 @@ class StandIn:
                 body = json.dumps(self._notes_page(params), ensure_ascii=False).encode()
             elif url.path == "/openreview/v1/notes":
                 return 200, b'{"notes": [], "count": 0}', {}, 0.0
+            elif url.path == "/arxiv/api/query" and "id_list" in params:
+                service, position = "arxiv", "0"
+                wanted = [self.entry_ids.get(i) for i in params["id_list"].split(",")]
+                entries = [self.entries[index] for index in wanted if index is not None]
+                body = feed(entries, total=len(entries)).encode()
             elif url.path == "/arxiv/api/query":
                 service, position = "arxiv", params.get("start", "0")
                 start, size = int(position), int(params.get("max_results", "10"))
@@ -377,6 +387,8 @@ class StandIn:
                 body = feed(entries, total=len(self.entries), start=start).encode()
             else:
                 return 404, b"{}", {}, 0.0
+            if service in self.down:
+                return 503, b"down for maintenance", {}, 0.0
             fault = self.faults.pop((service, int(position)), None)
         if fault == THROTTLE:
             return 429, b'{"error": "slow down"}', {"Retry-After": str(self.retry_after)}, 0.0
