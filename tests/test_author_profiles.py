@@ -17,7 +17,7 @@ from papers import services
 from papers.importing import openreview
 from papers.importing.pipeline import import_records
 from papers.importing.records import PaperRecord, validate_record
-from papers.models import Author, Authorship, Paper
+from papers.models import Author, Authorship, ImportConflict, Paper
 from papers.sources.runs import fetch_venue_into_catalogue
 from tests.factories import make_paper
 
@@ -160,6 +160,24 @@ def test_profile_ids_arriving_for_papers_imported_without_them_fill_in_their_aut
     # Nothing new the next time.
     report = load(record("p1", ["Ann One", "Bo Two"], ["~Ann_One1", "bo@example.org"]))
     assert report.total.unchanged == 1
+
+
+@pytest.mark.django_db
+def test_profile_ids_for_the_names_another_source_gave_are_no_conflict():
+    load(record("p1", ["Ann One", "Bo Two"]), source="refs.bib")
+    report = load(record("p1", ["Ann One", "Bo Two"], ["~Ann_One1", "~Bo_Two1"]))
+    assert (report.total.updated, report.total.conflicts) == (1, [])
+    assert not ImportConflict.objects.exists()
+    assert authors_of("p1") == [("Ann One", "~Ann_One1"), ("Bo Two", "~Bo_Two1")]
+
+
+@pytest.mark.django_db
+def test_a_curators_author_list_is_kept_when_profile_ids_arrive():
+    load(record("p1", ["Ann One"]), source="refs.bib")
+    Paper.objects.update(curator_edited_fields=["authors"])
+    report = load(record("p1", ["Ann One"], ["~Ann_One1"]))
+    assert (report.total.updated, report.total.conflicts) == (0, [])
+    assert authors_of("p1") == [("Ann One", None)]
 
 
 @pytest.mark.django_db

@@ -131,6 +131,15 @@ def _same_people(incoming: list[_Person], current: list[_Person]) -> bool:
     )
 
 
+def _only_names_profiles(incoming: list[_Person], current: list[_Person]) -> bool:
+    """Whether a record's author list is the paper's, name for name, and only adds profile ids
+    to authors that have none."""
+    return len(incoming) == len(current) and all(
+        ours.key == theirs.key and (not theirs.profile or ours.profile in ("", theirs.profile))
+        for ours, theirs in zip(incoming, current, strict=True)
+    )
+
+
 @dataclass
 class _Target:
     """A paper some record in the batch maps to, with the state merging needs."""
@@ -554,7 +563,15 @@ class Loader:
         ):
             current_names = ", ".join(person.name for person in target.authors)
             incoming_names = ", ".join(person.name for person in match.authors)
-            if may_apply("authors", authors_hash(current_keys), current_names, incoming_names):
+            if _only_names_profiles(match.authors, target.authors):
+                # The same names, with the profile ids they lacked: no one's list is replaced,
+                # so nothing to dispute; a curator's list is left as the curator made it.
+                apply = "authors" not in curated
+            else:
+                apply = may_apply(
+                    "authors", authors_hash(current_keys), current_names, incoming_names
+                )
+            if apply:
                 target.authors = match.authors
                 target.authors_changed = True
                 changes.append("authors")
