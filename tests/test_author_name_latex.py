@@ -4,12 +4,14 @@ source names them. The decoder is the BibTeX reader's own (papers.importing.late
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from papers.importing import arxiv, bibtex, ris
 from papers.importing.latex_text import author_name_as_text
 from papers.importing.pipeline import import_records
-from papers.importing.records import validate_record
+from papers.importing.records import ImportFailed, PaperRecord, validate_record
 from papers.models import Author
 from tests.arxiv_feed import atom_entry, feed
 
@@ -88,3 +90,13 @@ def test_one_person_spelt_in_latex_and_in_unicode_by_three_sources_is_one_author
     assert sorted(Author.objects.values_list("name", flat=True)) == ["Ann François", "Paul Erdős"]
     for author in Author.objects.all():
         assert author.authorships.count() == 3
+
+
+def test_a_hostile_list_of_latex_names_is_refused_without_decoding_it_all():
+    # 2,000 names of 95 accents each: 580,000 characters of LaTeX, about 9 s to decode.
+    names = [f"N{n} " + "\\'e" * 95 for n in range(2000)]
+    record = PaperRecord("T", "forum1", "", "", names, [], "An abstract.", "x.jsonl", 1)
+    started = time.perf_counter()
+    with pytest.raises(ImportFailed, match="the author list is .* characters long"):
+        validate_record(record)
+    assert time.perf_counter() - started < 2
