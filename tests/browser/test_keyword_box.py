@@ -24,9 +24,9 @@ def test_typing_in_the_keyword_box_finds_a_keyword_and_ticking_it_filters(
 ):
     from playwright.sync_api import expect
 
-    from papers.search import engine
+    from papers.search import counting
 
-    monkeypatch.setattr(engine, "TOP_KEYWORDS", 1)  # "rare gem" is not among the top shown
+    monkeypatch.setattr(counting, "TOP_KEYWORDS", 1)  # "rare gem" is not among the top shown
     console = ConsoleWatch().attach(page)
     keywords = page.locator("#facet-keyword .facet-value")
     page.goto(f"{live_server.url}/")
