@@ -30,13 +30,10 @@ from annotations.models import (
     ReadingListItem,
     Visibility,
 )
-from papers.admin import (
-    GuardedAdmin,
-    PreloadedPickersAdmin,
-    PreloadedPickersForm,
-    related_count,
-)
-from papers.admin_numbers import GuardsNumbers
+from papers.admin.common import related_count
+from papers.admin.guards import GuardedAdmin
+from papers.admin.numbers import GuardsNumbers
+from papers.admin.pickers import PreloadedPickersAdmin, PreloadedPickersForm
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations

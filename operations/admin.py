@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib import admin
 
 from operations.models import ScheduledJob
-from papers.admin_numbers import GuardsNumbers
+from papers.admin.numbers import GuardsNumbers
 
 
 @admin.register(ScheduledJob)

@@ -375,7 +375,7 @@ PRIVATE_ANNOTATIONS_MOVED = (
 
 def can_be_private(model: type[models.Model]) -> bool:
     """Whether rows of `model` can be private to a member: it defines is_private_from, as
-    papers.admin_deletion says (notes, reading-list items, recommendations), which papers
+    papers.admin.deletion says (notes, reading-list items, recommendations), which papers
     learns with no import of the apps that hold them. Curators see no count of such rows."""
     return hasattr(model, "is_private_from")
 

@@ -25,7 +25,7 @@ from annotations.models import (
     ReadingListItem,
     Visibility,
 )
-from papers.admin_deletion import PRIVATE_ANNOTATIONS_DELETED
+from papers.admin.deletion import PRIVATE_ANNOTATIONS_DELETED
 from papers.models import Paper
 from recommendations.models import Recommendation
 from tests.factories import make_lab_tag, make_note, make_paper, make_reading_list, make_user

@@ -18,7 +18,7 @@ from django.test import RequestFactory
 from django.urls import reverse
 
 from annotations.models import Comment
-from papers.admin_numbers import DATE_PART_RANGES
+from papers.admin.numbers import DATE_PART_RANGES
 from tests.factories import make_comment, make_note, make_paper, make_reading_list, make_user
 
 BIG = "9" * 5_000

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import template
 from django.contrib import admin
 
-from papers.admin import curation_queue_url
+from papers.admin.common import curation_queue_url
 from papers.models import Paper
 
 register = template.Library()

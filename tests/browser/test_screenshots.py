@@ -19,7 +19,7 @@ from django.core.management import call_command
 
 from annotations.discussion import post_comment
 from annotations.models import ReadingStatus
-from papers.admin import curation_queue_url
+from papers.admin.common import curation_queue_url
 from papers.filters import DEFAULT_PER_PAGE
 from papers.models import Paper
 from tests.factories import (

@@ -4,7 +4,7 @@ Django's admin lets a changelist's query string filter through any one relation,
 or not: `/admin/papers/paper/?reading_lists=7` lists the papers on a member's private reading
 list, `?notes=3` the paper a private note is on (and the user changelist whose note it is).
 A lookup that passes through a model that can be private (one that defines
-``is_private_from``, as in papers.admin_deletion) is refused (400) here, whoever asks.
+``is_private_from``, as in papers.admin.deletion) is refused (400) here, whoever asks.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.text import Truncator
 
-from papers.admin import GuardedAdmin
+from papers.admin.guards import GuardedAdmin
 from papers.models import Feed
 from papers.tasks import enqueue_fetch
 

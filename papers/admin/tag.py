@@ -1,0 +1,210 @@
+"""The tag admin: kinds, merged spellings (aliases), merging and spelling variants."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.db import transaction
+from django.db.models import QuerySet
+from django.db.models.functions import Length
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import ngettext
+
+from papers import services
+from papers.admin.common import (
+    MAX_TAGS_CHECKED_FOR_VARIANTS,
+    MAX_TAGS_MERGED,
+    PaperCount,
+    related_count,
+)
+from papers.admin.guards import MergingAdmin
+from papers.admin.list_filters import SpellingVariantsFilter
+from papers.admin.merging import (
+    KeptObjectField,
+    MergeForm,
+    confirmed_merge,
+    merge_page,
+    merge_size_refused,
+)
+from papers.models import PaperTag, Tag, TagAlias, TagKind
+from papers.querysets import spelling_variants
+from papers.text import tag_key, tag_slug
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+
+class TagForm(forms.ModelForm):
+    class Meta:
+        model = Tag
+        fields = ["name", "kind"]
+
+    def clean(self):
+        cleaned = super().clean() or self.cleaned_data
+        name, kind = cleaned.get("name"), cleaned.get("kind")
+        if name and kind:
+            others = Tag.objects.filter(kind=kind).exclude(pk=self.instance.pk)
+            clash = (
+                others.filter(key=tag_key(name)).first()
+                or others.filter(slug=tag_slug(name)).first()
+            )
+            if clash is not None:
+                raise forms.ValidationError(
+                    f"The {clash.get_kind_display().lower()} “{clash.name}” already exists."
+                )
+            if (
+                self.instance.pk is not None
+                and kind != self.instance.kind
+                and self.instance.aliases.exists()
+            ):
+                # Its merged spellings are spellings of a tag of this kind (imports look them
+                # up by kind): moved to another kind, they would bring the old tags back.
+                raise forms.ValidationError(
+                    "Other tags were merged into this one: it keeps its kind."
+                )
+            alias = TagAlias.objects.filter(kind=kind, key=tag_key(name)).first()
+            if alias is not None and alias.tag_id != self.instance.pk:
+                raise forms.ValidationError(
+                    f"“{alias.name}” was merged into “{alias.tag.name}”: imports that spell "
+                    "it so tag papers with that."
+                )
+        return cleaned
+
+
+class MergeTagsForm(MergeForm):
+    target = KeptObjectField(
+        label="Keep this tag",
+        describe=lambda tag: (
+            ngettext("%(name)s (%(count)d paper)", "%(name)s (%(count)d papers)", tag.paper_count)
+            % {"name": tag.name, "count": tag.paper_count}
+        ),
+    )
+
+
+class TagAliasInline(admin.TabularInline):
+    """The spellings merged into this tag (services.merge_tags): shown, never edited."""
+
+    model = TagAlias
+    fk_name = "tag"
+    fields = ["name", "created_at"]
+    readonly_fields = ["name", "created_at"]
+    extra = 0
+    can_delete = False
+    verbose_name = "merged spelling"
+    verbose_name_plural = "merged spellings (imports that spell a tag so give it this tag)"
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        # No admin page shows TagAlias, so nobody holds its permissions: follow the tag's.
+        return self.admin_site._registry[Tag].has_view_permission(request, obj)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Tag)
+class TagAdmin(MergingAdmin):
+    form = TagForm
+    list_display = ["name", "kind", "paper_count", "slug", "created_at"]
+    list_filter = ["kind", SpellingVariantsFilter]
+    # By key, case aside: spellings of one tag ("Language model", "language models") side by side.
+    ordering = ["kind", "key", "pk"]
+    search_fields = ["name", "key"]
+    readonly_fields = ["slug", "created_at"]
+    list_per_page = 100
+    show_full_result_count = False
+    actions = ["merge_tags", "merge_spelling_variants"]
+
+    def get_inlines(self, request, obj):
+        # Only a tag that others were merged into has spellings to list.
+        return [TagAliasInline] if obj is not None and obj.aliases.exists() else []
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(paper_count=related_count(PaperTag, "tag"))
+
+    @admin.display(description="papers", ordering="paper_count")
+    def paper_count(self, tag: WithAnnotations[Tag, PaperCount]) -> int:
+        return tag.paper_count
+
+    @admin.action(description="Merge selected tags into one", permissions=["merge"])
+    def merge_tags(
+        self, request: HttpRequest, queryset: QuerySet[WithAnnotations[Tag, PaperCount]]
+    ) -> HttpResponse | None:
+        # The default choice is the first: most papers, then the shorter name.
+        tags = queryset.order_by("-paper_count", Length("name"), "name", "pk")
+        if merge_size_refused(self, request, tags.count(), MAX_TAGS_MERGED):
+            return None
+        kinds = set(tags.values_list("kind", flat=True))
+        if len(kinds) > 1 or TagKind.DECISION in kinds:
+            # A decision is set from the paper's reviews by name; other kinds mean other things.
+            self.message_user(
+                request,
+                "Merge tags of one kind at a time (decisions come from reviews: none).",
+                messages.WARNING,
+            )
+            return None
+        form, done = confirmed_merge(self, request, MergeTagsForm, tags, services.merge_tags)
+        if done:
+            return None
+        return merge_page(self, request, form, list(tags), tags=list(tags))
+
+    @admin.action(
+        description="Merge each group of spelling variants among the selected tags",
+        permissions=["merge"],
+    )
+    def merge_spelling_variants(
+        self, request: HttpRequest, queryset: QuerySet[WithAnnotations[Tag, PaperCount]]
+    ) -> HttpResponse | None:
+        # Each group keeps its tag with most papers, then the shorter name ("LLM" of "LLMs").
+        if queryset.count() > MAX_TAGS_CHECKED_FOR_VARIANTS:
+            self.message_user(
+                request,
+                f"Select at most {MAX_TAGS_CHECKED_FOR_VARIANTS:,} tags: filter the list by "
+                "“spelling variants” first.",
+                messages.WARNING,
+            )
+            return None
+        by_pk = {tag.pk: tag for tag in queryset}
+        groups = [
+            sorted((by_pk[pk] for pk in group), key=lambda t: (-t.paper_count, len(t.name), t.pk))
+            for group in spelling_variants(by_pk)
+        ]
+        if not groups:
+            self.message_user(
+                request, "No two of the selected tags are spellings of one.", messages.WARNING
+            )
+            return None
+        if "confirm" not in request.POST:
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Merge spelling variants",
+                "opts": self.opts,
+                "groups": groups,
+                "submit_label": ngettext("Merge %(n)d group", "Merge %(n)d groups", len(groups))
+                % {"n": len(groups)},
+                "selected_ids": list(by_pk),
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            }
+            return render(request, "admin/papers/tag/merge_variants.html", context)
+        with transaction.atomic():
+            for kept, *others in groups:
+                result = services.merge_tags(target=kept, others=others)
+                self.log_change(request, kept, result.summary())
+        merged = sum(len(group) - 1 for group in groups)
+        self.message_user(
+            request,
+            ngettext(
+                "Merged %(merged)d tag into %(groups)d kept tag.",
+                "Merged %(merged)d tags into %(groups)d kept tags.",
+                merged,
+            )
+            % {"merged": merged, "groups": len(groups)},
+            messages.SUCCESS,
+        )
+        return None
