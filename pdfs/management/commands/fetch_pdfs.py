@@ -1,0 +1,46 @@
+"""manage.py fetch_pdfs [--paper ID ...] [--limit N] [--refetch] [--workers N]"""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from pdfs import runs, selectors
+
+
+class Command(BaseCommand):
+    help = (
+        "Fetch the PDFs of papers that have a PDF link and no stored PDF, from the hosts in "
+        "PDF_FETCH_HOSTS, and store them (docs/pdfs.md). Prints one line per refused PDF and "
+        "a summary. A refusal is an outcome, not a failure: the exit status stays 0."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--paper",
+            type=int,
+            action="append",
+            default=[],
+            dest="paper_ids",
+            metavar="ID",
+            help="only this paper (repeat for several)",
+        )
+        parser.add_argument("--limit", type=int, help="at most this many papers, oldest first")
+        parser.add_argument(
+            "--refetch",
+            action="store_true",
+            help="fetch papers that have a PDF too; a changed file replaces the stored one",
+        )
+        parser.add_argument(
+            "--workers", type=int, default=runs.WORKERS, help="downloads at once (default 2)"
+        )
+
+    def handle(self, *args, paper_ids, limit, refetch, workers, **options):
+        if limit is not None and limit < 1:
+            raise CommandError("--limit: expected a number of papers, at least 1")
+        if workers < 1:
+            raise CommandError("--workers: expected at least 1")
+        papers = selectors.papers_to_fetch(paper_ids=paper_ids, refetch=refetch, limit=limit)
+        report = runs.fetch_pdfs(papers.values_list("pk", "pdf_url"), workers=workers)
+        for line in report.lines():
+            self.stdout.write(line)
+        self.stdout.write(report.summary())

@@ -1,0 +1,77 @@
+"""Writing a paper's PDF: the file through the storage API, then its row, in that order.
+
+The new file is saved under a name of its own (its hash) before the row points at it, and the
+file it replaces is deleted only once the row's change is committed: a failure at any step
+leaves the paper with a complete PDF, the old or the new one, never a half-written file.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import IO
+
+from django.core.files import File
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from pdfs.models import PaperPdf, pdf_storage
+
+
+class Stored(StrEnum):
+    NEW = "new"
+    REPLACED = "replaced"
+    UNCHANGED = "unchanged"
+
+
+class PdfExists(Exception):
+    """The paper has a PDF already (an upload never replaces one)."""
+
+
+def store_pdf(
+    *,
+    paper_id: int,
+    file: IO[bytes],
+    sha256: str,
+    size: int,
+    source_url: str = "",
+    uploaded_by=None,
+    replace: bool = True,
+) -> Stored:
+    """Keep `file` (checked already, at its start) as the PDF of paper `paper_id`."""
+    now = timezone.now()
+    current = PaperPdf.objects.filter(paper_id=paper_id).first()
+    if current is not None and not replace:
+        raise PdfExists
+    if current is not None and current.sha256 == sha256:
+        PaperPdf.objects.filter(pk=current.pk).update(fetched_at=now)
+        return Stored.UNCHANGED
+
+    new = PaperPdf(paper_id=paper_id)
+    new.file.save(f"{sha256[:16]}.pdf", File(file), save=False)
+    storage, name = pdf_storage(), str(new.file.name)
+    fields = {
+        "sha256": sha256,
+        "size": size,
+        "source_url": source_url,
+        "uploaded_by": uploaded_by,
+        "fetched_at": now,
+    }
+    try:
+        with transaction.atomic():
+            current = PaperPdf.objects.select_for_update().filter(paper_id=paper_id).first()
+            if current is None:
+                PaperPdf.objects.create(paper_id=paper_id, file=name, **fields)
+                return Stored.NEW
+            if not replace:
+                raise PdfExists
+            old_name = str(current.file.name)
+            PaperPdf.objects.filter(pk=current.pk).update(file=name, **fields)
+            transaction.on_commit(lambda: storage.delete(old_name))
+            return Stored.REPLACED
+    except IntegrityError:
+        # Another process stored this paper's first PDF at the same moment.
+        storage.delete(name)
+        raise PdfExists from None
+    except BaseException:
+        storage.delete(name)
+        raise
