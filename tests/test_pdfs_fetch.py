@@ -180,3 +180,19 @@ def test_good_and_bad_links_in_one_run_are_each_reported(server):
     assert "PDFs: 1 fetched, 0 unchanged, 2 refused: " in out
     assert "1 not a PDF" in out and "1 host not allowed" in out
     assert PaperPdf.objects.count() == 1
+
+
+def test_the_background_task_fetches_the_pdfs_of_the_papers_it_is_given(server, settings):
+    from pdfs.tasks import fetch_paper_pdfs
+
+    # Tasks run when enqueued, as a worker would run them (the test needs no worker).
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+    asked = make_paper(pdf_url=server.url("/good.pdf"))
+    refused = make_paper(pdf_url=server.url("/page.html"))
+    make_paper(pdf_url=server.url("/good.pdf"))  # not asked for
+
+    result = fetch_paper_pdfs.enqueue([asked.pk, refused.pk])
+
+    assert result.return_value.startswith("PDFs: 1 fetched, 0 unchanged, 1 refused: 1 not a PDF.")
+    assert f"paper {refused.pk}: {server.url('/page.html')}: not a PDF" in result.return_value
+    assert list(PaperPdf.objects.values_list("paper_id", flat=True)) == [asked.pk]
