@@ -5,7 +5,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 
 from pdfs.content import size_text
-from pdfs.models import PaperPdf
+from pdfs.models import PaperPdf, PdfFetchFailure
 
 SHOWN = (
     "paper",
@@ -48,3 +48,22 @@ class PaperPdfAdmin(admin.ModelAdmin):
     @admin.display(description="file")
     def open_file(self, pdf: PaperPdf) -> str:
         return format_html('<a href="{}">{}</a>', pdf.get_absolute_url(), pdf.file.name)
+
+
+@admin.register(PdfFetchFailure)
+class PdfFetchFailureAdmin(admin.ModelAdmin):
+    """Links fetch_pdfs refused lately: where a curator finds a paper whose PDF link is wrong."""
+
+    list_display = ["paper", "reason", "url", "refusals", "failed_at", "retry_after"]
+    list_filter = ["reason"]
+    list_select_related = ["paper"]
+    search_fields = ["paper__title", "=paper__id", "url"]
+    readonly_fields = ["paper", "url", "reason", "message", "refusals", "failed_at", "retry_after"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(
+        self, request: HttpRequest, obj: PdfFetchFailure | None = None
+    ) -> bool:
+        return False

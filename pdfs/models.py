@@ -50,3 +50,29 @@ class PaperPdf(models.Model):
 
     def get_absolute_url(self) -> str:
         return int_url("pdfs:file", self.paper_id)
+
+
+class PdfFetchFailure(models.Model):
+    """The latest refused fetch of a paper's PDF link, so that runs do not ask it again and
+    again: the next try waits a day, then twice as long after each refusal (at most
+    MAX_RETRY_DAYS). A new link, a stored PDF or --retry-refused ends the wait."""
+
+    paper = models.OneToOneField(Paper, on_delete=models.CASCADE, related_name="pdf_fetch_failure")
+    # The link that was refused: a paper whose link changes is asked again at once.
+    url = models.URLField("URL", max_length=2000)
+    reason = models.CharField(max_length=40)
+    message = models.TextField()
+    refusals = models.PositiveIntegerField(default=1)
+    failed_at = models.DateTimeField()
+    retry_after = models.DateTimeField()
+
+    class Meta:
+        verbose_name = "refused PDF fetch"
+        ordering = ["-failed_at", "-pk"]
+        indexes = [
+            # fetch_pdfs leaves out papers still waiting
+            models.Index(fields=["retry_after"], name="pdfs_failure_retry_after"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reason}: {self.url}"

@@ -14,7 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from pdfs.fetching import DownloadedPdf, PdfFetcher, PdfRefused
-from pdfs.storing import PdfExists, Stored, store_pdf
+from pdfs.storing import PdfExists, Stored, record_refusal, store_pdf
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +90,7 @@ def _store_one(report: FetchReport, paper_id: int, url: str, future: Future[Down
             ] += 1
     except PdfRefused as refused:
         report.refuse(paper_id, refused.reason, str(refused))
+        record_refusal(paper_id=paper_id, url=url, reason=refused.reason, message=refused.message)
     except PdfExists:  # another run stored one meanwhile
         report.stored[Stored.UNCHANGED] += 1
     except Exception as error:

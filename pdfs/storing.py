@@ -7,6 +7,7 @@ leaves the paper with a complete PDF, the old or the new one, never a half-writt
 
 from __future__ import annotations
 
+from datetime import timedelta
 from enum import StrEnum
 from typing import IO
 
@@ -14,7 +15,10 @@ from django.core.files import File
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from pdfs.models import PaperPdf, pdf_storage
+from pdfs.models import PaperPdf, PdfFetchFailure, pdf_storage
+
+# The longest a refused link waits before a run asks it again.
+MAX_RETRY_DAYS = 30
 
 
 class Stored(StrEnum):
@@ -43,7 +47,9 @@ def store_pdf(
     if current is not None and not replace:
         raise PdfExists
     if current is not None and current.sha256 == sha256:
-        PaperPdf.objects.filter(pk=current.pk).update(fetched_at=now)
+        with transaction.atomic():
+            PaperPdf.objects.filter(pk=current.pk).update(fetched_at=now)
+            PdfFetchFailure.objects.filter(paper_id=paper_id).delete()
         return Stored.UNCHANGED
 
     new = PaperPdf(paper_id=paper_id)
@@ -59,6 +65,7 @@ def store_pdf(
     try:
         with transaction.atomic():
             current = PaperPdf.objects.select_for_update().filter(paper_id=paper_id).first()
+            PdfFetchFailure.objects.filter(paper_id=paper_id).delete()
             if current is None:
                 PaperPdf.objects.create(paper_id=paper_id, file=name, **fields)
                 return Stored.NEW
@@ -75,3 +82,22 @@ def store_pdf(
     except BaseException:
         storage.delete(name)
         raise
+
+
+def record_refusal(*, paper_id: int, url: str, reason: str, message: str) -> PdfFetchFailure:
+    """Remember that the link `url` of paper `paper_id` was refused, and until when runs leave
+    it alone: a day after the first refusal, doubling with each one after, at most
+    MAX_RETRY_DAYS. A refusal of a different link starts again at a day."""
+    now = timezone.now()
+    with transaction.atomic():
+        failure = PdfFetchFailure.objects.select_for_update().filter(paper_id=paper_id).first()
+        if failure is None:
+            failure = PdfFetchFailure(paper_id=paper_id, refusals=0)
+        if failure.url != url:
+            failure.refusals = 0
+        failure.refusals += 1
+        days = min(2 ** min(failure.refusals - 1, 10), MAX_RETRY_DAYS)
+        failure.url, failure.reason, failure.message = url, reason, message
+        failure.failed_at, failure.retry_after = now, now + timedelta(days=days)
+        failure.save()
+    return failure

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import hashlib
 import io
+from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
+from django.utils import timezone
 
-from pdfs.models import PaperPdf
+from pdfs.models import PaperPdf, PdfFetchFailure
 from tests.factories import make_paper
 from tests.pdf_server import GOOD_PDF, LIMIT, PdfServer
 
@@ -196,3 +199,57 @@ def test_the_background_task_fetches_the_pdfs_of_the_papers_it_is_given(server, 
     assert result.return_value.startswith("PDFs: 1 fetched, 0 unchanged, 1 refused: 1 not a PDF.")
     assert f"paper {refused.pk}: {server.url('/page.html')}: not a PDF" in result.return_value
     assert list(PaperPdf.objects.values_list("paper_id", flat=True)) == [asked.pk]
+
+
+def test_a_refused_link_waits_a_day_then_twice_as_long_after_each_refusal(server):
+    paper = make_paper(pdf_url=server.url("/page.html"))
+    fetch_pdfs()
+    failure = PdfFetchFailure.objects.get(paper=paper)
+    assert (failure.reason, failure.refusals) == ("not a PDF", 1)
+    assert failure.retry_after - failure.failed_at == timedelta(days=1)
+
+    out = fetch_pdfs()
+
+    assert "PDFs: 0 fetched, 0 unchanged, 0 refused." in out
+    assert "Not asked: 1 paper whose link was refused lately, until their next try" in out
+    assert server.hits["/page.html"] == 1
+
+    out = fetch_pdfs("--retry-refused")
+    failure.refresh_from_db()
+    assert "1 refused: 1 not a PDF" in out
+    assert failure.refusals == 2
+    assert failure.retry_after - failure.failed_at == timedelta(days=2)
+
+
+def test_a_waiting_link_is_asked_again_when_its_wait_is_over_or_its_paper_is_named(server):
+    paper = make_paper(pdf_url=server.url("/page.html"))
+    fetch_pdfs()
+
+    fetch_pdfs("--paper", str(paper.pk))
+    assert server.hits["/page.html"] == 2
+    PdfFetchFailure.objects.update(retry_after=timezone.now() - timedelta(seconds=1))
+    fetch_pdfs()
+    assert server.hits["/page.html"] == 3
+
+
+def test_a_new_link_is_asked_at_once_and_a_stored_pdf_ends_the_record(server):
+    paper = make_paper(pdf_url=server.url("/page.html"))
+    fetch_pdfs()
+    paper.pdf_url = server.url("/good.pdf")
+    paper.save()
+
+    assert "1 fetched" in fetch_pdfs()
+    assert not PdfFetchFailure.objects.exists()
+
+
+def test_curators_find_refused_links_in_admin(server, admin_client):
+    paper = make_paper("A paper with a broken link", pdf_url=server.url("/page.html"))
+    fetch_pdfs()
+    failure = PdfFetchFailure.objects.get(paper=paper)
+
+    listing = admin_client.get(reverse("admin:pdfs_pdffetchfailure_changelist"))
+    page = admin_client.get(reverse("admin:pdfs_pdffetchfailure_change", args=[failure.pk]))
+
+    assert "A paper with a broken link" in listing.content.decode()
+    assert "not a PDF" in listing.content.decode()
+    assert "it does not start with %PDF-" in page.content.decode()
