@@ -203,46 +203,45 @@ class PdfFetcher:
                     raise PdfRefused(
                         url, f"redirected to {current}: {problem}", reason=Refusal.REDIRECT
                     )
-            response = self._send(url, current, deadline)
+            response, wait = self._send(url, current, deadline)
             try:
                 if response.is_redirect:
                     current = urljoin(current, response.headers["Location"])
                     continue
                 status = f"HTTP {response.status_code} {response.reason_phrase}".strip()
                 if response.status_code in RETRY_STATUSES:
-                    wait = retry_after_seconds(response.headers.get("Retry-After", ""))
-                    raise _TryAgain(status, wait)
+                    asked = retry_after_seconds(response.headers.get("Retry-After", ""))
+                    raise _TryAgain(status, asked)
                 if not response.is_success:
                     raise PdfRefused(
                         url, f"answered {status}", reason=Refusal.HTTP, status=response.status_code
                     )
-                return self._read(url, current, response, deadline)
+                return self._read(url, current, response, deadline, wait)
             finally:
                 response.close()
         raise PdfRefused(url, f"more than {MAX_REDIRECTS} redirects", reason=Refusal.REDIRECT)
 
-    def _send(self, url: str, current: str, deadline: float) -> httpx.Response:
-        remaining = self._remaining(url, deadline)
-        # Each wait for the server is bounded by what is left of the whole download's time,
-        # and by FETCH_TIMEOUT as for every outside service.
-        timeout = httpx.Timeout(min(remaining, float(settings.FETCH_TIMEOUT)))
-        request = self.http.build_request("GET", current, timeout=timeout)
+    def _send(self, url: str, current: str, deadline: float) -> tuple[httpx.Response, float]:
+        """The answer's headers (its body still to read), and the longest wait for the server
+        (each read) allowed: what is left of the download's time, at most FETCH_TIMEOUT."""
+        wait = min(self._remaining(url, deadline), float(settings.FETCH_TIMEOUT))
+        request = self.http.build_request("GET", current, timeout=httpx.Timeout(wait))
         try:
-            return self.http.send(request, stream=True)
+            return self.http.send(request, stream=True), wait
         except httpx.TimeoutException:
-            raise self._too_slow(url) from None
+            raise self._silent(url, wait) from None
         except httpx.TransportError as error:
             raise _TryAgain(f"connection failed: {str(error) or type(error).__name__}") from None
 
     def _read(
-        self, url: str, final_url: str, response: httpx.Response, deadline: float
+        self, url: str, final_url: str, response: httpx.Response, deadline: float, wait: float
     ) -> DownloadedPdf:
         announced = response.headers.get("Content-Length", "")
         file = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
         try:
             if announced.isdigit():
                 check_size(int(announced))
-            sha256, size = hash_chunks(self._chunks(url, response, deadline), file)
+            sha256, size = hash_chunks(self._chunks(url, response, deadline, wait), file)
         except PdfTooLarge as error:
             file.close()
             raise PdfRefused(url, f"too large: {error}", reason=Refusal.TOO_LARGE) from None
@@ -257,7 +256,9 @@ class PdfFetcher:
         file.seek(0)
         return DownloadedPdf(url=url, final_url=final_url, file=file, sha256=sha256, size=size)
 
-    def _chunks(self, url: str, response: httpx.Response, deadline: float) -> Iterable[bytes]:
+    def _chunks(
+        self, url: str, response: httpx.Response, deadline: float, wait: float
+    ) -> Iterable[bytes]:
         try:
             # Without a chunk size: each piece as it arrives, so the clock is read after every
             # read from the socket (a chunk size would gather 64 KB of a trickle first).
@@ -266,7 +267,7 @@ class PdfFetcher:
                 # A server that trickles bytes never trips a read timeout: the clock does.
                 self._remaining(url, deadline)
         except httpx.TimeoutException:
-            raise self._too_slow(url) from None
+            raise self._silent(url, wait) from None
         except httpx.TransportError as error:
             raise _TryAgain(f"connection lost: {str(error) or type(error).__name__}") from None
 
@@ -279,6 +280,9 @@ class PdfFetcher:
     def _too_slow(self, url: str) -> PdfRefused:
         limit = settings.PDF_FETCH_TIMEOUT
         return PdfRefused(url, f"no complete PDF within {limit} s", reason=Refusal.TIMEOUT)
+
+    def _silent(self, url: str, wait: float) -> PdfRefused:
+        return PdfRefused(url, f"no answer within {round(wait, 1):g} s", reason=Refusal.TIMEOUT)
 
     def _backoff(self, attempt: int) -> float:
         return self.backoff * (2 ** (attempt - 1))
