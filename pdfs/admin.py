@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 from django.utils.html import format_html
 
+from papers.admin import GuardedAdmin, ReadOnlyAdmin
 from pdfs.content import size_text
 from pdfs.models import PaperPdf, PdfFetchFailure
 
@@ -21,7 +22,7 @@ SHOWN = (
 
 
 @admin.register(PaperPdf)
-class PaperPdfAdmin(admin.ModelAdmin):
+class PaperPdfAdmin(GuardedAdmin, admin.ModelAdmin):
     list_display = ["paper", "file_size", "source", "uploaded_by", "fetched_at"]
     list_select_related = ["paper", "uploaded_by"]
     search_fields = ["paper__title", "=paper__id", "=sha256", "source_url"]
@@ -51,19 +52,12 @@ class PaperPdfAdmin(admin.ModelAdmin):
 
 
 @admin.register(PdfFetchFailure)
-class PdfFetchFailureAdmin(admin.ModelAdmin):
-    """Links fetch_pdfs refused lately: where a curator finds a paper whose PDF link is wrong."""
+class PdfFetchFailureAdmin(ReadOnlyAdmin):
+    """Links fetch_pdfs refused lately: where a curator finds a paper whose PDF link is wrong
+    (fix the link on the paper: the next run asks the new one at once)."""
 
     list_display = ["paper", "reason", "url", "refusals", "failed_at", "retry_after"]
     list_filter = ["reason"]
     list_select_related = ["paper"]
     search_fields = ["paper__title", "=paper__id", "url"]
     readonly_fields = ["paper", "url", "reason", "message", "refusals", "failed_at", "retry_after"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(
-        self, request: HttpRequest, obj: PdfFetchFailure | None = None
-    ) -> bool:
-        return False
