@@ -238,3 +238,23 @@ def test_curators_see_a_pdf_s_hash_and_size_read_only(admin_client):
     assert pdf.sha256 in content and f'href="{pdf_url(paper)}"' in content
     assert 'name="sha256"' not in content  # shown, not editable
     assert admin_client.get(reverse("admin:pdfs_paperpdf_add")).status_code == 403
+
+
+# The catalogue's own changes
+
+
+def test_merging_papers_keeps_the_kept_paper_s_pdf_and_deletes_the_merged_one_s(
+    django_capture_on_commit_callbacks,
+):
+    from papers.services import merge_papers
+
+    kept, duplicate = make_paper("Kept"), make_paper("Duplicate")
+    kept_pdf = stored(kept)
+    duplicate_pdf = stored(duplicate, make_pdf("The duplicate's copy."))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        merge_papers(target=kept, others=[duplicate])
+
+    assert list(PaperPdf.objects.values_list("paper_id", flat=True)) == [kept.pk]
+    assert kept_pdf.file.storage.exists(kept_pdf.file.name)
+    assert not duplicate_pdf.file.storage.exists(duplicate_pdf.file.name)
