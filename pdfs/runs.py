@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
@@ -26,7 +26,7 @@ WORKERS = 2
 @dataclass
 class FetchReport:
     stored: Counter[Stored] = field(default_factory=Counter)
-    # (paper id, why) of each paper whose PDF was not stored, in the order they finished.
+    # (paper id, reason, message) of each PDF not stored, in the order they finished.
     refused: list[tuple[int, str, str]] = field(default_factory=list)
 
     def refuse(self, paper_id: int, reason: str, message: str) -> None:
@@ -54,23 +54,23 @@ def fetch_pdfs(
     *,
     workers: int = WORKERS,
     fetcher: PdfFetcher | None = None,
-    on_done: Callable[[], None] | None = None,
 ) -> FetchReport:
-    """Fetch and store the PDF at each (paper id, PDF URL); `on_done` is called per paper."""
+    """Fetch and store the PDF at each (paper id, PDF URL)."""
     report = FetchReport()
     own_fetcher = fetcher is None
     fetcher = fetcher or PdfFetcher()
+    pool = ThreadPoolExecutor(max_workers=max(1, workers))
     try:
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            futures: dict[Future[DownloadedPdf], tuple[int, str]] = {
-                pool.submit(fetcher.fetch, url): (paper_id, url) for paper_id, url in papers
-            }
-            for future in as_completed(futures):
-                paper_id, url = futures[future]
-                _store_one(report, paper_id, url, future)
-                if on_done is not None:
-                    on_done()
+        futures: dict[Future[DownloadedPdf], tuple[int, str]] = {
+            pool.submit(fetcher.fetch, url): (paper_id, url) for paper_id, url in papers
+        }
+        for future in as_completed(futures):
+            paper_id, url = futures[future]
+            _store_one(report, paper_id, url, future)
     finally:
+        # Interrupted (Ctrl-C, a killed worker's exception): the downloads not yet started
+        # are dropped instead of run to the end of the queue.
+        pool.shutdown(cancel_futures=True)
         if own_fetcher:
             fetcher.close()
     return report

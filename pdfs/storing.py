@@ -48,7 +48,8 @@ def store_pdf(
         raise PdfExists
     if current is not None and current.sha256 == sha256:
         with transaction.atomic():
-            PaperPdf.objects.filter(pk=current.pk).update(fetched_at=now)
+            moved = {"source_url": source_url} if source_url else {}  # the same file elsewhere
+            PaperPdf.objects.filter(pk=current.pk).update(fetched_at=now, **moved)
             PdfFetchFailure.objects.filter(paper_id=paper_id).delete()
         return Stored.UNCHANGED
 
