@@ -6,7 +6,7 @@ of anyone else can reach the message."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.apps import apps
 from django.conf import settings
@@ -23,6 +23,10 @@ from papers.models import DISPLAY_TITLE_FIELDS, Paper
 # Papers listed per saved search in one e-mail; the rest are counted and linked.
 PAPERS_PER_SEARCH = 20
 RECOMMENDATIONS = 5
+# How long a run holds a member's digest: far longer than building and sending one e-mail
+# takes (EMAIL_TIMEOUT bounds the sending), short enough that the members of a run that died
+# are mailed by the next day's run.
+CLAIM_FOR = timedelta(minutes=30)
 
 
 def _has_recommendations() -> bool:
@@ -96,9 +100,26 @@ def recipients(username: str | None = None):
     return users
 
 
-def build_digest(user) -> Digest:
-    """What `user`'s digest holds at `now`; writes nothing."""
+def claim(user, now: datetime) -> DigestState | None:
+    """`user`'s digest state, held by this run until mark_done or release; None when another
+    run holds it. One conditional UPDATE decides: of two runs at once, exactly one changes the
+    row. The state is read after the claim, so a run that just finished this member is seen
+    (its last run time), and what it mailed is not mailed again."""
     state, _ = DigestState.objects.get_or_create(user=user)
+    free = Q(claimed_until__isnull=True) | Q(claimed_until__lte=now)
+    if not DigestState.objects.filter(free, pk=state.pk).update(claimed_until=now + CLAIM_FOR):
+        return None
+    state.refresh_from_db()
+    return state
+
+
+def release(state: DigestState) -> None:
+    """Give the member back without recording a run: the next run tries again."""
+    DigestState.objects.filter(pk=state.pk).update(claimed_until=None)
+
+
+def build_digest(user, state: DigestState) -> Digest:
+    """What `user`'s digest holds now (`state`: theirs, claimed); writes nothing."""
     searches = list(user.saved_searches.filter(alert=True))
     # A search's papers count from its creation, or from the last run if that came later.
     since = {
@@ -124,11 +145,13 @@ def build_digest(user) -> Digest:
 
 
 def mark_done(digest: Digest, now: datetime, *, sent: bool) -> None:
+    """Record the run (and what was mailed) and give the member back."""
     state = digest.state
+    state.claimed_until = None
     state.last_run_at = now
     if sent:
         state.last_sent_at = now
         state.recommended_ids = sorted(
             set(state.recommended_ids) | {r.paper_id for r in digest.recommendations}
         )
-    state.save(update_fields=["last_run_at", "last_sent_at", "recommended_ids"])
+    state.save(update_fields=["claimed_until", "last_run_at", "last_sent_at", "recommended_ids"])

@@ -88,6 +88,9 @@ class DigestState(models.Model):
     # on each resubscription, so only the newest digests' links work.
     token = models.CharField(max_length=64, unique=True, default=new_token, editable=False)
     unsubscribed_at = models.DateTimeField(null=True, blank=True)
+    # Until when a running `send_digests` holds this member's digest (alerts.digest.claim), so
+    # two runs at once, on one server or two, never mail it twice. Null: nobody holds it.
+    claimed_until = models.DateTimeField(null=True, blank=True, editable=False)
 
     def __str__(self) -> str:
         return f"digest of {self.user}"

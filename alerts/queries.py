@@ -78,7 +78,14 @@ def browse_states(searches: list[SavedSearch], user) -> list[BrowseState]:
     resolved = PaperFilter(merged, request=request).selection
     states = []
     for f in filters:
-        wanted = {name: set(f.cleaned.get(name) or []) for name in [*TAG_FACETS, "author"]}
+        # A slug of a tag merged into another (TagAlias) stands for the kept tag, whose slug
+        # the shared resolution holds: without this, a search on a merged keyword lost its
+        # keyword and matched every paper.
+        wanted = {
+            name: {resolved.moved.get(name, {}).get(value, value) for value in values}
+            for name in [*TAG_FACETS, "author"]
+            for values in [f.cleaned.get(name) or []]
+        }
         selection = Selection(
             tags={
                 name: [tag for tag in tags if tag.slug in wanted[name]]

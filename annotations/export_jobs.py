@@ -1,9 +1,8 @@
 """Exports prepared in the background: started from a page, written by a worker, kept a while.
 
-`start_export` records the job and enqueues `annotations.tasks.prepare_export` in the same
-transaction (the database task backend stores the task as a row, so either both exist or
-neither); the worker calls `write_job`, which claims the job first so that two workers never
-write one job twice. A member has at most one export being prepared at a time.
+`annotations.tasks.start_export` records the job and enqueues the task that writes it; the
+worker calls `write_job`, which claims the job first so that two workers never write one job
+twice.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.files import File
-from django.db import transaction
 from django.http import Http404
 from django.utils import timezone
 
@@ -26,39 +24,6 @@ logger = logging.getLogger(__name__)
 # A job still unfinished this long after it was asked for lost its worker (killed, restarted):
 # it no longer stops its owner from asking again.
 STALE_AFTER = timedelta(hours=1)
-
-
-class ExportPending(Exception):
-    """The member already has an export being prepared."""
-
-    def __init__(self, job: ExportJob) -> None:
-        super().__init__(job.filename)
-        self.job = job
-
-
-def start_export(user, path: str) -> ExportJob:
-    """Record and enqueue the export at `path` for `user`. Http404 when `path` is not an
-    export `user` may read; ExportPending when one of theirs is still being prepared."""
-    from annotations.tasks import prepare_export  # the task module imports this one
-
-    source, extension = source_for_path(user, path)
-    with transaction.atomic():
-        pending = (
-            ExportJob.objects.select_for_update()
-            .filter(
-                owner=user,
-                status__in=(ExportStatus.QUEUED, ExportStatus.RUNNING),
-                created_at__gte=timezone.now() - STALE_AFTER,
-            )
-            .first()
-        )
-        if pending is not None:
-            raise ExportPending(pending)
-        job = ExportJob.objects.create(
-            owner=user, path=path, extension=extension, filename=source.filename(extension)
-        )
-        prepare_export.enqueue(job.pk)
-    return job
 
 
 def _claim(job_id: int) -> ExportJob | None:

@@ -9,8 +9,9 @@ from datetime import datetime
 from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from annotations.models import Comment, Note, ReadingList, ReadingListItem, Visibility
-from papers.listing import more_authors, with_listing
+from papers.listing import with_listing
 from papers.models import Authorship, Paper, PaperTag, TagKind
+from papers.querysets import more_authors
 
 
 def notes_for_owner(user, *, query: str = "") -> QuerySet[Note]:

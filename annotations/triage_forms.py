@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from django import forms
 
-from annotations.forms import TAG_NAME_MAX_LENGTH, LabTagForm
+from annotations.forms import TAG_NAME_MAX_LENGTH, AddPaperForm, LabTagForm
 from annotations.models import ReadingList, ReadingStatus
 from papers.models import DISPLAY_TITLE_FIELDS, Paper
 from papers.numbers import parse_id
-from papers.text import is_number
+from papers.text import MAX_TITLE, is_number
 
 # A page shows at most 100 results; a forged request naming more is refused, not read.
 MAX_BULK_PAPERS = 100
@@ -65,24 +65,34 @@ ACTIONS = {
 
 class BulkTriageForm(forms.Form):
     """Selected papers (`paper` checkboxes, or every paper of the page with `select_all`) and
-    the action the pressed button names, with the one field that action needs."""
+    the action the pressed button names, with the one field that action needs.
+
+    "Add to list" also takes a paper by `link`, as a reading list's "Add paper" box does (an
+    arXiv, OpenReview or DOI link or id, a paper number or an exact title; the box's own
+    AddPaperForm reads it): a paper not yet in the catalogue is fetched and added as the
+    owner's import, and goes on the list with the selected ones, if any."""
 
     action = forms.ChoiceField(choices=list(ACTIONS.items()))
     status = forms.ChoiceField(choices=ReadingStatus.choices, required=False)
     tag = forms.CharField(required=False, max_length=TAG_NAME_MAX_LENGTH)
+    link = forms.CharField(required=False, max_length=MAX_TITLE, label="Paper by link")
 
-    def __init__(self, *args, owner, **kwargs):
+    def __init__(self, *args, owner, invoked_by: str = "", **kwargs):
         super().__init__(*args, **kwargs)
+        self.owner = owner
+        self.invoked_by = invoked_by
         self.fields["reading_list"] = own_list_field(owner, required=False)
 
-    def _selected_ids(self) -> list[str]:
+    def selected_ids(self) -> list[str]:
         raw = list(self.data.getlist("paper")) if hasattr(self.data, "getlist") else []
         if self.data.get("select_all"):
             raw += (self.data.get("page_papers") or "").split(",")
         return [value.strip() for value in raw if value.strip()]
 
-    def _clean_papers(self) -> list[Paper]:
-        raw = self._selected_ids()
+    def _clean_papers(self, *, none_needed: bool = False) -> list[Paper]:
+        raw = self.selected_ids()
+        if not raw and none_needed:
+            return []
         if not raw:
             raise forms.ValidationError("Select at least one paper.")
         if len(set(raw)) > MAX_BULK_PAPERS:
@@ -103,19 +113,36 @@ class BulkTriageForm(forms.Form):
             raise forms.ValidationError(f"No paper has the number {', '.join(missing[:5])}.")
         return [found[pk] for pk in dict.fromkeys(keys.values()) if pk is not None]
 
+    def _clean_link(self, link: str) -> Paper | None:
+        """The paper `link` names, through the "Add paper" box's own form (a lookup, and for
+        a paper not yet here a fetch and an import); None, the error added, when it names none."""
+        add = AddPaperForm({"paper": link}, member=self.owner, invoked_by=self.invoked_by)
+        if add.is_valid():
+            return add.cleaned_data["paper"]
+        self.add_error("link", add.errors["paper"])
+        return None
+
     def clean(self):
         cleaned = super().clean() or self.cleaned_data
+        action = cleaned.get("action")
+        link = (cleaned.get("link") or "").strip() if action == "list" else ""
+        cleaned["linked"] = None
         try:
-            cleaned["papers"] = self._clean_papers()
+            # A link is paper enough: nothing need be selected with it.
+            cleaned["papers"] = self._clean_papers(none_needed=bool(link))
         except forms.ValidationError as error:
             self.add_error(None, error)
-        action = cleaned.get("action")
         if (
             action == "list"
             and not cleaned.get("reading_list")
             and "reading_list" not in self.errors
         ):
             self.add_error("reading_list", "Choose one of your reading lists.")
+        # Last, and only when all else is valid: it may fetch and add a paper to the catalogue.
+        if link and not self.errors:
+            cleaned["linked"] = self._clean_link(link)
+            if cleaned["linked"] is not None and cleaned["linked"] not in cleaned["papers"]:
+                cleaned["papers"].append(cleaned["linked"])
         if action == "status" and not cleaned.get("status") and "status" not in self.errors:
             self.add_error("status", "Choose a reading status.")
         if action == "tag":

@@ -102,13 +102,13 @@ def timed(label: str, repeat: int, request: Callable[[int], object]) -> None:
 
 def terms_by_share(searcher, records: list, low: float, high: float, count: int) -> list[str]:
     """Stemmed abstract words (no stop words, no numbers) in `low` to `high` of the papers."""
-    from papers.search import engine, schema
+    from papers.search import analysis, schema
     from papers.search.query import STOP_WORDS
 
     seen = {
         term
         for record in records[:300]
-        for _, term in engine._terms(record.abstract)
+        for _, term in analysis.indexed_terms(record.abstract)
         if term.isalpha() and len(term) > 2 and term not in STOP_WORDS
     }
     total = searcher.num_docs

@@ -78,7 +78,8 @@ def snapshot(url: str) -> Snapshot:
     )
     authorships = query(
         url,
-        "SELECT p.forum_id, s.position, a.normalized_name FROM papers_authorship s "
+        "SELECT p.forum_id, s.position, a.normalized_name, COALESCE(a.openreview_id, '') "
+        "FROM papers_authorship s "
         "JOIN papers_paper p ON p.id = s.paper_id JOIN papers_author a ON a.id = s.author_id",
     )
     paper_tags = query(

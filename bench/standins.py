@@ -7,12 +7,14 @@ One threaded http.server on 127.0.0.1 (a free port) serves, under one base URL:
   and paged with offset/limit, `{"notes", "count"}` as the real API answers;
 - /openreview/v1/notes: API v1, which has no notes of this venue;
 - /arxiv/api/query: an Atom feed of `entries` papers, newest first, paged by start/max_results,
-  titles folded over lines as arXiv sends them.
+  titles folded over lines as arXiv sends them; with `id_list` (what a member's arXiv link
+  asks), the entries of those ids, an empty feed for an id it does not have.
 
 What the real services do now and then is switched on per page (`faults`): a 429 with
 Retry-After, a 503, an answer slower than usual; each fires once, on the first request of that
 page. `requests` counts every request served (a killed fetch is killed by it); `retitle`
-changes a note at the source between two runs.
+changes a note at the source between two runs; a service named in `down` answers 503 to every
+request until it is taken out again (an outage, which no retry rides out).
 
 Standard library only, no Django: the benchmark runs the commands in child processes against
 it, and the tests (tests/test_fetch_end_to_end.py) import it as they import the other bench
@@ -167,7 +169,7 @@ def feed(entries: list[str], *, total: int | None, start: int = 0) -> str:
 # --- The generated venue and query ---------------------------------------------------------------
 
 # Unicode names, and TeX accents as a name typed by hand may have them. The catalogue keeps an
-# author's name as the service sends it (TeX in titles is made Unicode, not in names): the
+# author's name as the service sends it, its TeX accents made letters as a title's are: the
 # tests check every paper's authors, in order, against these.
 AUTHORS = (
     "Zoë Ünal",
@@ -178,6 +180,18 @@ AUTHORS = (
     "Bo Two",
     'Kurt G\\"odel',
     "Ngozi Okafor",
+)
+# What OpenReview's content.authorids pairs with each of AUTHORS: the person's profile id, one
+# person one id in every note, or an e-mail address for an author without a profile.
+AUTHOR_IDS = (
+    "~Zoe_Unal1",
+    "~Lei_Li3",
+    "~Paul_Erdos1",
+    "~Ann_One1",
+    "~Jose_Nunez1",
+    "~Bo_Two1",
+    "~Kurt_Godel1",
+    "ngozi.okafor@example.org",
 )
 TITLES = (
     r"$\alpha$-VAE: Disentangling with a Tilted Prior",
@@ -201,6 +215,11 @@ def authors_of(number: int) -> list[str]:
     """Two to four names, in the paper's order; rotated so order matters."""
     count = 2 + number % 3
     return [AUTHORS[(number + step * 3) % len(AUTHORS)] for step in range(count)]
+
+
+def author_ids_of(number: int) -> list[str]:
+    """content.authorids of note `number`, beside authors_of(number)."""
+    return [AUTHOR_IDS[AUTHORS.index(name)] for name in authors_of(number)]
 
 
 def note_id(number: int) -> str:
@@ -241,7 +260,7 @@ def venue_notes(count: int) -> list[dict]:
                 number=number,
                 replies=replies,
                 authors=authors_of(number),
-                authorids=[f"~Author{number}_{n}" for n in range(len(authors_of(number)))],
+                authorids=author_ids_of(number),
                 venue=f"ICLR 2025 {track}" if accepted else "Submitted to ICLR 2025",
                 venueid=VENUE if accepted else f"{VENUE}/Rejected_Submission",
             )
@@ -300,6 +319,9 @@ class StandIn:
     ):
         self.notes = venue_notes(notes)
         self.entries = arxiv_entries(entries)
+        self.entry_ids = {arxiv_id_of(index): index for index in range(entries)}
+        # Services answering 503 to everything: "openreview", "arxiv".
+        self.down: set[str] = set()
         # (service, offset or start) -> fault; popped when it fires, so each fires once.
         self.faults = dict(faults or {})
         self.retry_after = retry_after
@@ -353,6 +375,11 @@ class StandIn:
                 body = json.dumps(self._notes_page(params), ensure_ascii=False).encode()
             elif url.path == "/openreview/v1/notes":
                 return 200, b'{"notes": [], "count": 0}', {}, 0.0
+            elif url.path == "/arxiv/api/query" and "id_list" in params:
+                service, position = "arxiv", "0"
+                wanted = [self.entry_ids.get(i) for i in params["id_list"].split(",")]
+                entries = [self.entries[index] for index in wanted if index is not None]
+                body = feed(entries, total=len(entries)).encode()
             elif url.path == "/arxiv/api/query":
                 service, position = "arxiv", params.get("start", "0")
                 start, size = int(position), int(params.get("max_results", "10"))
@@ -360,6 +387,8 @@ class StandIn:
                 body = feed(entries, total=len(self.entries), start=start).encode()
             else:
                 return 404, b"{}", {}, 0.0
+            if service in self.down:
+                return 503, b"down for maintenance", {}, 0.0
             fault = self.faults.pop((service, int(position)), None)
         if fault == THROTTLE:
             return 429, b'{"error": "slow down"}', {"Retry-After": str(self.retry_after)}, 0.0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from datetime import timedelta
+from email.utils import getaddresses
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -136,7 +137,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
-    "django_filters",
     "csp",
     "axes",
     "django_tasks",
@@ -145,6 +145,7 @@ INSTALLED_APPS = [
     "annotations",
     "recommendations",
     "alerts",
+    "operations",
     "pdfs",
 ]
 
@@ -152,6 +153,8 @@ REQUIRE_LOGIN = env_bool("REQUIRE_LOGIN", default=False)
 ALLOW_SIGNUP = env_bool("ALLOW_SIGNUP", default=False)
 
 MIDDLEWARE = [
+    # First of all, so every log line of a request names it (config/request_log.py).
+    "config.request_log.RequestIdMiddleware",
     # Outermost, so every response carries the policies, whoever made it: a 400 for a bad Host
     # raised in SecurityMiddleware, the HTTPS redirect, static files from WhiteNoise.
     "csp.middleware.CSPMiddleware",
@@ -341,6 +344,9 @@ EMAIL_PORT = env_int("EMAIL_PORT", 587)
 EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=True)
+# Seconds an SMTP connection may block: without it a mail server that stops answering holds a
+# request (a password reset) or a digest run forever.
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 30)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "paperbrowser@localhost")
 
 SITE_NAME = os.environ.get("SITE_NAME", "Paper browser")
@@ -431,13 +437,64 @@ if PDF_MAX_BYTES < 1 or PDF_FETCH_TIMEOUT < 1:
 if PDF_STORAGE not in STORAGES:
     raise ImproperlyConfigured(f"PDF_STORAGE: {PDF_STORAGE!r} is not a storage in STORAGES")
 
+# Errors reach someone: the people in DJANGO_ADMINS ("Ana <ana@lab.org>, ops@lab.org") are
+# mailed every server error (500) with its traceback, from SERVER_EMAIL, when DEBUG is off;
+# SENTRY_DSN sends them to Sentry as well (the `sentry` extra: pip install '.[sentry]').
+ADMINS = [
+    (name, address)
+    for name, address in getaddresses([os.environ.get("DJANGO_ADMINS", "")])
+    if address
+]
+SERVER_EMAIL = os.environ.get("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
+LOG_LEVEL = os.environ.get("DJANGO_LOG_LEVEL", "WARNING")
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
-    # bibtexparser warns about each block it cannot read, with 0-based line numbers; the
-    # importer reports the same problem as file:line itself.
-    "loggers": {"bibtexparser": {"level": "ERROR"}},
+    "filters": {
+        "request_id": {"()": "config.request_log.RequestIdFilter"},
+        "require_debug_false": {"()": "django.utils.log.RequireDebugFalse"},
+    },
+    # When, how bad, from where, for which request (config/request_log.py).
+    "formatters": {
+        "lines": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"}
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": "lines",
+        },
+        "mail_admins": {
+            "class": "django.utils.log.AdminEmailHandler",
+            "level": "ERROR",
+            "filters": ["require_debug_false"],
+        },
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        # Replaces Django's default handlers for its loggers (a console of its own in DEBUG
+        # only, and the admins' mail): its lines reach the console through the root logger,
+        # in our format, and its errors (500s, django.security) are mailed to the admins.
+        "django": {"handlers": ["mail_admins"], "level": LOG_LEVEL},
+        # bibtexparser warns about each block it cannot read, with 0-based line numbers; the
+        # importer reports the same problem as file:line itself.
+        "bibtexparser": {"level": "ERROR"},
+    },
 }
+
+SENTRY_DSN = os.environ.get("SENTRY_DSN", "")
+if SENTRY_DSN:
+    try:
+        import sentry_sdk
+    except ImportError as exc:
+        raise ImproperlyConfigured(
+            "SENTRY_DSN is set but sentry-sdk is not installed: pip install '.[sentry]'"
+        ) from exc
+    sentry_sdk.init(
+        dsn=SENTRY_DSN,
+        environment=os.environ.get("SENTRY_ENVIRONMENT", "production"),
+        # Errors only, and no member's data: names, addresses and cookies stay here.
+        traces_sample_rate=0.0,
+        send_default_pii=False,
+    )

@@ -833,20 +833,30 @@ def _search_title_or_forum(queryset: QuerySet[Paper], search_term: str) -> Query
 class AuthorForm(forms.ModelForm):
     class Meta:
         model = Author
-        fields = ["name"]
+        fields = ["name", "openreview_id"]
 
-    def clean_name(self) -> str:
-        name = self.cleaned_data["name"]
-        clash = (
-            Author.objects.filter(normalized_name=normalize_author_name(name))
-            .exclude(pk=self.instance.pk)
-            .first()
+    def clean_openreview_id(self) -> str | None:
+        # Blank is unknown: null, so that any number of authors may have none.
+        return (self.cleaned_data["openreview_id"] or "").strip() or None
+
+    def clean(self):
+        cleaned = super().clean() or self.cleaned_data
+        name, profile = cleaned.get("name"), cleaned.get("openreview_id")
+        if name is None:
+            return cleaned
+        same_name = Author.objects.filter(normalized_name=normalize_author_name(name)).exclude(
+            pk=self.instance.pk
         )
+        if profile:  # two people of one name are told apart by their profiles
+            same_name = same_name.filter(openreview_id=None)
+        clash = same_name.first()
         if clash is not None:
-            raise forms.ValidationError(
-                f"“{clash.name}” is the same name once normalised; merge the two authors instead."
+            self.add_error(
+                "name",
+                f"“{clash.name}” is the same name once normalised; merge the two authors "
+                "instead, or give each their OpenReview profile id if they are two people.",
             )
-        return name
+        return cleaned
 
 
 class MergeAuthorsForm(MergeForm):
@@ -864,8 +874,8 @@ class MergeAuthorsForm(MergeForm):
 @admin.register(Author)
 class AuthorAdmin(MergingAdmin):
     form = AuthorForm
-    list_display = ["name", "paper_count", "normalized_name", "created_at"]
-    search_fields = ["name", "normalized_name"]
+    list_display = ["name", "paper_count", "openreview_profile", "normalized_name", "created_at"]
+    search_fields = ["name", "normalized_name", "openreview_id"]
     readonly_fields = ["normalized_name", "created_at"]
     ordering = ["name", "pk"]
     list_per_page = 100
@@ -880,6 +890,12 @@ class AuthorAdmin(MergingAdmin):
     @admin.display(description="papers", ordering="paper_count")
     def paper_count(self, author: WithAnnotations[Author, PaperCount]) -> int:
         return author.paper_count
+
+    @admin.display(description="OpenReview profile", ordering="openreview_id")
+    def openreview_profile(self, author: Author) -> str:
+        if not author.openreview_id:
+            return "–"
+        return format_html('<a href="{}">{}</a>', author.openreview_url, author.openreview_id)
 
     def get_search_results(self, request, queryset, search_term):
         search_term = search_term[:MAX_ADMIN_SEARCH_CHARS]
@@ -904,6 +920,15 @@ class AuthorAdmin(MergingAdmin):
         authors = queryset.order_by("-paper_count", Length("name").desc(), "name", "pk")
         # The bound: "select all" across pages would otherwise fold a catalogue into one name.
         if _merge_size_refused(self, request, authors.count(), MAX_AUTHORS_MERGED):
+            return None
+        profiles = services.profiles_of(authors.only("openreview_id"))
+        if len(profiles) > 1:
+            self.message_user(
+                request,
+                f"Not merged: these authors have different OpenReview profiles "
+                f"({', '.join(profiles)}), so they are different people.",
+                messages.WARNING,
+            )
             return None
         form, done = _confirmed_merge(
             self, request, MergeAuthorsForm, authors, services.merge_authors
@@ -1244,10 +1269,19 @@ class ImportRunAdmin(ReadOnlyAdmin):
                 for e in run.files
             ),
         )
-        return format_html(
+        table = format_html(
             "<table><thead><tr><th>file</th><th>created</th><th>updated</th>"
             "<th>unchanged</th><th>conflicts</th></tr></thead><tbody>{}</tbody></table>",
             rows,
+        )
+        # A fetch's notes or entries it left out (papers.importing.report.Counts.warnings).
+        warnings = [(e["path"], text) for e in run.files for text in e.get("warnings", [])]
+        if not warnings:
+            return table
+        return format_html(
+            "{}<p>Warnings (left out; the rest was imported):</p><ul>{}</ul>",
+            table,
+            format_html_join("", "<li>{}: {}</li>", warnings),
         )
 
     @admin.display(description="papers")

@@ -14,7 +14,7 @@ from django.utils.text import Truncator
 
 from papers.admin import GuardedAdmin
 from papers.models import Feed
-from papers.sources.feeds import enqueue_fetch
+from papers.tasks import enqueue_fetch
 
 ERROR_EXCERPT = 80
 

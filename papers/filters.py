@@ -1,10 +1,11 @@
 """The paper list's URL, parsed once into an immutable BrowseState.
 
-The django-filter FilterSet's form validates the facet parameters (bad values are dropped, never
-an error); their slugs and ids are resolved to database rows in one query so unknown values are
-shown as ignored instead of silently emptying the page. `listing_options` reads the search text,
-sort, page size and author box. The search index (papers/search/engine.py) does the filtering:
-values within a facet are OR-ed, facets AND-ed.
+A plain Django form validates the facet parameters (bad values are dropped, never an error);
+their slugs and ids are resolved to database rows in one query so unknown values are shown as
+ignored instead of silently emptying the page. `listing_options` reads the search text, sort,
+page size and author box. The search index (papers/search/engine.py) does the filtering:
+values within a facet are OR-ed, facets AND-ed; so no FilterSet (django-filter) is needed,
+whose filters would only have built the form.
 """
 
 from __future__ import annotations
@@ -14,13 +15,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
-import django_filters
 from django import forms
 from django.db.models import Q, QuerySet, Value
 from django.http import QueryDict
 from django.utils.datastructures import MultiValueDict
 
-from papers.models import Author, Paper, Tag, TagAlias, TagKind
+from papers.models import Author, Tag, TagAlias, TagKind
 from papers.numbers import parse_id
 from papers.search.engine import NOT_GIVEN, NOT_GIVEN_FACETS, BrowseQuery
 from papers.search.query import parse_query
@@ -79,27 +79,21 @@ def _accept_mine(raw: str) -> str | None:
     return raw if raw in MINE_CHOICES else None
 
 
-class FacetFilter(django_filters.Filter):
-    """A facet's URL parameter. It only validates: the search index applies the selection."""
-
-    field_class = ValueListField
-    # A valid URL value as the filter keeps it (a slug, an id), or None to drop it.
-    accept: Callable[[str], str | int | None] = staticmethod(_accept_slug)
-
-    def __init__(self, *args, **kwargs) -> None:
-        kwargs.setdefault("accept", self.accept)
-        super().__init__(*args, **kwargs)
-
-    def filter(self, qs: QuerySet, value) -> QuerySet:
-        return qs
+def _facet_field(accept: Callable[[str], str | int | None] = _accept_slug) -> ValueListField:
+    """A facet's URL parameter: `accept` gives a valid value as kept (a slug, an id), or None
+    to drop it. It only validates: the search index applies the selection."""
+    return ValueListField(accept=accept)
 
 
-class AuthorFacetFilter(FacetFilter):
-    accept = staticmethod(parse_id)
-
-
-class MineFacetFilter(FacetFilter):
-    accept = staticmethod(_accept_mine)
+class FacetForm(forms.Form):
+    venue = _facet_field()
+    track = _facet_field()
+    decision = _facet_field()
+    author = _facet_field(parse_id)
+    area = _facet_field()
+    keyword = _facet_field()
+    tag = _facet_field()
+    mine = _facet_field(_accept_mine)
 
 
 @dataclass
@@ -132,22 +126,13 @@ class Selection:
         return frozenset(tag.pk for tag in self.tags.get(facet, []))
 
 
-class PaperFilter(django_filters.FilterSet):
-    venue = FacetFilter()
-    track = FacetFilter()
-    decision = FacetFilter()
-    author = AuthorFacetFilter()
-    area = FacetFilter()
-    keyword = FacetFilter()
-    tag = FacetFilter()
-    mine = MineFacetFilter()
+class PaperFilter:
+    """The list page's parameters (a QueryDict, or None for none) as `user` may use them."""
 
-    class Meta:
-        model = Paper
-        fields: list[str] = []
-
-    def __init__(self, data=None, queryset=None, *, request=None, **kwargs) -> None:
-        super().__init__(data, queryset, request=request, **kwargs)
+    def __init__(self, data: QueryDict | None = None, *, request=None) -> None:
+        self.data = data
+        self.is_bound = data is not None
+        self.form = FacetForm(data)
         user = getattr(request, "user", None)
         # The "mine" facet exists only for a logged-in user; otherwise it is ignored.
         self.user = user if user is not None and user.is_authenticated else None

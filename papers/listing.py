@@ -12,24 +12,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db.models import Case, Count, OuterRef, Subquery, Value, When
 from django.urls import reverse
 
 from papers.models import Authorship, Paper, PaperTag, TagKind, tag_label
+from papers.querysets import LISTED_AUTHORS, TAG_KIND_ORDER
 from papers.routes import int_route
-
-# Pages listing papers name at most this many authors of each, then "… and K more" linking to
-# the paper's page, which names them all. A paper may have 2,000 authors (papers.text).
-LISTED_AUTHORS = 10
-
-# Venue, track, area, lab tags, then keywords: how a reader scans a paper's labels.
-TAG_KIND_ORDER = Case(
-    When(tag__kind=TagKind.VENUE, then=Value(0)),
-    When(tag__kind=TagKind.TRACK, then=Value(1)),
-    When(tag__kind=TagKind.AREA, then=Value(2)),
-    When(tag__kind=TagKind.LAB, then=Value(3)),
-    default=Value(4),
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,20 +26,6 @@ class Link:
     name: str
     url: str
     kind: str = ""
-
-
-def more_authors(paper_ref: str = "pk") -> Subquery:
-    """The number of the paper's authors not listed (None when there are none), counted on
-    the (paper, position) index without reading them; `paper_ref` names the paper's id in the
-    outer query."""
-    not_listed = (
-        Authorship.objects.filter(paper=OuterRef(paper_ref), position__gte=LISTED_AUTHORS)
-        .order_by()
-        .values("paper")
-        .annotate(count=Count("*"))
-        .values("count")
-    )
-    return Subquery(not_listed)
 
 
 def with_listing(papers: Sequence[Paper], *, tags: bool = True) -> Sequence[Paper]:

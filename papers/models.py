@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from papers.listing import Link
 
 from papers.arxiv_categories import category_label
+from papers.choices import TagKind as TagKind  # a leaf module: querysets need it too
 from papers.models_feeds import Feed as Feed  # its own module: this one is long enough
 from papers.querysets import AuthorQuerySet, PaperQuerySet
 from papers.routes import int_url
@@ -34,6 +36,7 @@ from papers.text import (
     MAX_AUTHOR_NAME,
     MAX_DOI,
     MAX_FORUM_ID,
+    MAX_OPENREVIEW_ID,
     MAX_TAG_NAME,
     MAX_TITLE,
     MAX_URL,
@@ -42,6 +45,7 @@ from papers.text import (
     fold_author_name,
     normalize_author_name,
     normalize_tag_name,
+    openreview_profile_id,
     paper_text_problem,
     tag_key,
     tag_name_problem,
@@ -56,17 +60,6 @@ UNTITLED_IN_QUEUE = "Untitled paper (awaiting curation)"
 # The fields display_title reads: what a query loading papers only to name them needs, so an
 # untitled paper costs no extra query for its queue flag.
 DISPLAY_TITLE_FIELDS = ("title", "needs_curation")
-
-
-class TagKind(models.TextChoices):
-    VENUE = "venue", "Venue"
-    TRACK = "track", "Presentation track"
-    LAB = "lab", "Lab tag"
-    KEYWORD = "keyword", "Keyword"  # the authors' keywords, as sources give them
-    AREA = "area", "Primary area"  # OpenReview's primary_area, arXiv's primary category
-    # OpenReview's decision ("Accept (poster)", "Reject"), set from the paper's reviews by
-    # Review.objects.refresh_summaries, never by the loader or a member.
-    DECISION = "decision", "Decision"
 
 
 def tag_label(kind: str, name: str) -> str:
@@ -158,9 +151,22 @@ class TagAlias(models.Model):
 
 class Author(models.Model):
     name = models.CharField(max_length=MAX_AUTHOR_NAME)
-    normalized_name = models.CharField(max_length=MAX_AUTHOR_NAME, unique=True, editable=False)
+    # Not unique: two people may share a name, told apart by their OpenReview profiles. An
+    # import matches authors by profile first, then by this (papers.importing.loader).
+    normalized_name = models.CharField(max_length=MAX_AUTHOR_NAME, editable=False)
     # normalized_name without accents, for finding authors by name (AuthorQuerySet.named_like).
     search_name = models.TextField(editable=False, default="")
+    # The person's OpenReview profile ("~Jane_Doe1"), when a source named it. Null rather than
+    # "" when unknown, so that only the profiles given are unique (Django's rule for a unique
+    # field that may be blank).
+    openreview_id = models.CharField(
+        "OpenReview profile id",
+        max_length=MAX_OPENREVIEW_ID,
+        null=True,
+        blank=True,
+        unique=True,
+        help_text="e.g. ~Jane_Doe1; imports from OpenReview fill it in.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = AuthorQuerySet.as_manager()
@@ -170,6 +176,10 @@ class Author(models.Model):
 
     class Meta:
         ordering = ["name", "pk"]
+        indexes = [
+            # Imports look authors up by name (those without a profile id, or a new one).
+            models.Index(fields=["normalized_name"], name="papers_author_normalized"),
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -182,10 +192,21 @@ class Author(models.Model):
     def get_absolute_url(self) -> str:
         return int_url("papers:author", self.pk)
 
+    @property
+    def openreview_url(self) -> str:
+        """The person's profile page on OpenReview, "" when their profile id is unknown."""
+        if not self.openreview_id:
+            return ""
+        return "https://openreview.net/profile?" + urlencode({"id": self.openreview_id})
+
     def clean(self) -> None:
         problem = author_name_problem(self.name)
         if problem:
             raise ValidationError({"name": problem})
+        if self.openreview_id is not None and not openreview_profile_id(self.openreview_id):
+            raise ValidationError(
+                {"openreview_id": "An OpenReview profile id starts with ~, e.g. ~Jane_Doe1."}
+            )
 
 
 MAX_INVOKED_BY = 200

@@ -1,15 +1,57 @@
-"""Query logic for papers: chainable QuerySet methods the views compose."""
+"""Query logic for papers: chainable QuerySet methods the views compose, and the query
+expressions listings share.
+
+papers.models imports this module for its managers, so this one names the other models of the
+app by name (`_model`) instead of importing them: no import cycle.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from django.apps import apps
 from django.db import models
-from django.db.models import Prefetch, Q, Value
+from django.db.models import Case, Count, OuterRef, Prefetch, Q, Subquery, Value, When
+from django.db.models.functions import Length
+
+from papers.choices import TagKind
+from papers.text import fold_author_name, spelling_key, tag_search_key
 
 if TYPE_CHECKING:
     from papers.models import Paper
+
+# Pages listing papers name at most this many authors of each, then "… and K more" linking to
+# the paper's page, which names them all. A paper may have 2,000 authors (papers.text).
+LISTED_AUTHORS = 10
+# A paper's tags as pages order them, venue, track, area, lab tags, then keywords: how a
+# reader scans a paper's labels.
+TAG_KIND_ORDER = Case(
+    When(tag__kind=TagKind.VENUE, then=Value(0)),
+    When(tag__kind=TagKind.TRACK, then=Value(1)),
+    When(tag__kind=TagKind.AREA, then=Value(2)),
+    When(tag__kind=TagKind.LAB, then=Value(3)),
+    default=Value(4),
+)
+
+
+def _model(name: str) -> Any:
+    return apps.get_model("papers", name)
+
+
+def more_authors(paper_ref: str = "pk") -> Subquery:
+    """The number of the paper's authors not listed (None when there are none), counted on
+    the (paper, position) index without reading them; `paper_ref` names the paper's id in the
+    outer query."""
+    not_listed = (
+        _model("Authorship")
+        .objects.filter(paper=OuterRef(paper_ref), position__gte=LISTED_AUTHORS)
+        .order_by()
+        .values("paper")
+        .annotate(count=Count("*"))
+        .values("count")
+    )
+    return Subquery(not_listed)
 
 
 def identifier_in(field: str, values: Iterable[str]) -> Q:
@@ -23,12 +65,11 @@ def identifier_in(field: str, values: Iterable[str]) -> Q:
 
 def ordered_paper_tags(lookup: str = "paper_tags") -> Prefetch:
     """Prefetch a paper's tags: venue, then track, then lab tags, each by name."""
-    from papers.listing import TAG_KIND_ORDER
-    from papers.models import PaperTag
-
     return Prefetch(
         lookup,
-        queryset=PaperTag.objects.select_related("tag").order_by(TAG_KIND_ORDER, "tag__name"),
+        queryset=_model("PaperTag")
+        .objects.select_related("tag")
+        .order_by(TAG_KIND_ORDER, "tag__name"),
     )
 
 
@@ -38,12 +79,10 @@ class PaperQuerySet(models.QuerySet["Paper"]):
 
         For one paper's page; pages listing papers use for_browsing, which names a few.
         """
-        from papers.models import Authorship
-
         return self.prefetch_related(
             Prefetch(
                 "authorships",
-                queryset=Authorship.objects.select_related("author").order_by("position"),
+                queryset=_model("Authorship").objects.select_related("author").order_by("position"),
             ),
             ordered_paper_tags(),
         )
@@ -57,8 +96,6 @@ class PaperQuerySet(models.QuerySet["Paper"]):
         """Papers as pages listing them show them: no abstract, with `more_authors`, the number
         of authors not listed; papers.listing.with_listing adds the listed authors and tags
         once the page is read."""
-        from papers.listing import more_authors
-
         return self.defer("abstract").annotate(more_authors=more_authors())
 
     def in_order(self, ids: list[int]) -> list[Paper]:
@@ -113,14 +150,11 @@ class PaperQuerySet(models.QuerySet["Paper"]):
 
     def with_tag(self, tag_id: int, *, many: bool = False) -> PaperQuerySet:
         """Papers carrying a tag; `many` checks each paper with EXISTS (see with_links)."""
-        from papers.models import PaperTag
-
-        return self._with_links(PaperTag.objects.filter(tag_id=tag_id), many=many)
+        return self._with_links(_model("PaperTag").objects.filter(tag_id=tag_id), many=many)
 
     def by_author(self, author_id: int, *, many: bool = False) -> PaperQuerySet:
-        from papers.models import Authorship
-
-        return self._with_links(Authorship.objects.filter(author_id=author_id), many=many)
+        links = _model("Authorship").objects.filter(author_id=author_id)
+        return self._with_links(links, many=many)
 
     def _with_links(self, links: models.QuerySet, *, many: bool) -> PaperQuerySet:
         # With many linked papers, EXISTS lets an ordered page stop early on the sort index;
@@ -135,8 +169,6 @@ class AuthorQuerySet(models.QuerySet):
         """The authors whose folded name contains `fragment` folded the same way ("manning"
         finds "Christopher D. Manning", "muller" "Jürgen Müller"); none for a fragment with
         no name in it."""
-        from papers.text import fold_author_name
-
         key = fold_author_name(fragment)
         return self.filter(search_name__contains=key) if key else self.none()
 
@@ -149,15 +181,10 @@ def keywords_containing(fragment: str, *, limit: int) -> list[int]:
     """Ids of up to `limit` keyword tags whose key contains `fragment` as a key, Latin accents
     ignored ("graph" finds "Graph Neural Networks", "schrodinger" "Schrödinger bridge"),
     shortest first: the closest matches."""
-    from django.db.models.functions import Length
-
-    from papers.models import Tag, TagKind
-    from papers.text import tag_search_key
-
     key = tag_search_key(fragment)
     if not key:
         return []
-    matches = Tag.objects.filter(kind=TagKind.KEYWORD, search_key__contains=key)
+    matches = _model("Tag").objects.filter(kind=TagKind.KEYWORD, search_key__contains=key)
     return list(matches.order_by(Length("key"), "key").values_list("pk", flat=True)[:limit])
 
 
@@ -166,10 +193,7 @@ def spelling_variants(tag_ids: Iterable[int] | None = None) -> list[list[int]]:
     spelling_key: "diffusion model", "Diffusion Models", "diffusion-models"), each of two or
     more ids, ordered; among `tag_ids` when given, else the whole catalogue. Decisions are left
     out: reviews set them by name."""
-    from papers.models import Tag, TagKind
-    from papers.text import spelling_key
-
-    tags = Tag.objects.exclude(kind=TagKind.DECISION)
+    tags = _model("Tag").objects.exclude(kind=TagKind.DECISION)
     if tag_ids is not None:
         tags = tags.filter(pk__in=list(tag_ids))
     groups: dict[tuple[str, str], list[int]] = {}

@@ -71,9 +71,20 @@ class MergeResult:
         return f"Merged {names} into {self.target.name}: {moved}, {removed}."
 
 
+class TwoProfiles(Exception):
+    """Authors with different OpenReview profile ids: two people, who are not merged."""
+
+
+def profiles_of(authors: Iterable[Author]) -> list[str]:
+    """The OpenReview profile ids these authors have, each once, in order."""
+    return list(dict.fromkeys(author.openreview_id for author in authors if author.openreview_id))
+
+
 @transaction.atomic
 def merge_authors(*, target: Author, others: Iterable[Author]) -> MergeResult:
-    """Give every paper of `others` to `target`, then delete `others`.
+    """Give every paper of `others` to `target`, then delete `others`; the target keeps the
+    OpenReview profile id one of them had. Raises TwoProfiles, merging nothing, when two of
+    them have different profile ids: imports would split them again by their ids.
 
     A paper that listed two of the merged authors keeps one authorship, at the earliest
     position the merged authors held, and its remaining authors close the gap.
@@ -82,6 +93,12 @@ def merge_authors(*, target: Author, others: Iterable[Author]) -> MergeResult:
     result = MergeResult(target=target, merged_names=[author.name for author in others])
     if not others:
         return result
+    profiles = profiles_of([target, *others])
+    if len(profiles) > 1:
+        raise TwoProfiles(
+            f"These authors have different OpenReview profiles ({', '.join(profiles)}): "
+            "they are different people, and were not merged."
+        )
     other_ids = [author.pk for author in others]
 
     by_paper: dict[int, list[Authorship]] = defaultdict(list)
@@ -111,6 +128,9 @@ def merge_authors(*, target: Author, others: Iterable[Author]) -> MergeResult:
     Authorship.objects.filter(pk__in=to_delete).delete()
     Authorship.objects.filter(pk__in=to_retarget).update(author=target)
     Author.objects.filter(pk__in=other_ids).delete()
+    if profiles and target.openreview_id != profiles[0]:  # freed by the delete
+        target.openreview_id = profiles[0]
+        Author.objects.filter(pk=target.pk).update(openreview_id=target.openreview_id)
     for paper_id in papers_with_gaps:
         renumber_authorships(paper_id=paper_id)
     refresh_author_names(paper_ids=changed_papers)

@@ -32,6 +32,7 @@ MAX_URL = 500
 MAX_FORUM_ID = 100
 MAX_ARXIV_ID = 50
 MAX_DOI = 200
+MAX_OPENREVIEW_ID = 100  # an author's OpenReview profile id, "~Jane_Doe1"
 MAX_BODY = 20_000  # a note or a comment
 
 _NAME_PUNCTUATION = re.compile(r"[.,]")
@@ -307,6 +308,22 @@ _ARXIV_URL = re.compile(
 
 def is_forum_id(value: str) -> bool:
     return len(value) <= MAX_FORUM_ID and FORUM_ID.fullmatch(value) is not None
+
+
+# A tilde, then the name OpenReview made of the person's ("~Jane_Doe1", "~Zoë_Ünal2"): no
+# spaces, no "@" (an e-mail address), no "/" (a group such as "ICLR.cc/2025/Conference"), no
+# control character or lone surrogate (neither can be stored).
+_OPENREVIEW_PROFILE_ID = re.compile("~[^\\s@/~\x00-\x1f\x7f\ud800-\udfff]+")
+
+
+def openreview_profile_id(value: str) -> str:
+    """`value` (stripped) when it is an OpenReview profile id, else "". OpenReview's
+    `authorids` name an author without a profile by their e-mail address: personal data that
+    identifies no profile page, so it is never kept."""
+    value = value.strip()
+    if len(value) <= MAX_OPENREVIEW_ID and _OPENREVIEW_PROFILE_ID.fullmatch(value):
+        return value
+    return ""
 
 
 def forum_id_from_url(url: str) -> str:

@@ -10,6 +10,11 @@ from django.db import models
 
 from papers.models import Paper
 
+# A member with fewer papers than this saved, noted or tagged gets no recommendations
+# (recommendations.training; the page says so; docs/recommendations.md). Here, not in
+# training, so that the page does not import numpy, scipy and scikit-learn to read it.
+MIN_POSITIVES = 2
+
 
 class Recommendation(models.Model):
     user = models.ForeignKey(

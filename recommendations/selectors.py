@@ -37,7 +37,7 @@ def recommended_for(user, limit: int = 10) -> list[Recommendation]:
 
     One query. Papers the member saved or noted since the run are left out. Empty for an
     anonymous user, for a member with fewer than
-    `training.MIN_POSITIVES` saved, noted or tagged papers, and before the command first ran.
+    `MIN_POSITIVES` saved, noted or tagged papers, and before the command first ran.
     Each row's `explanation` is a ready sentence ("because of: diffusion; like 3 papers in
     Reading group") naming only the member's own lists, so it is safe to show or mail to them;
     `computed_at` says when it was computed.

@@ -26,9 +26,8 @@ from scipy import sparse
 from annotations.models import Note, ReadingListItem
 from papers.latex import without_latex_commands
 from papers.models import Paper, PaperTag, TagKind
+from recommendations.models import MIN_POSITIVES
 
-# Fewer positives than this: no recommendations (documented in docs/recommendations.md).
-MIN_POSITIVES = 2
 # Rows kept per member.
 DEFAULT_LIMIT = 100
 # Terms named in an explanation ("because of: diffusion, score matching").

@@ -10,7 +10,8 @@ from django.shortcuts import get_object_or_404, render
 
 from annotations.selectors import visible_lists
 from papers.search.store import IndexUnavailable
-from recommendations import selectors, training
+from recommendations import selectors
+from recommendations.models import MIN_POSITIVES
 
 logger = logging.getLogger(__name__)
 
@@ -24,7 +25,7 @@ def recommended(request: HttpRequest) -> HttpResponse:
         {
             "rows": rows,
             "computed_at": rows[0].computed_at if rows else None,
-            "min_positives": training.MIN_POSITIVES,
+            "min_positives": MIN_POSITIVES,
         },
     )
 

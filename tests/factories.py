@@ -29,7 +29,7 @@ def make_paper(
     title: str | None = None,
     *,
     abstract: str | None = None,
-    authors: list[str] = (),
+    authors: list[str | Author] = (),
     tags: list[tuple[str, str]] = (),
     **fields,
 ) -> Paper:
@@ -44,15 +44,20 @@ def make_paper(
         **fields,
     )
     for position, name in enumerate(authors):
-        author, _ = Author.objects.get_or_create(
-            normalized_name=normalize_author_name(name), defaults={"name": name}
-        )
+        # An Author given as is (two people may share a name); a name is the first author so
+        # named, or a new one.
+        author = name if isinstance(name, Author) else _author_named(name)
         Authorship.objects.create(paper=paper, author=author, position=position)
     if authors:
         paper.refresh_author_names()
     for name, kind in tags:
         PaperTag.objects.create(paper=paper, tag=make_tag(name, kind))
     return paper
+
+
+def _author_named(name: str) -> Author:
+    named = Author.objects.filter(normalized_name=normalize_author_name(name)).order_by("pk")
+    return named.first() or Author.objects.create(name=name)
 
 
 # Annotations (notes, reading lists, comments, lab tags).

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from annotations import export_data, export_files, export_jobs
+from annotations import export_data, export_files, export_jobs, tasks
 from annotations.export_limits import export_slot
 from annotations.models import ExportJob, ExportStatus, Visibility
 from papers.models import TagKind
@@ -153,7 +153,7 @@ def test_a_member_prepares_a_large_export_and_downloads_it_complete(
 @pytest.mark.django_db(transaction=True)
 def test_the_task_worker_writes_a_queued_export(track):
     """The default backend stores the task in the database; `manage.py db_worker` runs it."""
-    job = export_jobs.start_export(make_user("member"), tag_export(track, "csv"))
+    job = tasks.start_export(make_user("member"), tag_export(track, "csv"))
     assert ExportJob.objects.get(pk=job.pk).status == ExportStatus.QUEUED
     call_command("db_worker", batch=True, startup_delay=False, verbosity=0)
     job.refresh_from_db()
@@ -162,7 +162,7 @@ def test_the_task_worker_writes_a_queued_export(track):
 
 def test_nobody_else_can_see_or_download_a_members_export(client, track, immediate_tasks):
     owner = make_user("owner")
-    job = export_jobs.start_export(owner, tag_export(track))
+    job = tasks.start_export(owner, tag_export(track))
     client.force_login(make_user("other"))
     assert client.get(reverse("annotations:export-download", args=[job.pk])).status_code == 404
     assert "poster.json" not in client.get(reverse("annotations:export-list")).content.decode()
@@ -176,8 +176,8 @@ def test_a_background_export_of_a_private_list_is_its_owners_alone(track, immedi
     private = make_reading_list(owner, "Mine", papers=[make_paper("Secret")])
     path = reverse("annotations:list-export-csv", args=[private.pk])
     with pytest.raises(export_jobs.Http404):
-        export_jobs.start_export(make_user("other"), path)
-    job = export_jobs.start_export(owner, path)
+        tasks.start_export(make_user("other"), path)
+    job = tasks.start_export(owner, path)
     job.refresh_from_db()
     assert job.status == ExportStatus.DONE and job.entries == 1
 
@@ -187,7 +187,7 @@ def test_a_list_made_private_before_the_worker_runs_fails_the_job(track, setting
     shared = make_reading_list(
         owner, "Ours", papers=[make_paper("Shared")], visibility=Visibility.SHARED
     )
-    job = export_jobs.start_export(reader, reverse("annotations:list-export-csv", args=[shared.pk]))
+    job = tasks.start_export(reader, reverse("annotations:list-export-csv", args=[shared.pk]))
     shared.visibility = Visibility.PRIVATE
     shared.save()
     export_jobs.write_job(job.pk)
@@ -207,7 +207,7 @@ def test_only_one_background_export_per_member_at_a_time(client, track):
 
 
 def test_a_job_is_written_once_even_if_two_workers_take_it(track):
-    job = export_jobs.start_export(make_user("member"), tag_export(track))
+    job = tasks.start_export(make_user("member"), tag_export(track))
     export_jobs.write_job(job.pk)
     job.refresh_from_db()
     first_file = job.file.name
@@ -240,7 +240,7 @@ def test_old_exports_are_pruned_with_their_files(track, settings):
 
     from django.utils import timezone
 
-    job = export_jobs.start_export(make_user("member"), tag_export(track))
+    job = tasks.start_export(make_user("member"), tag_export(track))
     export_jobs.write_job(job.pk)
     job.refresh_from_db()
     storage, name = job.file.storage, job.file.name

@@ -20,6 +20,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from bench.standins import VENUE, page, v2_note
+from papers import tasks
 from papers.models import Feed, ImportRun, Paper
 from papers.models_feeds import STALE_AFTER
 from papers.sources import feeds
@@ -313,7 +314,7 @@ def test_the_task_worker_runs_a_queued_feed():
     """The default backend stores the task in the database; `manage.py db_worker` runs it."""
     serve_venue()
     feed = venue_feed()
-    assert feeds.enqueue_fetch(feed)
+    assert tasks.enqueue_fetch(feed)
     assert Feed.objects.get(pk=feed.pk).last_status == Feed.Status.QUEUED
     call_command("db_worker", batch=True, startup_delay=False, verbosity=0)
     feed.refresh_from_db()

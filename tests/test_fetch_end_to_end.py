@@ -18,6 +18,7 @@ from django.core.management import call_command
 
 from bench.standins import (
     ARXIV_QUERY,
+    AUTHORS,
     VENUE,
     StandIn,
     arxiv_id_of,
@@ -27,7 +28,7 @@ from bench.standins import (
     track_of,
     usual_faults,
 )
-from papers.models import Paper
+from papers.models import Author, Paper
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = 100  # OpenReview notes a page in the in-process tests, so a small venue has several
@@ -41,6 +42,11 @@ def point_at(stand_in: StandIn, settings) -> None:
     settings.ARXIV_API_DELAY = 0  # the real arXiv asks 3 s between calls
     # The slow answer (1 s) stays under the client's timeout, as a slow server's would.
     settings.FETCH_TIMEOUT = 2
+
+
+def unicode_name(name: str) -> str:
+    """A name of the stand-ins as the catalogue keeps it: its TeX accents as letters."""
+    return name.replace("\\H{o}", "ő").replace('\\"o', "ö")
 
 
 @pytest.fixture
@@ -71,10 +77,13 @@ def test_every_note_is_imported_with_its_authors_in_order_and_its_track(venue, c
         paper = papers[note_id(number)]
         shown = [a.author.name for a in paper.authorships.order_by("position")]
         assert (paper.title, shown) == (
-            # A title's TeX accents are shown as Unicode, its $...$ kept.
+            # A title's TeX accents are shown as Unicode, its $...$ kept; a name's too.
             title_of(number).replace('\\"o', "ö"),
-            authors_of(number),
+            [unicode_name(name) for name in authors_of(number)],
         ), number
+    # One author per person, by profile id (an author without one, by name), on every paper.
+    assert Author.objects.count() == len(AUTHORS)
+    assert dict(Author.objects.values_list("openreview_id", "name"))[None] == "Ngozi Okafor"
     tracks = [track_of(number) for number in range(1, NOTES + 1)]
     for track in ("Poster", "Oral"):
         response = client.get(f"/?track={track.lower()}")

@@ -165,15 +165,16 @@ def test_a_page_without_notes_names_its_url():
 
 
 @respx.mock
-def test_a_malformed_note_names_the_page_and_the_note():
+def test_a_malformed_note_is_left_out_with_a_warning_naming_the_page_and_the_note():
     bad = v2_note("Bad_1")
     bad["content"]["authors"] = {"value": "Ann One"}
     serve({("content.venueid", VENUE): [v2_note("Good_1"), bad]})
-    with pytest.raises(FetchError) as caught:
-        fetch_venue(VENUE, client=no_wait_client)
-    message = str(caught.value)
-    assert message.startswith(f"{V2}/notes?content.venueid=")
-    assert "note Bad_1: content.authors must be a list of names" in message
+    fetch = fetch_venue(VENUE, client=no_wait_client)
+    assert [record.forum_id for record in fetch.records] == ["Good_1"]
+    (warning,) = fetch.warnings
+    assert warning.startswith(f"{V2}/notes?content.venueid=")
+    assert "note Bad_1: content.authors must be a list of names" in warning
+    assert warning.endswith("; the note was left out")
 
 
 # --- manage.py fetch_openreview: through the pipeline -------------------------------------

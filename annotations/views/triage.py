@@ -161,6 +161,10 @@ def _bulk_apply(request: HtmxHttpRequest, form: BulkTriageForm) -> str:
     if action == "list":
         reading_list = form.cleaned_data["reading_list"]
         added = services.add_papers_to_list(reading_list=reading_list, papers=papers)
+        linked = form.cleaned_data["linked"]
+        if linked is not None and papers == [linked]:  # a paper by its link alone: name it
+            verb = "Added to" if added else "Already in"
+            return f"{verb} “{reading_list.name}”: “{_title(linked)}”."
         return f"Added {_papers_text(len(added))} to “{reading_list.name}”" + _already(
             len(papers) - len(added)
         )
@@ -178,10 +182,23 @@ def _already(count: int, what: str = "there") -> str:
     return f" ({_papers_text(count)} already {what})." if count else "."
 
 
+def _on_page(request: HtmxHttpRequest, papers: list[Paper], form: BulkTriageForm) -> list[Paper]:
+    """The papers whose triage blocks the page shows: a paper added by its link may not be
+    one of the results (and an out-of-band swap without its block is an htmx error)."""
+    linked = form.cleaned_data["linked"]
+    shown = set((request.POST.get("page_papers") or "").split(","))
+    selected = set(form.selected_ids())
+    return [p for p in papers if p != linked or str(p.pk) in shown | selected]
+
+
 @require_POST
 @login_required
 def triage_bulk(request: HtmxHttpRequest) -> HttpResponse:
-    form = BulkTriageForm(request.POST, owner=request.user)
+    form = BulkTriageForm(
+        request.POST,
+        owner=request.user,
+        invoked_by=f"Triage, add to list ({request.user})",
+    )
     papers: list[Paper] = []
     if not form.is_valid():
         message, level = "Nothing changed: " + form_errors_text(form), messages.ERROR
@@ -191,7 +208,7 @@ def triage_bulk(request: HtmxHttpRequest) -> HttpResponse:
         except services.Refused as exc:
             message, level = f"Nothing changed: {exc}", messages.ERROR
         else:
-            papers = form.cleaned_data["papers"]
+            papers = _on_page(request, form.cleaned_data["papers"], form)
     if not request.htmx:
         return _back(request, message, level)
     triage.attach_triage_state(request.user, papers)

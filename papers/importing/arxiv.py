@@ -22,7 +22,8 @@ Per `<entry>` (arXiv API User's Manual, sections 3.3.2 and 3.4):
 For fetching (papers.sources.arxiv_api), `read_page` gives each record with what arXiv adds:
 the version of its `<id>`, `<published>` (the first version's submission) and `<updated>` (this
 version's) as dates, and the feed's `<opensearch:totalResults>`; a page without entries is no
-error there, since paging past the last result gives one.
+error there, since paging past the last result gives one, and an entry that cannot be read can
+be left out (`skip`) rather than fail the page.
 
 The entry arXiv returns for a bad query (id "http://arxiv.org/api/errors#...") fails with its
 summary as the message. A feed without entries fails too ("no entries in the feed"), as an empty
@@ -38,7 +39,7 @@ expanded (billion laughs, external entities); arXiv never sends one.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from xml.parsers import expat
@@ -148,9 +149,19 @@ class FeedPage:
     total_results: int | None  # <opensearch:totalResults>: the query's matches, all pages
 
 
-def read_page(text: str, source: str) -> FeedPage:
-    """One response of the API: every entry (none is no error) and the query's total."""
-    feed = _Feed(source)
+class ArxivErrorEntry(ImportFailed):
+    """arXiv's answer to a query it refuses: an entry saying what is wrong with the query."""
+
+
+def read_page(
+    text: str, source: str, *, skip: Callable[[ImportFailed], None] | None = None
+) -> FeedPage:
+    """One response of the API: every entry (none is no error) and the query's total.
+
+    With `skip` (a fetch, which keeps what it can of a page), an entry that cannot be read
+    (an id that is no arXiv abstract URL, a date that is no date) is handed to it and left
+    out; arXiv's error entry, and XML that is not well formed, still fail the page."""
+    feed = _Feed(source, skip)
     for piece in _pieces(text):
         feed.parse(piece)
     feed.parse("", final=True)
@@ -182,8 +193,9 @@ class _Entry:
 class _Feed:
     """expat callbacks that build one entry at a time and turn it into a record at its end."""
 
-    def __init__(self, source: str):
+    def __init__(self, source: str, skip: Callable[[ImportFailed], None] | None = None):
         self.source = source
+        self.skip = skip
         self.parser = expat.ParserCreate(namespace_separator=_SEPARATOR)
         self.parser.buffer_text = True
         self.parser.StartDoctypeDeclHandler = self._refuse_doctype
@@ -314,7 +326,14 @@ class _Feed:
             if size > self.limit:
                 raise limits.record_too_large(self.source, entry.line, "this entry", size)
             self.entries += 1
-            self.pending.append(self._record(entry))
+            try:
+                self.pending.append(self._record(entry))
+            except ArxivErrorEntry:
+                raise
+            except ImportFailed as error:
+                if self.skip is None:
+                    raise
+                self.skip(error)
             self.entry = None
         if depth <= 2:
             self._set_mark()
@@ -324,7 +343,8 @@ class _Feed:
         texts = {key: collapse_whitespace(value) for key, value in entry.texts.items()}
         raw_id = texts.get("id", "")
         if _ERROR_URL.match(raw_id):
-            raise self.fail(texts.get("summary") or "the arXiv API reported an error", entry.line)
+            message = texts.get("summary") or "the arXiv API reported an error"
+            raise ArxivErrorEntry(self.source, entry.line, message)
         match = _ABS_URL.fullmatch(raw_id)
         if match is None:
             raise self.fail(

@@ -32,7 +32,7 @@ Field by field:
 
 A record's line is the line of its `@type{`. An entry bibtexparser cannot read, an `@string`
 name that is not defined, a field we read that is given twice, a malformed name or LaTeX nested
-deeper than MAX_NESTING fails with ImportFailed at the line of the entry or of the field.
+deeper than latex_text.MAX_NESTING fails with ImportFailed at the line of the entry or of the field.
 """
 
 from __future__ import annotations
@@ -49,22 +49,13 @@ from bibtexparser.middlewares.names import (
     split_multiple_persons_names,
 )
 from bibtexparser.model import Block, Entry, Field, ParsingFailedBlock, String
-from pylatexenc import latexwalker
-from pylatexenc.latex2text import (
-    LatexNodes2Text,
-    MacroTextSpec,
-    SpecialsTextSpec,
-    get_default_latex_context_db,
-)
 
+from papers.importing.latex_text import latex_to_text
 from papers.importing.limits import RecordSize, numbered_lines
 from papers.importing.records import ImportFailed, PaperRecord
 from papers.text import ARXIV_ID, MAX_ABSTRACT, MAX_AUTHOR_LIST, forum_id_from_url
 from papers.venues import is_preprint_server, venue_from_reference
 
-# No real title nests braces or environments this deep; pylatexenc recurses per level and would
-# hit Python's recursion limit a few hundred levels down.
-MAX_NESTING = 32
 # looks_like reads no further than this into a file.
 HEAD = 10_000
 
@@ -99,53 +90,6 @@ _FIELDS_READ = frozenset(
     }
 )
 
-# The characters _DECODER changes; text without any of them decodes to itself.
-_LATEX_SPECIAL = re.compile(r"[\\{}%&~]")
-# Text with none of these has nothing but braces for _DECODER to change: Zotero protects the
-# case of most title words that way ({Recursive} {Retrieval}), and dropping the braces is all
-# decoding does to them. Math is left to the decoder, which keeps its braces.
-_NEEDS_DECODER = re.compile(r"[\\%&~$]")
-# TeX's ligatures, kept as typed: our export and Zotero's write a title's "--" or "``" as it is,
-# so reading them as dashes and curly quotes would change the title.
-_LIGATURES = ("---", "--", "``", "''", "!`", "?`")
-# A `%` or `&` without a backslash of its own: in a field they are meant as text, but LaTeX
-# would start a comment (dropping the rest of the value) or an alignment cell.
-_BARE_SPECIAL = re.compile(r"(?<!\\)((?:\\\\)*)([%&])")
-_LATEX_TOKEN = re.compile(r"\\(?:[A-Za-z@]+|.)|[{}$]|\s+", re.DOTALL)
-# Citation commands (natbib's and biblatex's too), with their optional [pre][post] notes and
-# {keys}. pylatexenc prints them as "<cit.>" (or, unknown to it, as the keys); an abstract read
-# on its own has no bibliography to point to, so they are dropped.
-_CITE_COMMAND = (
-    r"(?<!\\)\\(?:[Cc]ite(?:p|t|alp|alt|author|year)?|[Pp]arencite|[Tt]extcite|[Aa]utocite"
-    r"|[Ff]ootcite|nocite)\*?(?:\s*\[[^\[\]{}]*\]){0,2}\s*\{[^{}]*\}"
-)
-# A citation with its tie (~), or a pair of parentheses or brackets holding nothing else:
-# "work (\cite{a}) is" reads "work is". No part of the pattern can match one stretch of spaces
-# in two ways, and it starts at a citation's first character, so the search stays linear (the
-# space before a citation is taken off by _without_citations, not by the pattern).
-_CITATION = re.compile(
-    rf"~?{_CITE_COMMAND}"
-    rf"|\((?:\s*(?:[,;]\s*)?{_CITE_COMMAND})+\s*\)"
-    rf"|\[(?:\s*(?:[,;]\s*)?{_CITE_COMMAND})+\s*\]"
-)
-
-
-def _without_citations(value: str) -> str:
-    """`value` without its citations and the space before each, so "models~\\cite{a}." reads
-    "models.". At most one line break before a citation goes: a blank line (a paragraph
-    break) stays."""
-    pieces: list[str] = []
-    position = 0
-    for match in _CITATION.finditer(value):
-        before = value[position : match.start()].rstrip(" \t")
-        if before.endswith("\n") and not before.endswith("\n\n"):
-            before = before[:-1].rstrip(" \t")
-        pieces.append(before)
-        position = match.end()
-    pieces.append(value[position:])
-    return "".join(pieces)
-
-
 _SPACES = re.compile(r"\s+")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _KEYWORD_SEPARATOR = re.compile(r"[,;]")
@@ -161,32 +105,6 @@ _ARXIV_PATH = re.compile(rf"/(?:abs|pdf)/{_ARXIV_ID}(?:v\d+)?(?:\.pdf)?/?")
 _ARXIV_EPRINT = re.compile(rf"(?:arxiv:)?{_ARXIV_ID}(?:v\d+)?", re.IGNORECASE)
 _ARXIV_IN_VENUE = re.compile(rf"(?:arxiv:|abs/){_ARXIV_ID}(?:v\d+)?(?![\w.])", re.IGNORECASE)
 _ARXIV_DOI = re.compile(rf"10\.48550/arxiv\.{_ARXIV_ID}(?:v\d+)?", re.IGNORECASE)
-
-
-def _decoder() -> LatexNodes2Text:
-    """pylatexenc as bibtexparser's LaTeX-decoding middleware sets it up (braces dropped, math
-    verbatim, \\url's argument as is), ligatures kept, plus three text commands our BibTeX
-    export writes and pylatexenc 2.11 gets wrong: it drops \\textbraceleft and
-    \\textbraceright and turns \\textasciicircum into U+02C6."""
-    context = get_default_latex_context_db()
-    context.add_context_category(
-        "paperbrowser-bibtex",
-        prepend=True,
-        macros=[
-            MacroTextSpec("url", simplify_repl="%s"),
-            MacroTextSpec("textbraceleft", simplify_repl="{"),
-            MacroTextSpec("textbraceright", simplify_repl="}"),
-            MacroTextSpec("textasciicircum", simplify_repl="^"),
-        ],
-        specials=[SpecialsTextSpec(ligature, simplify_repl=ligature) for ligature in _LIGATURES],
-    )
-    return LatexNodes2Text(latex_context=context, keep_braced_groups=False, math_mode="verbatim")
-
-
-_DECODER = _decoder()
-# How LaTeX is parsed (which macros take arguments). pylatexenc builds it anew for every string
-# unless it is given one, which took a third of the decoding time.
-_PARSING_CONTEXT = latexwalker.get_default_latex_context_db()
 
 
 def looks_like(text: str) -> bool:
@@ -448,61 +366,6 @@ def _authors(raw: str, strings: Mapping[str, str]) -> list[str]:
         if full:
             names.append(full)
     return names
-
-
-def latex_to_text(value: str) -> str:
-    """LaTeX as the Unicode text it prints, mathematics kept as written.
-
-    pylatexenc takes some milliseconds per kilobyte, too slow for 10,000s of abstracts, and
-    most words in a field are plain text. So the value is cut at spaces that are outside
-    braces, environments and math and do not follow a command (whose argument may come after
-    the space), and only the pieces holding something LaTeX would change go through
-    pylatexenc. Raises ValueError for nesting deeper than MAX_NESTING.
-    """
-    value = _BARE_SPECIAL.sub(r"\1\\\2", value)
-    if "\\" in value:  # a citation is a command; most values have none
-        value = _without_citations(value)
-    if not _LATEX_SPECIAL.search(value):
-        return value
-    pieces: list[str] = []
-    start = depth = 0
-    in_math = after_command = False
-    for token in _LATEX_TOKEN.finditer(value):
-        text = token.group()
-        if text[0].isspace():
-            if not (depth or in_math or after_command):
-                pieces.append(_decode_piece(value[start : token.start()]))
-                pieces.append(text)
-                start = token.end()
-            after_command = False
-            continue
-        after_command = text[0] == "\\"
-        if text in ("{", "\\begin"):
-            depth += 1
-            if depth > MAX_NESTING:
-                raise ValueError(f"braces or environments nest deeper than {MAX_NESTING} levels")
-        elif text in ("}", "\\end"):
-            depth = max(depth - 1, 0)
-        elif text == "$":
-            in_math = not in_math
-        elif text in ("\\(", "\\["):
-            in_math = True
-        elif text in ("\\)", "\\]"):
-            in_math = False
-    pieces.append(_decode_piece(value[start:]))
-    return "".join(pieces)
-
-
-def _decode_piece(piece: str) -> str:
-    if not _LATEX_SPECIAL.search(piece):
-        return piece
-    if not _NEEDS_DECODER.search(piece):
-        return piece.replace("{", "").replace("}", "")
-    try:
-        return _DECODER.latex_to_text(piece, latex_context=_PARSING_CONTEXT)
-    except RecursionError:
-        # Unreachable within MAX_NESTING; kept so a construct it misses fails one file cleanly.
-        raise ValueError("the LaTeX nests too deeply to decode") from None
 
 
 def _one_line(text: str) -> str:

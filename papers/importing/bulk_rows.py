@@ -12,13 +12,25 @@ from __future__ import annotations
 
 import json
 import operator
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from django.db import connection, models
 
 from papers.models import db_column
+
+# Values per `__in` lookup: below SQLite's 999 bound parameters (Django's own figure for it),
+# whatever the batch size or the number of authors and tags a batch brings.
+IN_CHUNK = 500
+
+
+def chunks(values: Iterable, size: int = IN_CHUNK) -> Iterator[list]:
+    """`values` in lists of at most `size`, one `__in` lookup each."""
+    values = list(values)
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
 
 # SQLite's page cache while an import writes: its indexes (forum id, abstract fingerprint,
 # author names, source records) take inserts at random places, and with the default 2 MB every

@@ -2,9 +2,10 @@
 
 Per batch: what the records' sources supplied last time (records unchanged since stop there),
 papers by each identity the rest carry, the current authors and imported tags of the papers
-found, authors by normalised name, then the writes: new authors and papers as rows with ids
-allocated first, changed papers by bulk update, authorships, paper tags and source records as
-rows (COPY on PostgreSQL). Every `__in` lookup takes at most IN_CHUNK values, so a batch whose
+found, authors by OpenReview profile id and by normalised name (papers.importing.authors), then
+the writes: new authors and papers as rows with ids allocated first, changed papers (and
+authors given a profile id) by bulk update, authorships, paper tags and source records as rows
+(COPY on PostgreSQL). Every `__in` lookup takes at most IN_CHUNK values, so a batch whose
 records bring thousands of authors or venues costs a few more queries, never one statement
 past SQLite's limits. Nothing is queried per record.
 
@@ -45,9 +46,18 @@ from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
+from papers.importing.authors import (
+    AuthorRow,
+    Person,
+    only_names_profiles,
+    people_of,
+    resolve_authors,
+    same_people,
+)
 from papers.importing.bulk_rows import (
+    IN_CHUNK,
     PlannerStatistics,
-    allocate_ids,
+    chunks,
     insert_objects,
     insert_rows,
 )
@@ -85,17 +95,12 @@ from papers.querysets import identifier_in
 from papers.signals import abstracts_changed
 from papers.text import (
     abstract_fingerprint,
-    fold_author_name,
-    normalize_author_name,
     normalize_tag_name,
     tag_key,
     tag_slug,
 )
 
 BATCH_SIZE = 1000
-# Values per `__in` lookup: below SQLite's 999 bound parameters (Django's own figure for it),
-# whatever the batch size or the number of authors and tags a batch brings.
-IN_CHUNK = 500
 UNTITLED_REASON = "Imported without a title"
 IMPORTED_KINDS = (TagKind.VENUE, TagKind.TRACK, TagKind.KEYWORD, TagKind.AREA)
 # What a record is matched by, strongest first.
@@ -117,9 +122,9 @@ class _Target:
 
     paper: Paper
     is_new: bool
-    # (normalized_name, display name) in order, and imported tags: an existing paper's are read
-    # from the database once (loaded), a new paper has none.
-    authors: list[tuple[str, str]] = field(default_factory=list)
+    # Its authors in order, and imported tags: an existing paper's are read from the database
+    # once (loaded), a new paper has none.
+    authors: list[Person] = field(default_factory=list)
     tag_keys: set[tuple[str, str]] = field(default_factory=set)
     loaded: bool = False
     new_tags: list[tuple[str, str]] = field(default_factory=list)
@@ -147,7 +152,7 @@ class _Match:
     fingerprint: str
     source: str
     key: str
-    authors: list[tuple[str, str]]
+    authors: list[Person]
     tags: list[tuple[str, str]]
     supplied: dict[str, str]
     digest: str
@@ -244,7 +249,7 @@ def _papers_sharing_an_abstract(matches: list[_Match]) -> Iterator[tuple[int, Pa
     # First which of the fingerprints any paper has at all: a new catalogue's records mostly
     # bring new abstracts, and Django spent a fifth of a first import building their ORs.
     known: set[str] = set()
-    for chunk in _chunks({m.fingerprint for m in matches} - {""}):
+    for chunk in chunks({m.fingerprint for m in matches} - {""}):
         # query: fingerprints some paper has
         papers = Paper.objects.filter(identifier_in("abstract_fingerprint", chunk)).order_by()
         known.update(papers.values_list("abstract_fingerprint", flat=True).distinct())
@@ -275,10 +280,16 @@ def _publisher_doi(doi: str) -> str:
 
 
 def _incoming(record: PaperRecord, fingerprint: str, source: str) -> _Match:
-    authors = _dedupe_authors(record.authors)
+    authors = people_of(record)
     tags = classify_tags(record.tags) + topic_tags(record.keywords, record.primary_area)
     tag_keys = {(kind, tag_key(name)) for kind, name in tags}
-    supplied = supplied_values(record, fingerprint, [key for key, _ in authors], tag_keys)
+    supplied = supplied_values(
+        record,
+        fingerprint,
+        [person.key for person in authors],
+        tag_keys,
+        [person.profile for person in authors],
+    )
     return _Match(
         record=record,
         fingerprint=fingerprint,
@@ -289,11 +300,6 @@ def _incoming(record: PaperRecord, fingerprint: str, source: str) -> _Match:
         supplied=supplied,
         digest=record_digest(record, supplied),
     )
-
-
-class _AuthorRow(NamedTuple):
-    pk: int
-    name: str
 
 
 class Loader:
@@ -367,7 +373,7 @@ class Loader:
     def _bases(self, matches: list[_Match]) -> dict[tuple[str, str], _Base]:
         bases: dict[tuple[str, str], _Base] = {}
         # query: what these records' sources supplied last time
-        for rows in _by_kind_in_chunks(
+        for rows in _by_kind_inchunks(
             SourceRecord, "key", [(m.source, m.key) for m in matches], kind_field="source"
         ):
             for pk, source, key, digest, fields in rows.values_list(
@@ -391,7 +397,7 @@ class Loader:
             if name == "abstract_fingerprint":
                 found.update(_papers_sharing_an_abstract(unresolved))
             else:
-                for chunk in _chunks(values):  # query: papers by this identity
+                for chunk in chunks(values):  # query: papers by this identity
                     papers = Paper.objects.filter(identifier_in(name, chunk))
                     found.update((p.pk, p) for p in papers)
             # Found values only: a record without this identity is not found by it.
@@ -401,7 +407,7 @@ class Loader:
                 known |= merged[name].keys()
             unresolved = [m for m in unresolved if getattr(m, name) not in known]
         kept_ids = {pk for into in merged.values() for pk in into.values()} - found.keys()
-        for chunk in _chunks(kept_ids):  # query: papers that merged papers were folded into
+        for chunk in chunks(kept_ids):  # query: papers that merged papers were folded into
             found.update((p.pk, p) for p in Paper.objects.filter(pk__in=chunk))
 
         targets = [_Target(paper, is_new=False) for _, paper in sorted(found.items())]
@@ -433,7 +439,7 @@ class Loader:
         into: dict[str, int] = {}
         if not self.any_merged:
             return into
-        for chunk in _chunks(sorted(values - {""})):  # query: merged papers
+        for chunk in chunks(sorted(values - {""})):  # query: merged papers
             rows = MergedPaper.objects.filter(**{f"{field_name}__in": chunk})
             # The latest merge wins should one value have been merged into two papers.
             for value, kept_id in rows.order_by("merged_at", "pk").values_list(
@@ -446,14 +452,16 @@ class Loader:
         by_pk = {t.paper.pk: t for t in targets if not t.loaded}
         for target in by_pk.values():
             target.loaded = True
-        for chunk in _chunks(sorted(by_pk)):
+        for chunk in chunks(sorted(by_pk)):
             authorships = (  # query: current authors in order
                 Authorship.objects.filter(paper_id__in=chunk)
                 .order_by("paper_id", "position")
-                .values_list("paper_id", "author__normalized_name", "author__name")
+                .values_list(
+                    "paper_id", "author__normalized_name", "author__name", "author__openreview_id"
+                )
             )
-            for paper_id, key, name in authorships:
-                by_pk[paper_id].authors.append((key, name))
+            for paper_id, key, name, profile in authorships:
+                by_pk[paper_id].authors.append(Person(key, name, profile or ""))
             # query: current tags, imported kinds kept below. Filtering on the tag's kind in SQL
             # lets SQLite start from every venue tag and probe each paper for it: with 10,000
             # venues that is millions of index probes per chunk instead of a few per paper.
@@ -514,11 +522,21 @@ class Loader:
                 paper.abstract_fingerprint = match.fingerprint
                 changes += ["abstract", "abstract_fingerprint"]
 
-        current_keys = [key for key, _ in target.authors]
-        if source_changed("authors") and [k for k, _ in match.authors] != current_keys:
-            current_names = ", ".join(name for _, name in target.authors)
-            incoming_names = ", ".join(name for _, name in match.authors)
-            if may_apply("authors", authors_hash(current_keys), current_names, incoming_names):
+        current_keys = [person.key for person in target.authors]
+        if (source_changed("authors") or source_changed("author_ids")) and not same_people(
+            match.authors, target.authors
+        ):
+            current_names = ", ".join(person.name for person in target.authors)
+            incoming_names = ", ".join(person.name for person in match.authors)
+            if only_names_profiles(match.authors, target.authors):
+                # The same names, with the profile ids they lacked: no one's list is replaced,
+                # so nothing to dispute; a curator's list is left as the curator made it.
+                apply = "authors" not in curated
+            else:
+                apply = may_apply(
+                    "authors", authors_hash(current_keys), current_names, incoming_names
+                )
+            if apply:
                 target.authors = match.authors
                 target.authors_changed = True
                 changes.append("authors")
@@ -568,11 +586,19 @@ class Loader:
     def _write(self, matches: list[_Match]) -> None:
         targets = [m.target for m in matches]
         unique = list({id(t): t for t in targets}.values())
-        authors = self._authors_for([t for t in unique if t.authors_changed])
+        # queries: authors by profile id and by name, then new ones and found profile ids
+        authors = resolve_authors(p for t in unique if t.authors_changed for p in t.authors)
+        rows_of: dict[int, list[AuthorRow]] = {}
         for target in unique:
             if target.authors_changed:
-                names = [authors[key].name for key, _ in target.authors]
-                target.paper.author_names = ", ".join(names)
+                # Two names of a list can resolve to one author (a profile id's author is
+                # also found by another spelling): they are one authorship, the first.
+                rows: dict[int, AuthorRow] = {}
+                for person in target.authors:
+                    row = authors[(person.key, person.profile)]
+                    rows.setdefault(row.pk, row)
+                rows_of[id(target)] = list(rows.values())
+                target.paper.author_names = ", ".join(row.name for row in rows.values())
                 target.changed.add("author_names")
 
         new = [t for t in unique if t.is_new]
@@ -595,13 +621,13 @@ class Loader:
             Paper.objects.bulk_update([t.paper for t in changed], sorted(fields))
 
         replaced = [t.paper.pk for t in unique if t.authors_changed and not t.is_new]
-        for chunk in _chunks(replaced):  # query: drop the author lists being replaced
+        for chunk in chunks(replaced):  # query: drop the author lists being replaced
             Authorship.objects.filter(paper_id__in=chunk).delete()
         authorships = [
-            (t.paper.pk, authors[key].pk, position)
+            (t.paper.pk, row.pk, position)
             for t in unique
             if t.authors_changed
-            for position, (key, _) in enumerate(t.authors)
+            for position, row in enumerate(rows_of[id(t)])
         ]
         # query: insert authorships (COPY on PostgreSQL)
         insert_rows(Authorship, ("paper", "author", "position"), authorships)
@@ -642,7 +668,7 @@ class Loader:
         tags = self._tags_for(set(papers_of))
         for (kind, name), paper_ids in papers_of.items():
             tag = tags[self._tag_ident(kind, name)]
-            for chunk in _chunks(paper_ids):  # query: unlink a replaced tag
+            for chunk in chunks(paper_ids):  # query: unlink a replaced tag
                 PaperTag.objects.filter(tag=tag, paper_id__in=chunk).delete()
 
     def _write_sources(self, matches: list[_Match]) -> None:
@@ -684,46 +710,13 @@ class Loader:
         ImportConflict.objects.bulk_create(rows)
         self.conflicts = []
 
-    def _authors_for(self, targets: list[_Target]) -> dict[str, _AuthorRow]:
-        """Each wanted author's (id, stored name) by normalised name, created when missing.
-        Read as values: most authors of a large import already exist after its first batches."""
-        wanted: dict[str, str] = {}
-        for target in targets:
-            for key, name in target.authors:
-                wanted.setdefault(key, name)
-        if not wanted:
-            return {}
-        authors: dict[str, _AuthorRow] = {}
-        for chunk in _chunks(wanted):  # query: existing authors by normalised name
-            rows = Author.objects.filter(normalized_name__in=chunk).values_list(
-                "normalized_name", "pk", "name"
-            )
-            authors.update((key, _AuthorRow(pk, name)) for key, pk, name in rows)
-        missing = [(key, name) for key, name in wanted.items() if key not in authors]
-        if missing:
-            # query: allocate ids, then insert the new authors as rows (COPY on PostgreSQL)
-            ids = allocate_ids(Author, len(missing))
-            created = connection.ops.adapt_datetimefield_value(timezone.now())
-            insert_rows(
-                Author,
-                ("id", "name", "normalized_name", "search_name", "created_at"),
-                [
-                    (pk, name, key, fold_author_name(name), created)
-                    for pk, (key, name) in zip(ids, missing, strict=True)
-                ],
-            )
-            authors.update(
-                (key, _AuthorRow(pk, name)) for pk, (key, name) in zip(ids, missing, strict=True)
-            )
-        return authors
-
     def _tags_for(self, wanted: set[tuple[str, str]]) -> dict[tuple[str, str], Tag]:
         """Imported tags by (kind, key), created when missing; cached for the whole import."""
         needed = {self._tag_ident(kind, name): name for kind, name in wanted}
         unknown = {ident: name for ident, name in needed.items() if ident not in self.tags}
         # One OR term per kind, each a bounded `key__in`: a long OR of (kind, key) pairs is an
         # expression SQLite refuses ("Expression tree is too large") at 1,000 venues.
-        for tags in _by_kind_in_chunks(Tag, "key", sorted(unknown)):  # query: existing tags
+        for tags in _by_kind_inchunks(Tag, "key", sorted(unknown)):  # query: existing tags
             self.tags.update(((t.kind, t.key), t) for t in tags)
         self._create_tags({i: n for i, n in unknown.items() if i not in self.tags})
         return {ident: self.tags[ident] for ident in needed}
@@ -769,13 +762,13 @@ def load_reviews(
     if not reviews:
         return
     papers: dict[str, int] = {}
-    for chunk in _chunks(sorted({r.forum_id for r in reviews})):  # query: papers by forum id
+    for chunk in chunks(sorted({r.forum_id for r in reviews})):  # query: papers by forum id
         papers.update(
             Paper.objects.filter(identifier_in("forum_id", chunk)).values_list("forum_id", "pk")
         )
     if any(r.forum_id not in papers for r in reviews) and MergedPaper.objects.exists():
         missing = sorted({r.forum_id for r in reviews} - papers.keys())
-        for chunk in _chunks(missing):  # query: papers that merged papers were folded into
+        for chunk in chunks(missing):  # query: papers that merged papers were folded into
             rows = MergedPaper.objects.filter(forum_id__in=chunk).order_by("merged_at", "pk")
             papers.update(rows.values_list("forum_id", "into_id"))
     wanted: dict[tuple[str, str], tuple[ReviewRecord, int]] = {}
@@ -787,7 +780,7 @@ def load_reviews(
             wanted[(source or source_name(review.source), review.note_id)] = (review, paper_id)
     stored: dict[tuple[str, str], Review] = {}
     # query: the reviews these notes stored before
-    for rows in _by_kind_in_chunks(Review, "note_id", list(wanted), kind_field="source"):
+    for rows in _by_kind_inchunks(Review, "note_id", list(wanted), kind_field="source"):
         stored.update(((row.source, row.note_id), row) for row in rows)
     new, changed, touched = [], [], set()
     for (name, note_id), (review, paper_id) in wanted.items():
@@ -857,27 +850,21 @@ def _settle_superseded_conflicts(rows: list[ImportConflict]) -> None:
     disputes = {(row.paper.pk, row.field, row.source) for row in rows}
     sources = {source for _, _, source in disputes}
     stale = []
-    for chunk in _chunks({paper_id for paper_id, _, _ in disputes}):
+    for chunk in chunks({paper_id for paper_id, _, _ in disputes}):
         # query: the open conflicts of the batch's disputed papers
         open_ones = ImportConflict.objects.filter(
             resolved_at__isnull=True, paper_id__in=chunk, source__in=sources
         ).values_list("pk", "paper_id", "field", "source")
         stale += [pk for pk, *dispute in open_ones if tuple(dispute) in disputes]
-    for chunk in _chunks(stale):  # query: settle the superseded ones
+    for chunk in chunks(stale):  # query: settle the superseded ones
         ImportConflict.objects.filter(pk__in=chunk).update(resolved_at=timezone.now())
 
 
-def _chunks(values: Iterable, size: int = IN_CHUNK) -> Iterator[list]:
-    values = list(values)
-    for start in range(0, len(values), size):
-        yield values[start : start + size]
-
-
-def _by_kind_in_chunks(
+def _by_kind_inchunks(
     model, field_name: str, pairs: list[tuple[str, str]], *, kind_field: str = "kind"
 ) -> Iterator:
     """Rows of `model` matching (kind, value) pairs, IN_CHUNK pairs per query."""
-    for chunk in _chunks(pairs):
+    for chunk in chunks(pairs):
         by_kind: dict[str, list[str]] = {}
         for kind, value in chunk:
             by_kind.setdefault(kind, []).append(value)
@@ -913,7 +900,7 @@ def _free_slugs(missing: dict[tuple[str, str], str]) -> dict[tuple[str, str], st
                 if (kind, slug) not in used:
                     proposals.setdefault((kind, slug), group)
         taken = set()  # query: slugs already in use
-        for rows in _by_kind_in_chunks(Tag, "slug", list(proposals)):
+        for rows in _by_kind_inchunks(Tag, "slug", list(proposals)):
             taken.update(rows.values_list("kind", "slug"))
         for candidate, group in proposals.items():
             members = pending[group]
@@ -941,17 +928,6 @@ def _new_paper(match: _Match) -> Paper:
         paper.needs_curation = True
         paper.curation_reason = UNTITLED_REASON
     return paper
-
-
-def _dedupe_authors(names: list[str]) -> list[tuple[str, str]]:
-    """(normalized, display) in order; a second spelling of the same person is dropped."""
-    result, seen = [], set()
-    for name in names:
-        key = normalize_author_name(name)
-        if key and key not in seen:
-            seen.add(key)
-            result.append((key, name.strip()))
-    return result
 
 
 def _describe(paper: Paper) -> str:

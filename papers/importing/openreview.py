@@ -11,7 +11,9 @@ Three shapes are read, told apart by the first JSON value in the file:
 A note's `content` holds its fields. API v2 wraps each value (`"title": {"value": "..."}`), API v1
 gives it plainly (`"title": "..."`); both are accepted, field by field. Per note:
 
-- `title`, `authors` (a list of names, kept in order as given), `abstract` ("" when missing;
+- `title`, `authors` (a list of names, kept in order as given) with `authorids` beside them
+  (each author's profile id, "~Jane_Doe1", or e-mail address; only profile ids are kept, and
+  none when the two lists differ in length), `abstract` ("" when missing;
   validation rejects such a record), `keywords` (a list, or one string separated by semicolons,
   else by commas) and `primary_area`. LaTeX and Unicode are kept as given.
 - `forum_id` is the note's `forum`, or its `id` when it has no forum; `forum_url` is
@@ -166,21 +168,34 @@ def read_note_lines(lines: Iterable[tuple[int, str]], source: str) -> Iterator[R
     return _read(jsonl.decoded_lines(lines, source), source, papers_only=False)
 
 
-def note_records(note: Any, source: str, line: int) -> list[Record]:
+def note_records(
+    note: Any, source: str, line: int, *, skip: Callable[[ImportFailed], None] | None = None
+) -> list[Record]:
     """The records of one decoded note (as a file holds it, or as the API answers it): its
     paper then the reviews, meta-reviews and decisions embedded in it; for a reply note, its
-    own review record if it is one. Raises ImportFailed at `line` for a malformed note."""
+    own review record if it is one. Raises ImportFailed at `line` for a malformed note.
+
+    With `skip` (a fetch, which keeps what it can of a page), a malformed embedded reply is
+    handed to it and left out, and the paper with its other replies is kept."""
     record = _record(note, source, line)
     if record is None:
         return list(_reviews(note, source, line, forum=""))
-    return [
-        record,
-        *(
-            review
-            for reply in _embedded_replies(note, source, line)
-            for review in _reviews(reply, source, line, forum=record.forum_id)
-        ),
-    ]
+    records: list[Record] = [record]
+    try:
+        replies = _embedded_replies(note, source, line)
+    except ImportFailed as error:
+        if skip is None:
+            raise
+        skip(error)
+        replies = []
+    for reply in replies:
+        try:
+            records.extend(_reviews(reply, source, line, forum=record.forum_id))
+        except ImportFailed as error:
+            if skip is None:
+                raise
+            skip(error)
+    return records
 
 
 def _read(notes: Iterable[tuple[int, Any]], source: str, *, papers_only: bool) -> Iterator[Record]:
@@ -319,12 +334,14 @@ def _record(note: Any, source: str, line: int) -> PaperRecord | None:
     forum_id = forum or note_id
     if not forum_id:
         fail("note has neither 'forum' nor 'id'")
+    authors, author_ids = _authors(content, fail)
     return PaperRecord(
         title=_text(content, "title", fail).strip(),
         forum_id=forum_id,
         forum_url=FORUM_URL + quote(forum_id, safe=""),
         pdf_url=_pdf_url(_text(content, "pdf", fail).strip()),
-        authors=_names(content, "authors", fail),
+        authors=authors,
+        author_ids=author_ids,
         tags=venue_tags(_text(content, "venue", fail), _text(content, "venueid", fail)),
         abstract=_text(content, "abstract", fail),
         source=source,
@@ -378,18 +395,32 @@ def _text(content: dict, name: str, fail) -> str:
     return value
 
 
-def _names(content: dict, name: str, fail) -> list[str]:
-    value = _value(content, name, fail)
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        fail(f"content.{name} must be a list of names (strings), got {_kind(value)}")
-    for number, item in enumerate(value, start=1):
+def _authors(content: dict, fail) -> tuple[list[str], list[str]]:
+    """content.authors in order, and content.authorids beside them: what OpenReview pairs
+    with each name, its profile id ("~Jane_Doe1") or, for an author without a profile, an
+    e-mail address (validate_record keeps only the profile ids). authorids that are not a
+    list as long as the names pair with no one and are left out."""
+    names = _value(content, "authors", fail)
+    if names is None:
+        return [], []
+    if not isinstance(names, list):
+        fail(f"content.authors must be a list of names (strings), got {_kind(names)}")
+    for number, item in enumerate(names, start=1):
         if not isinstance(item, str):
             fail(
-                f"content.{name} must be a list of names (strings); item {number} is {_kind(item)}"
+                f"content.authors must be a list of names (strings); item {number} is {_kind(item)}"
             )
-    return [item.strip() for item in value if item.strip()]
+    ids = content.get("authorids")
+    if isinstance(ids, dict):
+        ids = ids.get("value")
+    if not isinstance(ids, list) or len(ids) != len(names):
+        ids = [""] * len(names)
+    people = [
+        (name.strip(), profile if isinstance(profile, str) else "")
+        for name, profile in zip(names, ids, strict=True)
+        if name.strip()
+    ]
+    return [name for name, _ in people], [profile for _, profile in people]
 
 
 def _pdf_url(value: str) -> str:

@@ -25,7 +25,7 @@ from papers.importing.records import (
     ReviewRecord,
     validate_record,
 )
-from papers.importing.report import Report
+from papers.importing.report import WARNINGS_LISTED, Report
 from papers.importing.sources import source_name
 from papers.models import MAX_INVOKED_BY, ImportRun
 
@@ -246,7 +246,7 @@ def _content_hash(record: PaperRecord) -> int:
 # The identities two records of one file may not share unless they are the same record. The
 # abstract fingerprint is left out: it is the loader's guess at a match, not an id the file states.
 _FILE_IDENTITIES = (("forum_id", "forum id"), ("arxiv_id", "arXiv id"), ("doi", "DOI"))
-_LISTS = ("authors", "tags", "keywords")
+_LISTS = ("authors", "author_ids", "tags", "keywords")
 _SCALARS = tuple(f.name for f in fields(PaperRecord) if f.name not in _LISTS and f.name != "line")
 
 
@@ -305,12 +305,14 @@ def import_records(
     batch_size: int = BATCH_SIZE,
     invoked_by: str = "",
     user: User | None = None,
+    warnings: Iterable[str] = (),
 ) -> Report:
     """Import papers and reviews that did not come from a file (a fetch from a service), as
     import_paths imports a file's: validated, de-duplicated, merged as `source`'s records
     (e.g. "openreview:ICLR.cc/2025/Conference"), reported under that name and recorded as an
     ImportRun. Each record's `source` should be `source` and its `line` its position in the
-    fetch, so that a message about it can be located.
+    fetch, so that a message about it can be located. `warnings` are the fetch's, about what
+    it left out: they go in the report and the run.
 
     `records` is read inside the import's transaction: a fetcher should be done before this is
     called (a list), so that the database is not held while a service is slow to answer.
@@ -319,6 +321,7 @@ def import_records(
     """
     started_at = timezone.now()
     report = Report(dry_run=dry_run)
+    report.for_file(source).warnings.extend(warnings)
     stream = RecordStream.of_records(records, source, report)
 
     def loaded(last: PaperRecord) -> None:
@@ -402,6 +405,8 @@ def _complete(run: ImportRun, report: Report) -> None:
             "updated": counts.updated,
             "unchanged": counts.unchanged,
             "conflicts": len(counts.conflicts),
+            # Only a fetch that left something out has them.
+            **({"warnings": counts.warnings[:WARNINGS_LISTED]} if counts.warnings else {}),
         }
         for source, counts in report.files.items()
     ]

@@ -15,6 +15,7 @@ from typing import NoReturn
 from urllib.parse import urlsplit
 
 from papers.importing import safe_json
+from papers.importing.latex_text import author_name_as_text
 from papers.latex import accents_as_unicode
 from papers.text import (
     FORUM_ID,
@@ -36,6 +37,7 @@ from papers.text import (
     normalize_author_name,
     normalize_doi,
     normalize_tag_name,
+    openreview_profile_id,
     paper_text_problem,
     tag_key,
     tag_name_problem,
@@ -75,6 +77,10 @@ class PaperRecord:
     arxiv_id: str = ""  # e.g. "2310.01234" (new style) or "hep-th/9901001" (old), no version
     year: int | None = None
     doi: str = ""
+    # OpenReview profile ids ("~Jane_Doe1") of `authors`, position by position, "" for an
+    # author without one; empty when the source gives none. validate_record keeps only profile
+    # ids (never e-mail addresses) and drops them all when they do not pair with the names.
+    author_ids: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -209,6 +215,13 @@ def validate_record(record: PaperRecord) -> PaperRecord:
         record.title = accents_as_unicode(record.title)
     if len(record.abstract) <= 8 * MAX_ABSTRACT:
         record.abstract = accents_as_unicode(record.abstract)
+    # Erd\H{o}s as Erdős, S{\o}ren as Søren, whichever source spelt them so: one person is one
+    # author whether arXiv, a RIS file or OpenReview names them (BibTeX's reader has decoded
+    # its names already). Decoding takes about 15 ms a kilobyte of LaTeX, so only a list that
+    # could be valid is decoded (as written it is longer than decoded, and no real list comes
+    # near the limit): a hostile record costs a second at most, not minutes.
+    if sum(map(len, record.authors)) <= MAX_AUTHOR_LIST:
+        record.authors = [author_name_as_text(name) for name in record.authors]
     _check_length(fail, "abstract", record.abstract, MAX_ABSTRACT)
     _check_length(fail, "title", record.title, MAX_TITLE)
     for label, text in (("title", record.title), ("abstract", record.abstract)):
@@ -244,13 +257,28 @@ def validate_record(record: PaperRecord) -> PaperRecord:
         fail(f"forum id {record.forum_id!r} is not an OpenReview id (letters, digits, -, _)")
     # A placeholder is no person: stored, it would become an author page of every blind
     # submission, and a later source's real authors would count as replacing it.
-    record.authors = [name for name in record.authors if not is_placeholder_author(name)]
+    _keep_people(record)
     _check_authors(fail, record.authors)
     _check_tags(fail, record.tags)
     _check_tags(fail, record.keywords, "keyword")
     if record.primary_area:
         _check_tags(fail, [record.primary_area], "primary area")
     return record
+
+
+def _keep_people(record: PaperRecord) -> None:
+    """Drop placeholder authors, and with them their places in author_ids; keep only the
+    profile ids there (an e-mail address is "")."""
+    ids = record.author_ids
+    if len(ids) != len(record.authors):  # ids that do not pair with the names name no one
+        ids = [""] * len(record.authors)
+    people = [
+        (name, openreview_profile_id(profile))
+        for name, profile in zip(record.authors, ids, strict=True)
+        if not is_placeholder_author(name)
+    ]
+    record.authors = [name for name, _ in people]
+    record.author_ids = [profile for _, profile in people] if any(p for _, p in people) else []
 
 
 def _quote(text: str, limit: int = 40) -> str:

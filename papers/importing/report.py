@@ -13,6 +13,9 @@ from tqdm import tqdm
 from papers.models import ImportConflict
 
 CURATED, SOURCES = ImportConflict.Kind.CURATED, ImportConflict.Kind.SOURCES
+# Warnings a report lists, and an import run keeps, at most: a venue whose every note is
+# malformed must not print (or store) a line per note.
+WARNINGS_LISTED = 100
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,9 @@ class Counts:
     reviews_updated: int = 0
     reviews_unchanged: int = 0
     reviews_unmatched: int = 0
+    # What a fetch left out or cleaned, each naming the note or entry and why (a malformed one
+    # in a page of good ones): the rest was imported.
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def records(self) -> int:
@@ -79,6 +85,8 @@ class Counts:
                 summary += (
                     f", {self.reviews_unmatched} skipped (their paper is not in the catalogue)"
                 )
+        if self.warnings:
+            summary += f"; {len(self.warnings)} warning{'s' if len(self.warnings) > 1 else ''}"
         return summary
 
 
@@ -104,6 +112,7 @@ class Report:
             total.reviews_updated += counts.reviews_updated
             total.reviews_unchanged += counts.reviews_unchanged
             total.reviews_unmatched += counts.reviews_unmatched
+            total.warnings.extend(counts.warnings)
         return total
 
     def lines(self) -> list[str]:
@@ -119,6 +128,11 @@ class Report:
             if listed:
                 lines.append(heading)
                 lines.extend(f"  {conflict}" for conflict in listed)
+        if total.warnings:
+            lines.append("Warnings (left out; the rest was imported):")
+            lines.extend(f"  {warning}" for warning in total.warnings[:WARNINGS_LISTED])
+            if len(total.warnings) > WARNINGS_LISTED:
+                lines.append(f"  ... and {len(total.warnings) - WARNINGS_LISTED} more")
         if self.import_run_id is not None:
             lines.append(f"Import #{self.import_run_id}: recorded in the import history.")
         return lines

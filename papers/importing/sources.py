@@ -9,6 +9,7 @@ what the merge stores per record stays small whatever the size of the abstract.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import PurePath
 
 from papers.importing.records import PaperRecord
@@ -46,7 +47,7 @@ def value_hash(value: str) -> str:
     return hashlib.blake2b(value.encode(), digest_size=8).hexdigest()
 
 
-def authors_hash(keys: list[str]) -> str:
+def authors_hash(keys: Sequence[str]) -> str:
     return value_hash(_SEPARATOR.join(keys))
 
 
@@ -68,9 +69,13 @@ def supplied_values(
     fingerprint: str,
     author_keys: list[str],
     tag_keys: set[tuple[str, str]],
+    author_profiles: Sequence[str] = (),
 ) -> dict[str, str]:
     """Each field the record gives a value for, as a hash; a field it leaves empty is absent
-    (an empty value never blanks a stored one, so there is nothing to remember of it)."""
+    (an empty value never blanks a stored one, so there is nothing to remember of it). The
+    authors' profile ids (`author_profiles`, "" for an author without one) are a value of
+    their own: the merge compares names with names, and a source that starts giving ids for
+    the same names has something new to say."""
     supplied = {
         name: value_hash(getattr(record, name)) for name in SCALAR_FIELDS if getattr(record, name)
     }
@@ -78,6 +83,8 @@ def supplied_values(
         supplied["abstract"] = abstract_hash(fingerprint)
     if author_keys:
         supplied["authors"] = authors_hash(author_keys)
+    if any(author_profiles):
+        supplied["author_ids"] = authors_hash(author_profiles)
     if tag_keys:
         supplied["tags"] = tags_hash(tag_keys)
     if record.year:
@@ -89,8 +96,9 @@ def record_digest(record: PaperRecord, supplied: dict[str, str]) -> str:
     """Hash of the whole record as its source gave it: equal means nothing new to merge."""
     identities = [record.forum_id, record.arxiv_id]
     parts = [*identities, *(f"{name}={supplied.get(name, '')}" for name in MERGED_FIELDS)]
-    # Only a record with a year has it in its digest: those of records without one stay what
-    # they were before years were kept, so re-importing them is no change.
-    if "year" in supplied:
-        parts.append(f"year={supplied['year']}")
+    # Only a record with a year (or profile ids) has it in its digest: those of records without
+    # one stay what they were before years (and ids) were kept, so re-importing them is no change.
+    for name in ("year", "author_ids"):
+        if name in supplied:
+            parts.append(f"{name}={supplied[name]}")
     return hashlib.blake2b(_SEPARATOR.join(parts).encode(), digest_size=16).hexdigest()

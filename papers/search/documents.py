@@ -87,7 +87,7 @@ def paper_documents(
 ) -> Iterator[tantivy.Document]:
     """The index documents of these papers (None: every paper), in id order; `popular`: the
     authors whose ids go in POPULAR_AUTHOR_IDS (None: popular_author_ids(), for a full build;
-    an update passes the index's own, engine.indexed_popular_authors).
+    an update passes the index's own, counting.indexed_popular_authors).
 
     Ids of papers that no longer exist yield nothing: the caller deletes their documents. For a
     consistent snapshot across chunks, iterate inside a transaction with repeatable reads.

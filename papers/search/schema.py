@@ -49,7 +49,7 @@ DECISION_IDS = "decision_ids"  # the paper's decision tag (TagKind.DECISION), at
 FACET_FIELDS = (VENUE_IDS, TRACK_IDS, LAB_IDS, KEYWORD_IDS, AREA_IDS, DECISION_IDS, AUTHOR_IDS)
 # The ids of the paper's authors among the catalogue's most prolific (documents.POPULAR_AUTHORS
 # at the last full build), fast only: counting them is a fraction of counting every author, and
-# over many matches the top authors are among them (engine._popular_top_authors). An author is
+# over many matches the top authors are among them (counting._popular_top_authors). An author is
 # here on all of their papers or on none: updates keep the set the index holds.
 POPULAR_AUTHOR_IDS = "popular_author_ids"
 

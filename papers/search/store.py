@@ -52,7 +52,7 @@ import tantivy
 from django.db import connections
 
 from papers.models import Paper, SearchChange, SearchPosition
-from papers.search import engine, schema
+from papers.search import counting, schema
 from papers.search.documents import paper_documents
 
 logger = logging.getLogger(__name__)
@@ -230,7 +230,7 @@ class SearchIndex:
             self._index.reload()
         self._loaded = (state.applied_seq, state.applied_token, state.database_id)
         # One searcher per loaded state, kept: the engine computes statistics of the catalogue
-        # once per searcher (engine.catalogue_authors), which must describe the same snapshot.
+        # once per searcher (counting.catalogue_authors), which must describe the same snapshot.
         self._searcher = self._index.searcher()
         return self._searcher
 
@@ -287,7 +287,7 @@ class SearchIndex:
         # The documents added name the popular authors the index already names, so that each
         # author stays on all of their papers in POPULAR_AUTHOR_IDS or on none.
         index.reload()
-        popular = engine.indexed_popular_authors(index.searcher())
+        popular = counting.indexed_popular_authors(index.searcher())
         with _writer(index, heap, threads) as writer:
             for start in range(0, len(paper_ids), APPLY_CHUNK):
                 chunk = paper_ids[start : start + APPLY_CHUNK]

@@ -24,13 +24,17 @@ Paging stops at the first of:
 
 Records carry `source` (one name for every fetch, so the three-way merge treats arXiv as one
 source whatever the query); an error names the page's query string instead, e.g.
-"arxiv-api?search_query=...&start=200...:12: incorrect id format for 1234.12345".
+"arxiv-api?search_query=...&start=200...:12: incorrect id format for 1234.12345". One entry
+that cannot be read or is not a valid record (an id that is no arXiv URL, a date that is no
+date, a title too long) is left out with a warning in its page's `warnings`, located the same
+way: the rest of the page is kept. arXiv's error entry, or a page that is no Atom feed, still
+fails the fetch.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from enum import StrEnum
 from urllib.parse import urlencode
@@ -69,6 +73,8 @@ class FetchedPage:
     records: list[PaperRecord]  # validated, in arXiv's order
     total: int | None  # opensearch:totalResults
     stop: Stop | None  # why no page follows; None when one does
+    # The entries left out, each naming its place on the page and why.
+    warnings: tuple[str, ...] = ()
 
 
 def query_url_params(
@@ -103,17 +109,21 @@ def fetch_pages(
     while True:
         size = min(page_size, limit - start)
         params = query_url_params(query, start, size, sort)
-        page = _read(fetch_page(params), params, source)
+        page, skipped = _read(fetch_page(params), params, source)
         entries = page.entries[:size]  # never past --max, whatever a response holds
-        if not entries and start == 0:
+        # Entries on the page, those left out too: how far the results are read.
+        read = min(len(page.entries) + len(skipped), size)
+        if not read and start == 0:
             raise ImportFailed(source, None, _nothing_matches(query, page.total_results))
         kept = _newer(entries, since, sort)
-        start += len(entries)
-        stop = _stop(start, limit, max_results, page.total_results, entries, kept)
+        start += read
+        stop = _stop(start, limit, max_results, page.total_results, read, len(kept) < len(entries))
         records = [entry.record for entry in kept]
-        if stop is None and known is not None and _all_known(records, known):
+        # A page whose every entry was left out says nothing of what the catalogue has.
+        if stop is None and known is not None and records and _all_known(records, known):
             stop = Stop.KNOWN
-        yield FetchedPage(params, records, page.total_results, stop)
+        warnings = tuple(f"{error}; the entry was left out" for error in skipped)
+        yield FetchedPage(params, records, page.total_results, stop, warnings)
         if stop is not None:
             return
 
@@ -153,16 +163,27 @@ def _check_arguments(query: str, page_size: int, max_results: int | None, sort: 
         raise ValueError(f"sort {sort!r}: one of {', '.join(SORTS)}")
 
 
-def _read(text: str, params: dict[str, str], source: str) -> arxiv.FeedPage:
+def _read(
+    text: str, params: dict[str, str], source: str
+) -> tuple[arxiv.FeedPage, list[ImportFailed]]:
+    """The page with its valid entries, and the entries left out (located by the page)."""
+    skipped: list[ImportFailed] = []
     try:
-        page = arxiv.read_page(text, source)
-        for entry in page.entries:
+        page = arxiv.read_page(text, source, skip=skipped.append)
+    except ImportFailed as error:
+        raise _located(error, params, source) from None
+    valid = []
+    for entry in page.entries:
+        try:
             # As the pipeline validates a file's records; the known check's fingerprints must
             # be of the abstract as stored (LaTeX accents made Unicode).
             validate_record(entry.record)
-    except ImportFailed as error:
-        raise _located(error, params, source) from None
-    return page
+            valid.append(entry)
+        except ImportFailed as error:
+            message = f"entry {entry.record.arxiv_id}: {error.message}"
+            skipped.append(ImportFailed(error.file, error.line, message))
+    located = [_located(error, params, source) for error in skipped]
+    return replace(page, entries=valid), located
 
 
 def _read_entries(text: str, params: dict[str, str], source: str) -> list[arxiv.ArxivEntry]:
@@ -202,12 +223,14 @@ def _stop(
     limit: int,
     max_results: int | None,
     total: int | None,
-    entries: list[arxiv.ArxivEntry],
-    kept: list[arxiv.ArxivEntry],
+    read: int,
+    cut_by_since: bool,
 ) -> Stop | None:
-    if len(kept) < len(entries):
+    """Why the page that brought `start` up to where it is is the last, if it is: `read`
+    entries were on it, and `since` cut some of them off."""
+    if cut_by_since:
         return Stop.SINCE
-    if not entries:
+    if not read:
         return Stop.EMPTY if total is not None and start < total else Stop.END
     if total is not None and start >= total:
         return Stop.END

@@ -16,7 +16,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -54,7 +53,7 @@ class Outcome:
     line: str  # one line for a log or a terminal
 
 
-def _idle(now: datetime) -> Q:
+def idle(now: datetime) -> Q:
     """Feeds nobody is running: not queued nor running, or so for too long."""
     return ~Q(last_status__in=BUSY) | Q(status_changed_at__lt=now - STALE_AFTER)
 
@@ -66,27 +65,11 @@ def due_feeds(now: datetime | None = None) -> list[Feed]:
     return [feed for feed in Feed.objects.filter(enabled=True) if feed.is_due(now)]
 
 
-def enqueue_fetch(feed: Feed, *, user_id: int | None = None) -> bool:
-    """Queue `feed` for the task worker; False when it is already queued or running."""
-    from papers.tasks import run_feed  # the task module imports this one
-
-    now = timezone.now()
-    with transaction.atomic():
-        # The database task backend stores the task as a row in this transaction: the feed
-        # is queued and its task exists, or neither.
-        queued = Feed.objects.filter(_idle(now), pk=feed.pk).update(
-            last_status=Feed.Status.QUEUED, status_changed_at=now
-        )
-        if queued:
-            run_feed.enqueue(feed.pk, user_id)
-    return bool(queued)
-
-
 def _claim(feed_id: int, *, queued: bool) -> Feed | None:
     """The feed, now marked running; None when another worker has it (or it is gone). The
     task claims the feed it queued; the command claims any feed nobody is running."""
     now = timezone.now()
-    condition = Q(last_status=Feed.Status.QUEUED) if queued else _idle(now)
+    condition = Q(last_status=Feed.Status.QUEUED) if queued else idle(now)
     claimed = Feed.objects.filter(condition, pk=feed_id).update(
         last_status=Feed.Status.RUNNING, status_changed_at=now, last_run_at=now
     )

@@ -10,12 +10,13 @@ decisions inside it. A venue of API v1 (before 2023) has no notes in v2: its bli
 submission invitation is read from API v1 (OPENREVIEW_API_V1_URL) the same way.
 
 Each note is mapped by the file reader's own mapping (papers.importing.openreview.note_records),
-so a fetched note and a saved one become the same records. A note is seen once even when both
-queries return it. Records are numbered in fetch order (their `line`); a note the mapping
-cannot read, or a page that is not `{"notes": [...]}`, is a FetchError naming the page's URL.
-
-Not yet kept: the authors' OpenReview profile ids (`content.authorids`), which the records and
-the loader have no field for; names are matched as for files.
+so a fetched note and a saved one become the same records, authors with their profile ids
+(`content.authorids`). A note is seen once even when both queries return it. Records are
+numbered in fetch order (their `line`). A page that is not `{"notes": [...]}` is a FetchError
+naming its URL; one note on it that the mapping cannot read (no content, a title that is not
+text, a value of the wrong type) or whose paper is not valid is left out with a warning naming
+the page and the note, as is one malformed reply of a paper that is kept: the rest of the
+page is still imported.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from papers.importing.openreview import note_records
-from papers.importing.records import ImportFailed, PaperRecord, Record
+from papers.importing.records import ImportFailed, PaperRecord, Record, validate_record
 from papers.sources.client import FetchClient, FetchError, service
 
 # OpenReview's largest page.
@@ -52,6 +53,8 @@ class VenueFetch:
     api: str = "v2"  # or "v1": which API had the venue's notes
     notes: int = 0
     records: list[Record] = field(default_factory=list)
+    # What was left out and why, one line each naming the page and the note.
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def papers(self) -> int:
@@ -128,12 +131,15 @@ def _forum_records(forum_id: str, notes: list[Any], url: str, api: str) -> Venue
     venue_id = _plain(content.get("venueid")) if isinstance(content, dict) else ""
     fetch = VenueFetch(venue_id or "forum", source_for(venue_id or "forum"))
     fetch.api = "v2" if api == "openreview" else "v1"
-    for note in notes:
-        fetch.notes += 1
-        try:
-            fetch.records.extend(note_records(note, fetch.source, fetch.notes))
-        except ImportFailed as error:
-            raise FetchError(url, f"note {fetch.notes}: {error.message}") from None
+    fetch.notes += 1
+    try:  # the paper itself: without it there is nothing to add
+        fetch.records.extend(
+            note_records(own[0], fetch.source, fetch.notes, skip=_skipper(fetch, url, forum_id))
+        )
+    except ImportFailed as error:
+        raise FetchError(url, f"note {fetch.notes}: {error.message}") from None
+    for note in notes[1:]:  # API v1's replies, each a note of the forum
+        _add_note(fetch, note, url)
     return fetch
 
 
@@ -159,14 +165,36 @@ def _read_query(
                 if note_id in seen:
                     continue  # both queries return an accepted paper
                 seen.add(note_id)
-            fetch.notes += 1
-            try:
-                fetch.records.extend(note_records(note, fetch.source, fetch.notes))
-            except ImportFailed as error:
-                where = f"note {note_id}" if isinstance(note_id, str) else "a note"
-                raise FetchError(url, f"{where}: {error.message}") from None
+            _add_note(fetch, note, url)
         if progress:
             progress(fetch.notes, count)
+
+
+def _add_note(fetch: VenueFetch, note: Any, url: str) -> None:
+    """The records of one note of the page at `url`, its paper validated as the import will;
+    a note that cannot be read, or whose paper is not valid, is left out with a warning."""
+    fetch.notes += 1
+    note_id = note.get("id") if isinstance(note, dict) else None
+    # A note without an id is named by its place in the fetch.
+    name = note_id if isinstance(note_id, str) and note_id.strip() else f"#{fetch.notes}"
+    try:
+        records = note_records(note, fetch.source, fetch.notes, skip=_skipper(fetch, url, name))
+        for record in records:
+            if isinstance(record, PaperRecord):
+                validate_record(record)
+    except ImportFailed as error:
+        fetch.warnings.append(f"{url}: note {name}: {error.message}; the note was left out")
+        return
+    fetch.records.extend(records)
+
+
+def _skipper(fetch: VenueFetch, url: str, name: str) -> Callable[[ImportFailed], None]:
+    """What note_records hands a malformed reply of note `name` to: a warning."""
+
+    def skip(error: ImportFailed) -> None:
+        fetch.warnings.append(f"{url}: note {name}: {error.message}; left out, the paper kept")
+
+    return skip
 
 
 def _pages(

@@ -61,6 +61,7 @@ def fetch_venue_into_catalogue(
             total=fetch.notes,
             invoked_by=invoked_by,
             user=user,
+            warnings=fetch.warnings,
         )
     notes = f"{fetch.notes} notes, {fetch.papers} papers"
     return Run(f"OpenReview {fetch.venue_id} (API {fetch.api}): {notes}", report)
@@ -82,7 +83,7 @@ def fetch_arxiv_into_catalogue(
     """Fetch an arXiv query newest first (papers.sources.arxiv_api, stopping at what the
     catalogue has) and import it as the source arxiv-api. RunFailed when either step fails."""
     with _one_line_failures():
-        records, stop = _fetch_arxiv(
+        records, stop, warnings = _fetch_arxiv(
             query, since, max_results, sort, page_size, fetch_progress or (lambda d, t: None)
         )
         report = import_records(
@@ -93,6 +94,7 @@ def fetch_arxiv_into_catalogue(
             total=len(records),
             invoked_by=invoked_by,
             user=user,
+            warnings=warnings,
         )
     return Run(f"arXiv {query!r}: {len(records)} papers ({stop})", report)
 
@@ -116,9 +118,11 @@ def _fetch_arxiv(
     sort: str,
     page_size: int,
     progress: Progress,
-) -> tuple[list[PaperRecord], str]:
+) -> tuple[list[PaperRecord], str, list[str]]:
+    """The query's records, why paging stopped, and the entries left out."""
     arxiv = service("arxiv")
     records: dict[str, PaperRecord] = {}
+    warnings: list[str] = []
     stop = ""
     with FetchClient(arxiv) as client:
         # The base URL is the query endpoint itself, asked with an absolute URL: a base
@@ -140,6 +144,7 @@ def _fetch_arxiv(
                 # A paper submitted while paging pushes older ones onto the next page: the
                 # first (newest) copy is kept.
                 records.setdefault(record.arxiv_id, record)
+            warnings.extend(page.warnings)
             progress(len(records), page.total or 0)
             stop = str(page.stop or "")
-    return list(records.values()), stop
+    return list(records.values()), stop, warnings

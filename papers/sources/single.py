@@ -16,7 +16,8 @@ paper 2402.99999") or ServiceUnavailable ("arXiv did not answer; try again later
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from django.contrib.auth.models import AnonymousUser, User
 
@@ -73,11 +74,17 @@ def paper_for_identifier(
     known = Paper.objects.filter(identifier.lookup()).first()
     if known is not None or not isinstance(user, User) or not user.is_authenticated:
         return known
-    records, source = _fetch(identifier)
-    return _add(records, source, identifier, user=user, invoked_by=invoked_by)
+    return _add(_fetch(identifier), identifier, user=user, invoked_by=invoked_by)
 
 
-def _fetch(identifier: Identifier) -> tuple[list[Record], str]:
+class _Fetched(NamedTuple):
+    records: list[Record]
+    source: str
+    # What the service sent that was left out (a malformed review of the paper).
+    warnings: Sequence[str] = ()
+
+
+def _fetch(identifier: Identifier) -> _Fetched:
     name = SERVICE_NAMES[identifier.kind]
     try:
         found = _FETCHERS[identifier.kind](identifier.value)
@@ -94,39 +101,44 @@ def _fetch(identifier: Identifier) -> tuple[list[Record], str]:
     return found
 
 
-def _arxiv(arxiv_id: str) -> tuple[list[Record], str] | None:
+def _arxiv(arxiv_id: str) -> _Fetched | None:
     arxiv = service("arxiv")
     with lookup_client("arxiv") as client:
         # The base URL is the query endpoint itself (see manage.py fetch_arxiv).
         text = client.get(arxiv.base_url, arxiv_api.id_params(arxiv_id)).text
     record = arxiv_api.read_one(text, arxiv_id)
-    return ([record], arxiv_api.SOURCE) if record else None
+    return _Fetched([record], arxiv_api.SOURCE) if record else None
 
 
-def _openreview(forum_id: str) -> tuple[list[Record], str] | None:
+def _openreview(forum_id: str) -> _Fetched | None:
     fetch = openreview_api.fetch_forum(forum_id, client=lookup_client)
-    return (fetch.records, fetch.source) if fetch else None
+    return _Fetched(fetch.records, fetch.source, fetch.warnings) if fetch else None
 
 
-def _crossref(doi: str) -> tuple[list[Record], str] | None:
+def _crossref(doi: str) -> _Fetched | None:
     with lookup_client("crossref") as client:
         record = crossref.fetch_work(doi, client)
-    return ([record], crossref.SOURCE) if record else None
+    return _Fetched([record], crossref.SOURCE) if record else None
 
 
-_FETCHERS: dict[Kind, Callable[[str], tuple[list[Record], str] | None]] = {
+_FETCHERS: dict[Kind, Callable[[str], _Fetched | None]] = {
     Kind.ARXIV: _arxiv,
     Kind.OPENREVIEW: _openreview,
     Kind.DOI: _crossref,
 }
 
 
-def _add(
-    records: list[Record], source: str, identifier: Identifier, *, user: User, invoked_by: str
-) -> Paper:
+def _add(fetched: _Fetched, identifier: Identifier, *, user: User, invoked_by: str) -> Paper:
     name = SERVICE_NAMES[identifier.kind]
+    records = fetched.records
     try:
-        import_records(records, source=source, user=user, invoked_by=invoked_by or f"link ({user})")
+        import_records(
+            records,
+            source=fetched.source,
+            user=user,
+            invoked_by=invoked_by or f"link ({user})",
+            warnings=fetched.warnings,
+        )
     except ImportErrors as error:
         logger.warning("adding %s %s: %s", name, identifier, error)
         problem = error.errors[0].message if error.errors else "it is not a usable paper"

@@ -102,7 +102,8 @@
     target.blur();
   });
 
-  // Enter in a result's tag box tags that result (the shared form's own Enter does nothing).
+  // Enter in a result's tag box tags that result (the shared form's own Enter does nothing);
+  // in the toolbar's tag or link box it presses that group's button.
   document.addEventListener("keydown", function (event) {
     var target = event.target;
     if (event.key !== "Enter" || !(target instanceof HTMLInputElement)) return;
@@ -111,6 +112,8 @@
       button = target.closest(".triage").querySelector("[data-triage-tag-add]");
     } else if (target.id === "bulk-tag") {
       button = document.querySelector('button[form="bulk-form"][value="tag"]');
+    } else if (target.id === "bulk-link") {
+      button = document.querySelector('button[form="bulk-form"][value="list"]');
     }
     if (!button) return;
     event.preventDefault();
@@ -158,6 +161,9 @@
     if (source && source.id === "bulk-form" && event.detail.successful) {
       var all = document.querySelector("[data-triage-select-all]");
       if (all) all.checked = false;
+      // The paper its link named is on the list now; a refused link stays, to be corrected.
+      var link = document.getElementById("bulk-link");
+      if (link) link.value = "";
     }
   });
 })();

@@ -1,16 +1,28 @@
 """Send each member the digest e-mail: new papers in their alerted saved searches, and
-recommendations not mailed before. Run it from cron or a systemd timer (daily, say)."""
+recommendations not mailed before. Run it from cron or a systemd timer (daily, say).
+
+Safe to run on several servers at once: each member's digest is claimed in the database before
+it is built (alerts.digest.claim), so a member another run holds is skipped, not mailed twice.
+A member whose e-mail fails is logged and left for the next run; the others are still mailed,
+and the command ends with an error naming how many failed, so cron reports it.
+"""
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+import logging
+
+from django.core.management.base import CommandError
 from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
-from alerts.digest import build_digest, mark_done, recipients
+from alerts.digest import Digest, build_digest, claim, mark_done, recipients, release
+from alerts.models import DigestState
+from operations.commands import ScheduledCommand
+
+logger = logging.getLogger(__name__)
 
 
-class Command(BaseCommand):
+class Command(ScheduledCommand):
     help = "E-mail each member the papers new in their saved searches, and recommendations."
 
     def add_arguments(self, parser) -> None:
@@ -28,28 +40,47 @@ class Command(BaseCommand):
                 f"No member {user!r} to send a digest to (unknown, inactive, without an e-mail "
                 "address or alerted saved search, or unsubscribed)."
             )
-        sent = 0
+        sent = failed = 0
         for member in members:
+            name = member.get_username()
             # Taken before reading: a paper imported while this runs is in the next digest too.
             now = timezone.now()
-            digest = build_digest(member)
-            if digest.empty:
-                self.stdout.write(f"{member.get_username()}: nothing new")
-                if not dry_run:
-                    mark_done(digest, now, sent=False)
-                continue
-            papers = sum(news.total for news in digest.searches)
-            searches, recommended = len(digest.searches), len(digest.recommendations)
-            summary = (
-                f"{member.get_username()}: {papers} new paper{pluralize(papers)} in {searches} "
-                f"search{pluralize(searches, 'es')}, {recommended} "
-                f"recommendation{pluralize(recommended)}"
-            )
             if dry_run:
-                self.stdout.write(f"{summary} (dry run: not sent)")
+                state, _ = DigestState.objects.get_or_create(user=member)
+                self.stdout.write(
+                    f"{_summary(name, build_digest(member, state))} (dry run: not sent)"
+                )
                 continue
-            digest.message().send()
-            mark_done(digest, now, sent=True)
-            sent += 1
-            self.stdout.write(summary)
+            claimed = claim(member, now)
+            if claimed is None:
+                self.stdout.write(f"{name}: skipped, another run is sending it")
+                continue
+            try:
+                digest = build_digest(member, claimed)
+                if not digest.empty:
+                    digest.message().send()
+            except Exception:
+                # One member's failure (a refused address, an SMTP timeout) must not stop the
+                # others' digests; theirs is tried again by the next run.
+                release(claimed)
+                logger.exception("digest for %s failed", name)
+                self.stderr.write(f"{name}: failed, left for the next run (see the log)")
+                failed += 1
+                continue
+            mark_done(digest, now, sent=not digest.empty)
+            sent += not digest.empty
+            self.stdout.write(_summary(name, digest))
         self.stdout.write(f"{sent} digest{pluralize(sent)} sent.")
+        if failed:
+            raise CommandError(f"{failed} digest{pluralize(failed)} could not be sent.")
+
+
+def _summary(name: str, digest: Digest) -> str:
+    if digest.empty:
+        return f"{name}: nothing new"
+    papers = sum(news.total for news in digest.searches)
+    searches, recommended = len(digest.searches), len(digest.recommendations)
+    return (
+        f"{name}: {papers} new paper{pluralize(papers)} in {searches} "
+        f"search{pluralize(searches, 'es')}, {recommended} recommendation{pluralize(recommended)}"
+    )

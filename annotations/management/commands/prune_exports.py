@@ -3,12 +3,11 @@ from cron or a systemd timer (docs/operations.md lists it with the other schedul
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand
-
 from annotations.export_jobs import prune_exports
+from operations.commands import ScheduledCommand
 
 
-class Command(BaseCommand):
+class Command(ScheduledCommand):
     help = "Delete prepared exports older than EXPORT_FILE_DAYS days, with their files."
 
     def handle(self, *args, **options) -> None:

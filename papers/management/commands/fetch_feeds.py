@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from operations.commands import ScheduledCommand
 from papers.models import Feed
 from papers.sources.feeds import due_feeds, run_feed
 
 
-class Command(BaseCommand):
+class Command(ScheduledCommand):
     help = (
         "Fetch the enabled feeds that are due (each every so many hours since its last run), "
         "one after another, and import what they bring; each feed records its outcome, shown "

@@ -5,13 +5,14 @@ from __future__ import annotations
 from time import perf_counter
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.template.defaultfilters import pluralize
 
+from operations.commands import ScheduledCommand
 from recommendations import services, training
 
 
-class Command(BaseCommand):
+class Command(ScheduledCommand):
     help = (
         "Recompute every active member's recommendations (a linear model per member on tf-idf "
         "features of all papers), replacing their rows in one transaction per member."

@@ -1,0 +1,32 @@
+"""What the scheduled commands did last: when each last succeeded and failed, and why."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class ScheduledJob(models.Model):
+    """One scheduled command (send_digests, fetch_feeds, ...): its last run's outcome, and the
+    run holding it now, so that two servers' crontabs never run it at once."""
+
+    name = models.CharField(max_length=100, unique=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    succeeded_at = models.DateTimeField(null=True, blank=True)
+    failed_at = models.DateTimeField(null=True, blank=True)
+    # The last failure's exception, as its message says it (the traceback is in the log).
+    error = models.TextField(blank=True)
+    # Until when a running command holds the job (operations.runs.scheduled_run); null: free.
+    held_until = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def failing(self) -> bool:
+        """Whether its last run failed (no success since its last failure)."""
+        return self.failed_at is not None and (
+            self.succeeded_at is None or self.succeeded_at < self.failed_at
+        )

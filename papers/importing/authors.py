@@ -1,0 +1,175 @@
+"""Which author each name of an import's author lists is: by OpenReview profile id, then by
+normalised name (papers.importing.loader writes the authorships).
+
+A profile id ("~Jane_Doe1", from OpenReview's content.authorids) finds its author; else its
+name finds an author of that name without a profile id, who takes this one (the person the
+name was known as before profile ids were kept); else it is a new author. A name without a
+profile id finds the author of that name without one, else the oldest of that name. So two
+people of one name with different profile ids stay two authors, one person under two
+spellings with one profile id is one, and a name-only source (a BibTeX file) still finds the
+author an OpenReview fetch made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from django.db import connection
+from django.utils import timezone
+
+from papers.importing.bulk_rows import IN_CHUNK, allocate_ids, chunks, insert_rows
+from papers.importing.records import PaperRecord
+from papers.models import Author
+from papers.text import fold_author_name, normalize_author_name
+
+
+class Person(NamedTuple):
+    """An author as a record or a paper names them."""
+
+    key: str  # the normalised name
+    name: str  # as written
+    profile: str = ""  # the OpenReview profile id, "" when not known
+
+
+@dataclass
+class AuthorRow:
+    """The author a Person is: a stored one, or one the import creates (pk 0 until its id is
+    allocated)."""
+
+    pk: int
+    name: str
+    key: str
+    profile: str  # "" when it has none
+
+
+def people_of(record: PaperRecord) -> list[Person]:
+    """The record's authors in order. A second mention of one person is dropped: the same
+    profile id, or the same name where either mention has no profile id to tell two people
+    of that name apart."""
+    profiles = record.author_ids
+    if len(profiles) != len(record.authors):  # validate_record pairs them; a source may not
+        profiles = [""] * len(record.authors)
+    result: list[Person] = []
+    seen_profiles: set[str] = set()
+    profiles_of: dict[str, set[str]] = {}  # normalised name -> profile ids ("" included)
+    for name, profile in zip(record.authors, profiles, strict=True):
+        key = normalize_author_name(name)
+        if not key or (profile and profile in seen_profiles):
+            continue
+        known = profiles_of.setdefault(key, set())
+        if known and (not profile or "" in known):
+            continue
+        known.add(profile)
+        if profile:
+            seen_profiles.add(profile)
+        result.append(Person(key, name.strip(), profile))
+    return result
+
+
+def same_people(incoming: list[Person], current: list[Person]) -> bool:
+    """Whether a record's author list names the paper's authors, in order: each by the same
+    profile id, or by the same name where the record gives no profile id or the one the
+    author has."""
+    return len(incoming) == len(current) and all(
+        (ours.profile and ours.profile == theirs.profile)
+        or (ours.key == theirs.key and ours.profile in ("", theirs.profile))
+        for ours, theirs in zip(incoming, current, strict=True)
+    )
+
+
+def only_names_profiles(incoming: list[Person], current: list[Person]) -> bool:
+    """Whether a record's author list is the paper's, name for name, and only adds profile ids
+    to authors that have none."""
+    return len(incoming) == len(current) and all(
+        ours.key == theirs.key and (not theirs.profile or ours.profile in ("", theirs.profile))
+        for ours, theirs in zip(incoming, current, strict=True)
+    )
+
+
+def resolve_authors(people: Iterable[Person]) -> dict[tuple[str, str], AuthorRow]:
+    """The author of each (normalised name, profile id) among `people`, by the rules of the
+    module's docstring; missing ones are created, and authors found by name take the profile
+    id given with it. Read as values, one query per IN_CHUNK profile ids and per IN_CHUNK
+    names: most authors of a large import already exist after its first batches."""
+    wanted: dict[tuple[str, str], str] = {}
+    for person in people:
+        wanted.setdefault((person.key, person.profile), person.name)
+    if not wanted:
+        return {}
+    by_profile: dict[str, AuthorRow] = {}
+    for chunk in chunks({profile for _, profile in wanted} - {""}):
+        # query: existing authors by profile id
+        rows = Author.objects.filter(openreview_id__in=chunk).values_list(
+            "pk", "name", "normalized_name", "openreview_id"
+        )
+        for pk, name, key, profile in rows:
+            by_profile[profile or ""] = AuthorRow(pk, name, key, profile or "")
+    named: dict[str, list[AuthorRow]] = {}
+    names = {key for key, profile in wanted if profile not in by_profile}
+    for chunk in chunks(sorted(names)):  # query: existing authors by normalised name
+        rows = (
+            Author.objects.filter(normalized_name__in=chunk)
+            .order_by("pk")
+            .values_list("pk", "name", "normalized_name", "openreview_id")
+        )
+        for pk, name, key, profile in rows:
+            named.setdefault(key, []).append(AuthorRow(pk, name, key, profile or ""))
+    authors: dict[tuple[str, str], AuthorRow] = {}
+    claimed: list[AuthorRow] = []
+    new: list[AuthorRow] = []
+    for (key, profile), name in wanted.items():
+        found = by_profile.get(profile) if profile else None
+        same_name = named.setdefault(key, [])
+        if found is None:
+            found = _by_name(same_name, profile)
+            if found is not None and profile:  # known by name until now
+                found.profile = profile
+                if found.pk:  # not one this import creates
+                    claimed.append(found)
+        if found is None:
+            found = AuthorRow(0, name, key, profile)
+            new.append(found)
+            same_name.append(found)
+        if profile:
+            by_profile[profile] = found
+        authors[(key, profile)] = found
+    if claimed:  # query: authors known by name take the profile id given with it
+        Author.objects.bulk_update(
+            [Author(pk=row.pk, openreview_id=row.profile) for row in claimed],
+            ["openreview_id"],
+            batch_size=IN_CHUNK,
+        )
+    if new:
+        # query: allocate ids, then insert the new authors as rows (COPY on PostgreSQL)
+        for row, pk in zip(new, allocate_ids(Author, len(new)), strict=True):
+            row.pk = pk
+        created = connection.ops.adapt_datetimefield_value(timezone.now())
+        insert_rows(
+            Author,
+            ("id", "name", "normalized_name", "search_name", "openreview_id", "created_at"),
+            [
+                (
+                    row.pk,
+                    row.name,
+                    row.key,
+                    fold_author_name(row.name),
+                    row.profile or None,
+                    created,
+                )
+                for row in new
+            ],
+        )
+    return authors
+
+
+def _by_name(same_name: list[AuthorRow], profile: str) -> AuthorRow | None:
+    """Of the authors of one name (oldest first), the one a person of that name is: for a
+    person with a profile id, the first author without one (an author with another profile id
+    is another person); for a person without, the first author without one, else the first."""
+    without_profile = [row for row in same_name if not row.profile]
+    if profile:
+        return without_profile[0] if without_profile else None
+    candidates = without_profile or same_name
+    return candidates[0] if candidates else None

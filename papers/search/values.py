@@ -1,0 +1,100 @@
+"""What the search engine takes and gives: a listing request, its facet counts and results,
+and the facets' index fields. Plain values, imported by every part of the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from papers.search import schema
+from papers.search.query import ParsedQuery
+
+# --- Inputs and outputs -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BrowseQuery:
+    """One listing request: the search, the selected facet values, the sort and the page.
+
+    Values within a facet are OR-ed, facets are AND-ed. `mine_ids` is the "mine" facet's
+    selection resolved to paper ids by the caller (None: not selected); `mine_sets` are the
+    named id sets the "mine" facet counts (e.g. {"lists": ..., "notes": ...}).
+    """
+
+    parsed: ParsedQuery | None = None  # None: no search; (): nothing searchable, no results
+    venue_ids: frozenset[int] = frozenset()
+    track_ids: frozenset[int] = frozenset()
+    lab_ids: frozenset[int] = frozenset()
+    keyword_ids: frozenset[int] = frozenset()
+    # Keywords the caller wants counted whatever their rank (a "find a keyword" box's matches).
+    keyword_candidates: frozenset[int] = frozenset()
+    area_ids: frozenset[int] = frozenset()
+    decision_ids: frozenset[int] = frozenset()
+    author_ids: frozenset[int] = frozenset()
+    mine_ids: frozenset[int] | None = None
+    mine_sets: Mapping[str, frozenset[int]] = field(default_factory=dict)
+    sort: str = "relevance"  # falls back to "newest" without a search
+    offset: int = 0
+    limit: int = 25
+
+
+@dataclass(frozen=True)
+class Facets:
+    """Disjunctive counts: each facet over the matches of every other facet but its own.
+
+    Venue, track, decision, lab and area facets hold every value with a match; `keyword` the top
+    TOP_KEYWORDS keywords and `author` the top authors, by count (ties by id).
+    Every selected value is there too, with 0 if nothing matches it. `mine` has one count per
+    `BrowseQuery.mine_sets` name. Dicts are ordered by count, highest first, then by id, with
+    selected values outside the top authors last.
+    """
+
+    venue: dict[int, int]
+    track: dict[int, int]
+    lab: dict[int, int]
+    keyword: dict[int, int]
+    area: dict[int, int]
+    decision: dict[int, int]
+    author: dict[int, int]
+    mine: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Results:
+    ids: list[int]
+    total: int
+    facets: Facets
+
+
+@dataclass(frozen=True)
+class Similar:
+    id: int
+    shared_authors: int
+    shared_terms: tuple[str, ...]
+
+    @property
+    def reasons(self) -> list[str]:
+        reasons = []
+        if self.shared_authors:
+            plural = "s" if self.shared_authors > 1 else ""
+            reasons.append(f"shares {self.shared_authors} author{plural}")
+        if self.shared_terms:
+            reasons.append("shares: " + ", ".join(self.shared_terms))
+        return reasons
+
+
+# The value that stands for "no value" in the facets that have a "not given" bucket: ids are
+# never 0, so it cannot be a tag's. Selecting it keeps the papers without any value there.
+NOT_GIVEN = 0
+NOT_GIVEN_FACETS = frozenset({"venue", "track", "decision"})
+
+# Facet name -> (index field, BrowseQuery attribute with its selection).
+FACETS_BY_NAME = {
+    "venue": (schema.VENUE_IDS, "venue_ids"),
+    "track": (schema.TRACK_IDS, "track_ids"),
+    "lab": (schema.LAB_IDS, "lab_ids"),
+    "keyword": (schema.KEYWORD_IDS, "keyword_ids"),
+    "area": (schema.AREA_IDS, "area_ids"),
+    "decision": (schema.DECISION_IDS, "decision_ids"),
+    "author": (schema.AUTHOR_IDS, "author_ids"),
+}
