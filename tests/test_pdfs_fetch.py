@@ -256,3 +256,16 @@ def test_curators_find_refused_links_in_admin(server, admin_client):
     assert "A paper with a broken link" in listing.content.decode()
     assert "not a PDF" in listing.content.decode()
     assert "it does not start with %PDF-" in page.content.decode()
+
+
+def test_a_scheduled_run_is_skipped_while_another_server_runs_one(server):
+    from operations.models import ScheduledJob
+    from operations.runs import LEASE
+
+    paper = make_paper(pdf_url=server.url("/good.pdf"))
+    ScheduledJob.objects.create(name="fetch_pdfs", held_until=timezone.now() + LEASE)
+
+    assert "fetch_pdfs is already running (another server): skipped." in fetch_pdfs()
+    assert not PaperPdf.objects.exists()
+    # Naming papers is someone at a shell: it runs whatever the schedule holds.
+    assert "1 fetched" in fetch_pdfs("--paper", str(paper.pk))

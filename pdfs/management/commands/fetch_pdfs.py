@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
+from operations.commands import ScheduledCommand
 from pdfs import runs, selectors
 
 
-class Command(BaseCommand):
+class Command(ScheduledCommand):
     help = (
         "Fetch the PDFs of papers that have a PDF link and no stored PDF, from the hosts in "
         "PDF_FETCH_HOSTS, and store them (docs/pdfs.md). Prints one line per refused PDF and "
         "a summary. A refused link is asked again a day later, then after twice as long each time. "
-        "A refusal is an outcome, not a failure: the exit status stays 0."
+        "A refusal is an outcome, not a failure: the exit status stays 0. Runs once at a time "
+        "across servers (--paper runs aside)."
     )
 
     def add_arguments(self, parser):
@@ -39,6 +41,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--workers", type=int, default=runs.WORKERS, help="downloads at once (default 2)"
         )
+
+    def execute(self, *args, **options):
+        if options.get("paper_ids"):
+            # Named papers: someone at a shell, not the schedule; it runs beside a scheduled run
+            # (the same paper fetched twice at once is stored once: pdfs.storing).
+            return BaseCommand.execute(self, *args, **options)
+        return super().execute(*args, **options)
 
     def handle(self, *args, paper_ids, limit, refetch, retry_refused, workers, **options):
         if limit is not None and limit < 1:
