@@ -46,7 +46,9 @@ def store_pdf(
     current = PaperPdf.objects.filter(paper_id=paper_id).first()
     if current is not None and not replace:
         raise PdfExists
-    if current is not None and current.sha256 == sha256:
+    # The same bytes again leave the row and file as they are, unless the file went missing
+    # from storage (a restore without it): then it is written anew.
+    if current is not None and current.sha256 == sha256 and _file_is_there(current):
         with transaction.atomic():
             moved = {"source_url": source_url} if source_url else {}  # the same file elsewhere
             PaperPdf.objects.filter(pk=current.pk).update(fetched_at=now, **moved)
@@ -74,7 +76,8 @@ def store_pdf(
                 raise PdfExists
             old_name = str(current.file.name)
             PaperPdf.objects.filter(pk=current.pk).update(file=name, **fields)
-            transaction.on_commit(lambda: storage.delete(old_name))
+            if old_name != name:  # the same name when a missing file was written anew
+                transaction.on_commit(lambda: storage.delete(old_name))
             return Stored.REPLACED
     except IntegrityError:
         # Another process stored this paper's first PDF at the same moment.
@@ -83,6 +86,11 @@ def store_pdf(
     except BaseException:
         storage.delete(name)
         raise
+
+
+def _file_is_there(pdf: PaperPdf) -> bool:
+    name = pdf.file.name
+    return bool(name) and pdf.file.storage.exists(str(name))
 
 
 def record_refusal(*, paper_id: int, url: str, reason: str, message: str) -> PdfFetchFailure:

@@ -269,3 +269,17 @@ def test_a_scheduled_run_is_skipped_while_another_server_runs_one(server):
     assert not PaperPdf.objects.exists()
     # Naming papers is someone at a shell: it runs whatever the schedule holds.
     assert "1 fetched" in fetch_pdfs("--paper", str(paper.pk))
+
+
+def test_a_refetch_restores_a_file_missing_from_storage(server, django_capture_on_commit_callbacks):
+    paper = make_paper(pdf_url=server.url("/good.pdf"))
+    fetch_pdfs()
+    pdf = PaperPdf.objects.get(paper=paper)
+    pdf.file.storage.delete(pdf.file.name)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        out = fetch_pdfs("--refetch", "--paper", str(paper.pk))
+
+    assert "1 fetched (1 replacing an older file)" in out
+    with PaperPdf.objects.get(paper=paper).file.open("rb") as file:
+        assert file.read() == GOOD_PDF
