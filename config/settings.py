@@ -146,6 +146,7 @@ INSTALLED_APPS = [
     "recommendations",
     "alerts",
     "operations",
+    "pdfs",
 ]
 
 REQUIRE_LOGIN = env_bool("REQUIRE_LOGIN", default=False)
@@ -411,6 +412,30 @@ for _name in ("OPENREVIEW_API_URL", "OPENREVIEW_API_V1_URL", "ARXIV_API_URL", "C
 if ARXIV_API_DELAY < 0 or FETCH_TIMEOUT < 1:
     raise ImproperlyConfigured("ARXIV_API_DELAY must be at least 0, FETCH_TIMEOUT at least 1")
 
+
+# PDFs in the catalogue (pdfs/, docs/pdfs.md): fetched server-side only from these hosts, over
+# https; an entry written with its scheme (http://127.0.0.1:8765) allows exactly that scheme,
+# host and port, for local stand-ins. PDF_FETCH_HOSTS replaces the list, PDF_FETCH_EXTRA_HOSTS
+# adds to it. A PDF may have at most PDF_MAX_BYTES, and one download at most PDF_FETCH_TIMEOUT
+# seconds. Files go to the storage named PDF_STORAGE in STORAGES.
+PDF_FETCH_HOSTS = env_list(
+    "PDF_FETCH_HOSTS",
+    "openreview.net,arxiv.org,export.arxiv.org,proceedings.mlr.press,papers.nips.cc,"
+    "aclanthology.org",
+) + env_list("PDF_FETCH_EXTRA_HOSTS")
+for _entry in PDF_FETCH_HOSTS:
+    _parts = urlsplit(_entry if "://" in _entry else f"https://{_entry}")
+    if _parts.scheme not in ("http", "https") or not _parts.hostname or _parts.path.strip("/"):
+        raise ImproperlyConfigured(
+            f"PDF_FETCH_HOSTS: expected a host or http(s)://host[:port], got {_entry!r}"
+        )
+PDF_MAX_BYTES = env_int("PDF_MAX_BYTES", 50 * 1024 * 1024)
+PDF_FETCH_TIMEOUT = env_int("PDF_FETCH_TIMEOUT", 120)
+PDF_STORAGE = os.environ.get("PDF_STORAGE", "default")
+if PDF_MAX_BYTES < 1 or PDF_FETCH_TIMEOUT < 1:
+    raise ImproperlyConfigured("PDF_MAX_BYTES and PDF_FETCH_TIMEOUT must be at least 1")
+if PDF_STORAGE not in STORAGES:
+    raise ImproperlyConfigured(f"PDF_STORAGE: {PDF_STORAGE!r} is not a storage in STORAGES")
 
 # Errors reach someone: the people in DJANGO_ADMINS ("Ana <ana@lab.org>, ops@lab.org") are
 # mailed every server error (500) with its traceback, from SERVER_EMAIL, when DEBUG is off;

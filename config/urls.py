@@ -21,6 +21,7 @@ urlpatterns = [
     path("", include("annotations.urls")),
     path("", include("alerts.urls")),
     path("", include("recommendations.urls")),
+    path("", include("pdfs.urls")),
     # Before the contrib include so it wins over that include's plain login view.
     path(
         "accounts/login/",

@@ -465,8 +465,9 @@ def _fill_blank_fields(target: Paper, others: list[Paper], result: PaperMergeRes
 def relations_to_paper() -> list:
     """Every foreign key to Paper, from any app, hidden ones (related_name="+") included.
 
-    No model has a one-to-one key to Paper; should one appear, moving a second row onto the
-    target fails its constraint and the whole merge rolls back, losing nothing.
+    One-to-one keys are not among them: the stored PDF and the record of a refused PDF link
+    (pdfs.PaperPdf, pdfs.PdfFetchFailure) are the merged paper's own and are deleted with it;
+    the kept paper keeps its own, or fetches one from its PDF link.
     """
     return [
         rel

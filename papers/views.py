@@ -172,7 +172,8 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def paper_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    paper = Paper.objects.with_people_and_tags().filter(pk=pk).first()
+    # The stored PDF (pdfs app) by its lookup name, in the paper's own query.
+    paper = Paper.objects.with_people_and_tags().select_related("pdf_file").filter(pk=pk).first()
     if paper is None:
         return _merged_paper(request, pk)
     try:

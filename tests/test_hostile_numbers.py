@@ -82,6 +82,8 @@ def _world(user) -> World:
     tag = {"kind": venue.kind, "slug": venue.slug}
     kwargs: dict[str, dict[str, object]] = {
         "papers:detail": {"pk": pk},
+        "pdfs:file": {"pk": pk},
+        "pdfs:upload": {"pk": pk},
         "papers:author": {"pk": author.pk},
         "papers:tag": tag,
         "annotations:note-add": {"paper_pk": pk},

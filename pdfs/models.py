@@ -1,0 +1,78 @@
+"""A paper's PDF: one file per paper, kept through Django's storage API (docs/pdfs.md)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.files.storage import Storage, storages
+from django.db import models
+
+from papers.models import Paper
+from papers.routes import int_url
+
+
+def pdf_storage() -> Storage:
+    """The storage PDF_STORAGE names (read when used, so a test or a deployment can change it)."""
+    return storages[settings.PDF_STORAGE]
+
+
+def pdf_path(instance: PaperPdf, filename: str) -> str:
+    # One directory per paper; the file's name carries its hash (pdfs.storing), so a new
+    # version never overwrites the old one before the database points at it.
+    return f"pdfs/{instance.paper_id}/{filename}"
+
+
+class PaperPdf(models.Model):
+    paper = models.OneToOneField(Paper, on_delete=models.CASCADE, related_name="pdf_file")
+    file = models.FileField(upload_to=pdf_path, storage=pdf_storage, max_length=200)
+    sha256 = models.CharField("SHA-256", max_length=64)
+    size = models.PositiveBigIntegerField(help_text="Bytes.")
+    # Where the file was fetched from; blank when a member uploaded it.
+    source_url = models.URLField("source URL", max_length=2000, blank=True)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="uploaded_pdfs",
+    )
+    # When the source was last asked for it (an unchanged refetch moves it on), or uploaded.
+    fetched_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "paper PDF"
+        verbose_name_plural = "paper PDFs"
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"PDF of paper {self.paper_id}"
+
+    def get_absolute_url(self) -> str:
+        return int_url("pdfs:file", self.paper_id)
+
+
+class PdfFetchFailure(models.Model):
+    """The latest refused fetch of a paper's PDF link, so that runs do not ask it again and
+    again: the next try waits a day, then twice as long after each refusal (at most
+    MAX_RETRY_DAYS). A new link, a stored PDF or --retry-refused ends the wait."""
+
+    paper = models.OneToOneField(Paper, on_delete=models.CASCADE, related_name="pdf_fetch_failure")
+    # The link that was refused: a paper whose link changes is asked again at once.
+    url = models.URLField("URL", max_length=2000)
+    reason = models.CharField(max_length=40)
+    message = models.TextField()
+    refusals = models.PositiveIntegerField(default=1)
+    failed_at = models.DateTimeField()
+    retry_after = models.DateTimeField()
+
+    class Meta:
+        verbose_name = "refused PDF fetch"
+        ordering = ["-failed_at", "-pk"]
+        indexes = [
+            # fetch_pdfs leaves out papers still waiting
+            models.Index(fields=["retry_after"], name="pdfs_failure_retry_after"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reason}: {self.url}"

@@ -1,0 +1,44 @@
+"""Which papers' PDFs to fetch."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db.models import F, Q, QuerySet
+from django.utils import timezone
+
+from papers.models import Paper
+
+
+def papers_to_fetch(
+    *,
+    paper_ids: Iterable[int] = (),
+    refetch: bool = False,
+    retry_refused: bool = False,
+    limit: int | None = None,
+) -> QuerySet[Paper]:
+    """Papers with a PDF link and, unless `refetch`, no stored PDF; only `paper_ids` if given.
+    A link refused lately waits (pdfs.storing.record_refusal) unless `retry_refused`, or the
+    papers are named. Oldest first, so a run cut short by `limit` is continued by the next."""
+    papers = Paper.objects.exclude(pdf_url="")
+    ids = list(paper_ids)
+    if ids:
+        papers = papers.filter(pk__in=ids)
+    if not refetch:
+        papers = papers.filter(pdf_file__isnull=True)
+    if not (ids or retry_refused):
+        papers = papers.exclude(waiting_after_refusal())
+    papers = papers.order_by("pk")
+    return papers[:limit] if limit is not None else papers
+
+
+def waiting_after_refusal() -> Q:
+    """Papers whose present link was refused and whose wait is not over."""
+    return Q(
+        pdf_fetch_failure__url=F("pdf_url"),
+        pdf_fetch_failure__retry_after__gt=timezone.now(),
+    )
+
+
+def waiting_count() -> int:
+    return Paper.objects.exclude(pdf_url="").filter(waiting_after_refusal()).count()

@@ -1,0 +1,16 @@
+"""Background tasks of the pdfs app, run by the task worker (`manage.py db_worker`)."""
+
+from __future__ import annotations
+
+from django_tasks import task
+
+from pdfs import runs, selectors
+
+
+@task()
+def fetch_paper_pdfs(paper_ids: list[int]) -> str:
+    """Fetch the PDFs of these papers that have a PDF link and no stored PDF (a first open of
+    the reader enqueues it); returns the run's summary."""
+    papers = selectors.papers_to_fetch(paper_ids=paper_ids).values_list("pk", "pdf_url")
+    report = runs.fetch_pdfs(papers)
+    return " ".join([report.summary(), *report.lines()])

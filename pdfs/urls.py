@@ -1,0 +1,10 @@
+from django.urls import path
+
+from pdfs import views
+
+app_name = "pdfs"
+
+urlpatterns = [
+    path("papers/<int:pk>/pdf/", views.pdf_file, name="file"),
+    path("papers/<int:pk>/pdf/upload/", views.pdf_upload, name="upload"),
+]

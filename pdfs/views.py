@@ -1,0 +1,72 @@
+"""A paper's stored PDF: served to whoever may see the paper, uploaded by a member."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.utils.text import slugify
+from django.views.decorators.http import require_POST, require_safe
+
+from papers.models import Paper
+from papers.numbers import MAX_ID
+from pdfs.forms import PdfUploadForm
+from pdfs.models import PaperPdf
+from pdfs.storing import PdfExists, store_pdf
+
+# A filename's length, before ".pdf": long titles are cut.
+FILENAME_CHARS = 80
+# Sent in pieces of this size (as exports are): a few system calls per megabyte, not hundreds.
+SEND_BLOCK_BYTES = 256 * 1024
+
+
+def download_name(paper: Paper) -> str:
+    """ASCII letters, digits and hyphens only: safe in a Content-Disposition header."""
+    slug = slugify(paper.title)[:FILENAME_CHARS].strip("-")
+    return f"{slug or f'paper-{paper.pk}'}.pdf"
+
+
+@require_safe
+def pdf_file(request: HttpRequest, pk: int) -> FileResponse:
+    # Every paper is visible to whoever may browse (REQUIRE_LOGIN's middleware guards this view
+    # as it guards the paper page), so the PDF is too.
+    if pk > MAX_ID:  # a foreign key lookup, unlike a primary key's, does not check the range
+        raise Http404("No such paper.")
+    pdf = get_object_or_404(PaperPdf.objects.select_related("paper"), paper_id=pk)
+    try:
+        file = pdf.file.open("rb")
+    except FileNotFoundError:
+        raise Http404("This paper's PDF is missing from storage.") from None
+    response = FileResponse(file, content_type="application/pdf", filename=download_name(pdf.paper))
+    # Also set site-wide (SECURE_CONTENT_TYPE_NOSNIFF); a member's upload must never be
+    # sniffed into HTML, whatever the settings become.
+    response["X-Content-Type-Options"] = "nosniff"
+    response.block_size = SEND_BLOCK_BYTES
+    return response
+
+
+@require_POST
+@login_required
+def pdf_upload(request: HttpRequest, pk: int) -> HttpResponse:
+    paper = get_object_or_404(Paper.objects.only("pk"), pk=pk)
+    form = PdfUploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, str(error))
+        return redirect(paper)
+    try:
+        store_pdf(
+            paper_id=paper.pk,
+            file=form.cleaned_data["file"],
+            sha256=form.sha256,
+            size=form.size,
+            uploaded_by=request.user,
+            replace=False,
+        )
+    except PdfExists:
+        messages.error(request, "This paper has a PDF already.")
+    else:
+        messages.success(request, "PDF uploaded.")
+    return redirect(paper)

@@ -1,0 +1,44 @@
+"""PDFs made by the tests, with known text: small, valid files written byte by byte.
+
+Written here rather than with reportlab or pypdf: storing and serving a PDF only needs its
+bytes to be a well-formed file (header, objects, cross-reference table, trailer), and twenty
+lines make one without a dependency.
+"""
+
+from __future__ import annotations
+
+
+def make_pdf(text: str = "A known sentence.", *, pages: int = 1, padding: int = 0) -> bytes:
+    """A PDF of `pages` pages each showing `text` (ASCII) in Helvetica; `padding` bytes of
+    comment make it larger without changing what it shows."""
+    escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+    stream = f"BT /F1 12 Tf 72 720 Td ({escaped}) Tj ET".encode("ascii")
+    page_ids = [4 + 2 * n for n in range(pages)]
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids ["
+        + b" ".join(b"%d 0 R" % pid for pid in page_ids)
+        + b"] /Count %d >>" % pages,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    for pid in page_ids:
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+            b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (pid + 1)
+        )
+        objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    if padding:
+        out += b"%" + b"x" * max(0, padding - 2) + b"\n"
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)
