@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 from django.utils.html import format_html
 
-from papers.admin import GuardedAdmin, ReadOnlyAdmin
+from papers.admin.guards import GuardedAdmin, ReadOnlyAdmin
 from pdfs.content import size_text
 from pdfs.models import PaperPdf, PdfFetchFailure
 
