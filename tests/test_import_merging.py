@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from papers.importing import loader
+from papers.importing import matching
 from papers.importing.pipeline import import_paths
 from papers.importing.records import PaperRecord
 from papers.models import Author, ImportConflict, Paper, PaperTag, TagKind
@@ -427,8 +427,8 @@ def test_papers_sharing_a_stock_abstract_are_read_only_when_a_record_could_be_th
     fingerprint = Paper.objects.first().abstract_fingerprint
 
     def could_be(**record) -> set[str]:
-        match = loader._incoming(PaperRecord(source="x", line=1, **record), fingerprint, "x")
-        return {paper.doi for _, paper in loader._papers_sharing_an_abstract([match])}
+        match = matching.match_for(PaperRecord(source="x", line=1, **record), fingerprint, "x")
+        return {paper.doi for _, paper in matching.papers_sharing_an_abstract([match])}
 
     stock = {"title": "T", "abstract": "No abstract available.", "authors": [], "tags": []}
     stock |= {"forum_id": "", "forum_url": "", "pdf_url": ""}

@@ -27,55 +27,58 @@ once, in the report and as an ImportConflict for the curators. An abstract whose
 equals the stored one counts as unchanged, so two sources that differ only in whitespace do not
 disagree.
 
-Over 600 lines: one batch's steps (find, merge, write, report) share the batch's state; splitting
-it is issue 29's ("loader.py 955").
+The stages that need no batch state live beside it: which paper each record is
+(`matching.py`), the new tags' slugs (`tag_rows.py`), the reviews stored after the papers
+(`review_rows.py`), the authors each name is (`authors.py`), the rows written (`bulk_rows.py`).
 """
 
 from __future__ import annotations
 
-import functools
 import json
-import operator
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
-from typing import NamedTuple
 
 from django.db import connection
-from django.db.models import Q
 from django.utils import timezone
 
 from papers.importing.authors import (
     AuthorRow,
     Person,
     only_names_profiles,
-    people_of,
     resolve_authors,
     same_people,
 )
 from papers.importing.bulk_rows import (
-    IN_CHUNK,
     PlannerStatistics,
     chunks,
     insert_objects,
     insert_rows,
 )
-from papers.importing.records import PaperRecord, ReviewRecord
+from papers.importing.matching import (
+    CLAIMED_IDENTITIES,
+    IDENTITIES,
+    MERGED_IDENTITIES,
+    Base,
+    Match,
+    PaperIndex,
+    Target,
+    batches,
+    match_for,
+    papers_sharing_an_abstract,
+)
+from papers.importing.records import PaperRecord
 from papers.importing.report import Conflict, Report
 from papers.importing.sources import (
     RELEASED,
     SCALAR_FIELDS,
     abstract_hash,
     authors_hash,
-    record_digest,
-    record_key,
     source_name,
-    supplied_values,
     value_hash,
     year_hash,
 )
-from papers.importing.tags import classify_tags, superseded_tags, topic_tags
+from papers.importing.tag_rows import by_kind_in_chunks, free_slugs
+from papers.importing.tags import superseded_tags
 from papers.models import (
     Author,
     Authorship,
@@ -84,7 +87,6 @@ from papers.models import (
     MergedPaper,
     Paper,
     PaperTag,
-    Review,
     SearchChange,
     SourceRecord,
     Tag,
@@ -94,212 +96,15 @@ from papers.models import (
 from papers.querysets import identifier_in
 from papers.signals import abstracts_changed
 from papers.text import (
-    abstract_fingerprint,
     normalize_tag_name,
     tag_key,
-    tag_slug,
 )
 
 BATCH_SIZE = 1000
 UNTITLED_REASON = "Imported without a title"
 IMPORTED_KINDS = (TagKind.VENUE, TagKind.TRACK, TagKind.KEYWORD, TagKind.AREA)
-# What a record is matched by, strongest first.
-IDENTITIES = ("forum_id", "arxiv_id", "doi", "abstract_fingerprint")
-# arXiv's own DOIs ("10.48550/arXiv.2305.18290"), lower case as records hold DOIs.
-ARXIV_DOI_PREFIX = "10.48550/arxiv."
-# Unique among papers: two papers with different forum ids (or arXiv ids) are never one paper,
-# and a paper takes a record's value when it has none.
-CLAIMED_IDENTITIES = ("forum_id", "arxiv_id")
-# What MergedPaper remembers of a paper merged into another.
-MERGED_IDENTITIES = ("forum_id", "abstract_fingerprint")
 # Paper fields the search index holds (with the authors and tags): changing one is recorded.
 INDEXED_FIELDS = frozenset({"title", "abstract"})
-
-
-@dataclass
-class _Target:
-    """A paper some record in the batch maps to, with the state merging needs."""
-
-    paper: Paper
-    is_new: bool
-    # Its authors in order, and imported tags: an existing paper's are read from the database
-    # once (loaded), a new paper has none.
-    authors: list[Person] = field(default_factory=list)
-    tag_keys: set[tuple[str, str]] = field(default_factory=set)
-    loaded: bool = False
-    new_tags: list[tuple[str, str]] = field(default_factory=list)
-    # Imported tags a record replaces (tags.superseded_tags), as (kind, name).
-    dropped_tags: list[tuple[str, str]] = field(default_factory=list)
-    changed: set[str] = field(default_factory=set)
-    authors_changed: bool = False
-
-    @property
-    def tags_changed(self) -> bool:
-        return bool(self.new_tags or self.dropped_tags)
-
-
-class _Base(NamedTuple):
-    """The SourceRecord of what the record's source supplied last time."""
-
-    pk: int
-    digest: str
-    fields: dict[str, str]
-
-
-@dataclass
-class _Match:
-    record: PaperRecord
-    fingerprint: str
-    source: str
-    key: str
-    authors: list[Person]
-    tags: list[tuple[str, str]]
-    supplied: dict[str, str]
-    digest: str
-    base: _Base | None = None
-    target: _Target = field(init=False)  # set by _find_papers
-    created: bool = False
-    # Identities the record gave a paper that had none (CLAIMED_IDENTITIES).
-    claimed: list[str] = field(default_factory=list)
-
-    @property
-    def forum_id(self) -> str:
-        return self.record.forum_id
-
-    @property
-    def arxiv_id(self) -> str:
-        return self.record.arxiv_id
-
-    @property
-    def doi(self) -> str:
-        return self.record.doi
-
-    @property
-    def abstract_fingerprint(self) -> str:
-        return self.fingerprint
-
-
-class _Index:
-    """The batch's papers by each identity value, for matching its records in order."""
-
-    def __init__(self, targets: list[_Target]):
-        self.by: dict[str, dict[str, list[_Target]]] = {name: {} for name in IDENTITIES}
-        for target in targets:
-            self.add_paper(target)
-
-    def add(self, name: str, value: str, target: _Target) -> None:
-        if value:
-            listed = self.by[name].setdefault(value, [])
-            if target not in listed:
-                listed.append(target)
-
-    def add_paper(self, target: _Target) -> None:
-        for name in IDENTITIES:
-            self.add(name, getattr(target.paper, name), target)
-
-    def taken(self, name: str, value: str) -> bool:
-        return bool(self.by[name].get(value))
-
-    def match(self, match: _Match) -> _Target | None:
-        for name in IDENTITIES:
-            value = getattr(match, name)
-            for candidate in self.by[name].get(value, []) if value else []:
-                # The forum id is the strongest identity: its paper is the one, whatever else.
-                if name == "forum_id" or (
-                    _compatible(match, candidate.paper)
-                    and (name != "abstract_fingerprint" or _same_doi(match, candidate.paper))
-                ):
-                    return candidate
-        return None
-
-
-def _compatible(match: _Match, paper: Paper) -> bool:
-    """Whether record and paper could be one paper: no unique identity differs."""
-    for name in CLAIMED_IDENTITIES:
-        ours, theirs = getattr(match, name), getattr(paper, name)
-        if ours and theirs and ours != theirs:
-            return False
-    return True
-
-
-def _same_doi(match: _Match, paper: Paper) -> bool:
-    """Whether an abstract may make record and paper one paper as far as their DOIs go.
-
-    Exporters give papers they have no abstract for a stock text ("No abstract available."),
-    so an abstract alone must not join two records that name different publications. An
-    arXiv DOI is left out: it names the preprint of a paper whose published version has a
-    DOI of its own, and the arXiv id it gives is compared by _compatible.
-    """
-    ours, theirs = _publisher_doi(match.doi), _publisher_doi(paper.doi)
-    return not (ours and theirs and ours != theirs)
-
-
-# Records per query for papers sharing their abstracts: each adds an OR term, and SQLite
-# parses a chain of ORs to a tree as deep as it is long (at most 1,000).
-ABSTRACT_CHUNK = 100
-
-
-def _papers_sharing_an_abstract(matches: list[_Match]) -> Iterator[tuple[int, Paper]]:
-    """(id, paper) of the papers each match could be by its abstract: same fingerprint, and no
-    forum id, arXiv id or publisher DOI that differs from the record's (_Index.match's rules).
-
-    Only those are read: exporters give many papers one stock abstract, and reading every
-    paper holding it for each record made a file of them quadratic (1,000 records: 3 minutes).
-    """
-    # First which of the fingerprints any paper has at all: a new catalogue's records mostly
-    # bring new abstracts, and Django spent a fifth of a first import building their ORs.
-    known: set[str] = set()
-    for chunk in chunks({m.fingerprint for m in matches} - {""}):
-        # query: fingerprints some paper has
-        papers = Paper.objects.filter(identifier_in("abstract_fingerprint", chunk)).order_by()
-        known.update(papers.values_list("abstract_fingerprint", flat=True).distinct())
-    with_abstract = [m for m in matches if m.fingerprint in known]
-    for start in range(0, len(with_abstract), ABSTRACT_CHUNK):
-        chunk = with_abstract[start : start + ABSTRACT_CHUNK]
-        could_be = [_could_be_by_abstract(m) for m in chunk]
-        fingerprints = {m.fingerprint for m in chunk}
-        # query: papers sharing an abstract with these records that could be them
-        query = identifier_in("abstract_fingerprint", fingerprints) & functools.reduce(
-            operator.or_, could_be
-        )
-        yield from ((p.pk, p) for p in Paper.objects.filter(query))
-
-
-def _could_be_by_abstract(match: _Match) -> Q:
-    condition = Q(abstract_fingerprint=match.fingerprint)
-    for name in CLAIMED_IDENTITIES:
-        if value := getattr(match, name):
-            condition &= Q(**{name: ""}) | Q(**{name: value})
-    if doi := _publisher_doi(match.doi):
-        condition &= Q(doi="") | Q(doi=doi) | Q(doi__startswith=ARXIV_DOI_PREFIX)
-    return condition
-
-
-def _publisher_doi(doi: str) -> str:
-    return "" if doi.lower().startswith(ARXIV_DOI_PREFIX) else doi
-
-
-def _incoming(record: PaperRecord, fingerprint: str, source: str) -> _Match:
-    authors = people_of(record)
-    tags = classify_tags(record.tags) + topic_tags(record.keywords, record.primary_area)
-    tag_keys = {(kind, tag_key(name)) for kind, name in tags}
-    supplied = supplied_values(
-        record,
-        fingerprint,
-        [person.key for person in authors],
-        tag_keys,
-        [person.profile for person in authors],
-    )
-    return _Match(
-        record=record,
-        fingerprint=fingerprint,
-        source=source,
-        key=record_key(record, fingerprint),
-        authors=authors,
-        tags=tags,
-        supplied=supplied,
-        digest=record_digest(record, supplied),
-    )
 
 
 class Loader:
@@ -334,7 +139,7 @@ class Loader:
     ) -> None:
         """Load the records batch by batch as they come; `progress` is called with the last
         record of each batch."""
-        for batch, fingerprints in _batches(records, self.batch_size):
+        for batch, fingerprints in batches(records, self.batch_size):
             self._load_batch(batch, fingerprints)
             self.statistics.added(len(batch))
             if progress:
@@ -350,7 +155,7 @@ class Loader:
 
     def _load_batch(self, batch: Sequence[PaperRecord], fingerprints: Sequence[str]) -> None:
         incoming = [
-            _incoming(r, fp, self.source or source_name(r.source))
+            match_for(r, fp, self.source or source_name(r.source))
             for r, fp in zip(batch, fingerprints, strict=True)
         ]
         bases = self._bases(incoming)
@@ -370,19 +175,19 @@ class Loader:
             self._merge(match)
         self._write(matches)
 
-    def _bases(self, matches: list[_Match]) -> dict[tuple[str, str], _Base]:
-        bases: dict[tuple[str, str], _Base] = {}
+    def _bases(self, matches: list[Match]) -> dict[tuple[str, str], Base]:
+        bases: dict[tuple[str, str], Base] = {}
         # query: what these records' sources supplied last time
-        for rows in _by_kind_inchunks(
+        for rows in by_kind_in_chunks(
             SourceRecord, "key", [(m.source, m.key) for m in matches], kind_field="source"
         ):
             for pk, source, key, digest, fields in rows.values_list(
                 "pk", "source", "key", "digest", "fields"
             ):
-                bases[(source, key)] = _Base(pk, digest, fields)
+                bases[(source, key)] = Base(pk, digest, fields)
         return bases
 
-    def _find_papers(self, matches: list[_Match]) -> list[_Target]:
+    def _find_papers(self, matches: list[Match]) -> list[Target]:
         """Sets each match's target, a new paper where none matches; returns the targets.
 
         Papers are looked up by each identity in turn, strongest first, and only for records
@@ -395,7 +200,7 @@ class Loader:
         for name in IDENTITIES:
             values = {getattr(m, name) for m in unresolved} - {""}
             if name == "abstract_fingerprint":
-                found.update(_papers_sharing_an_abstract(unresolved))
+                found.update(papers_sharing_an_abstract(unresolved))
             else:
                 for chunk in chunks(values):  # query: papers by this identity
                     papers = Paper.objects.filter(identifier_in(name, chunk))
@@ -410,8 +215,8 @@ class Loader:
         for chunk in chunks(kept_ids):  # query: papers that merged papers were folded into
             found.update((p.pk, p) for p in Paper.objects.filter(pk__in=chunk))
 
-        targets = [_Target(paper, is_new=False) for _, paper in sorted(found.items())]
-        index = _Index(targets)
+        targets = [Target(paper, is_new=False) for _, paper in sorted(found.items())]
+        index = PaperIndex(targets)
         by_pk = {t.paper.pk: t for t in targets}
         for name, into in merged.items():
             for value, kept_id in into.items():
@@ -420,7 +225,7 @@ class Loader:
             target = index.match(match)
             if target is None:
                 match.created = True
-                target = _Target(_new_paper(match), is_new=True, loaded=True)
+                target = Target(_new_paper(match), is_new=True, loaded=True)
                 targets.append(target)
             match.target = target
             # Claim the record's identities the paper lacks now, so that a later record with
@@ -448,7 +253,7 @@ class Loader:
                 into[value] = kept_id
         return into
 
-    def _load_current_state(self, targets: list[_Target]) -> None:
+    def _load_current_state(self, targets: list[Target]) -> None:
         by_pk = {t.paper.pk: t for t in targets if not t.loaded}
         for target in by_pk.values():
             target.loaded = True
@@ -476,7 +281,7 @@ class Loader:
 
     # -- merging ----------------------------------------------------------------------------
 
-    def _merge(self, match: _Match) -> None:
+    def _merge(self, match: Match) -> None:
         record, target = match.record, match.target
         paper = target.paper
         counts = self.report.for_file(record.source)
@@ -573,7 +378,7 @@ class Loader:
         else:
             counts.unchanged += 1
 
-    def _conflict(self, match: _Match, kind: str, name: str, current: str, incoming: str) -> None:
+    def _conflict(self, match: Match, kind: str, name: str, current: str, incoming: str) -> None:
         record, paper = match.record, match.target.paper
         conflict = Conflict(
             record.source, record.line, _describe(paper), name, current, incoming, kind=kind
@@ -583,7 +388,7 @@ class Loader:
 
     # -- writing ----------------------------------------------------------------------------
 
-    def _write(self, matches: list[_Match]) -> None:
+    def _write(self, matches: list[Match]) -> None:
         targets = [m.target for m in matches]
         unique = list({id(t): t for t in targets}.values())
         # queries: authors by profile id and by name, then new ones and found profile ids
@@ -659,7 +464,7 @@ class Loader:
             target.dropped_tags = []
             target.authors_changed = False
 
-    def _drop_tags(self, targets: list[_Target]) -> None:
+    def _drop_tags(self, targets: list[Target]) -> None:
         """Unlink the tags records replaced (a provisional track): one query per tag and chunk."""
         papers_of: dict[tuple[str, str], list[int]] = {}
         for target in targets:
@@ -671,7 +476,7 @@ class Loader:
             for chunk in chunks(paper_ids):  # query: unlink a replaced tag
                 PaperTag.objects.filter(tag=tag, paper_id__in=chunk).delete()
 
-    def _write_sources(self, matches: list[_Match]) -> None:
+    def _write_sources(self, matches: list[Match]) -> None:
         """Remember what each record's source supplied: the base of its next import."""
         new = [
             (m.source, m.key, m.target.paper.pk, m.digest, json.dumps(m.supplied))
@@ -716,7 +521,7 @@ class Loader:
         unknown = {ident: name for ident, name in needed.items() if ident not in self.tags}
         # One OR term per kind, each a bounded `key__in`: a long OR of (kind, key) pairs is an
         # expression SQLite refuses ("Expression tree is too large") at 1,000 venues.
-        for tags in _by_kind_inchunks(Tag, "key", sorted(unknown)):  # query: existing tags
+        for tags in by_kind_in_chunks(Tag, "key", sorted(unknown)):  # query: existing tags
             self.tags.update(((t.kind, t.key), t) for t in tags)
         self._create_tags({i: n for i, n in unknown.items() if i not in self.tags})
         return {ident: self.tags[ident] for ident in needed}
@@ -737,110 +542,13 @@ class Loader:
     def _create_tags(self, missing: dict[tuple[str, str], str]) -> None:
         if not missing:
             return
-        slugs = _free_slugs(missing)
+        slugs = free_slugs(missing)
         new = [
             Tag.unsaved(kind, normalize_tag_name(name), slug=slugs[(kind, key)])
             for (kind, key), name in sorted(missing.items())
         ]
         # query: insert tags
         self.tags.update(((t.kind, t.key), t) for t in Tag.objects.bulk_create(new))
-
-
-_REVIEW_FIELDS = ("paper_id", "kind", "rating", "confidence", "decision", "created")
-
-
-def load_reviews(
-    reviews: Sequence[ReviewRecord], report: Report, *, source: str | None = None
-) -> None:
-    """Store the import's reviews, after its papers: one row per (source, note id), so a
-    re-import adds nothing twice and updates what changed; then the review summary of every
-    paper whose reviews changed (Review.objects.refresh_summaries). A review whose forum is
-    neither in the import nor in the catalogue is counted in the report and skipped: a saved
-    forum dump often holds replies to submissions that were not exported with it. No query
-    when there are no reviews; otherwise a handful per IN_CHUNK reviews.
-    """
-    if not reviews:
-        return
-    papers: dict[str, int] = {}
-    for chunk in chunks(sorted({r.forum_id for r in reviews})):  # query: papers by forum id
-        papers.update(
-            Paper.objects.filter(identifier_in("forum_id", chunk)).values_list("forum_id", "pk")
-        )
-    if any(r.forum_id not in papers for r in reviews) and MergedPaper.objects.exists():
-        missing = sorted({r.forum_id for r in reviews} - papers.keys())
-        for chunk in chunks(missing):  # query: papers that merged papers were folded into
-            rows = MergedPaper.objects.filter(forum_id__in=chunk).order_by("merged_at", "pk")
-            papers.update(rows.values_list("forum_id", "into_id"))
-    wanted: dict[tuple[str, str], tuple[ReviewRecord, int]] = {}
-    for review in reviews:
-        paper_id = papers.get(review.forum_id)
-        if paper_id is None:
-            report.for_file(review.source).reviews_unmatched += 1
-        else:  # the same note in a later file of the same source: the later one wins
-            wanted[(source or source_name(review.source), review.note_id)] = (review, paper_id)
-    stored: dict[tuple[str, str], Review] = {}
-    # query: the reviews these notes stored before
-    for rows in _by_kind_inchunks(Review, "note_id", list(wanted), kind_field="source"):
-        stored.update(((row.source, row.note_id), row) for row in rows)
-    new, changed, touched = [], [], set()
-    for (name, note_id), (review, paper_id) in wanted.items():
-        values = dict(zip(_REVIEW_FIELDS, (paper_id, *_review_values(review)), strict=True))
-        counts = report.for_file(review.source)
-        row = stored.get((name, note_id))
-        if row is None:
-            new.append(Review(source=name, note_id=note_id, **values))
-            counts.reviews_created += 1
-        elif any(getattr(row, key) != value for key, value in values.items()):
-            touched.add(row.paper_id)
-            for key, value in values.items():
-                setattr(row, key, value)
-            changed.append(row)
-            counts.reviews_updated += 1
-        else:
-            counts.reviews_unchanged += 1
-            continue
-        touched.add(paper_id)
-    Review.objects.bulk_create(new, batch_size=IN_CHUNK)  # query: insert new reviews
-    # query: update changed reviews
-    Review.objects.bulk_update(changed, ["paper", *_REVIEW_FIELDS[1:]], batch_size=IN_CHUNK)
-    Review.objects.refresh_summaries(touched)
-
-
-def _review_values(review: ReviewRecord) -> tuple:
-    return (review.kind, review.rating, review.confidence, review.decision, review.created)
-
-
-def _batches(
-    records: Iterable[PaperRecord], size: int
-) -> Iterator[tuple[list[PaperRecord], list[str]]]:
-    """Consecutive batches of at most `size` records (with their abstracts' fingerprints), a
-    new one started wherever a record names a paper (by forum id or abstract) that its batch
-    already holds: the later record then finds the paper as the earlier one left it, exactly
-    as in a later import."""
-    batch: list[PaperRecord] = []
-    fingerprints: list[str] = []
-    seen: set[str] = set()
-    for record in records:
-        # No abstract, no fingerprint: abstract-less papers are known by their ids alone.
-        fingerprint = abstract_fingerprint(record.abstract) if record.abstract else ""
-        keys = {
-            f"{name}:{value}"
-            for name, value in (
-                ("fp", fingerprint),
-                ("id", record.forum_id),
-                ("arxiv", record.arxiv_id),
-                ("doi", record.doi),
-            )
-            if value
-        }
-        if len(batch) == size or not seen.isdisjoint(keys):
-            yield batch, fingerprints
-            batch, fingerprints, seen = [], [], set()
-        batch.append(record)
-        fingerprints.append(fingerprint)
-        seen |= keys
-    if batch:
-        yield batch, fingerprints
 
 
 def _settle_superseded_conflicts(rows: list[ImportConflict]) -> None:
@@ -860,59 +568,7 @@ def _settle_superseded_conflicts(rows: list[ImportConflict]) -> None:
         ImportConflict.objects.filter(pk__in=chunk).update(resolved_at=timezone.now())
 
 
-def _by_kind_inchunks(
-    model, field_name: str, pairs: list[tuple[str, str]], *, kind_field: str = "kind"
-) -> Iterator:
-    """Rows of `model` matching (kind, value) pairs, IN_CHUNK pairs per query."""
-    for chunk in chunks(pairs):
-        by_kind: dict[str, list[str]] = {}
-        for kind, value in chunk:
-            by_kind.setdefault(kind, []).append(value)
-        condition = Q()
-        for kind, values in by_kind.items():
-            condition |= Q(**{kind_field: kind, f"{field_name}__in": values})
-        yield model.objects.filter(condition)
-
-
-def _free_slugs(missing: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
-    """A slug for each new tag, unique within its kind among stored and new tags.
-
-    Different keys can share a slug ("ICLR 2024" / "ICLR 2024!"); the later ones, in key order,
-    get "-2", "-3", ... Candidates are checked against the database in bulk, a window per
-    base slug that doubles each round, so many tags on one base, or a stored "iclr-2024-2",
-    cost a few queries rather than one per tag or a quadratic search.
-    """
-    pending: dict[tuple[str, str], deque] = {}
-    for (kind, key), name in sorted(missing.items()):
-        pending.setdefault((kind, tag_slug(name)), deque()).append((kind, key))
-    result: dict[tuple[str, str], str] = {}
-    used: set[tuple[str, str]] = set()
-    next_number = dict.fromkeys(pending, 1)
-    window = 1
-    while pending:
-        proposals: dict[tuple[str, str], tuple[str, str]] = {}
-        for group, members in pending.items():
-            kind, base = group
-            first = next_number[group]
-            next_number[group] = first + max(len(members), window)
-            for number in range(first, next_number[group]):
-                slug = base if number == 1 else f"{base}-{number}"
-                if (kind, slug) not in used:
-                    proposals.setdefault((kind, slug), group)
-        taken = set()  # query: slugs already in use
-        for rows in _by_kind_inchunks(Tag, "slug", list(proposals)):
-            taken.update(rows.values_list("kind", "slug"))
-        for candidate, group in proposals.items():
-            members = pending[group]
-            if members and candidate not in taken:
-                result[members.popleft()] = candidate[1]
-                used.add(candidate)
-        pending = {group: members for group, members in pending.items() if members}
-        window *= 2
-    return result
-
-
-def _new_paper(match: _Match) -> Paper:
+def _new_paper(match: Match) -> Paper:
     """The paper a record creates; its forum id and arXiv id are claimed after (_find_papers)."""
     record = match.record
     paper = Paper(

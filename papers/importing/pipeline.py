@@ -17,7 +17,7 @@ from django.utils import timezone
 from papers.importing import unchanged_files
 from papers.importing.bulk_rows import import_write_cache
 from papers.importing.formats import count_lines, expand_paths, read_records
-from papers.importing.loader import BATCH_SIZE, Loader, load_reviews
+from papers.importing.loader import BATCH_SIZE, Loader
 from papers.importing.records import (
     ImportFailed,
     PaperRecord,
@@ -26,6 +26,7 @@ from papers.importing.records import (
     validate_record,
 )
 from papers.importing.report import WARNINGS_LISTED, Report
+from papers.importing.review_rows import load_reviews
 from papers.importing.sources import source_name
 from papers.models import MAX_INVOKED_BY, ImportRun
 
