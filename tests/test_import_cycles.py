@@ -1,6 +1,7 @@
-"""No import cycle among the project's modules (issue 29): every import counts, those inside
-functions too (a cycle held together by an import inside a function is still a cycle), except
-those only a type checker reads (`if TYPE_CHECKING:`)."""
+"""Modules by concern (issue 29): no import cycle among the project's modules, where every
+import counts, those inside functions too (a cycle held together by an import inside a function
+is still a cycle), except those only a type checker reads (`if TYPE_CHECKING:`); and no module
+of the apps over 800 lines."""
 
 from __future__ import annotations
 
@@ -111,3 +112,16 @@ def test_a_function_level_import_is_an_import(tmp_path):
 
 def test_no_module_of_the_project_imports_itself_through_others():
     assert cycles(import_graph()) == []
+
+
+# A module past this holds more than one concern (issue 29); split it by concern first.
+MAX_MODULE_LINES = 800
+
+
+def test_no_module_of_the_apps_is_over_800_lines():
+    long = {
+        name: lines
+        for name, path in project_modules().items()
+        if (lines := len(path.read_text().splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}
