@@ -34,17 +34,31 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import NamedTuple
 
 from bibtexparser.middlewares.names import parse_single_name_into_parts
 
 from annotations.export_data import ExportPaper, Row, rows_of_items
 from annotations.models import ReadingListItem
-from papers.latex import math_spans, only_typesets, without_latex_commands
+from papers.latex import (
+    latex_to_plain_text,
+    math_spans,
+    only_typesets,
+    without_latex_commands,
+)
 from papers.models import Paper
 from papers.templatetags.paper_text import web_url
 from papers.venues import venue_full_name, venue_year
 
 _AND_WORD = re.compile(r"\band\b", re.IGNORECASE)
+# Generational suffixes written after a family name ("John Smith Jr.", "Henry Ford II").
+_SUFFIXES = frozenset({"Jr.", "Jr", "Sr.", "Sr", "II", "III", "IV"})
+# Particles that, capitalised, still start a family name ("Sylvain Le Corff", "Jean-Claude Van
+# Damme"); only the word just before the last one is read so. Short particles that are also
+# given names in other languages ("Da", "Di", "Du") are left out.
+_CAPITALISED_PARTICLES = frozenset(
+    {"Le", "La", "De", "Del", "Della", "Van", "Von", "Der", "Den", "Ten", "Ter", "Dos", "Das"}
+)
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9]+")
 _KEY_PART_MAX = 30
 # Control characters (NUL, escape, C1 controls) and lone surrogates: not text, and a surrogate
@@ -126,6 +140,16 @@ def _title(paper: ExportPaper) -> str:
     return _plain_text(paper.title)
 
 
+def _unicode_title(paper: ExportPaper) -> str:
+    """The title as the plain Unicode text a reader sees ("Nearly $d$-Linear" -> "Nearly
+    d-Linear", "$\\alpha$TC-VAE" -> "αTC-VAE"): for the formats that carry text, not LaTeX
+    (RIS, CSL-JSON and the references formatted from it)."""
+    title = paper.title
+    if "$" in title or "\\" in title:  # most titles have neither: no LaTeX to read
+        return latex_to_plain_text(title)
+    return _plain_text(title)
+
+
 def bibtex_escape(text: str) -> str:
     """Text as a BibTeX field value that reads back as the same text and holds no brace of
     its own, so it cannot end its field or open a new entry."""
@@ -145,17 +169,21 @@ def _escape_specials(text: str) -> str:
     return text
 
 
-def bibtex_title(text: str) -> str:
+def bibtex_title(text: str, *, protect_case: bool = False) -> str:
     """A title as a BibTeX value with its inline math kept as math: "$\\alpha$TC-VAE" becomes
-    "{$\\alpha$}TC-VAE" (braced, so styles do not change its case). Math is the text between
-    two dollar signs as the paper's page finds it (papers.latex.math_spans: "\\$" is a dollar,
-    not a delimiter), whose braces balance and whose commands only typeset (no \\input or
-    \\write18 reaches a reader's LaTeX run); inside it only %, # and & are escaped (each means
-    something else to LaTeX even in math), so the field stays brace-balanced. Everything else,
-    an unbalanced "math" part included, is escaped as plain text."""
+    "{$\\alpha$}TC-VAE" (braced, so styles do not change its case). With `protect_case`, each
+    word holding a capital is braced too ("{Monte} {Carlo}"), as reference managers write
+    titles, so a style that lower-cases titles keeps "Monte Carlo", "Bayesian", "GAN". Math is
+    the text between two dollar signs as the paper's page finds it (papers.latex.math_spans:
+    "\\$" is a dollar, not a delimiter), whose braces balance and whose commands only typeset
+    (no \\input or \\write18 reaches a reader's LaTeX run); inside it only %, # and & are
+    escaped (each means something else to LaTeX even in math), so the field stays
+    brace-balanced. Everything else, an unbalanced "math" part included, is escaped as plain
+    text."""
     text = _plain_text(text)
+    escape = _escaped_and_protected if protect_case else _escape_specials
     if "$" not in text:  # only $...$ is kept as math: most titles and abstracts have none
-        return _escape_specials(text)
+        return escape(text)
     pieces = []
     position = 0
     for start, end in math_spans(text):
@@ -164,11 +192,18 @@ def bibtex_title(text: str) -> str:
         formula = text[start + 1 : end - 1]
         if not (_is_brace_balanced(formula) and only_typesets(formula)):
             continue
-        pieces.append(_escape_specials(text[position:start]))
+        pieces.append(escape(text[position:start]))
         pieces.append("{$" + _MATH_SPECIAL.sub(lambda m: "\\" + m.group(), formula) + "$}")
         position = end
-    pieces.append(_escape_specials(text[position:]))
+    pieces.append(escape(text[position:]))
     return "".join(pieces)
+
+
+def _escaped_and_protected(text: str) -> str:
+    """Escaped text with each word that holds a capital in one pair of braces. The escapes'
+    own braces are balanced, so a braced word is too."""
+    words = _escape_specials(text).split(" ")
+    return " ".join("{" + word + "}" if word.lower() != word else word for word in words)
 
 
 def bibtex_url(url: str) -> str:
@@ -188,21 +223,29 @@ def bibtex_url(url: str) -> str:
 _NAMES_KEPT = 65536
 
 
+class NameParts(NamedTuple):
+    family: str  # with its particles: "van der Maaten", "Le Corff"
+    given: str
+    suffix: str = ""  # "Jr.", "III"
+
+
 @functools.lru_cache(maxsize=_NAMES_KEPT)
-def _person(full_name: str) -> tuple[str, tuple[str, str] | None]:
-    """(the name as one line, its (family, given) parts by name_parts or None)."""
+def _person(full_name: str) -> tuple[str, NameParts | None]:
+    """(the name as one line, its parts by name_parts or None)."""
     name = _plain_text(full_name)
     return name, name_parts(name) if name else None
 
 
 @functools.lru_cache(maxsize=_NAMES_KEPT)
 def bibtex_name(full_name: str) -> str:
-    """One person as exactly one BibTeX name: "Ada King Lovelace" -> "Lovelace, Ada King".
+    """One person as exactly one BibTeX name: "Ada King Lovelace" -> "Lovelace, Ada King",
+    "John Smith Jr." -> "Smith, Jr., John" (BibTeX's form with a suffix).
 
-    The parts are BibTeX's own (bibtexparser's splitter): lower-case words before the family
-    name are its "von" part and stay with it ("Ludwig van Beethoven" -> "van Beethoven,
-    Ludwig"). A name that cannot be inverted safely (one word, a comma of its own, the word
-    "and", BibTeX's name separator) is kept whole inside one pair of braces. Either way the
+    The parts are name_parts': lower-case words before the family name are its "von" part and
+    stay with it ("Ludwig van Beethoven" -> "van Beethoven, Ludwig"), and so does a capitalised
+    particle ("Sylvain Le Corff" -> "Le Corff, Sylvain"). A name that cannot be inverted
+    safely (one word, a comma of its own, the word "and", BibTeX's name separator) is kept
+    whole inside one pair of braces. Either way the
     escaped words hold no brace, comma or "and" that BibTeX could split on, so the result is
     "" (nothing to write) or one name.
     """
@@ -211,26 +254,38 @@ def bibtex_name(full_name: str) -> str:
         return ""
     if parts is None:
         return "{" + _escape_specials(name) + "}"
-    family, given = _escape_specials(parts[0]), _escape_specials(parts[1])
+    family, given, suffix = (_escape_specials(part) for part in parts)
+    if suffix:
+        return f"{family}, {suffix}, {given}"
     return f"{family}, {given}" if given else family
 
 
-def name_parts(name: str) -> tuple[str, str] | None:
-    """(family name with its "von" part, given names) of a one-line name by BibTeX's rules;
-    None for a name that cannot be inverted safely (one word, a comma of its own, or the word
-    "and", BibTeX's name separator)."""
+def name_parts(name: str) -> NameParts | None:
+    """The family name (with its particles), given names and suffix of a one-line name, by
+    BibTeX's rules (bibtexparser's splitter) with two additions reference managers make: a
+    suffix after the family name ("Jr.", "III") is its own part, and a capitalised particle
+    just before the family name belongs to it ("Le Corff", "Van Damme"; BibTeX would call "Le"
+    a given name). None for a name that cannot be inverted safely (one word, a comma of its
+    own, or the word "and", BibTeX's name separator)."""
     if " " not in name or "," in name or _AND_WORD.search(name):
         return None
+    words = name.split(" ")
+    suffix = ""
+    if len(words) > 2 and words[-1] in _SUFFIXES:
+        suffix, words = words[-1], words[:-1]
+    if not any(word[:1].islower() for word in words):
+        # No "von" part: BibTeX's family name is the last word, the rest are given names,
+        # but a capitalised particle before it joins it.
+        cut = len(words) - 1
+        if cut > 1 and words[cut - 1] in _CAPITALISED_PARTICLES:
+            cut -= 1
+        return NameParts(" ".join(words[cut:]), " ".join(words[:cut]), suffix)
     # The splitter reads BibTeX, where braces and backslashes mean something, and our names are
     # plain text: it is given a stand-in per word of the same case ("A0 A1 a2 A3"), and the
     # parts it returns are mapped back to the words.
-    words = name.split(" ")
-    if not any(word[:1].islower() for word in words):
-        # No "von" part: BibTeX's family name is the last word, the rest are given names.
-        return words[-1], " ".join(words[:-1])
     stand_ins = " ".join(f"{'a' if word[:1].islower() else 'A'}{i}" for i, word in enumerate(words))
     family, given = _split_stand_ins(stand_ins)
-    return " ".join(words[i] for i in family), " ".join(words[i] for i in given)
+    return NameParts(" ".join(words[i] for i in family), " ".join(words[i] for i in given), suffix)
 
 
 # The split depends on the words' cases alone, and a few case patterns cover most names.
@@ -311,19 +366,27 @@ def _ascii_word(text: str) -> str:
 
 
 def citation_key(paper: Paper | ExportPaper) -> str:
-    """The paper's key in every export: first author's family name, year, first title word of
-    more than three letters (plain ASCII, LaTeX command names left out: "$\\mathcal{B}$-Coder"
-    gives "bcoder"), then the paper's id, which makes it unique and the same whichever papers
-    are exported with it."""
+    """The paper's key in every export: first author's family name (its last word: "Le
+    Corff" gives "corff", "Smith Jr." "smith"), year, first title word of more than three
+    letters (plain ASCII, LaTeX command names left out: "$\\mathcal{B}$-Coder" gives
+    "bcoder"), then the paper's id, which makes it unique and the same whichever papers are
+    exported with it. A paper without authors is named by its title instead: its first long
+    word, the year, its second ("matryoshka2024representation-363")."""
     paper = _exported(paper)
-    authors = paper.authors
-    first_author_words = authors[0].split() if authors else []
-    family = _ascii_word(first_author_words[-1]).lower() if first_author_words else ""
     title = without_latex_commands(paper.title) if "\\" in paper.title else paper.title
-    title_words = (_ascii_word(word) for word in title.split())
-    first_word = next((word.lower() for word in title_words if len(word) > 3), "")
+    title_words = [word.lower() for word in map(_ascii_word, title.split()) if len(word) > 3]
+    family = _family_word(paper.authors[0]) if paper.authors else ""
+    if not family and title_words:
+        family = title_words.pop(0)
+    first_word = title_words[0] if title_words else ""
     base = f"{family[:_KEY_PART_MAX] or 'paper'}{paper_year(paper)}{first_word[:_KEY_PART_MAX]}"
     return f"{base}-{paper.pk}"
+
+
+def _family_word(full_name: str) -> str:
+    name, parts = _person(full_name)
+    words = (parts.family if parts else name).split()
+    return _ascii_word(words[-1]).lower() if words else ""
 
 
 # --- One paper in each format -----------------------------------------------------------------
@@ -336,7 +399,7 @@ def bibtex_entry(paper: Paper | ExportPaper, *, with_abstract: bool = False) -> 
     citation to paste has no use for them)."""
     paper = _exported(paper)
     title = _title(paper)
-    fields = [("title", bibtex_title(title))] if title else []
+    fields = [("title", bibtex_title(title, protect_case=True))] if title else []
     names = [bibtex_name(name) for name in paper.authors]
     authors = " and ".join(name for name in names if name)
     if authors:
@@ -366,9 +429,10 @@ def ris_record(paper: Paper | ExportPaper) -> str:
     (control characters and line breaks become spaces), so no value can end its record or
     start a tag of its own. An untitled paper has no TI line (empty values are left out)."""
     paper = _exported(paper)
-    fields = [("TY", "CPAPER"), ("TI", paper.title)]
+    fields = [("TY", "CPAPER"), ("TI", _unicode_title(paper))]
     for full_name in paper.authors:
         name, parts = _person(full_name)
+        # The RIS form: "Family, Given, Suffix".
         fields.append(("AU", ", ".join(p for p in parts if p) if parts else name))
     fields += [
         ("PY", str(paper_year(paper))),
@@ -395,7 +459,7 @@ def csl_record(paper: Paper | ExportPaper) -> dict[str, object]:
         "issued": {"date-parts": [[paper_year(paper)]]},
     }
     optional = {
-        "title": _title(paper),
+        "title": _unicode_title(paper),
         "container-title": _venue(paper),
         "URL": web_url(paper.forum_url),
         "DOI": paper.doi,
@@ -405,12 +469,12 @@ def csl_record(paper: Paper | ExportPaper) -> dict[str, object]:
     return record | {name: value for name, value in optional.items() if value}
 
 
-def _csl_name(person: tuple[str, tuple[str, str] | None]) -> dict[str, str]:
+def _csl_name(person: tuple[str, NameParts | None]) -> dict[str, str]:
     name, parts = person
     if parts is None:
         return {"literal": name}
-    family, given = parts
-    return {"family": family, "given": given} if given else {"family": family}
+    fields = {"family": parts.family, "given": parts.given, "suffix": parts.suffix}
+    return {key: value for key, value in fields.items() if value}
 
 
 def _csv_cell(value: object) -> str:

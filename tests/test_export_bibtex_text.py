@@ -39,7 +39,8 @@ def test_titles_keep_their_math_as_math_and_their_text_intact():
     raw = [
         entry.fields_dict["title"].value for entry in bibtexparser.parse_string(exported).entries
     ]
-    assert raw[0].startswith(r"{$\alpha$}TC-VAE")  # math as math, braced against case changes
+    # Math as math, braced against case changes, and so is each word with a capital.
+    assert raw[0].startswith(r"{$\alpha$}{TC-VAE:} {Über}")
     assert r"{$\mathcal{O}(n^2)$}" in raw[1]
     assert r"\$\textbackslash{}mathcal" in raw[2]  # not math: escaped as text
     # Read back as our importer reads BibTeX (LaTeX decoded, math verbatim): the same titles.
