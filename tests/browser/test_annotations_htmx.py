@@ -68,7 +68,7 @@ def test_save_panel_follows_the_lists_section_without_a_reload(page, live_server
 
     page.fill("#paper-lists input[name=new_list_name]", "Group reading")
     page.click("#paper-lists button:has-text('Add')")
-    page.wait_for_selector(f"{save_panel} .triage-in:has-text('In: Group reading')")
+    page.wait_for_selector(f"{save_panel} .triage-in:has-text('In Group reading')")
     page.click("#paper-lists button:has-text('Remove')")
     page.wait_for_selector("#paper-lists .flash:has-text('Removed')")
     assert page.locator(f"{save_panel} .triage-in").count() == 0

@@ -54,6 +54,9 @@ def test_save_and_status_in_place(page, live_server, results, screenshot):
     page.wait_for_selector(f"{block} .triage-saved:has-text('Saved ✓')")
     _settled(page)
     assert "Saved to “Saved”" in page.inner_text(f"{block} [role=status]")
+    # Status, lists and the lab tag wait behind the result's "More" (issue 28: quiet results).
+    assert page.locator(f"{block} button:visible, {block} summary:visible").count() == 2
+    page.click(f"{block} .triage-more summary")
     page.select_option(f"{block} [data-triage-status]", "read")
     page.click(f"{block} [data-triage-status-set]")
     page.wait_for_selector(f"{block} [role=status]:has-text('Read (in “Saved”)')")
