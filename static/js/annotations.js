@@ -133,3 +133,27 @@
     }
   });
 })();
+
+// The header's member menu (a <details data-menu>): Escape or a click elsewhere closes it.
+(function () {
+  "use strict";
+
+  function openMenus() {
+    return document.querySelectorAll("details[data-menu][open]");
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    openMenus().forEach(function (menu) {
+      var inside = menu.contains(document.activeElement);
+      menu.open = false;
+      if (inside) menu.querySelector("summary").focus();
+    });
+  });
+
+  document.addEventListener("click", function (event) {
+    openMenus().forEach(function (menu) {
+      if (!(event.target instanceof Node) || !menu.contains(event.target)) menu.open = false;
+    });
+  });
+})();

@@ -100,8 +100,8 @@ def test_the_header_is_one_line_on_a_phone(browser, live_server):
         brand = page.locator(".brand").bounding_box()
         assert header["height"] < brand["height"] * 2.5  # one row, not three
         assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing sticks out
-        page.click(".site-nav-menu summary")
-        page.click(".site-nav-menu >> text=My lists")
+        page.click(".member-menu summary")
+        page.click(".member-menu >> text=Lists")
         page.wait_for_url(f"{live_server.url}/lists/")
     finally:
         context.close()
