@@ -157,3 +157,24 @@
     });
   });
 })();
+
+// The paper page's panel is sticky where that helps: one shorter than the window stays at the
+// top; a longer one scrolls with the page until its end is in view, then stays there, so every
+// part of it (the comment box last) is reached by scrolling the page, never inside a box.
+(function () {
+  "use strict";
+
+  var panel = document.querySelector(".paper-workspace > .annotations");
+  if (!panel || !("ResizeObserver" in window)) return;
+  var GAP = 8;
+
+  function place() {
+    var top = Math.min(GAP, window.innerHeight - panel.offsetHeight - GAP);
+    panel.style.setProperty("--panel-top", top + "px");
+  }
+
+  panel.classList.add("is-sticky");
+  place();
+  new ResizeObserver(place).observe(panel);
+  window.addEventListener("resize", place);
+})();
