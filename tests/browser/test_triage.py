@@ -72,6 +72,19 @@ def test_save_and_status_in_place(page, live_server, results, screenshot):
     assert problems == []
 
 
+def test_a_result_shows_at_most_three_controls(page, live_server, results):
+    """Issue 28, point 2: selection box, Save and More; the rest waits behind More."""
+    make_user("iris")
+    log_in(page, live_server, "iris")
+    page.goto(f"{live_server.url}/?q=graph&sort=title")
+    counts = page.evaluate(
+        """[...document.querySelectorAll('.paper-list > .paper-item .triage')].map(block =>
+             [...block.querySelectorAll('button, input:not([type=hidden]), select, summary')]
+               .filter(e => e.checkVisibility({visibilityProperty: true})).length)"""
+    )
+    assert counts == [3, 3, 3, 3]
+
+
 def test_keyboard_walk(page, live_server, results):
     member = make_user("finn")
     problems = _watch_console(page)
