@@ -1,5 +1,6 @@
 """axe-core (WCAG 2.2 A/AA rules, target-size included) finds nothing on the pages a member
-uses, on a desktop (light and dark theme) and on a phone, logged in with notes, lists, tags and comments present."""
+uses, on a desktop (light and dark theme) and on a phone, logged in with notes, lists, tags
+and comments present."""
 
 from __future__ import annotations
 

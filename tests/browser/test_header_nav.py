@@ -22,9 +22,9 @@ MAX_PHONE_HEADER = 64
 def _one_row(page) -> None:
     """Every visible item of the header sits on one line: their vertical middles agree."""
     middles = page.evaluate(
-        """[...document.querySelectorAll(
-              '.site-header .brand, .site-header .header-search, .nav-row > li, .member-menu > summary'
-           )].filter(e => e.getClientRects().length)
+        """[...document.querySelectorAll('.site-header .brand, .site-header .header-search,'
+                                          + '.nav-row > li, .member-menu > summary')]
+             .filter(e => e.getClientRects().length)
              .map(e => { const r = e.getBoundingClientRect(); return r.top + r.height / 2; })"""
     )
     assert middles and max(middles) - min(middles) <= 6, middles

@@ -31,7 +31,8 @@ new PerformanceObserver(list => {
     window.__cls += entry.value;
     window.__shifts.push({
       value: entry.value,
-      sources: (entry.sources || []).map(s => s.node && s.node.nodeName + '.' + (s.node.className || '')),
+      sources: (entry.sources || [])
+        .map(s => s.node && s.node.nodeName + '.' + (s.node.className || '')),
     });
   }
 }).observe({type: 'layout-shift', buffered: true});
@@ -66,7 +67,7 @@ def _measure(page, url: str) -> tuple[float, list]:
     _settle(page)
     # Down the page as a reader scrolls, which brings the Cite section in.
     height = page.evaluate("document.documentElement.scrollHeight")
-    for y in range(0, height, 600):
+    for _ in range(0, height, 600):
         page.mouse.wheel(0, 600)
         page.wait_for_timeout(60)
     _settle(page)
