@@ -1,8 +1,10 @@
 """Nothing jumps (issue 28, point 4): the cumulative layout shift Chromium reports (a
 PerformanceObserver on 'layout-shift' entries, those without recent input) stays at most 0.02 on
-the list page, a search and a paper page, for a visitor and a member, at 1366×900 and 390×844,
-over the seed papers in fixtures/: while the page loads, its math is typeset and its fonts
-arrive, and while it is scrolled to the end (the Cite section loads itself there)."""
+the list page, a search and a paper page (and the other pages each role opens most: a reading
+list, notes and the lab page; an author page and the login page), for a visitor and a member,
+at 1366×900 and 390×844, over the seed papers in fixtures/: while the page loads, its math is
+typeset and its fonts arrive, and while it is scrolled to the end (the Cite section loads itself
+there). Each page is a first visit: a new browser context, nothing cached."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from django.test import Client
 
 from papers.models import Paper
 from tests.browser.conftest import SCREENSHOT_DIR
-from tests.factories import make_lab_tag, make_reading_list, make_user
+from tests.factories import make_lab_tag, make_note, make_reading_list, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -46,6 +48,7 @@ def corpus(db):
     member = make_user("ana")
     make_reading_list(member, "Reading group", papers=[math_paper], is_default=True)
     make_lab_tag(math_paper, "reading group", added_by=member)
+    make_note(member, math_paper, "The bound in **section 3**, $O(n \\log n)$.")
     return math_paper, member
 
 
@@ -81,6 +84,19 @@ def test_cumulative_layout_shift_stays_small(browser, live_server, corpus, role)
         "list": "/",
         "search": "/?q=diffusion",
         "paper": paper.get_absolute_url(),
+        # The other pages each role opens most.
+        **(
+            {
+                "reading list": paper.reading_lists.get().get_absolute_url(),
+                "notes": "/notes/",
+                "lab": "/lab/",
+            }
+            if role == "member"
+            else {
+                "author": paper.authorships.first().author.get_absolute_url(),
+                "login": "/accounts/login/",
+            }
+        ),
     }
     found: dict[str, float] = {}
     shifts: dict[str, list] = {}
