@@ -111,6 +111,9 @@ def test_cumulative_layout_shift_stays_small(browser, live_server, corpus, role)
                 page.add_init_script(OBSERVE)
                 key = f"{label} {name}"
                 found[key], shifts[key] = _measure(page, f"{live_server.url}{path}")
+                # Nor does any page scroll sideways.
+                wide = page.evaluate("document.documentElement.scrollWidth")
+                assert wide <= viewport["width"], f"{key} is {wide} px wide"
             finally:
                 context.close()
     SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
