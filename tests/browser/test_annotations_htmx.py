@@ -114,7 +114,7 @@ def test_list_page_reorders_and_sets_status_in_place(page, live_server, screensh
     first = page.locator("#list-items li").first
     first.locator("select[name=status]").select_option("reading")
     first.locator("select[name=priority]").select_option("1")
-    first.locator("button:has-text('Save')").click()
+    first.locator("button:has-text('Set status')").click()
     page.wait_for_selector("#list-items .flash:has-text('Updated')")
     assert page.evaluate("window.__noReload") is True
     item = reading_list.items.get(paper=papers[1])

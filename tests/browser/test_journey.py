@@ -152,7 +152,7 @@ def test_new_user_journey(page, live_server, screenshot, seeded):
     item = page.locator(".reading-list-item").filter(has_text=MATH_PAPER_TITLE)
     expect(item.get_by_label("Status").locator("option:checked")).to_have_text("To read")
     item.get_by_label("Status").select_option(label="Reading")
-    item.get_by_role("button", name="Save").click()
+    item.get_by_role("button", name="Set status").click()
     expect(page.locator("#list-items").get_by_role("status")).to_contain_text("Updated")
     page.reload()
     item = page.locator(".reading-list-item").filter(has_text=MATH_PAPER_TITLE)
