@@ -85,6 +85,30 @@ def test_a_result_shows_at_most_three_controls(page, live_server, results):
     assert counts == [3, 3, 3, 3]
 
 
+def test_more_opens_and_closes_with_the_keyboard(page, live_server, results):
+    from playwright.sync_api import expect
+
+    make_user("jo")
+    problems = _watch_console(page)
+    log_in(page, live_server, "jo")
+    page.goto(f"{live_server.url}/?q=graph&sort=title")
+    block = page.locator(f"#triage-{results[0].pk}")
+    summary = block.locator(".triage-more summary")
+    summary.focus()
+    page.keyboard.press("Enter")
+    expect(block.locator("[data-triage-status]")).to_be_visible()
+    page.keyboard.press("Tab")  # into the menu: the status menu comes first
+    expect(block.locator("[data-triage-status]")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(block.locator("[data-triage-status]")).to_be_hidden()
+    expect(summary).to_be_focused()
+    # One open at a time.
+    summary.click()
+    page.locator(f"#triage-{results[1].pk} .triage-more summary").click()
+    expect(block.locator("[data-triage-status]")).to_be_hidden()
+    assert problems == []
+
+
 def test_keyboard_walk(page, live_server, results):
     member = make_user("finn")
     problems = _watch_console(page)
