@@ -46,6 +46,11 @@ class PaperTriage:
         return self.status is not None
 
     @property
+    def status_label(self) -> str:
+        """The saved paper's reading status as a person reads it ("Reading"), else empty."""
+        return ReadingStatus(self.status).label if self.status else ""
+
+    @property
     def statuses(self) -> list[tuple[str, str, bool]]:
         """(value, label, current) for the status menu; an unsaved paper would be "To read"."""
         current = self.status or ReadingStatus.TO_READ

@@ -541,4 +541,5 @@ def test_each_items_controls_name_their_paper_for_screen_readers(client, user):
         assert f'aria-label="Move “{title}” up"' in page
         assert f'aria-label="Move “{title}” down"' in page
         assert f'<span class="visually-hidden"> “{title}” from this list</span>' in page
-        assert f'<span class="visually-hidden"> status and priority of “{title}”</span>' in page
+        # One verb per action: "Set status" (as in the results), no longer "Save".
+        assert f'Set status<span class="visually-hidden"> and priority of “{title}”</span>' in page

@@ -262,7 +262,7 @@ def test_adding_and_removing_through_the_lists_section_refreshes_the_save_panel(
     queue = make_reading_list(user, "Queue")
     client.force_login(user)
     page = client.get(paper.get_absolute_url()).content.decode()
-    assert "In: Queue" not in page
+    assert "In Queue" not in page
 
     added = client.post(
         reverse("annotations:paper-list-add", args=[paper.pk]),
@@ -270,7 +270,7 @@ def test_adding_and_removing_through_the_lists_section_refreshes_the_save_panel(
         HTTP_HX_REQUEST="true",
         HTTP_HX_TARGET="paper-lists",
     ).content.decode()
-    assert "In: Queue" in _save_panel_block(added, paper)
+    assert "In Queue" in _save_panel_block(added, paper)
 
     item = ReadingListItem.objects.get(reading_list=queue, paper=paper)
     removed = client.post(
@@ -278,4 +278,4 @@ def test_adding_and_removing_through_the_lists_section_refreshes_the_save_panel(
         HTTP_HX_REQUEST="true",
         HTTP_HX_TARGET="paper-lists",
     ).content.decode()
-    assert "In:" not in _save_panel_block(removed, paper)
+    assert "triage-in" not in _save_panel_block(removed, paper)

@@ -261,7 +261,7 @@ def test_the_header_counts_unread_notifications(client, user, other_user):
     client.force_login(user)
     content = client.get(reverse("papers:list")).content.decode()
     assert 'aria-label="Notifications, 2 unread"' in content
-    assert '<span class="badge" aria-hidden="true">2</span>' in content
+    assert '<span class="badge badge-unread" aria-hidden="true">2 unread</span>' in content
     client.post(reverse("annotations:notifications-mark-all-read"))
     content = client.get(reverse("papers:list")).content.decode()
     assert 'aria-label="Notifications"' in content and "unread" not in content

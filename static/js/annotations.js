@@ -133,3 +133,48 @@
     }
   });
 })();
+
+// The header's member menu (a <details data-menu>): Escape or a click elsewhere closes it.
+(function () {
+  "use strict";
+
+  function openMenus() {
+    return document.querySelectorAll("details[data-menu][open]");
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    openMenus().forEach(function (menu) {
+      var inside = menu.contains(document.activeElement);
+      menu.open = false;
+      if (inside) menu.querySelector("summary").focus();
+    });
+  });
+
+  document.addEventListener("click", function (event) {
+    openMenus().forEach(function (menu) {
+      if (!(event.target instanceof Node) || !menu.contains(event.target)) menu.open = false;
+    });
+  });
+})();
+
+// The paper page's panel is sticky where that helps: one shorter than the window stays at the
+// top; a longer one scrolls with the page until its end is in view, then stays there, so every
+// part of it (the comment box last) is reached by scrolling the page, never inside a box.
+(function () {
+  "use strict";
+
+  var panel = document.querySelector(".paper-workspace > .annotations");
+  if (!panel || !("ResizeObserver" in window)) return;
+  var GAP = 8;
+
+  function place() {
+    var top = Math.min(GAP, window.innerHeight - panel.offsetHeight - GAP);
+    panel.style.setProperty("--panel-top", top + "px");
+  }
+
+  panel.classList.add("is-sticky");
+  place();
+  new ResizeObserver(place).observe(panel);
+  window.addEventListener("resize", place);
+})();

@@ -26,6 +26,8 @@
   if (panel && narrow.matches) {
     panel.open = false;
   }
+  // Until here CSS (site.css) showed the open panel folded already: nothing moves now.
+  if (panel) panel.setAttribute("data-folded", "");
   // A swap brings a new (open) panel: keep it as the member left it.
   var panelOpen = null;
   document.addEventListener("htmx:beforeSwap", function () {

@@ -85,6 +85,8 @@
     else if (key in STATUS_KEYS) setStatus(item, STATUS_KEYS[key]);
     else if (key === "t") {
       var box = item.querySelector("[data-triage-tag]");
+      var more = box && box.closest("details");
+      if (more) more.open = true; // the tag box is in the result's "More" menu
       if (box) box.focus();
     } else if (key === "o" || (key === "Enter" && event.target === document.body)) openPaper(item);
     else handled = false;
@@ -100,6 +102,25 @@
     if (event.key !== "Escape" || !(target instanceof HTMLInputElement) || target.id !== "q") return;
     event.preventDefault();
     target.blur();
+  });
+
+  // A result's "More" menu: one open at a time; Escape inside it closes it and gives the
+  // focus back to its summary.
+  document.addEventListener("toggle", function (event) {
+    var opened = event.target;
+    if (!(opened instanceof HTMLDetailsElement) || !opened.open || !opened.matches(".triage-more")) return;
+    document.querySelectorAll(".triage-more[open]").forEach(function (other) {
+      if (other !== opened) other.open = false;
+    });
+  }, true);
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape" || !(event.target instanceof Element)) return;
+    var more = event.target.closest(".triage-more[open]");
+    if (!more) return;
+    event.preventDefault();
+    more.open = false;
+    more.querySelector("summary").focus();
   });
 
   // Enter in a result's tag box tags that result (the shared form's own Enter does nothing);

@@ -1,5 +1,6 @@
 """axe-core (WCAG 2.2 A/AA rules, target-size included) finds nothing on the pages a member
-uses, on a desktop and on a phone, logged in with notes, lists, tags and comments present."""
+uses, on a desktop (light and dark theme) and on a phone, logged in with notes, lists, tags
+and comments present."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ AXE_OPTIONS = {
     "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]},
     "resultTypes": ["violations"],
 }
-VIEWPORTS = {"desktop": (1280, 900), "phone": (390, 844)}
+VIEWPORTS = {"desktop": (1280, 900), "phone": (390, 844), "desktop, dark theme": (1280, 900)}
 
 
 @pytest.fixture
@@ -60,7 +61,8 @@ def _violations(page) -> list[str]:
 def test_member_pages_have_no_axe_violations(browser, live_server, library, viewport):
     pytest.importorskip("axe_playwright_python", reason="make test installs axe-playwright-python")
     width, height = VIEWPORTS[viewport]
-    context = browser.new_context(viewport={"width": width, "height": height})
+    scheme = "dark" if "dark" in viewport else "light"  # tokens.css's prefers-color-scheme
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
     page = context.new_page()
     try:
         page.goto(f"{live_server.url}/accounts/login/")

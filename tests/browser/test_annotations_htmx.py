@@ -68,7 +68,7 @@ def test_save_panel_follows_the_lists_section_without_a_reload(page, live_server
 
     page.fill("#paper-lists input[name=new_list_name]", "Group reading")
     page.click("#paper-lists button:has-text('Add')")
-    page.wait_for_selector(f"{save_panel} .triage-in:has-text('In: Group reading')")
+    page.wait_for_selector(f"{save_panel} .triage-in:has-text('In Group reading')")
     page.click("#paper-lists button:has-text('Remove')")
     page.wait_for_selector("#paper-lists .flash:has-text('Removed')")
     assert page.locator(f"{save_panel} .triage-in").count() == 0
@@ -114,7 +114,7 @@ def test_list_page_reorders_and_sets_status_in_place(page, live_server, screensh
     first = page.locator("#list-items li").first
     first.locator("select[name=status]").select_option("reading")
     first.locator("select[name=priority]").select_option("1")
-    first.locator("button:has-text('Save')").click()
+    first.locator("button:has-text('Set status')").click()
     page.wait_for_selector("#list-items .flash:has-text('Updated')")
     assert page.evaluate("window.__noReload") is True
     item = reading_list.items.get(paper=papers[1])

@@ -117,10 +117,12 @@ def test_new_user_journey(page, live_server, screenshot, seeded):
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url(opened)
-    # A member's links are in the header, inline at this desktop width.
+    # A member's menu is in the header, named for them, Log out in it.
     nav = page.get_by_role("navigation", name="Main", exact=True)
-    expect(nav.get_by_role("link", name="newcomer")).to_be_visible()
+    expect(nav.locator(".member-menu-who")).to_have_text("newcomer")
+    nav.locator(".member-menu summary").click()
     expect(nav.get_by_role("button", name="Log out")).to_be_visible()
+    nav.locator(".member-menu summary").click()
 
     # 6. A private note shows up among their notes on the page.
     notes = page.locator("#paper-notes")
@@ -150,7 +152,7 @@ def test_new_user_journey(page, live_server, screenshot, seeded):
     item = page.locator(".reading-list-item").filter(has_text=MATH_PAPER_TITLE)
     expect(item.get_by_label("Status").locator("option:checked")).to_have_text("To read")
     item.get_by_label("Status").select_option(label="Reading")
-    item.get_by_role("button", name="Save").click()
+    item.get_by_role("button", name="Set status").click()
     expect(page.locator("#list-items").get_by_role("status")).to_contain_text("Updated")
     page.reload()
     item = page.locator(".reading-list-item").filter(has_text=MATH_PAPER_TITLE)
@@ -170,7 +172,7 @@ def test_new_user_journey(page, live_server, screenshot, seeded):
     assert Comment.objects.get(paper=paper).author.username == "newcomer"
 
     # 10. The list exports as BibTeX and CSV, each holding the paper.
-    nav.get_by_role("link", name="My lists").click()
+    nav.get_by_role("link", name="Lists", exact=True).click()
     page.get_by_role("link", name=LIST_NAME).click()
     page.wait_for_url(f"{base}{reading_list.get_absolute_url()}")
 

@@ -23,6 +23,7 @@ def test_save_the_current_search_and_find_it_in_saved_searches(page, live_server
     # A full page load would replace this marker; an htmx swap leaves it in place.
     page.evaluate("window.__noReload = true")
 
+    page.click("#save-search summary:has-text('Save this search')")  # one line until opened
     page.fill("#save-search-name", "Diffusion watch")
     page.click("#save-search button:has-text('Save search')")
     page.wait_for_selector("#save-search [role=status]:has-text('Diffusion watch')")

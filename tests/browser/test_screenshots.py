@@ -22,6 +22,7 @@ from annotations.models import ReadingStatus
 from papers.admin.common import curation_queue_url
 from papers.filters import DEFAULT_PER_PAGE
 from papers.models import Paper
+from tests.browser.journey_helpers import PHONE
 from tests.factories import (
     PASSWORD,
     make_lab_tag,
@@ -44,7 +45,9 @@ def shots(page, tmp_path):
     directory.mkdir(parents=True, exist_ok=True)
     page.set_viewport_size(VIEWPORT)
 
-    def take(name: str) -> Path:
+    def take(name: str, keep_viewport: bool = False) -> Path:
+        if not keep_viewport:
+            page.set_viewport_size(VIEWPORT)
         path = directory / f"{name}.png"
         page.screenshot(path=str(path))
         assert path.stat().st_size > 0
@@ -137,18 +140,39 @@ def test_screenshots_of_a_members_triage_workspace_and_notifications(
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url(f"{live_server.url}/")
 
-    # Triage from the results: every result has Save, status, list and lab tag controls.
+    # Triage from the results: each result quiet (Save and More), the first just saved, the
+    # second's More open in place (status, lists, lab tag).
     page.goto(f"{live_server.url}/?q=graph")
     expect(page.locator(".paper-item .triage").first).to_be_visible()
     page.locator(".paper-item").first.locator("[data-triage-save]").click()
     expect(page.locator(".paper-item").first.locator(".triage-saved")).to_be_visible()
+    expect(page.locator(".htmx-request, .htmx-settling")).to_have_count(0)
+    page.locator(".paper-item").nth(1).locator(".triage-more summary").click()
+    expect(page.locator(".paper-item").nth(1).locator("[data-triage-status]")).to_be_visible()
     shots("triage-list")
 
-    # The paper page as a workspace: the member's column beside the paper.
+    # The same search on a phone, and in the dark theme.
+    page.set_viewport_size(PHONE)
+    page.goto(f"{live_server.url}/?q=graph")
+    expect(page.locator(".paper-item").first).to_be_visible()
+    shots("search-phone", keep_viewport=True)
+    page.set_viewport_size(VIEWPORT)
+    page.emulate_media(color_scheme="dark")
+    page.goto(f"{live_server.url}/?q=graph")
+    expect(page.locator(".paper-item").first).to_be_visible()
+    shots("search-dark")
+    page.emulate_media(color_scheme="light")
+
+    # The paper page as a workspace: the member's column beside the paper; on a phone, one
+    # column under a one-row header.
     page.goto(f"{live_server.url}{math_paper.get_absolute_url()}")
     expect(page.locator("#paper-notes")).to_contain_text("section 3")
     expect(page.locator("#paper-comments")).to_contain_text("extra assumption")
     shots("paper-workspace")
+    page.set_viewport_size(PHONE)
+    page.goto(f"{live_server.url}{math_paper.get_absolute_url()}")
+    expect(page.locator(".abstract-text .katex").first).to_be_visible()
+    shots("paper-phone", keep_viewport=True)
 
     # Ben's mention reached Ana.
     page.goto(f"{live_server.url}/notifications/")

@@ -54,6 +54,9 @@ def test_save_and_status_in_place(page, live_server, results, screenshot):
     page.wait_for_selector(f"{block} .triage-saved:has-text('Saved ✓')")
     _settled(page)
     assert "Saved to “Saved”" in page.inner_text(f"{block} [role=status]")
+    # Status, lists and the lab tag wait behind the result's "More" (issue 28: quiet results).
+    assert page.locator(f"{block} button:visible, {block} summary:visible").count() == 2
+    page.click(f"{block} .triage-more summary")
     page.select_option(f"{block} [data-triage-status]", "read")
     page.click(f"{block} [data-triage-status-set]")
     page.wait_for_selector(f"{block} [role=status]:has-text('Read (in “Saved”)')")
@@ -66,6 +69,43 @@ def test_save_and_status_in_place(page, live_server, results, screenshot):
     assert page.is_visible(f"{block} .triage-saved")
     assert page.eval_on_selector(f"{block} [data-triage-status]", "menu => menu.value") == "read"
     assert _saved(member) == {"Graph study B": ReadingStatus.READ}
+    assert problems == []
+
+
+def test_a_result_shows_at_most_three_controls(page, live_server, results):
+    """Issue 28, point 2: selection box, Save and More; the rest waits behind More."""
+    make_user("iris")
+    log_in(page, live_server, "iris")
+    page.goto(f"{live_server.url}/?q=graph&sort=title")
+    counts = page.evaluate(
+        """[...document.querySelectorAll('.paper-list > .paper-item .triage')].map(block =>
+             [...block.querySelectorAll('button, input:not([type=hidden]), select, summary')]
+               .filter(e => e.checkVisibility({visibilityProperty: true})).length)"""
+    )
+    assert counts == [3, 3, 3, 3]
+
+
+def test_more_opens_and_closes_with_the_keyboard(page, live_server, results):
+    from playwright.sync_api import expect
+
+    make_user("jo")
+    problems = _watch_console(page)
+    log_in(page, live_server, "jo")
+    page.goto(f"{live_server.url}/?q=graph&sort=title")
+    block = page.locator(f"#triage-{results[0].pk}")
+    summary = block.locator(".triage-more summary")
+    summary.focus()
+    page.keyboard.press("Enter")
+    expect(block.locator("[data-triage-status]")).to_be_visible()
+    page.keyboard.press("Tab")  # into the menu: the status menu comes first
+    expect(block.locator("[data-triage-status]")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(block.locator("[data-triage-status]")).to_be_hidden()
+    expect(summary).to_be_focused()
+    # One open at a time.
+    summary.click()
+    page.locator(f"#triage-{results[1].pk} .triage-more summary").click()
+    expect(block.locator("[data-triage-status]")).to_be_hidden()
     assert problems == []
 
 

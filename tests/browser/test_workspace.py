@@ -7,7 +7,7 @@ import pytest
 
 from papers.models import TagKind
 from tests.browser.journey_helpers import ConsoleWatch, log_in
-from tests.factories import make_paper, make_user
+from tests.factories import make_comment, make_paper, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -44,6 +44,32 @@ def test_the_annotations_column_is_in_view_beside_a_long_paper_at_1280px(page, l
     assert page.evaluate("window.scrollY") > 1000
     assert _in_viewport(page, "#paper-notes")
     assert watch.problems == []
+
+
+def test_a_long_panel_flows_with_the_page_and_its_last_button_is_reached(page, live_server):
+    """Issue 28, point 5: the panel is no scroll box of its own; with a long discussion the
+    comment box and its button come into view by scrolling the page."""
+    member = make_user("dora")
+    paper = make_paper("A discussed paper", abstract="Short.", authors=["Ada Lovelace"])
+    for n in range(25):
+        make_comment(member, paper, f"Comment number {n}, with a line or two of text. " * 3)
+    log_in(page, live_server, "dora")
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.goto(f"{live_server.url}{paper.get_absolute_url()}")
+
+    boxes = page.evaluate(
+        """[...document.querySelectorAll('aside.annotations, aside.annotations *')]
+             .filter(e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowY)
+                          && e.scrollHeight > e.clientHeight + 1 && e.tagName !== 'TEXTAREA')
+             .map(e => e.tagName + '.' + e.className)"""
+    )
+    assert boxes == []
+    panel = page.locator("aside.annotations").bounding_box()
+    assert panel["height"] > 900  # longer than the window
+    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    button = page.get_by_role("button", name="Post comment")
+    assert _in_viewport(page, "#paper-comments > form button[type=submit]")
+    button.click(trial=True)  # nothing covers it
 
 
 def test_previous_and_next_keep_the_search_typed_into_the_box(page, live_server):
@@ -100,8 +126,8 @@ def test_the_header_is_one_line_on_a_phone(browser, live_server):
         brand = page.locator(".brand").bounding_box()
         assert header["height"] < brand["height"] * 2.5  # one row, not three
         assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing sticks out
-        page.click(".site-nav-menu summary")
-        page.click(".site-nav-menu >> text=My lists")
+        page.click(".member-menu summary")
+        page.click(".member-menu >> text=Lists")
         page.wait_for_url(f"{live_server.url}/lists/")
     finally:
         context.close()
