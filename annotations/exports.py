@@ -311,12 +311,15 @@ def _is_brace_balanced(value: str) -> bool:
     escaped or not, the way BibTeX does.
 
     Linear, with the loops in C: an author field of 2,000 names is megabytes long. The braces
-    are picked out of the UTF-8 bytes, the empty pairs the escapers write are dropped (taking
-    out an adjacent `{}` never changes whether a sequence balances), and the depth is followed
-    over what is left.
+    are picked out of the UTF-8 bytes, adjacent pairs are dropped a few times over (taking out
+    an adjacent `{}` never changes whether a sequence balances: the escapers' empty pairs, a
+    braced word, math in braces), and the depth is followed over what is left.
     """
     braces = value.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACE_BYTES)
-    braces = braces.replace(b"{}", b"")
+    for _ in range(3):  # a braced word, math in braces: most values are settled in a pass or two
+        braces = braces.replace(b"{}", b"")
+    if not braces:
+        return True
     if braces.count(b"{") != braces.count(b"}"):
         return False
     depths = accumulate(map(_BRACE_STEP.__getitem__, braces), initial=0)
@@ -374,11 +377,12 @@ def citation_key(paper: Paper | ExportPaper) -> str:
     word, the year, its second ("matryoshka2024representation-363")."""
     paper = _exported(paper)
     title = without_latex_commands(paper.title) if "\\" in paper.title else paper.title
-    title_words = [word.lower() for word in map(_ascii_word, title.split()) if len(word) > 3]
+    # Read lazily: the first long word or two are all a key needs.
+    title_words = (word.lower() for word in map(_ascii_word, title.split()) if len(word) > 3)
     family = _family_word(paper.authors[0]) if paper.authors else ""
-    if not family and title_words:
-        family = title_words.pop(0)
-    first_word = title_words[0] if title_words else ""
+    if not family:
+        family = next(title_words, "")
+    first_word = next(title_words, "")
     base = f"{family[:_KEY_PART_MAX] or 'paper'}{paper_year(paper)}{first_word[:_KEY_PART_MAX]}"
     return f"{base}-{paper.pk}"
 
