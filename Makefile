@@ -14,7 +14,7 @@ PORT ?= 8000
 SITE_URL ?= http://$(HOST):$(PORT)
 RUN_ENV := DJANGO_DEBUG=1 SITE_URL=$(SITE_URL)
 
-.PHONY: run test lint format bench serve worker clean
+.PHONY: run test lint format bench migrate serve worker clean
 
 # A venv made from an older Python would fail later and obscurely (tomllib missing, pins that
 # do not install), and stay behind after the right Python is installed: refuse it up front.
@@ -74,12 +74,20 @@ run: $(RUNTIME)
 		trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 		$(RUN_ENV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-## serve: production serving: migrate, create the cache table, collect static files, build the
-##        search index if missing (else catch it up), run gunicorn
-##        against DATABASE_URL (needs DJANGO_SECRET_KEY and DJANGO_ALLOWED_HOSTS; see README)
-serve: $(RUNTIME)
+## migrate: apply database migrations and create the cache table: once per deploy, from one host
+##          (the same steps as deploy/systemd/papers-migrate.service)
+migrate: $(RUNTIME)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py createcachetable
+
+## serve: production serving on one host: refuse an unmigrated database (run `make migrate` once
+##        per deploy first), collect static files, build the search index if missing (else catch
+##        it up), run gunicorn against DATABASE_URL (needs DJANGO_SECRET_KEY and
+##        DJANGO_ALLOWED_HOSTS; see README); deploy/systemd/papers-web.service does the same
+serve: $(RUNTIME)
+	@$(BIN)/python manage.py migrate --check >/dev/null || { \
+		echo "The database has unapplied migrations: run 'make migrate' once for this deploy, then 'make serve' on each host." >&2; \
+		exit 1; }
 	$(BIN)/python manage.py collectstatic --noinput
 	$(BIN)/python manage.py update_search_index
 	$(BIN)/gunicorn -c config/gunicorn.conf.py config.wsgi

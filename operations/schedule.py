@@ -1,0 +1,190 @@
+"""The site's processes and scheduled commands, declared once.
+
+The crontab in docs/operations.md and the systemd units in deploy/systemd/ are both written
+from these declarations (`manage.py deploy_files`), and a test keeps the committed copies equal
+to what this module writes, so the schedule has one home: change it here, regenerate both.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ScheduledLine:
+    """A management command run at a fixed time of day, on every app server (the commands
+    that must run once claim their job first: operations.runs)."""
+
+    name: str  # the systemd unit's and the log file's name
+    argv: tuple[str, ...]  # manage.py's arguments
+    hour: int
+    minute: int
+    description: str
+
+
+# Times in the server's local time. Feeds are fetched before the PDFs of what they brought and
+# before the digests that mail it; index pruning runs after the night's recommendations.
+SCHEDULE: tuple[ScheduledLine, ...] = (
+    ScheduledLine(
+        "recommendations",
+        ("compute_recommendations",),
+        3,
+        15,
+        "recommended papers for every member",
+    ),
+    ScheduledLine(
+        "index",
+        ("update_search_index", "--prune-days", "30"),
+        4,
+        30,
+        "catch the search index up and delete old change records",
+    ),
+    ScheduledLine("exports", ("prune_exports",), 4, 45, "delete prepared exports past their days"),
+    ScheduledLine(
+        "tasks",
+        ("prune_db_task_results", "--min-age-days", "7"),
+        4,
+        50,
+        "delete finished background task rows",
+    ),
+    ScheduledLine("feeds", ("fetch_feeds",), 6, 30, "fetch the feeds that are due"),
+    ScheduledLine(
+        "pdfs",
+        ("fetch_pdfs", "--limit", "5000"),
+        6,
+        45,
+        "fetch the PDFs of papers that have a link and no stored file",
+    ),
+    ScheduledLine("digests", ("send_digests",), 7, 0, "the daily e-mail of saved searches"),
+)
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """Where the app lives on a host and whom it runs as."""
+
+    app_dir: str = "/srv/papers"
+    user: str = "papers"
+    log_dir: str = "/var/log/papers"
+
+    @property
+    def python(self) -> str:
+        return f"{self.app_dir}/.venv/bin/python"
+
+    @property
+    def env_file(self) -> str:
+        return f"{self.app_dir}/.env"
+
+
+def crontab(deployment: Deployment) -> str:
+    """The crontab lines (as the app's user): each loads the app's environment first, since
+    cron passes none of it."""
+    lines = ["# m h dom mon dow  command (as the app's user)"]
+    for line in SCHEDULE:
+        command = " ".join(shlex.quote(arg) for arg in line.argv)
+        lines.append(
+            f"{line.minute} {line.hour} * * *  cd {deployment.app_dir} && set -a && "
+            f". ./.env && set +a && .venv/bin/python manage.py {command} "
+            f">> {deployment.log_dir}/{line.name}.log 2>&1"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _unit(sections: list[tuple[str, list[str]]]) -> str:
+    blocks = []
+    for title, entries in sections:
+        blocks.append("\n".join([f"[{title}]", *entries]))
+    return "\n\n".join(blocks) + "\n"
+
+
+def _service(deployment: Deployment, description: str, service: list[str]) -> str:
+    # A oneshot service is started by its timer or by hand, never at boot.
+    install = [] if "Type=oneshot" in service else [("Install", ["WantedBy=multi-user.target"])]
+    return _unit(
+        [
+            (
+                "Unit",
+                [
+                    f"Description=Paper browser: {description}",
+                    "After=network-online.target postgresql.service",
+                    "Wants=network-online.target",
+                ],
+            ),
+            (
+                "Service",
+                [
+                    f"User={deployment.user}",
+                    f"WorkingDirectory={deployment.app_dir}",
+                    f"EnvironmentFile={deployment.env_file}",
+                    *service,
+                ],
+            ),
+            *install,
+        ]
+    )
+
+
+def systemd_units(deployment: Deployment) -> dict[str, str]:
+    """Unit file name -> text: the web server and the task worker on every host, the
+    migration run once per deploy, and a service and timer per scheduled command."""
+    manage = f"{deployment.python} manage.py"
+    units = {
+        "papers-web.service": _service(
+            deployment,
+            "web server (gunicorn)",
+            [
+                # Migrations run once per deploy (papers-migrate), never per server start: a
+                # host started before them refuses to serve an older schema.
+                f"ExecStartPre={manage} migrate --check",
+                f"ExecStartPre={manage} collectstatic --noinput",
+                f"ExecStartPre={manage} update_search_index",
+                f"ExecStart={deployment.app_dir}/.venv/bin/gunicorn -c config/gunicorn.conf.py "
+                "config.wsgi",
+                "ExecReload=/bin/kill -HUP $MAINPID",
+                "Restart=always",
+                # Building a missing index of a large catalogue takes a while before gunicorn.
+                "TimeoutStartSec=900",
+            ],
+        ),
+        "papers-worker.service": _service(
+            deployment,
+            "background task worker",
+            [
+                f"ExecStart={manage} db_worker --no-startup-delay",
+                "Restart=always",
+                "Nice=5",
+            ],
+        ),
+        "papers-migrate.service": _service(
+            deployment,
+            "database migrations (once per deploy, from one host)",
+            [
+                "Type=oneshot",
+                f"ExecStart={manage} migrate --noinput",
+                f"ExecStart={manage} createcachetable",
+            ],
+        ),
+    }
+    for line in SCHEDULE:
+        command = " ".join(shlex.quote(arg) for arg in line.argv)
+        units[f"papers-{line.name}.service"] = _service(
+            deployment,
+            line.description,
+            ["Type=oneshot", "Nice=5", f"ExecStart={manage} {command}"],
+        )
+        units[f"papers-{line.name}.timer"] = _unit(
+            [
+                ("Unit", [f"Description=Paper browser: {line.description}, daily"]),
+                (
+                    "Timer",
+                    [
+                        f"OnCalendar=*-*-* {line.hour:02d}:{line.minute:02d}:00",
+                        # A host that was down at the time runs the job when it is back.
+                        "Persistent=true",
+                    ],
+                ),
+                ("Install", ["WantedBy=timers.target"]),
+            ]
+        )
+    return units
