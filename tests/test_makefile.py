@@ -48,6 +48,27 @@ def test_make_run_keeps_a_site_url_given_to_it():
     assert "SITE_URL=http://devbox.lan:8000 " in runserver
 
 
+def test_make_serve_never_migrates_and_make_migrate_does():
+    """Migrations run once per deploy (`make migrate`, from one host); a web server started
+    before them refuses an unmigrated database instead of racing other hosts to migrate."""
+
+    def commands(target: str) -> str:
+        result = subprocess.run(
+            ["make", "--no-print-directory", "-n", target],
+            cwd=ROOT,
+            env=_clean_env(),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return result.stdout
+
+    serve = commands("serve")
+    assert "manage.py migrate --check" in serve
+    assert "migrate --noinput" not in serve
+    assert "manage.py migrate --noinput" in commands("migrate")
+
+
 def test_make_refuses_to_create_the_venv_from_a_python_older_than_3_11(tmp_path):
     # Stands in for Ubuntu 22.04's python3.10: answers the version check with "too old".
     old_python = tmp_path / "python3.10"
