@@ -97,14 +97,17 @@ worker: $(RUNTIME)
 	$(BIN)/python manage.py db_worker --no-startup-delay
 
 ## test: install test dependencies, lint, type-check (mypy), check migrations and run the whole suite
-##       (PYTEST_ARGS="-k word" or a test path runs part of it; pytest's exit status 5, no test
-##       collected, passes with a message saying so, as CI asks)
+##       in TEST_WORKERS processes (pytest-xdist; default one per core, each test module kept in
+##       one process; TEST_WORKERS=0 runs in this process) (PYTEST_ARGS="-k word" or a test path
+##       runs part of it; pytest's exit status 5, no test collected, passes with a message saying
+##       so, as CI asks)
+TEST_WORKERS ?= auto
 test: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs config
 	$(TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
-	$(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
+	$(TEST_ENV) $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS); rc=$$?; \
 		if [ $$rc -eq 5 ]; then echo "pytest: no tests collected$(if $(strip $(PYTEST_ARGS)), (PYTEST_ARGS=$(PYTEST_ARGS)))"; rc=0; fi; \
 		exit $$rc
 
