@@ -1,0 +1,12 @@
+from django.urls import path
+
+from highlights import views
+
+app_name = "highlights"
+
+urlpatterns = [
+    path("papers/<int:paper_pk>/highlights/", views.paper_highlights, name="list"),
+    path("highlights/<int:pk>/edit/", views.highlight_edit, name="edit"),
+    path("highlights/<int:pk>/delete/", views.highlight_delete, name="delete"),
+    path("highlights/<int:pk>/anchor/", views.highlight_anchor, name="anchor"),
+]
