@@ -9,4 +9,5 @@ urlpatterns = [
     path("highlights/<int:pk>/edit/", views.highlight_edit, name="edit"),
     path("highlights/<int:pk>/delete/", views.highlight_delete, name="delete"),
     path("highlights/<int:pk>/anchor/", views.highlight_anchor, name="anchor"),
+    path("highlights/<int:pk>.jsonld", views.highlight_jsonld, name="jsonld"),
 ]

@@ -8,9 +8,9 @@ from functools import wraps
 
 from django.http import Http404, HttpRequest, JsonResponse
 from django.shortcuts import get_object_or_404
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from highlights import selectors, services
+from highlights import jsonld, selectors, services
 from highlights.forms import AnchorForm, HighlightEditForm, HighlightForm, errors_of
 from highlights.models import Highlight
 from highlights.serialize import highlight_item
@@ -112,6 +112,16 @@ def highlight_anchor(request: HttpRequest, pk: int) -> JsonResponse:
         return _refused(form)
     services.anchor_highlight(highlight=highlight, fields=form.cleaned_data, orphaned=form.orphaned)
     return _item(request, _reread(request, pk))
+
+
+@require_safe
+def highlight_jsonld(request: HttpRequest, pk: int) -> JsonResponse:
+    """The highlight as a W3C Web Annotation, to whoever may see it."""
+    highlight = selectors.visible_highlight(request.user, pk)
+    if highlight is None:
+        raise Http404("No such highlight.")
+    document = jsonld.annotation(highlight, request.build_absolute_uri)
+    return JsonResponse(document, content_type=jsonld.CONTENT_TYPE)
 
 
 def _reread(request: HttpRequest, pk: int) -> Highlight:
