@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from annotations.markdown import render_markdown
@@ -26,6 +26,15 @@ NOTE_MAX_LENGTH = 5_000
 PAGE_MAX = 10_000
 # Code points in one page's text: a dense page holds about 6,000.
 POSITION_MAX = 1_000_000
+
+
+def reader_url(paper_id: int) -> str:
+    """The paper's PDF reader (pdfs:reader). The reader is built beside this app; until its URL
+    is installed, the path it is agreed to have."""
+    try:
+        return reverse("pdfs:reader", args=[paper_id])
+    except NoReverseMatch:
+        return f"/papers/{paper_id}/read/"
 
 
 class HighlightVisibility(models.TextChoices):
@@ -108,8 +117,8 @@ class Highlight(models.Model):
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
-        """Where the reader shows it (the reader's URL is pdfs:reader, /papers/<pk>/read/)."""
-        return f"/papers/{self.paper_id}/read/#highlight-{self.pk}"
+        """Where the reader shows it: the reader scrolls to #highlight-<id>."""
+        return f"{reader_url(self.paper_id)}#highlight-{self.pk}"
 
     def get_jsonld_url(self) -> str:
         return reverse("highlights:jsonld", args=[self.pk])
