@@ -157,3 +157,6 @@ class HighlightPreference(models.Model):
 
     def __str__(self) -> str:
         return f"Highlight default for {self.user}: {self.default_visibility}"
+
+    def is_private_from(self, user) -> bool:
+        return self.user_id != user.pk
