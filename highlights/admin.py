@@ -21,7 +21,7 @@ class HighlightAdmin(GuardedAdmin, admin.ModelAdmin):
     list_select_related = ["author", "paper"]
     list_filter = ["visibility", "orphaned", "created_at"]
     search_fields = ["exact", "note", "paper__title", "author__username"]
-    fields = [
+    fields = readonly_fields = (
         "paper",
         "author",
         "visibility",
@@ -37,8 +37,7 @@ class HighlightAdmin(GuardedAdmin, admin.ModelAdmin):
         "comment",
         "created_at",
         "updated_at",
-    ]
-    readonly_fields = fields
+    )
     list_per_page = 100
     show_full_result_count = False
 

@@ -90,6 +90,10 @@ class Highlight(models.Model):
 
     objects = HighlightQuerySet.as_manager()
 
+    # Set by highlights.selectors (the replies to its thread) and the panel's template tag.
+    reply_count: int
+    stale: bool
+
     class Meta:
         ordering = ["paper", "page", "start", "pk"]
         indexes = [
