@@ -9,14 +9,29 @@ again removes its comment as its author would (the replies keep their thread).
 
 from __future__ import annotations
 
+import re
+
 from annotations import discussion, services
 from annotations.models import Comment
 from highlights.models import Highlight
 
+# ASCII punctuation but brackets and parentheses: a backslash before each keeps it literal.
+_MARKDOWN_PUNCTUATION = re.compile(r"([!-'*-/:-@\\^-`{-~])")
+
+
+def markdown_literal(text: str) -> str:
+    """`text` as Markdown that shows it as written: no emphasis, link, heading, math or
+    mention made of a PDF's words. Brackets become character references, since "\\[" opens
+    display math (annotations.markdown's dollarmath)."""
+    escaped = _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+    return escaped.replace("[", "&#91;").replace("]", "&#93;")
+
 
 def comment_body(highlight: Highlight) -> str:
-    """Markdown: the quote as a block quote with its page, then the note."""
-    quoted = "\n".join(f"> {line}" if line else ">" for line in highlight.exact.splitlines())
+    """Markdown: the quote (literal) as a block quote with its page, then the note (the
+    member's Markdown, with its mentions)."""
+    lines = markdown_literal(highlight.exact).splitlines()
+    quoted = "\n".join(f"> {line}" if line.strip() else ">" for line in lines)
     body = f"Highlighted on page {highlight.page} of the PDF:\n\n{quoted}"
     return f"{body}\n\n{highlight.note}" if highlight.note else body
 

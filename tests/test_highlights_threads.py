@@ -25,7 +25,7 @@ def test_lab_highlight_opens_a_thread_its_url_points_at(client, user):
     assert Highlight.objects.get().comment == comment
     assert item["thread_url"] == f"{paper.get_absolute_url()}#comment-{comment.pk}"
     assert (comment.author, comment.paper) == (user, paper)
-    assert SENTENCE in comment.body and "page 3" in comment.body
+    assert SENTENCE in comment.body_html and "page 3" in comment.body
     assert "Compare with section 2." in comment.body
     page = client.get(paper.get_absolute_url()).content.decode()
     assert f'id="comment-{comment.pk}"' in page
@@ -114,3 +114,13 @@ def test_deleting_a_lab_highlight_removes_its_comment(client, user):
     client.post(reverse("highlights:delete", args=[item["id"]]))
     assert Comment.objects.get().is_removed
     assert not Highlight.objects.exists()
+
+
+def test_the_quote_shows_as_written_in_the_thread(client, user):
+    paper = make_paper()
+    quote = "cost *is* $x^2$ [1](http://e.org) \\[y\\] # 2."
+    client.force_login(user)
+    create(client, paper, visibility="lab", exact=quote, end=str(120 + len(quote)))
+    html = Comment.objects.get().body_html
+    assert "<em>" not in html and "<a " not in html and "math-display" not in html
+    assert "cost *is*" in html and "[1](http://e.org)" in html and "# 2." in html
