@@ -46,11 +46,14 @@ def open_thread(highlight: Highlight) -> Comment:
 
 
 def update_thread(highlight: Highlight) -> None:
-    """After an edit of the note: the comment says what the highlight now says (mentions the
-    edit adds are told, those it drops and not yet read are untold)."""
+    """After an edit of a lab highlight: the comment says what the highlight now says
+    (mentions the edit adds are told, those it drops and not yet read are untold). A comment
+    removed in the discussion stays removed: an edit does not bring a moderated thread back."""
     comment = highlight.comment
-    if comment is None or comment.is_removed:
+    if comment is None:
         open_thread(highlight)
+    elif comment.is_removed:
+        return  # removed in the discussion (by its author, or a moderator): left so
     elif comment.body != comment_body(highlight):
         discussion.edit_comment(comment=comment, body=comment_body(highlight))
 

@@ -124,3 +124,16 @@ def test_the_quote_shows_as_written_in_the_thread(client, user):
     html = Comment.objects.get().body_html
     assert "<em>" not in html and "<a " not in html and "math-display" not in html
     assert "cost *is*" in html and "[1](http://e.org)" in html and "# 2." in html
+
+
+def test_a_thread_removed_by_a_moderator_is_not_brought_back_by_an_edit(client, user):
+    from annotations.services import remove_comment
+
+    paper = make_paper()
+    moderator = make_user("mod", is_staff=True)
+    client.force_login(user)
+    item = create(client, paper, visibility="lab", note="first")
+    remove_comment(comment=Comment.objects.get(), by=moderator)
+    client.post(reverse("highlights:edit", args=[item["id"]]), {"note": "second"})
+    assert Comment.objects.count() == 1 and Comment.objects.get().is_removed
+    assert Comment.objects.get().body.endswith("first")
