@@ -15,16 +15,25 @@ from annotations import discussion, services
 from annotations.models import Comment
 from highlights.models import Highlight
 
-# ASCII punctuation but brackets and parentheses: a backslash before each keeps it literal.
-_MARKDOWN_PUNCTUATION = re.compile(r"([!-'*-/:-@\\^-`{-~])")
+# What Markdown (with annotations.markdown's math) reads as syntax within a line, and at a
+# line's start (headings, quotes, lists, rules). Escaping only these keeps the comment's
+# source, which recent activity and notifications quote, close to the PDF's words.
+_INLINE_SYNTAX = re.compile(r"([\\`*_$<&~|])")
+_LINE_START_SYNTAX = re.compile(r"^(\s*)([#>+=-])")
+_LINE_START_NUMBER = re.compile(r"^(\s*\d+)([.)])")
 
 
 def markdown_literal(text: str) -> str:
-    """`text` as Markdown that shows it as written: no emphasis, link, heading, math or
-    mention made of a PDF's words. Brackets become character references, since "\\[" opens
+    """`text` as Markdown that shows it as written: no emphasis, link, heading, list, math or
+    HTML made of a PDF's words. Brackets become character references, since "\\[" opens
     display math (annotations.markdown's dollarmath)."""
-    escaped = _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
-    return escaped.replace("[", "&#91;").replace("]", "&#93;")
+    lines = []
+    for line in text.splitlines():
+        line = _INLINE_SYNTAX.sub(r"\\\1", line)
+        line = _LINE_START_SYNTAX.sub(r"\1\\\2", line)
+        line = _LINE_START_NUMBER.sub(r"\1\\\2", line)
+        lines.append(line.replace("[", "&#91;").replace("]", "&#93;"))
+    return "\n".join(lines)
 
 
 def comment_body(highlight: Highlight) -> str:

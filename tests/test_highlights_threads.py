@@ -118,12 +118,14 @@ def test_deleting_a_lab_highlight_removes_its_comment(client, user):
 
 def test_the_quote_shows_as_written_in_the_thread(client, user):
     paper = make_paper()
-    quote = "cost *is* $x^2$ [1](http://e.org) \\[y\\] # 2."
+    quote = "cost *is* $x^2$ [1](http://e.org) \\[y\\] <b>\n# 2.\n- a\n3. b"
     client.force_login(user)
     create(client, paper, visibility="lab", exact=quote, end=str(120 + len(quote)))
     html = Comment.objects.get().body_html
     assert "<em>" not in html and "<a " not in html and "math-display" not in html
-    assert "cost *is*" in html and "[1](http://e.org)" in html and "# 2." in html
+    assert "<h1>" not in html and "<ul>" not in html and "<ol>" not in html
+    assert "cost *is*" in html and "[1](http://e.org)" in html and "&lt;b&gt;" in html
+    assert "# 2." in html and "- a" in html and "3. b" in html
 
 
 def test_a_thread_removed_by_a_moderator_is_not_brought_back_by_an_edit(client, user):
