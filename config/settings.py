@@ -147,6 +147,7 @@ INSTALLED_APPS = [
     "alerts",
     "operations",
     "pdfs",
+    "highlights",
 ]
 
 REQUIRE_LOGIN = env_bool("REQUIRE_LOGIN", default=False)
