@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from csp.constants import WASM_UNSAFE_EVAL
+from csp.decorators import csp_update
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST, require_safe
 
@@ -13,6 +15,7 @@ from papers.models import Paper
 from papers.numbers import MAX_ID
 from pdfs.forms import PdfUploadForm
 from pdfs.models import PaperPdf
+from pdfs.reader import ask_for_pdf
 from pdfs.storing import PdfExists, store_pdf
 
 # A filename's length, before ".pdf": long titles are cut.
@@ -44,6 +47,24 @@ def pdf_file(request: HttpRequest, pk: int) -> FileResponse:
     response["X-Content-Type-Options"] = "nosniff"
     response.block_size = SEND_BLOCK_BYTES
     return response
+
+
+@require_safe
+# PDF.js compiles WebAssembly image decoders; only this page's policy allows it (its worker
+# has its own, config/static_headers.py). PDF scripting stays off (static/js/reader/).
+@csp_update({"script-src": [WASM_UNSAFE_EVAL]})
+def reader(request: HttpRequest, pk: int) -> HttpResponse:
+    # Whoever may see the paper may read it, as pdf_file; the workspace panel beside the reader
+    # reuses the paper page's prefetch of tags (annotations.selectors.lab_paper_tags).
+    paper = get_object_or_404(
+        Paper.objects.with_people_and_tags().select_related("pdf_file"), pk=pk
+    )
+    try:
+        pdf = paper.pdf_file
+    except PaperPdf.DoesNotExist:
+        pdf = None
+    missing = None if pdf is not None else ask_for_pdf(paper)
+    return render(request, "pdfs/reader.html", {"paper": paper, "pdf": pdf, "missing": missing})
 
 
 @require_POST
