@@ -151,6 +151,7 @@ INSTALLED_APPS = [
     "alerts",
     "operations",
     "pdfs",
+    "highlights",
 ]
 
 REQUIRE_LOGIN = env_bool("REQUIRE_LOGIN", default=False)

@@ -22,6 +22,7 @@ urlpatterns = [
     path("", include("alerts.urls")),
     path("", include("recommendations.urls")),
     path("", include("pdfs.urls")),
+    path("", include("highlights.urls")),
     # Before the contrib include so it wins over that include's plain login view.
     path(
         "accounts/login/",

@@ -48,10 +48,11 @@ def test_logged_in_paper_page_stays_within_the_query_budget(
     current_searcher()  # the search index catches up now, as on a running server
     # Paper page (papers app, 7): session, user, paper, authorships+authors,
     # paper_tags+tags, search index up to date?, similar papers' rows.
-    # Annotation panel (3): own notes on the paper, own lists with whether the paper is in
-    # each (one query with a subquery), comments with their authors (select_related).
+    # Annotation panel (4): own notes on the paper, own lists with whether the paper is in
+    # each (one query with a subquery), comments with their authors (select_related), the
+    # highlights the member may see with their authors and reply counts.
     # Lab tags come from the paper page's paper_tags prefetch: no query.
-    with django_assert_max_num_queries(11):
+    with django_assert_max_num_queries(12):
         response = client.get(paper.get_absolute_url())
     assert response.status_code == 200
     content = response.content.decode()
@@ -79,8 +80,9 @@ def test_panel_adds_three_queries_for_a_member_and_none_for_anonymous(client, us
     client.force_login(user)
     queries, content = _annotation_queries_and_content(client, paper.get_absolute_url())
     # notes, lists (+ subquery over items, same statement), comments with their replies, who
-    # in the lab has the paper in a shared list; and the header's unread notification count
-    assert len(queries) == 5
+    # in the lab has the paper in a shared list; and the header's unread notification count;
+    # the highlights the member may see (it joins the comments for their reply counts)
+    assert len(queries) == 6
     assert all(text in content for text in PANEL_TEXTS)
 
 

@@ -1,0 +1,86 @@
+""" "My notes and highlights" as Markdown: per paper, the member's notes, then their
+highlights' quotes with page numbers and notes; a reading list is its papers in list order.
+Plain text building, no database (the views read the rows through highlights.selectors)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from annotations.models import Note
+from highlights.models import Highlight
+from papers.latex import latex_to_plain_text
+from papers.models import Paper
+
+MEDIA_TYPE = "text/markdown; charset=utf-8"
+
+
+def quoted(text: str) -> str:
+    """`text` as a Markdown block quote, each of its lines quoted."""
+    return "\n".join(f"> {line}".rstrip() for line in text.splitlines() or [""])
+
+
+def highlight_markdown(highlight: Highlight) -> str:
+    where = f"page {highlight.page}"
+    if highlight.orphaned:
+        where += ", not found in the present PDF"
+    shared = "shared with the lab" if highlight.is_shared else "private"
+    parts = [quoted(highlight.exact), f"— {where} ({shared})"]
+    if highlight.note:
+        parts.append(highlight.note)
+    return "\n\n".join(parts)
+
+
+def paper_section(
+    paper: Paper,
+    notes: Sequence[Note],
+    highlights: Sequence[Highlight],
+    *,
+    url: str,
+    level: int = 1,
+) -> str:
+    heading = "#" * level
+    lines = [f"{heading} {latex_to_plain_text(paper.display_title)}", "", f"<{url}>"]
+    if notes:
+        lines += ["", f"{heading}# Notes"]
+        for note in notes:
+            lines += ["", note.body.strip()]
+    if highlights:
+        lines += ["", f"{heading}# Highlights"]
+        for highlight in highlights:
+            lines += ["", highlight_markdown(highlight)]
+    if not notes and not highlights:
+        lines += ["", "No notes or highlights."]
+    return "\n".join(lines) + "\n"
+
+
+def papers_document(
+    title: str,
+    papers: Sequence[Paper],
+    notes: dict[int, list[Note]],
+    highlights: dict[int, list[Highlight]],
+    *,
+    url_of: Callable[[Paper], str],
+) -> str:
+    """A reading list's document: `title`, then each paper as a second-level section."""
+    sections = [f"# {title}\n"]
+    sections += [
+        paper_section(
+            paper,
+            notes.get(paper.pk, []),
+            highlights.get(paper.pk, []),
+            url=url_of(paper),
+            level=2,
+        )
+        for paper in papers
+    ]
+    return "\n".join(sections)
+
+
+def summary_text(notes: Sequence[Note], highlights: Sequence[Highlight]) -> str:
+    """Notes and highlights as plain text for a BibTeX `note` or an RIS `N1`: the notes, then
+    each highlight as "p. N: “quote” — note"."""
+    parts = [note.body.strip() for note in notes]
+    for highlight in highlights:
+        line = f"p. {highlight.page}: “{highlight.exact}”"
+        parts.append(f"{line} — {highlight.note}" if highlight.note else line)
+    return "\n\n".join(parts)

@@ -1,0 +1,132 @@
+"""The reader's JSON endpoints (docs/highlights.md): list and create on a paper, then edit,
+delete and re-anchor one highlight. What the user may not see answers 404, never 403."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.http import Http404, HttpRequest, JsonResponse
+from django.shortcuts import get_object_or_404
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from highlights import jsonld, selectors, services
+from highlights.forms import AnchorForm, HighlightEditForm, HighlightForm, errors_of
+from highlights.models import Highlight
+from highlights.serialize import highlight_item
+from papers.models import Paper
+
+
+def member_required(view: Callable[..., JsonResponse]) -> Callable[..., JsonResponse]:
+    """A visitor's write gets a JSON refusal (the reader shows it), not the login page."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs) -> JsonResponse:
+        if not request.user.is_authenticated:
+            message = "Log in to highlight and annotate papers."
+            return JsonResponse({"errors": {"__all__": [message]}}, status=403)
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def _paper(pk: int) -> Paper:
+    return get_object_or_404(
+        Paper.objects.select_related("pdf_file").only("pk", "pdf_file__sha256"), pk=pk
+    )
+
+
+def _item(request: HttpRequest, highlight: Highlight, status: int = 200) -> JsonResponse:
+    sha = services.current_pdf_sha256(highlight.paper)
+    return JsonResponse(highlight_item(highlight, request.user, sha), status=status)
+
+
+def _refused(form) -> JsonResponse:
+    return JsonResponse({"errors": errors_of(form)}, status=400)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def paper_highlights(request: HttpRequest, paper_pk: int) -> JsonResponse:
+    paper = _paper(paper_pk)
+    if request.method == "POST":
+        return _create(request, paper)
+    user = request.user
+    sha = services.current_pdf_sha256(paper)
+    highlights = selectors.paper_highlights(user, paper)
+    return JsonResponse(
+        {
+            "highlights": [highlight_item(h, user, sha) for h in highlights],
+            "default_visibility": services.default_visibility(user),
+            "can_annotate": user.is_authenticated,
+        }
+    )
+
+
+@member_required
+def _create(request: HttpRequest, paper: Paper) -> JsonResponse:
+    form = HighlightForm(request.POST)
+    if not form.is_valid():
+        return _refused(form)
+    highlight = services.create_highlight(
+        paper=paper, author=request.user, fields=form.cleaned_data
+    )
+    highlight.reply_count = 0
+    return _item(request, highlight, status=201)
+
+
+def _own_highlight(request: HttpRequest, pk: int) -> Highlight:
+    highlight = selectors.visible_highlight(request.user, pk)
+    if highlight is None or highlight.author_id != request.user.pk:
+        raise Http404("No such highlight.")
+    return highlight
+
+
+@require_POST
+@member_required
+def highlight_edit(request: HttpRequest, pk: int) -> JsonResponse:
+    highlight = _own_highlight(request, pk)
+    form = HighlightEditForm(request.POST)
+    if not form.is_valid():
+        return _refused(form)
+    services.edit_highlight(highlight=highlight, changes=form.changes())
+    return _item(request, _reread(request, pk))
+
+
+@require_POST
+@member_required
+def highlight_delete(request: HttpRequest, pk: int) -> JsonResponse:
+    highlight = _own_highlight(request, pk)
+    services.delete_highlight(highlight=highlight)
+    return JsonResponse({"deleted": pk})
+
+
+@require_POST
+@member_required
+def highlight_anchor(request: HttpRequest, pk: int) -> JsonResponse:
+    """Anyone who sees the highlight may post where it is now; only its selectors change."""
+    highlight = selectors.visible_highlight(request.user, pk)
+    if highlight is None:
+        raise Http404("No such highlight.")
+    form = AnchorForm(request.POST, exact=highlight.exact)
+    if not form.is_valid():
+        return _refused(form)
+    services.anchor_highlight(highlight=highlight, fields=form.cleaned_data, orphaned=form.orphaned)
+    return _item(request, _reread(request, pk))
+
+
+@require_safe
+def highlight_jsonld(request: HttpRequest, pk: int) -> JsonResponse:
+    """The highlight as a W3C Web Annotation, to whoever may see it."""
+    highlight = selectors.visible_highlight(request.user, pk)
+    if highlight is None:
+        raise Http404("No such highlight.")
+    document = jsonld.annotation(highlight, request.build_absolute_uri)
+    return JsonResponse(document, content_type=jsonld.CONTENT_TYPE)
+
+
+def _reread(request: HttpRequest, pk: int) -> Highlight:
+    """With its reply count, as the list gives it."""
+    highlight = selectors.visible_highlight(request.user, pk)
+    if highlight is None:  # made private by its owner a moment ago, seen by another member
+        raise Http404("No such highlight.")
+    return highlight
