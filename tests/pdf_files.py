@@ -11,17 +11,25 @@ from __future__ import annotations
 def make_pdf(text: str = "A known sentence.", *, pages: int = 1, padding: int = 0) -> bytes:
     """A PDF of `pages` pages each showing `text` (ASCII) in Helvetica; `padding` bytes of
     comment make it larger without changing what it shows."""
-    escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-    stream = f"BT /F1 12 Tf 72 720 Td ({escaped}) Tj ET".encode("ascii")
-    page_ids = [4 + 2 * n for n in range(pages)]
+    return make_text_pdf([[text]] * pages, padding=padding)
+
+
+def make_text_pdf(pages: list[list[str]], *, padding: int = 0) -> bytes:
+    """A PDF whose page N shows the lines pages[N-1] (ASCII), one under another in Helvetica."""
+    streams = []
+    for lines in pages:
+        shown = b" T* ".join(b"(%s) Tj" % _pdf_string(line) for line in lines)
+        leading = b" 16 TL" if len(lines) > 1 else b""
+        streams.append(b"BT /F1 12 Tf%s 72 720 Td %s ET" % (leading, shown))
+    page_ids = [4 + 2 * n for n in range(len(pages))]
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids ["
         + b" ".join(b"%d 0 R" % pid for pid in page_ids)
-        + b"] /Count %d >>" % pages,
+        + b"] /Count %d >>" % len(pages),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
-    for pid in page_ids:
+    for pid, stream in zip(page_ids, streams, strict=True):
         objects.append(
             b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
             b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (pid + 1)
@@ -42,3 +50,7 @@ def make_pdf(text: str = "A known sentence.", *, pages: int = 1, padding: int = 
         xref,
     )
     return bytes(out)
+
+
+def _pdf_string(text: str) -> bytes:
+    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)").encode("ascii")

@@ -1,0 +1,175 @@
+"""The PDF reader in Chromium under the real CSP: the first page drawn, its text selectable,
+find, keys, the phone layout; no console errors and no CSP violations (also those reported by
+`securitypolicyviolation` events, which the worker's would not print)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.journey_helpers import PHONE, ConsoleWatch, log_in, overflow
+from tests.factories import make_paper, make_user
+from tests.pdf_files import make_text_pdf
+from tests.pdf_storing import store_test_pdf
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# Ten pages, each naming itself; "needle" only on page 7.
+PAGES = [
+    [f"Page {n} begins here.", "Diffusion models learn to denoise.", f"The end of page {n}."]
+    for n in range(1, 11)
+]
+PAGES[6].append("A rare needle hides on this page.")
+
+# Collects CSP violations the page sees (its own and its workers'), before any script runs.
+WATCH_CSP = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.__cspViolations.push(`${event.violatedDirective} ${event.blockedURI}`);
+});
+"""
+
+
+@pytest.fixture
+def reader_paper(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    paper = make_paper("Reading a paper in the browser")
+    store_test_pdf(paper, make_text_pdf(PAGES))
+    return paper
+
+
+def open_reader(page, live_server, paper, fragment: str = "", *, shown: int = 1):
+    page.add_init_script(WATCH_CSP)
+    page.goto(f"{live_server.url}/papers/{paper.pk}/read/{fragment}")
+    page.wait_for_selector(".reader[data-ready]")
+    page.wait_for_selector(f".reader-page[data-page-number='{shown}'][data-rendered] .textLayer span")
+
+
+def current_page(page) -> int:
+    return int(page.input_value("#reader-page"))
+
+
+def assert_quiet(page, console):
+    assert page.evaluate("window.__cspViolations") == []
+    assert console.problems == []
+
+
+def test_the_reader_shows_the_first_page_with_selectable_text(page, live_server, reader_paper):
+    console = ConsoleWatch().attach(page)
+    open_reader(page, live_server, reader_paper)
+
+    assert page.locator("[data-page-count]").text_content() == "10"
+    assert page.locator(".reader-page").count() == 10
+    # Only the pages near the viewport are drawn.
+    drawn = page.locator(".reader-page[data-rendered]").count()
+    assert 1 <= drawn < 10
+    text = page.locator(".reader-page[data-page-number='1'] .textLayer").inner_text()
+    assert "Page 1 begins here." in text
+    selected = page.evaluate(
+        """() => {
+          const span = [...document.querySelectorAll(".reader-page[data-page-number='1'] .textLayer span")]
+            .find((s) => s.textContent.includes("Diffusion"));
+          const range = document.createRange();
+          range.selectNodeContents(span);
+          getSelection().removeAllRanges();
+          getSelection().addRange(range);
+          return getSelection().toString();
+        }"""
+    )
+    assert selected == "Diffusion models learn to denoise."
+    assert page.get_by_role("link", name="← Back to the paper").get_attribute("href") == (
+        reader_paper.get_absolute_url()
+    )
+    assert_quiet(page, console)
+
+
+def test_find_goes_to_the_page_that_holds_the_phrase(page, live_server, reader_paper):
+    console = ConsoleWatch().attach(page)
+    open_reader(page, live_server, reader_paper)
+
+    page.locator(".reader-pages").focus()
+    page.keyboard.press("Control+f")
+    assert page.evaluate("document.activeElement.id") == "reader-find-input"
+    page.keyboard.type("rare NEEDLE")
+    page.keyboard.press("Enter")
+
+    page.wait_for_selector(".reader-find-match")
+    assert page.locator("[data-find-status]").text_content() == "1 of 1 (page 7)"
+    assert current_page(page) == 7
+    assert page.locator(".reader-page[data-page-number='7']").is_visible()
+    page.keyboard.type("x")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('[data-find-status]').textContent === 'Not found'")
+    assert_quiet(page, console)
+
+
+def test_keys_move_between_pages_and_zoom(page, live_server, reader_paper):
+    console = ConsoleWatch().attach(page)
+    open_reader(page, live_server, reader_paper)
+    page.locator(".reader-pages").focus()
+
+    page.keyboard.press("n")
+    page.keyboard.press("PageDown")
+    assert current_page(page) == 3
+    page.keyboard.press("p")
+    assert current_page(page) == 2
+    page.keyboard.press("End")
+    assert current_page(page) == 10
+    page.wait_for_selector(".reader-page[data-page-number='10'][data-rendered]")
+    page.keyboard.press("Home")
+    assert current_page(page) == 1
+
+    width = page.locator(".reader-page").first.bounding_box()["width"]
+    zoom = page.locator("[data-zoom]").text_content()
+    page.keyboard.press("+")
+    assert page.locator("[data-zoom]").text_content() != zoom
+    assert page.locator(".reader-page").first.bounding_box()["width"] > width
+    page.keyboard.press("-")
+    page.keyboard.press("-")
+    assert page.locator(".reader-page").first.bounding_box()["width"] < width
+    assert_quiet(page, console)
+
+
+def test_an_address_with_a_page_opens_at_that_page(page, live_server, reader_paper):
+    open_reader(page, live_server, reader_paper, "#page=5", shown=5)
+    assert current_page(page) == 5
+    assert page.locator(".reader-page[data-page-number='5']").is_visible()
+
+
+def test_on_a_phone_the_reader_fits_the_screen(browser, live_server, reader_paper):
+    context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True)
+    page = context.new_page()
+    console = ConsoleWatch().attach(page)
+    open_reader(page, live_server, reader_paper)
+
+    toolbar = page.locator(".reader-toolbar").bounding_box()
+    assert toolbar["x"] >= 0 and toolbar["x"] + toolbar["width"] <= 360
+    first = page.locator(".reader-page").first.bounding_box()
+    assert first["width"] <= 360
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    for name in ("Previous page", "Next page", "Zoom in", "Zoom out"):
+        assert page.get_by_role("button", name=name).is_visible()
+    assert_quiet(page, console)
+    context.close()
+
+
+def test_a_paper_without_a_stored_pdf_says_so_and_offers_the_upload(
+    page, live_server, settings, tmp_path
+):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    make_user("mira")
+    paper = make_paper("No PDF stored", pdf_url="")
+    console = ConsoleWatch().attach(page)
+    log_in(page, live_server, "mira")
+    page.goto(f"{live_server.url}/papers/{paper.pk}/read/")
+    assert "no PDF link" in page.locator(".reader-missing [role=status]").text_content()
+    assert page.locator("#pdf-upload-file").is_visible()
+    assert page.get_by_role("link", name="← Back to the paper").is_visible()
+    assert console.problems == []
+
+
+def test_the_paper_page_has_a_read_button(page, live_server, reader_paper):
+    page.set_viewport_size(PHONE)
+    page.goto(f"{live_server.url}{reader_paper.get_absolute_url()}")
+    page.get_by_role("link", name="Read", exact=True).click()
+    page.wait_for_selector(".reader[data-ready]")
+    assert overflow(page) <= 0
