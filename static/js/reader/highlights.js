@@ -49,6 +49,7 @@ export class Highlights {
     this.defaultVisibility = data.default_visibility || "private";
     for (const item of data.highlights) this.items.set(item.id, item);
     this.showList();
+    this.list.dataset.loaded = "true";
     for (const view of this.viewer.views) if (view.textLayer) this.drawPage(view);
     await this.anchorAgain();
   }
