@@ -1,4 +1,4 @@
-"""What the reader page says when a paper has no stored PDF, and the fetch its first open asks for."""
+"""The reader page without a stored PDF: what it says, and the fetch its first open asks for."""
 
 from __future__ import annotations
 

@@ -52,7 +52,8 @@ def pdf_file(request: HttpRequest, pk: int) -> FileResponse:
 @require_safe
 # PDF.js compiles WebAssembly image decoders; only this page's policy allows it (its worker
 # has its own, config/static_headers.py). PDF scripting stays off (static/js/reader/).
-@csp_update({"script-src": [WASM_UNSAFE_EVAL]})
+# (django-csp types a view as taking the request alone, hence the ignore.)
+@csp_update({"script-src": [WASM_UNSAFE_EVAL]})  # type: ignore[arg-type]
 def reader(request: HttpRequest, pk: int) -> HttpResponse:
     # Whoever may see the paper may read it, as pdf_file; the workspace panel beside the reader
     # reuses the paper page's prefetch of tags (annotations.selectors.lab_paper_tags).

@@ -50,7 +50,7 @@ def test_a_visitor_reads_a_stored_pdf_with_its_addresses_on_the_page(client):
     assert 'data-pdfjs-url="/static/vendor/pdfjs/build/pdf.min.mjs"' in page
     assert 'data-worker-url="/static/vendor/pdfjs/build/pdf.worker.min.mjs"' in page
     assert 'data-assets-url="/static/vendor/pdfjs/"' in page
-    assert f'href="{paper.get_absolute_url()}">← Back to the paper</a>' in page
+    assert f'<a class="reader-back" href="{paper.get_absolute_url()}">← Back' in page
     assert "<script>" not in page  # no inline script: the CSP allows none
     assert enqueued() == []
 
@@ -237,8 +237,14 @@ def test_the_reader_page_costs_the_same_queries_however_many_highlights(
     pdf = store_test_pdf(paper, PDF)
     for _ in range(highlights):
         Highlight.objects.create(
-            paper=paper, author=user, page=1, start=0, end=9, exact="Attention",
-            visibility="lab", pdf_sha256=pdf.sha256,
+            paper=paper,
+            author=user,
+            page=1,
+            start=0,
+            end=9,
+            exact="Attention",
+            visibility="lab",
+            pdf_sha256=pdf.sha256,
         )
     client.force_login(user)
     client.get(reader_url(paper))  # sessions, caches warmed

@@ -41,7 +41,9 @@ def open_reader(page, live_server, paper, fragment: str = "", *, shown: int = 1)
     page.add_init_script(WATCH_CSP)
     page.goto(f"{live_server.url}/papers/{paper.pk}/read/{fragment}")
     page.wait_for_selector(".reader[data-ready]")
-    page.wait_for_selector(f".reader-page[data-page-number='{shown}'][data-rendered] .textLayer span")
+    page.wait_for_selector(
+        f".reader-page[data-page-number='{shown}'][data-rendered] .textLayer span"
+    )
 
 
 def current_page(page) -> int:
@@ -66,8 +68,10 @@ def test_the_reader_shows_the_first_page_with_selectable_text(page, live_server,
     assert "Page 1 begins here." in text
     selected = page.evaluate(
         """() => {
-          const span = [...document.querySelectorAll(".reader-page[data-page-number='1'] .textLayer span")]
-            .find((s) => s.textContent.includes("Diffusion"));
+          const spans = document.querySelectorAll(
+            ".reader-page[data-page-number='1'] .textLayer span"
+          );
+          const span = [...spans].find((s) => s.textContent.includes("Diffusion"));
           const range = document.createRange();
           range.selectNodeContents(span);
           getSelection().removeAllRanges();
@@ -98,7 +102,9 @@ def test_find_goes_to_the_page_that_holds_the_phrase(page, live_server, reader_p
     assert page.locator(".reader-page[data-page-number='7']").is_visible()
     page.keyboard.type("x")
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('[data-find-status]').textContent === 'Not found'")
+    page.wait_for_function(
+        "document.querySelector('[data-find-status]').textContent === 'Not found'"
+    )
     assert_quiet(page, console)
 
 
