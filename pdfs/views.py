@@ -6,8 +6,16 @@ from csp.constants import WASM_UNSAFE_EVAL
 from csp.decorators import csp_update
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    StreamingHttpResponse,
+)
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST, require_safe
 
@@ -15,6 +23,7 @@ from papers.models import Paper
 from papers.numbers import MAX_ID
 from pdfs.forms import PdfUploadForm
 from pdfs.models import PaperPdf
+from pdfs.ranges import RangeNotSatisfiable, file_part, requested_range
 from pdfs.reader import ask_for_pdf
 from pdfs.storing import PdfExists, store_pdf
 
@@ -31,21 +40,46 @@ def download_name(paper: Paper) -> str:
 
 
 @require_safe
-def pdf_file(request: HttpRequest, pk: int) -> FileResponse:
+def pdf_file(request: HttpRequest, pk: int) -> HttpResponseBase:
     # Every paper is visible to whoever may browse (REQUIRE_LOGIN's middleware guards this view
     # as it guards the paper page), so the PDF is too.
     if pk > MAX_ID:  # a foreign key lookup, unlike a primary key's, does not check the range
         raise Http404("No such paper.")
     pdf = get_object_or_404(PaperPdf.objects.select_related("paper"), paper_id=pk)
     try:
+        part = requested_range(request.headers.get("Range"), pdf.size)
+    except RangeNotSatisfiable:
+        refused = HttpResponse(status=416)
+        refused["Content-Range"] = f"bytes */{pdf.size}"
+        return refused
+    try:
         file = pdf.file.open("rb")
     except FileNotFoundError:
         raise Http404("This paper's PDF is missing from storage.") from None
-    response = FileResponse(file, content_type="application/pdf", filename=download_name(pdf.paper))
+    response: HttpResponseBase
+    if part is None:
+        response = FileResponse(
+            file, content_type="application/pdf", filename=download_name(pdf.paper)
+        )
+        response.block_size = SEND_BLOCK_BYTES
+    else:
+        start, end = part
+        response = StreamingHttpResponse(
+            file_part(file, start, end, SEND_BLOCK_BYTES),
+            status=206,
+            content_type="application/pdf",
+        )
+        response["Content-Length"] = str(end - start + 1)
+        response["Content-Range"] = f"bytes {start}-{end}/{pdf.size}"
+        # Never None: a filename is given.
+        response["Content-Disposition"] = str(
+            content_disposition_header(False, download_name(pdf.paper))
+        )
+    # The reader (PDF.js) asks for parts of a long file rather than waiting for all of it.
+    response["Accept-Ranges"] = "bytes"
     # Also set site-wide (SECURE_CONTENT_TYPE_NOSNIFF); a member's upload must never be
     # sniffed into HTML, whatever the settings become.
     response["X-Content-Type-Options"] = "nosniff"
-    response.block_size = SEND_BLOCK_BYTES
     return response
 
 

@@ -251,3 +251,60 @@ def test_the_reader_page_costs_the_same_queries_however_many_highlights(
 
     with django_assert_num_queries(11):
         assert client.get(reader_url(paper)).status_code == 200
+
+
+# Byte ranges on the PDF file, which PDF.js asks for in a long file
+
+
+@pytest.fixture
+def stored_pdf():
+    paper = make_paper()
+    store_test_pdf(paper, PDF)
+    return reverse("pdfs:file", args=[paper.pk])
+
+
+def body(response) -> bytes:
+    return b"".join(response.streaming_content)
+
+
+def test_the_whole_file_says_it_takes_ranges(client, stored_pdf):
+    response = client.get(stored_pdf)
+
+    assert response.status_code == 200
+    assert response["Accept-Ranges"] == "bytes"
+    assert body(response) == PDF
+
+
+@pytest.mark.parametrize(
+    ("header", "first", "last"),
+    [
+        ("bytes=0-99", 0, 99),
+        ("bytes=100-", 100, len(PDF) - 1),
+        ("bytes=-50", len(PDF) - 50, len(PDF) - 1),
+        (f"bytes=10-{len(PDF) + 500}", 10, len(PDF) - 1),  # cut at the end of the file
+    ],
+)
+def test_a_range_is_answered_with_that_part(client, stored_pdf, header, first, last):
+    response = client.get(stored_pdf, HTTP_RANGE=header)
+
+    assert response.status_code == 206
+    assert response["Content-Range"] == f"bytes {first}-{last}/{len(PDF)}"
+    assert response["Content-Length"] == str(last - first + 1)
+    assert response["Content-Type"] == "application/pdf"
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert body(response) == PDF[first : last + 1]
+
+
+@pytest.mark.parametrize("header", ["bytes=0-9,20-29", "bytes=9-3", "lines=1-2", "bytes=-"])
+def test_a_range_not_understood_gets_the_whole_file(client, stored_pdf, header):
+    response = client.get(stored_pdf, HTTP_RANGE=header)
+
+    assert response.status_code == 200
+    assert body(response) == PDF
+
+
+def test_a_range_past_the_end_is_refused(client, stored_pdf):
+    response = client.get(stored_pdf, HTTP_RANGE=f"bytes={len(PDF)}-")
+
+    assert response.status_code == 416
+    assert response["Content-Range"] == f"bytes */{len(PDF)}"

@@ -179,3 +179,38 @@ def test_the_paper_page_has_a_read_button(page, live_server, reader_paper):
     page.get_by_role("link", name="Read", exact=True).click()
     page.wait_for_selector(".reader[data-ready]")
     assert overflow(page) <= 0
+
+
+@pytest.mark.parametrize("viewport", [(1280, 900), (360, 740)])
+def test_the_reader_has_no_axe_violations(browser, live_server, reader_paper, viewport):
+    pytest.importorskip("axe_playwright_python", reason="make test installs axe-playwright-python")
+    from tests.browser.test_accessibility import _violations
+
+    make_user("mira")
+    width, height = viewport
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    log_in(page, live_server, "mira")
+    open_reader(page, live_server, reader_paper)
+    page.get_by_role("button", name="Contents").click()
+    page.get_by_role("button", name="Find").click()
+    assert _violations(page) == []
+    context.close()
+
+
+def test_a_300_page_file_draws_only_the_pages_in_view(page, live_server, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    paper = make_paper("A very long appendix")
+    store_test_pdf(paper, make_text_pdf([[f"Page {n} of a long file."] for n in range(1, 301)]))
+    console = ConsoleWatch().attach(page)
+    open_reader(page, live_server, paper)
+
+    # Every page has its box, sized before it is drawn (nothing jumps as pages arrive).
+    assert page.locator(".reader-page").count() == 300
+    heights = page.locator(".reader-page").evaluate_all("els => els.map(e => e.offsetHeight)")
+    assert len(set(heights)) == 1 and heights[0] > 0
+    assert page.locator(".reader-page[data-rendered]").count() <= 4
+    page.keyboard.press("End")
+    page.wait_for_selector(".reader-page[data-page-number='300'][data-rendered]")
+    assert page.locator(".reader-page[data-rendered]").count() <= 4
+    assert_quiet(page, console)
