@@ -29,6 +29,9 @@ from pdfs.storing import PdfExists, store_pdf
 
 # A filename's length, before ".pdf": long titles are cut.
 FILENAME_CHARS = 80
+# static/js/reader/reader.js's imports, preloaded by the page so they arrive with it rather
+# than after reader.js is read (tests/test_pdfs_reader.py checks the list against the imports).
+READER_MODULES = ("pages.js", "pagetext.js", "find.js", "keys.js", "outline.js", "highlights.js")
 # Sent in pieces of this size (as exports are): a few system calls per megabyte, not hundreds.
 SEND_BLOCK_BYTES = 256 * 1024
 
@@ -99,7 +102,8 @@ def reader(request: HttpRequest, pk: int) -> HttpResponse:
     except PaperPdf.DoesNotExist:
         pdf = None
     missing = None if pdf is not None else ask_for_pdf(paper)
-    return render(request, "pdfs/reader.html", {"paper": paper, "pdf": pdf, "missing": missing})
+    context = {"paper": paper, "pdf": pdf, "missing": missing, "reader_modules": READER_MODULES}
+    return render(request, "pdfs/reader.html", context)
 
 
 @require_POST

@@ -308,3 +308,22 @@ def test_a_range_past_the_end_is_refused(client, stored_pdf):
 
     assert response.status_code == 416
     assert response["Content-Range"] == f"bytes */{len(PDF)}"
+
+
+def test_the_page_preloads_every_module_the_reader_imports(client, stored_pdf):
+    import re
+    from pathlib import Path
+
+    from pdfs.views import READER_MODULES
+
+    modules = Path(__file__).resolve().parents[1] / "static" / "js" / "reader"
+    imported = set()
+    for source in modules.glob("*.js"):
+        imported |= set(re.findall(r'from "\./([\w.]+)"', source.read_text()))
+    paper_id = stored_pdf.split("/")[2]
+
+    page = client.get(reverse("pdfs:reader", args=[paper_id])).content.decode()
+
+    assert imported == set(READER_MODULES)
+    for module in READER_MODULES:
+        assert f'<link rel="modulepreload" href="/static/js/reader/{module}">' in page

@@ -31,8 +31,11 @@ class Viewer {
 
   async open() {
     const { dataset } = this.root;
+    // The worker (the larger half of PDF.js) starts loading now, beside the library rather
+    // than after it; PDF.js talks to it through workerPort.
+    const worker = new Worker(dataset.workerUrl, { type: "module" });
     this.pdfjs = await import(dataset.pdfjsUrl);
-    this.pdfjs.GlobalWorkerOptions.workerSrc = dataset.workerUrl;
+    this.pdfjs.GlobalWorkerOptions.workerPort = worker;
     const assets = dataset.assetsUrl;
     this.pdf = await this.pdfjs.getDocument({
       url: dataset.pdfUrl,
