@@ -214,3 +214,20 @@ def test_a_300_page_file_draws_only_the_pages_in_view(page, live_server, setting
     page.wait_for_selector(".reader-page[data-page-number='300'][data-rendered]")
     assert page.locator(".reader-page[data-rendered]").count() <= 4
     assert_quiet(page, console)
+
+
+def test_the_outline_leads_to_its_pages(page, live_server, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    paper = make_paper("A paper with sections")
+    outline = [("1 Introduction", 1), ("4 Method", 4), ("Appendix A", 9)]
+    store_test_pdf(paper, make_text_pdf(PAGES, outline=outline))
+    console = ConsoleWatch().attach(page)
+    open_reader(page, live_server, paper)
+
+    page.get_by_role("button", name="Contents").click()
+    sidebar = page.get_by_role("navigation", name="Contents and highlights")
+    assert sidebar.locator("[data-outline] a").all_text_contents() == [t for t, _ in outline]
+    sidebar.get_by_role("link", name="4 Method").click()
+    assert current_page(page) == 4
+    page.wait_for_selector(".reader-page[data-page-number='4'][data-rendered]")
+    assert_quiet(page, console)

@@ -24,6 +24,7 @@ export class Highlights {
     this.popover = document.createElement("div");
     this.popover.className = "reader-popover";
     this.popover.setAttribute("role", "dialog");
+    this.popover.setAttribute("aria-label", "Highlight");
     this.popover.hidden = true;
     root.append(this.popover);
     viewer.onPageText((view) => this.drawPage(view));
