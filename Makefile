@@ -58,7 +58,7 @@ lock: | $(BIN)/python
 
 ## typecheck: mypy with django-stubs over the apps and config/
 typecheck: $(DEV)
-	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs config
+	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs highlights config
 
 ## run: create the environment, migrate, import fixtures/, build the search index if missing and
 ##      serve on http://127.0.0.1:8000 (SQLite), with a task worker beside it (docs/operations.md)
@@ -94,7 +94,7 @@ worker: $(RUNTIME)
 test: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs config
+	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs highlights config
 	$(TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 	$(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 		if [ $$rc -eq 5 ]; then echo "pytest: no tests collected$(if $(strip $(PYTEST_ARGS)), (PYTEST_ARGS=$(PYTEST_ARGS)))"; rc=0; fi; \

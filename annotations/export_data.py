@@ -59,6 +59,8 @@ class ExportPaper:
     venue: str = ""
     track: str = ""
     keywords: list[str] = field(default_factory=list)
+    # The member's own notes, when the export asks for them (annotations.export_notes).
+    note: str = ""
 
     @classmethod
     def of(cls, paper: Paper) -> ExportPaper:

@@ -9,7 +9,7 @@ pages do for that user: the "mine" facet is the user's own, a private list only 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from urllib.parse import urlsplit
 
@@ -18,7 +18,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import Resolver404, resolve
 from django.utils.text import slugify
 
-from annotations import export_data, selectors
+from annotations import export_data, export_notes, selectors
 from annotations.models import ReadingList
 from papers.filters import PaperFilter
 from papers.models import Author, Paper, Tag
@@ -37,6 +37,19 @@ class ExportSource:
 
     def filename(self, extension: str) -> str:
         return f"{self.name}.{extension}"
+
+
+def with_member_notes(source: ExportSource, user, params, extension: str) -> ExportSource:
+    """`source` with the member's own notes in each entry (BibTeX `note`, RIS `N1`) when the
+    export URL asks for them (`notes=mine`); else `source` as it is."""
+    if not export_notes.requested(params, user, extension):
+        return source
+    batches = source.batches
+    return replace(
+        source,
+        name=f"{source.name}-with-notes",
+        batches=lambda: export_notes.with_notes(user, batches()),
+    )
 
 
 def paper_list_source(user, params: QueryDict) -> ExportSource:
@@ -102,8 +115,9 @@ def source_for_path(user, path: str) -> tuple[ExportSource, str]:
     extension = kwargs.pop("extension", None)
     if extension is None or match.url_name not in _BY_URL_NAME:
         raise Http404("not an export address")
-    source = _BY_URL_NAME[match.url_name](user, QueryDict(parts.query), **kwargs)
-    return source, extension
+    params = QueryDict(parts.query)
+    source = _BY_URL_NAME[match.url_name](user, params, **kwargs)
+    return with_member_notes(source, user, params, extension), extension
 
 
 def _list_export(user, params: QueryDict, pk: int) -> ExportSource:

@@ -424,6 +424,8 @@ def bibtex_entry(paper: Paper | ExportPaper, *, with_abstract: bool = False) -> 
             fields.append(("abstract", bibtex_title(paper.abstract)))
         if keywords := _keywords(paper):
             fields.append(("keywords", bibtex_escape(", ".join(keywords))))
+    if paper.note.strip():
+        fields.append(("note", bibtex_escape(paper.note)))
     body = ",\n".join(_bibtex_field(name, value) for name, value in fields)
     return f"@inproceedings{{{citation_key(paper)},\n{body}\n}}\n"
 
@@ -446,6 +448,7 @@ def ris_record(paper: Paper | ExportPaper) -> str:
         ("DO", paper.doi),
         ("AB", paper.abstract),
         *(("KW", keyword) for keyword in _keywords(paper)),
+        ("N1", paper.note),
     ]
     plain = ((tag, _plain_text(value)) for tag, value in fields)
     lines = [f"{tag}  - {value}" for tag, value in plain if value]

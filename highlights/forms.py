@@ -51,7 +51,11 @@ class _Selectors(forms.Form):
     page = BoundedIntField(low=1, high=PAGE_MAX)
     start = BoundedIntField(low=0, high=POSITION_MAX)
     end = BoundedIntField(low=1, high=POSITION_MAX)
-    prefix = forms.CharField(max_length=CONTEXT_MAX_LENGTH, required=False, strip=False)
+    # The contract's field name: the form class holds no `prefix` attribute of its own once
+    # Django's metaclass has taken the fields out (form.prefix stays None).
+    prefix = forms.CharField(  # type: ignore[assignment]
+        max_length=CONTEXT_MAX_LENGTH, required=False, strip=False
+    )
     suffix = forms.CharField(max_length=CONTEXT_MAX_LENGTH, required=False, strip=False)
 
     def clean_prefix(self) -> str:
@@ -84,11 +88,25 @@ def _clean_note(note: str) -> str:
 
 
 class HighlightForm(_Selectors):
-    """A new highlight. `visibility` left out means the member's remembered default."""
+    """A new highlight. `visibility` left out means the member's remembered default.
+    `page_count`, when the PDF's is known, bounds the page."""
 
     exact = forms.CharField(max_length=EXACT_MAX_LENGTH, strip=False)
     note = forms.CharField(max_length=NOTE_MAX_LENGTH, required=False)
     visibility = forms.ChoiceField(choices=HighlightVisibility.choices, required=False)
+
+    def __init__(self, *args, page_count: int | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.page_count = page_count
+
+    def clean_page(self) -> int:
+        page = self.cleaned_data["page"]
+        pages = self.page_count
+        if pages is not None and page > pages:
+            raise forms.ValidationError(
+                f"This PDF has {pages:,} pages: give a page from 1 to {pages:,}."
+            )
+        return page
 
     def clean_exact(self) -> str:
         exact = self.cleaned_data["exact"]
@@ -102,7 +120,7 @@ class HighlightForm(_Selectors):
 
     def clean(self):
         cleaned = super().clean()
-        self.check_span(cleaned.get("exact", ""))
+        self.check_span(self.cleaned_data.get("exact", ""))
         return cleaned
 
 

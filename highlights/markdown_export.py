@@ -1,6 +1,6 @@
 """ "My notes and highlights" as Markdown: per paper, the member's notes, then their
 highlights' quotes with page numbers and notes; a reading list is its papers in list order.
-Plain text building, no database (the views read the rows through highlights.selectors)."""
+Plain text building; the rows are read through highlights.selectors."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 
 from annotations.models import Note
 from highlights.models import Highlight
+from highlights.selectors import own_highlights
 from papers.latex import latex_to_plain_text
 from papers.models import Paper
 
@@ -76,11 +77,16 @@ def papers_document(
     return "\n".join(sections)
 
 
-def summary_text(notes: Sequence[Note], highlights: Sequence[Highlight]) -> str:
-    """Notes and highlights as plain text for a BibTeX `note` or an RIS `N1`: the notes, then
-    each highlight as "p. N: “quote” — note"."""
-    parts = [note.body.strip() for note in notes]
-    for highlight in highlights:
-        line = f"p. {highlight.page}: “{highlight.exact}”"
-        parts.append(f"{line} — {highlight.note}" if highlight.note else line)
-    return "\n\n".join(parts)
+def highlight_line(highlight: Highlight) -> str:
+    """One line for a BibTeX `note` or an RIS `N1`: "p. N: “quote” — note"."""
+    line = f"p. {highlight.page}: “{highlight.exact}”"
+    return f"{line} — {highlight.note}" if highlight.note else line
+
+
+def notes_for_export(user, paper_ids) -> dict[int, list[str]]:
+    """The member's own highlights on these papers as lines (annotations.export_notes calls
+    this for an export with `notes=mine`): one query."""
+    lines: dict[int, list[str]] = {}
+    for highlight in own_highlights(user, paper_ids):
+        lines.setdefault(highlight.paper_id, []).append(highlight_line(highlight))
+    return lines

@@ -90,6 +90,10 @@ class Highlight(models.Model):
 
     objects = HighlightQuerySet.as_manager()
 
+    # Set by highlights.selectors (the replies to its thread) and the panel's template tag.
+    reply_count: int
+    stale: bool
+
     class Meta:
         ordering = ["paper", "page", "start", "pk"]
         indexes = [
@@ -157,3 +161,6 @@ class HighlightPreference(models.Model):
 
     def __str__(self) -> str:
         return f"Highlight default for {self.user}: {self.default_visibility}"
+
+    def is_private_from(self, user) -> bool:
+        return self.user_id != user.pk

@@ -5,11 +5,11 @@ from __future__ import annotations
 from django.db.models import Count, Q, QuerySet
 
 from annotations.models import Note, ReadingList
-from highlights.models import Highlight
+from highlights.models import Highlight, HighlightQuerySet
 from papers.models import Paper
 
 
-def _with_replies(highlights: QuerySet[Highlight]) -> QuerySet[Highlight]:
+def _with_replies(highlights: HighlightQuerySet) -> HighlightQuerySet:
     return highlights.annotate(
         reply_count=Count("comment__replies", filter=Q(comment__replies__removed_at__isnull=True))
     )

@@ -15,8 +15,8 @@ def current_pdf_sha256(paper: Paper) -> str:
     """The SHA-256 of the paper's stored PDF, "" without one (read by the lookup name, so the
     page's select_related("pdf_file") is reused when there was one)."""
     try:
-        return paper.pdf_file.sha256  # type: ignore[attr-defined]
-    except Paper.pdf_file.RelatedObjectDoesNotExist:  # type: ignore[attr-defined]
+        return paper.pdf_file.sha256
+    except Paper.pdf_file.RelatedObjectDoesNotExist:
         return ""
 
 

@@ -64,7 +64,9 @@ def paper_highlights(request: HttpRequest, paper_pk: int) -> JsonResponse:
 
 @member_required
 def _create(request: HttpRequest, paper: Paper) -> JsonResponse:
-    form = HighlightForm(request.POST)
+    # The PDF's page count is not stored with it yet (pdfs.PaperPdf has none): the page is
+    # bounded by PAGE_MAX only until it is (HighlightForm's page_count).
+    form = HighlightForm(request.POST, page_count=None)
     if not form.is_valid():
         return _refused(form)
     highlight = services.create_highlight(

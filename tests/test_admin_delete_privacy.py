@@ -37,11 +37,11 @@ SHARED_LIST = "Lab reading group"
 SECRET_SEARCH = "Competitor watch"
 
 PAPER_SENTENCE = PRIVATE_ANNOTATIONS_DELETED % {
-    "kinds": "notes, notifications, reading list items, recommendations"
+    "kinds": "highlights, notes, notifications, reading list items, recommendations"
 }
 MEMBER_SENTENCE = PRIVATE_ANNOTATIONS_DELETED % {
-    "kinds": "digest states, log entries, notes, notifications, reading list items, "
-    "reading lists, recommendations, saved searches"
+    "kinds": "digest states, highlight preferences, highlights, log entries, notes, "
+    "notifications, reading list items, reading lists, recommendations, saved searches"
 }
 
 # Summary lines and object lines of the kinds that can hold private rows.

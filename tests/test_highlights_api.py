@@ -318,3 +318,12 @@ def test_another_member_is_a_user_not_a_visitor(client, paper):
     carol = make_user("carol")
     client.force_login(carol)
     assert client.get(list_url(paper)).json()["can_annotate"] is True
+
+
+def test_page_past_a_known_page_count_is_refused():
+    from highlights.forms import HighlightForm
+
+    assert HighlightForm(highlight_post(page="5"), page_count=5).is_valid()
+    form = HighlightForm(highlight_post(page="6"), page_count=5)
+    assert not form.is_valid()
+    assert form.errors["page"] == ["This PDF has 5 pages: give a page from 1 to 5."]

@@ -25,7 +25,7 @@ def test_lab_highlight_opens_a_thread_its_url_points_at(client, user):
     assert Highlight.objects.get().comment == comment
     assert item["thread_url"] == f"{paper.get_absolute_url()}#comment-{comment.pk}"
     assert (comment.author, comment.paper) == (user, paper)
-    assert SENTENCE in comment.body and "page 3" in comment.body
+    assert SENTENCE in comment.body_html and "page 3" in comment.body
     assert "Compare with section 2." in comment.body
     page = client.get(paper.get_absolute_url()).content.decode()
     assert f'id="comment-{comment.pk}"' in page
@@ -114,3 +114,28 @@ def test_deleting_a_lab_highlight_removes_its_comment(client, user):
     client.post(reverse("highlights:delete", args=[item["id"]]))
     assert Comment.objects.get().is_removed
     assert not Highlight.objects.exists()
+
+
+def test_the_quote_shows_as_written_in_the_thread(client, user):
+    paper = make_paper()
+    quote = "cost *is* $x^2$ [1](http://e.org) \\[y\\] <b>\n# 2.\n- a\n3. b"
+    client.force_login(user)
+    create(client, paper, visibility="lab", exact=quote, end=str(120 + len(quote)))
+    html = Comment.objects.get().body_html
+    assert "<em>" not in html and "<a " not in html and "math-display" not in html
+    assert "<h1>" not in html and "<ul>" not in html and "<ol>" not in html
+    assert "cost *is*" in html and "[1](http://e.org)" in html and "&lt;b&gt;" in html
+    assert "# 2." in html and "- a" in html and "3. b" in html
+
+
+def test_a_thread_removed_by_a_moderator_is_not_brought_back_by_an_edit(client, user):
+    from annotations.services import remove_comment
+
+    paper = make_paper()
+    moderator = make_user("mod", is_staff=True)
+    client.force_login(user)
+    item = create(client, paper, visibility="lab", note="first")
+    remove_comment(comment=Comment.objects.get(), by=moderator)
+    client.post(reverse("highlights:edit", args=[item["id"]]), {"note": "second"})
+    assert Comment.objects.count() == 1 and Comment.objects.get().is_removed
+    assert Comment.objects.get().body.endswith("first")

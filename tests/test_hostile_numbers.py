@@ -32,6 +32,7 @@ from tests.factories import (
     make_reading_list,
     make_user,
 )
+from tests.highlight_helpers import make_highlight
 
 BIG = "9" * 5_000
 PAST_BIGINT = str(2**64)
@@ -54,6 +55,8 @@ INTEGER_FIELDS = [
     "at",
     "author",
     "p{pk}-reading_list",
+    "start",
+    "end",
 ]
 
 
@@ -112,6 +115,12 @@ def _world(user) -> World:
     for name in ["list-export-ris", "list-export-csl", "list-export-csv"]:
         kwargs[f"annotations:{name}"] = {"pk": reading_list.pk}
     kwargs["recommendations:list-similar"] = {"pk": reading_list.pk}
+    highlight = {"pk": make_highlight(user, paper, exact="Quoted words").pk}
+    for name in ["edit", "anchor", "jsonld", "delete"]:
+        kwargs[f"highlights:{name}"] = highlight
+    kwargs["highlights:list"] = {"paper_pk": pk}
+    kwargs["highlights:paper-export"] = {"pk": pk}
+    kwargs["highlights:list-export"] = {"pk": reading_list.pk}
     # Deletes last in each sweep, so the objects stay for the other URLs.
     kwargs["annotations:note-delete"] = kwargs["annotations:note-edit"]
     kwargs["annotations:comment-delete"] = kwargs["annotations:comment-edit"]
@@ -139,6 +148,9 @@ def _world(user) -> World:
         "parent": str(comment.pk),
         "quote": "",
         "quote_start": "0",
+        "exact": "Quoted words",
+        "start": "0",
+        "end": "12",
         "query": f"q=paper&author={author.pk}",
         "tag": "rl",
         "from": "q=paper",

@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotations.models import Comment, Note, Priority, ReadingListItem, ReadingStatus
+from highlights.models import Highlight
 from papers.importing.pipeline import import_paths
 from papers.models import MergedPaper, Paper, PaperTag, TagKind
 from papers.search import schema, sync
@@ -34,10 +35,11 @@ from tests.factories import (
     make_reading_list,
     make_user,
 )
+from tests.highlight_helpers import make_highlight
 
 CHANGELIST = "admin:papers_paper_changelist"
 # A count of a kind of row that can be private to a member: never shown to a curator.
-PRIVATE_COUNT = re.compile(r"\d+\s+(notes?|reading list items?|recommendations?)\b")
+PRIVATE_COUNT = re.compile(r"\d+\s+(notes?|highlights?|reading list items?|recommendations?)\b")
 
 pytestmark = pytest.mark.django_db
 
@@ -297,8 +299,8 @@ def test_the_merge_page_says_private_annotations_move_with_the_paper(curator, pa
     make_note(user, other)
     content = merge_post(curator, [keep, other]).content.decode()
     assert (
-        "Members' private annotations (notes, reading list items, recommendations) move with"
-        "\nthe paper too. They are not counted here: they are theirs."
+        "Members' private annotations (highlights, notes, reading list items, recommendations) "
+        "move with\nthe paper too. They are not counted here: they are theirs."
     ) in content
 
 
@@ -336,8 +338,10 @@ def test_the_merge_report_and_history_count_no_private_annotations(curator, pair
     make_note(other_user, other, "Bob's own.")
     make_reading_list(user, "Mine", papers=[other])
     make_reading_list(other_user, "Both", papers=[keep, other])  # one item dropped
+    make_highlight(user, other)
     response = merge_post(curator, [keep, other], keep=keep)
     assert Note.objects.filter(paper=keep).count() == 2  # they did move
+    assert Highlight.objects.get().paper == keep
     [message] = [str(m) for m in get_messages(response.wsgi_request)]
     [entry] = LogEntry.objects.filter(object_id=str(keep.pk), action_flag=CHANGE)
     history = entry.get_change_message()
@@ -345,8 +349,8 @@ def test_the_merge_report_and_history_count_no_private_annotations(curator, pair
         assert not PRIVATE_COUNT.search(text)
         assert "moved 1 paper tag." in text  # what the lab sees is still counted
         assert (
-            "Members' private annotations (notes, reading list items, recommendations), "
-            "if any, went to the kept paper too; they are not counted."
+            "Members' private annotations (highlights, notes, reading list items, "
+            "recommendations), if any, went to the kept paper too; they are not counted."
         ) in text
 
 

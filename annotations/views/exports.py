@@ -34,6 +34,7 @@ from annotations.export_sources import (
     author_source,
     paper_list_source,
     tag_source,
+    with_member_notes,
 )
 from annotations.models import EXPORT_PATH_MAX_LENGTH, ExportJob, ExportStatus
 from papers.models import Author
@@ -57,7 +58,9 @@ class FormatConverter:
 
 def export_response(request: HttpRequest, source: ExportSource, extension: str) -> HttpResponseBase:
     """The export as a complete file, or a page saying why it is not one. Refusals cost a
-    count at most: the ids are read only once the export holds its slots."""
+    count at most: the ids are read only once the export holds its slots. With `notes=mine`,
+    a member's BibTeX or RIS carries their own notes (annotations.export_notes)."""
+    source = with_member_notes(source, request.user, request.GET, extension)
     limit = export_limit(request.user)
     if source.count > limit:
         return _refusal(request, source, "too_many", status=403, limit_label=f"{limit:,}")
