@@ -131,22 +131,26 @@ def test_another_member_sees_the_lab_highlight_and_not_the_private_one(
 def test_a_new_file_finds_a_moved_highlight_and_lists_a_lost_one_as_orphaned(
     page, live_server, paper
 ):
-    mira = make_user("mira")
-    fields = {"paper": paper, "author": mira, "pdf_sha256": "0" * 64, "page": 1}
+    mira, theo = make_user("mira"), make_user("theo")
+    fields = {"paper": paper, "author": mira, "pdf_sha256": "0" * 64}
+    # Made on page 2 of another version; page 3 also holds the sentence, but only page 1 has
+    # its context. A colleague's lab highlight is settled by whichever member opens it first.
     moved = Highlight.objects.create(
+        visibility="lab",
+        page=2,
         exact=SENTENCE,
         prefix="An opening line.\n",
         suffix="\nA closing line.",
-        start=17,
-        end=17 + len(SENTENCE),
-        **fields,
+        start=3,
+        end=3 + len(SENTENCE),
+        **{**fields, "author": theo},
     )
     lost = Highlight.objects.create(
-        exact="A sentence this version dropped.", start=0, end=32, **fields
+        page=1, exact="A sentence this version dropped.", start=0, end=32, **fields
     )
-    # The stored file's first page no longer starts as it did: found by the quote, best context.
     log_in(page, live_server, "mira")
-    with page.expect_response(lambda r: f"/highlights/{lost.pk}/anchor/" in r.url):
+    # Anchored in page order: the lost one (page 1), then the moved one (page 2).
+    with page.expect_response(lambda r: f"/highlights/{moved.pk}/anchor/" in r.url):
         open_reader(page, live_server, paper)
 
     moved.refresh_from_db()

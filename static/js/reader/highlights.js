@@ -55,10 +55,11 @@ export class Highlights {
     await this.anchorAgain();
   }
 
-  // Highlights made on another version of the file: found again by their quote, reported.
+  // Highlights made on another version of the file: found again by their quote, reported
+  // (by any member who sees them: the first to open the new file settles them for all).
   async anchorAgain() {
     for (const item of [...this.items.values()]) {
-      if (!item.needs_anchor || !item.mine) continue;
+      if (!item.needs_anchor || !this.canAnnotate) continue;
       const place = await relocate(item, this.viewer.views.length, (n) => this.viewer.pageText(n));
       let fields = { orphaned: "1" };
       if (place) {

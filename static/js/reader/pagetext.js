@@ -114,23 +114,32 @@ function commonSuffix(a, b) {
   return n;
 }
 
-// Where a highlight's quote is now: on its stored page first, then on the others in order of
-// distance from it. Returns {page, start, end} or null (orphaned).
+// Where a highlight's quote is now: on its stored page if it is there (the best fitting place),
+// else the best fitting place on any page, the nearer page winning a tie. Returns
+// {page, start, end}, or null when no page holds the quote (orphaned).
 export async function relocate(highlight, pageCount, getPageText) {
-  const order = [];
   const home = Math.min(Math.max(1, highlight.page || 1), pageCount);
-  for (let d = 0; d < pageCount; d++) {
-    if (home + d <= pageCount) order.push(home + d);
-    if (d > 0 && home - d >= 1) order.push(home - d);
-  }
-  for (const page of order) {
+  const homeText = await getPageText(home);
+  const atHome = best(homeText, homeText.findAll(highlight.exact), highlight);
+  if (atHome) return { page: home, ...atHome };
+  let found = null;
+  const elsewhere = { ...highlight, start: undefined };
+  for (let page = 1; page <= pageCount; page++) {
+    if (page === home) continue;
     const pageText = await getPageText(page);
-    const places = pageText.findAll(highlight.exact);
-    if (!places.length) continue;
-    const hint = page === highlight.page ? highlight : { ...highlight, start: undefined };
-    places.sort((a, b) => placeScore(pageText, b, hint) - placeScore(pageText, a, hint));
-    const [start, end] = places[0];
-    return { page, start, end };
+    const place = best(pageText, pageText.findAll(highlight.exact), elsewhere);
+    if (!place) continue;
+    const score = place.score - Math.abs(page - home) / (pageCount + 1);
+    if (!found || score > found.score) found = { page, start: place.start, end: place.end, score };
   }
-  return null;
+  return found && { page: found.page, start: found.start, end: found.end };
+}
+
+function best(pageText, places, hint) {
+  let chosen = null;
+  for (const place of places) {
+    const score = placeScore(pageText, place, hint);
+    if (!chosen || score > chosen.score) chosen = { start: place[0], end: place[1], score };
+  }
+  return chosen;
 }
