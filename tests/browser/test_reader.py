@@ -231,3 +231,30 @@ def test_the_outline_leads_to_its_pages(page, live_server, settings, tmp_path):
     assert current_page(page) == 4
     page.wait_for_selector(".reader-page[data-page-number='4'][data-rendered]")
     assert_quiet(page, console)
+
+
+def test_page_text_counts_code_points_and_ends_lines_as_the_contract_says(page, live_server):
+    # pagetext.js on its own, in the browser: offsets in code points, "\n" after hasEOL items.
+    page.goto(f"{live_server.url}/accounts/login/")
+    result = page.evaluate(
+        """async () => {
+          const { PageText } = await import("/static/js/reader/pagetext.js");
+          const text = new PageText([
+            { str: "Let 𝑥 be", hasEOL: true },
+            { type: "beginMarkedContent" },
+            { str: "a ﬁne point.", hasEOL: false },
+          ]);
+          const [place] = text.findAll("be\\na ﬁne");
+          return { text: text.text, length: text.length, place, quote: text.quote(...place) };
+        }"""
+    )
+    assert result["text"] == "Let 𝑥 be\na ﬁne point."
+    assert result["length"] == 21  # 𝑥 is one code point (two UTF-16 units)
+    assert result["place"] == [6, 14]
+    assert result["quote"] == {
+        "start": 6,
+        "end": 14,
+        "exact": "be\na ﬁne",
+        "prefix": "Let 𝑥 ",
+        "suffix": " point.",
+    }
