@@ -71,3 +71,11 @@ def test_panel_highlights_cost_one_query_however_many(client, user):
     assert after == before  # the one highlights query reads 0 or 12 rows with their authors
     page = client.get(paper.get_absolute_url()).content.decode()
     assert page.count('class="highlight"') == 12
+
+
+def test_no_section_without_highlights_but_the_export_link_stays(client, user):
+    paper = make_paper()
+    client.force_login(user)
+    page = client.get(paper.get_absolute_url()).content.decode()
+    assert 'id="paper-highlights"' not in page
+    assert f'href="/papers/{paper.pk}/my-notes.md"' in page

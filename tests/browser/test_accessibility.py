@@ -16,6 +16,7 @@ from tests.factories import (
     make_reading_list,
     make_user,
 )
+from tests.highlight_helpers import make_highlight
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -43,6 +44,10 @@ def library(db):
     make_note(member, papers[0], "Read **section 3** again.")
     make_comment(other, papers[0], "Does this scale? cc @fay")
     make_lab_tag(papers[0], "graphs", added_by=other)
+    # The panel's Highlights section: the member's, a colleague's shared one, an orphaned one.
+    make_highlight(member, papers[0], exact="Message passing on graphs", note="*key* claim")
+    make_highlight(other, papers[0], exact="part 0", page=2, visibility="lab")
+    make_highlight(member, papers[0], exact="a lost sentence", page=3, orphaned=True)
     return {"papers": papers, "list": reading_list}
 
 
