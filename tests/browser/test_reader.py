@@ -258,3 +258,22 @@ def test_page_text_counts_code_points_and_ends_lines_as_the_contract_says(page, 
         "prefix": "Let 𝑥 ",
         "suffix": " point.",
     }
+
+
+@pytest.mark.parametrize("viewport", [(1366, 900), (390, 844)])
+def test_nothing_jumps_while_the_reader_opens_and_draws_pages(
+    browser, live_server, reader_paper, viewport
+):
+    from tests.browser.test_layout_shift import MAX_CLS, OBSERVE
+
+    width, height = viewport
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.add_init_script(OBSERVE)
+    open_reader(page, live_server, reader_paper)
+    # Scrolled by script, not by a key: shifts after input would not count.
+    page.evaluate("document.querySelector('.reader-pages').scrollTop = 1e9")
+    page.wait_for_selector(".reader-page[data-page-number='10'][data-rendered]")
+
+    assert page.evaluate("window.__cls") <= MAX_CLS, page.evaluate("window.__shifts")
+    context.close()
