@@ -277,3 +277,17 @@ def test_nothing_jumps_while_the_reader_opens_and_draws_pages(
 
     assert page.evaluate("window.__cls") <= MAX_CLS, page.evaluate("window.__shifts")
     context.close()
+
+
+def test_a_broken_pdf_says_it_cannot_be_opened(page, live_server, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    paper = make_paper("A damaged file")
+    store_test_pdf(paper, b"%PDF-1.4\n" + b"not a PDF body at all\n" * 50)
+    console = ConsoleWatch().attach(page)
+    page.add_init_script(WATCH_CSP)
+    page.goto(f"{live_server.url}/papers/{paper.pk}/read/")
+
+    status = page.locator("[data-status]")
+    status.filter(has_text="could not be opened").wait_for()
+    assert page.locator(".reader-page").count() == 0
+    assert_quiet(page, console)
