@@ -81,6 +81,36 @@ def prepare(loads: int, pages: int) -> tuple[dict[str, str], list[int]]:
     return env, json.loads(made.stdout.strip().splitlines()[-1])
 
 
+# The smallest WebAssembly module, compiled where the policy of the realm allows it.
+COMPILE_WASM = """(() => {
+  try {
+    new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
+    return "compiled";
+  } catch (error) {
+    return error.name;
+  }
+})()"""
+
+
+def worker_policy_problems(page) -> list[str]:
+    """PDF.js's worker obeys the policy sent with its script (config/static_headers.py): it may
+    compile WebAssembly, and another of our scripts run as a worker may not."""
+    problems = []
+    [worker] = page.workers
+    if worker.evaluate(COMPILE_WASM) != "compiled":
+        problems.append("PDF.js's worker may not compile WebAssembly")
+    with page.expect_worker() as started:
+        page.evaluate(
+            "new Worker(document.querySelector('link[href$=\"reader/pagetext.js\"]').href,"
+            " {type: 'module'})"
+        )
+    other = started.value
+    other.evaluate("new Promise((resolve) => setTimeout(resolve, 500))")  # its script arrived
+    if other.evaluate(COMPILE_WASM) != "CompileError":
+        problems.append("a worker other than PDF.js's may compile WebAssembly")
+    return problems
+
+
 def measure(port: int, paper_ids: list[int]) -> tuple[list[float], list[str]]:
     """Milliseconds to the first page painted, per load; and what the console reported (an
     error there means the collected files are not what the reader expects)."""
@@ -100,6 +130,8 @@ def measure(port: int, paper_ids: list[int]) -> tuple[list[float], list[str]]:
             page.add_init_script(WATCH_FIRST_PAGE)
             page.goto(f"http://127.0.0.1:{port}/papers/{paper_id}/read/")
             times.append(page.evaluate("window.__firstPage"))
+            if len(times) == 1:
+                problems.extend(worker_policy_problems(page))
             context.close()
         browser.close()
     return times, problems

@@ -291,3 +291,25 @@ def test_a_broken_pdf_says_it_cannot_be_opened(page, live_server, settings, tmp_
     status.filter(has_text="could not be opened").wait_for()
     assert page.locator(".reader-page").count() == 0
     assert_quiet(page, console)
+
+
+# Compiles the smallest WebAssembly module: what PDF.js's decoders do, allowed or not by the
+# policy of the realm it runs in.
+COMPILE_WASM = """(() => {
+  try {
+    new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
+    return "compiled";
+  } catch (error) {
+    return error.name;
+  }
+})()"""
+
+
+def test_webassembly_compiles_on_the_reader_page_only(page, live_server, reader_paper):
+    page.goto(f"{live_server.url}{reader_paper.get_absolute_url()}")
+    assert page.evaluate(COMPILE_WASM) == "CompileError"  # the paper page's policy
+
+    open_reader(page, live_server, reader_paper)
+    assert page.evaluate(COMPILE_WASM) == "compiled"
+    # The worker's own policy comes with its script, which the live server's static handler
+    # sends without middleware: bench/reader_bench.py checks it through gunicorn and WhiteNoise.
