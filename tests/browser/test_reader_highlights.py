@@ -187,3 +187,28 @@ def test_an_address_naming_a_highlight_scrolls_to_it(page, live_server, paper):
     assert page.get_by_role("dialog").get_by_label("Note (optional)").input_value() == (
         "On the last page."
     )
+
+
+def test_the_panels_highlight_link_scrolls_the_reader_beside_it(page, live_server, paper):
+    mira = make_user("mira")
+    third = Highlight.objects.create(
+        paper=paper,
+        author=mira,
+        pdf_sha256=paper.pdf_file.sha256,
+        page=3,
+        exact=SENTENCE,
+        start=45,
+        end=45 + len(SENTENCE),
+        note="Listed in the panel.",
+    )
+    log_in(page, live_server, "mira")
+    open_reader(page, live_server, paper)
+    assert page.input_value("#reader-page") == "1"
+
+    page.locator(f"aside.annotations a[href$='#highlight-{third.pk}']").click()
+
+    page.wait_for_selector(".reader-page[data-page-number='3'] .reader-highlight")
+    assert page.input_value("#reader-page") == "3"
+    assert page.get_by_role("dialog").get_by_label("Note (optional)").input_value() == (
+        "Listed in the panel."
+    )
