@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from papers.models import Paper
 from papers.numbers import MAX_ID
+from papers.routes import int_url
 from pdfs.forms import PdfUploadForm
 from pdfs.models import PaperPdf
 from pdfs.ranges import RangeNotSatisfiable, file_part, requested_range
@@ -110,12 +111,15 @@ def reader(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def pdf_upload(request: HttpRequest, pk: int) -> HttpResponse:
     paper = get_object_or_404(Paper.objects.only("pk"), pk=pk)
+    # Back where the form was: the reader's page (which reads the new file) or the paper's.
+    # A fixed choice, never a URL taken from the request.
+    back = int_url("pdfs:reader", pk) if request.POST.get("from") == "reader" else paper
     form = PdfUploadForm(request.POST, request.FILES)
     if not form.is_valid():
         for errors in form.errors.values():
             for error in errors:
                 messages.error(request, str(error))
-        return redirect(paper)
+        return redirect(back)
     try:
         store_pdf(
             paper_id=paper.pk,
@@ -129,4 +133,4 @@ def pdf_upload(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, "This paper has a PDF already.")
     else:
         messages.success(request, "PDF uploaded.")
-    return redirect(paper)
+    return redirect(back)

@@ -327,3 +327,22 @@ def test_the_page_preloads_every_module_the_reader_imports(client, stored_pdf):
     assert imported == set(READER_MODULES)
     for module in READER_MODULES:
         assert f'<link rel="modulepreload" href="/static/js/reader/{module}">' in page
+
+
+def test_an_upload_from_the_reader_returns_to_the_reader(client, user, settings):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    settings.PDF_MAX_BYTES = 20_000
+    from_paper_page, from_reader = make_paper(pdf_url=""), make_paper(pdf_url="")
+    client.force_login(user)
+    assert 'name="from" value="reader"' in client.get(reader_url(from_reader)).content.decode()
+
+    def upload(paper, **fields):
+        file = SimpleUploadedFile("paper.pdf", PDF, content_type="application/pdf")
+        return client.post(reverse("pdfs:upload", args=[paper.pk]), {"file": file, **fields})
+
+    # Anything but "reader" leads to the paper's page: never a URL taken from the request.
+    elsewhere = upload(from_paper_page, **{"from": "https://elsewhere.example/"})
+    assert elsewhere["Location"] == from_paper_page.get_absolute_url()
+    assert upload(from_reader, **{"from": "reader"})["Location"] == reader_url(from_reader)
+    assert 'data-pdf-url="' in client.get(reader_url(from_reader)).content.decode()
