@@ -12,6 +12,7 @@ from django.http import (
     HttpRequest,
     HttpResponse,
     HttpResponseBase,
+    HttpResponsePermanentRedirect,
     StreamingHttpResponse,
 )
 from django.shortcuts import get_object_or_404, redirect, render
@@ -19,7 +20,7 @@ from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST, require_safe
 
-from papers.models import Paper
+from papers.models import MergedPaper, Paper
 from papers.numbers import MAX_ID
 from papers.routes import int_url
 from pdfs.forms import PdfUploadForm
@@ -95,9 +96,13 @@ def pdf_file(request: HttpRequest, pk: int) -> HttpResponseBase:
 def reader(request: HttpRequest, pk: int) -> HttpResponse:
     # Whoever may see the paper may read it, as pdf_file; the workspace panel beside the reader
     # reuses the paper page's prefetch of tags (annotations.selectors.lab_paper_tags).
-    paper = get_object_or_404(
-        Paper.objects.with_people_and_tags().select_related("pdf_file"), pk=pk
-    )
+    paper = Paper.objects.with_people_and_tags().select_related("pdf_file").filter(pk=pk).first()
+    if paper is None:
+        # A paper merged into another is read there (highlights moved with it), as its page is.
+        kept = MergedPaper.objects.filter(paper_id=pk).values_list("into_id", flat=True).first()
+        if kept is None:
+            raise Http404("No such paper.")
+        return HttpResponsePermanentRedirect(int_url("pdfs:reader", kept))
     try:
         pdf = paper.pdf_file
     except PaperPdf.DoesNotExist:

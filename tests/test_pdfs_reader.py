@@ -65,8 +65,16 @@ def test_behind_require_login_a_visitor_is_sent_to_log_in(client, settings, user
     assert client.get(reader_url(paper)).status_code == 200
 
 
-def test_no_such_paper_is_a_404(client):
-    assert client.get(reverse("pdfs:reader", args=[987654])).status_code == 404
+def test_no_such_paper_is_a_404_and_a_merged_one_is_read_where_it_was_merged(client):
+    from papers.models import MergedPaper
+
+    kept = make_paper()
+    MergedPaper.objects.create(paper_id=987654, into=kept)
+
+    assert client.get(reverse("pdfs:reader", args=[987655])).status_code == 404
+    merged = client.get(reverse("pdfs:reader", args=[987654]))
+    assert merged.status_code == 301
+    assert merged["Location"] == reader_url(kept)
 
 
 def test_only_the_reader_page_may_compile_webassembly(client):
