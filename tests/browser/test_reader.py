@@ -83,6 +83,10 @@ def test_the_reader_shows_the_first_page_with_selectable_text(page, live_server,
     assert page.get_by_role("link", name="← Back to the paper").get_attribute("href") == (
         reader_paper.get_absolute_url()
     )
+    # The paper's workspace panel beside the pages on a wide screen, in view.
+    reader = page.locator("section.reader").bounding_box()
+    panel = page.locator("aside.annotations").bounding_box()
+    assert panel["x"] >= reader["x"] + reader["width"] and panel["y"] < 200
     assert_quiet(page, console)
 
 
