@@ -133,6 +133,18 @@ bench: $(RUNTIME)
 bench-exports: $(RUNTIME)
 	$(BIN)/python -m bench.export_bench $(EXPORT_BENCH_ARGS)
 
+.PHONY: bench-reader vendor-pdfjs
+
+## bench-reader: in Chromium, navigation to the reader's first page painted for a generated
+##               30-page PDF, 10 distinct loads through gunicorn (median and max; issue 26 asks <= 1 s)
+bench-reader: $(DEV)
+	$(BIN)/python -m bench.reader_bench $(READER_BENCH_ARGS)
+
+## vendor-pdfjs: re-vendor npm pdfjs-dist into static/vendor/pdfjs/ (PDFJS_VERSION=x.y.z; needs npm)
+PDFJS_VERSION ?= 6.5.438
+vendor-pdfjs:
+	tools/vendor_pdfjs.sh $(PDFJS_VERSION)
+
 .PHONY: bench-fetch
 
 ## bench-fetch: papers/s of fetch_openreview (3,200 notes) and fetch_arxiv (2,200 entries) against

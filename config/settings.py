@@ -15,6 +15,8 @@ import dj_database_url
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 
+from config import static_headers
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -98,6 +100,8 @@ CONTENT_SECURITY_POLICY = {
         "img-src": [SELF, "data:"],
         "font-src": [SELF, "data:"],
         "connect-src": [SELF],
+        # PDF.js's worker (the reader) is one of our static files; no blob: or data: workers.
+        "worker-src": [SELF],
         "frame-ancestors": [NONE],
         "form-action": [SELF],
         "base-uri": [SELF],
@@ -323,6 +327,12 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 # static media: each file is handed out by a view that checks who asks (MEDIA_URL is unused).
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))
 MEDIA_URL = "media/"
+# Served with these types by WhiteNoise (and, through pdfs.apps, by Django's static view):
+# browsers refuse a module script or a WebAssembly stream under any other type, and an
+# operating system's MIME table may lack them. The reader's worker gets its own CSP
+# (config/static_headers.py: it decodes images with WebAssembly).
+WHITENOISE_MIMETYPES = {".mjs": "text/javascript", ".wasm": "application/wasm"}
+WHITENOISE_ADD_HEADERS_FUNCTION = static_headers.add_headers
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

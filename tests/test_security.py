@@ -167,6 +167,7 @@ EXPECTED_CSP = {
     "img-src": "'self' data:",
     "font-src": "'self' data:",
     "connect-src": "'self'",
+    "worker-src": "'self'",
     "frame-ancestors": "'none'",
     "form-action": "'self'",
     "base-uri": "'self'",
