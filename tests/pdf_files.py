@@ -57,7 +57,9 @@ def make_text_pdf(pages: list[list[Line]], *, extra_stream: bytes = b"") -> byte
         raise ValueError("at most 128 characters outside ASCII in one test PDF")
 
     def encoded(text: str) -> bytes:
-        return b"<" + bytes(ord(c) if c not in codes else codes[c] for c in text).hex().encode() + b">"
+        return (
+            b"<" + bytes(ord(c) if c not in codes else codes[c] for c in text).hex().encode() + b">"
+        )
 
     cmap = (
         b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"

@@ -31,8 +31,7 @@ def test_two_columns_are_read_left_column_first():
     text = read(pdf).text
 
     order = [
-        text.index(part)
-        for part in ("left column opens", "left column ends", "right column opens")
+        text.index(part) for part in ("left column opens", "left column ends", "right column opens")
     ]
     assert order == sorted(order)
 

@@ -12,7 +12,8 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from alerts.queries import normalise_query
-from papers.models import Paper
+from papers.models import Paper, SearchChange
+from papers.search import documents, schema
 from pdfs.models import PaperPdf, PdfText
 from pdfs.storing import store_pdf
 from pdfs.texts import extract_paper_text
@@ -130,7 +131,9 @@ def test_an_unreadable_pdf_is_kept_for_curators_and_searching_still_works(
     text = PdfText.objects.get(pdf__paper=paper)
     assert (text.failure, text.text) == ("time limit", "")
     assert "Slow to read" in shown(search(client, "gliders"))
-    admin_list = admin_client.get(reverse("admin:pdfs_pdftext_changelist"), {"failure": "time limit"})
+    admin_list = admin_client.get(
+        reverse("admin:pdfs_pdftext_changelist"), {"failure": "time limit"}
+    )
     assert admin_list.status_code == 200
     assert "time limit" in admin_list.content.decode()
 
@@ -193,10 +196,14 @@ def test_has_pdf_counts_are_the_databases(client, django_capture_on_commit_callb
 
     response = search(client, "")
     with_pdf = Paper.objects.filter(pdf_file__isnull=False).count()
-    assert pdf_counts(response) == {"Has PDF": with_pdf, "No PDF": 5 - with_pdf} == {
-        "Has PDF": 2,
-        "No PDF": 3,
-    }
+    assert (
+        pdf_counts(response)
+        == {"Has PDF": with_pdf, "No PDF": 5 - with_pdf}
+        == {
+            "Has PDF": 2,
+            "No PDF": 3,
+        }
+    )
     # Counted over the other facets' and the search's matches, not its own selection.
     narrowed = search(client, "topic 0", pdf="yes")
     in_topic = Paper.objects.filter(abstract__contains="Topic 0")
@@ -237,7 +244,11 @@ def test_list_page_queries_with_body_snippets_stay_bounded(
 ):
     for n in range(12):
         paper = make_paper(f"Paper {n}", abstract="An abstract without the word.")
-        store(paper, paper_pdf("intro", f"the gyroscope is on page two, {n}"), django_capture_on_commit_callbacks)
+        store(
+            paper,
+            paper_pdf("intro", f"the gyroscope is on page two, {n}"),
+            django_capture_on_commit_callbacks,
+        )
     search(client, "gyroscope")  # the index catches up once
 
     # search index up to date?, page rows, first authorships, tags, tag facet labels, author
@@ -247,3 +258,30 @@ def test_list_page_queries_with_body_snippets_stay_bounded(
 
     assert len(response.context["papers"]) == 12
     assert all(h.startswith("in the PDF, p. 2:") for h in shown(response).values())
+
+
+def test_the_index_reads_the_pdf_texts_of_a_chunk_in_one_more_query(
+    django_capture_on_commit_callbacks, django_assert_num_queries
+):
+    with_pdf, without = make_paper(), make_paper()
+    store(with_pdf, paper_pdf("some text"), django_capture_on_commit_callbacks)
+
+    # papers, authorships, tags, and the texts of those with a stored PDF
+    with django_assert_num_queries(4):
+        docs = list(documents.paper_documents([with_pdf.pk, without.pk], popular=frozenset()))
+
+    assert [d.get_first(schema.HAS_PDF) for d in docs] == [1, 0]
+
+
+def test_the_index_holds_at_most_the_character_limit_of_a_pdf(
+    client, settings, django_capture_on_commit_callbacks
+):
+    paper = make_paper("Limited", abstract="Short.")
+    store(paper, paper_pdf("alpha bravo", "charlie"), django_capture_on_commit_callbacks)
+    assert "Limited" in shown(search(client, "charlie"))
+
+    settings.PDF_TEXT_MAX_CHARS = len("alpha bravo")  # lowered after the text was read
+    SearchChange.objects.record([paper.pk])
+
+    assert shown(search(client, "charlie")) == {}
+    assert "Limited" in shown(search(client, "bravo"))

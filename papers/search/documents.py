@@ -1,9 +1,10 @@
 """Search index documents read from the database, streamed in chunks of papers.
 
-Each chunk costs four queries whatever its size (papers, authorships in author order, paper
-tags with their kind, the stored PDFs' text), so indexing a million papers holds one chunk in
-memory at a time and never runs a query per paper. The PDFs' text (up to PDF_TEXT_MAX_CHARS a
-paper) streams through a cursor, a few papers' at a time, rather than a chunk's at once.
+Each chunk costs three queries whatever its size (papers, authorships in author order, paper
+tags with their kind), and a fourth when some of its papers have a stored PDF (their text),
+so indexing a million papers holds one chunk in memory at a time and never runs a query per
+paper. The PDFs' text (up to PDF_TEXT_MAX_CHARS a paper) streams through a cursor, a few
+papers' at a time, rather than a chunk's at once.
 """
 
 from __future__ import annotations
@@ -140,7 +141,9 @@ def _documents(
         .values_list("paper_id", "tag_id", "tag__kind")
     ):
         tags[paper_id].append((tag_id, kind))
-    bodies = _bodies({key.replace("paper_id", "pk"): value for key, value in in_chunk.items()})
+    bodies: Iterator[tuple[int, str]] = iter(())
+    if any(row[-1] is not None for row in chunk):  # some paper has a stored PDF
+        bodies = _bodies({key.replace("paper_id", "pk"): v for key, v in in_chunk.items()})
     body_id, body = next(bodies, (None, ""))
     for pk, title, abstract, created_at, mean_rating, pdf_id in chunk:
         text = ""
