@@ -91,4 +91,5 @@ class PdfTextAdmin(ReadOnlyAdmin):
 
     @admin.display(description="characters", ordering="characters")
     def characters(self, text: PdfText) -> int:
-        return text.characters  # type: ignore[attr-defined]  (annotated above)
+        # Annotated by get_queryset.
+        return text.characters  # type: ignore[attr-defined]
