@@ -75,7 +75,10 @@ def extract_text(data: bytes, *, timeout: float, memory_mb: int, max_chars: int)
         return Extracted(
             failure=Failure.BROKEN, message=f"the reader stopped ({child.returncode}): {last[0]}"
         )
-    answer = json.loads(child.stdout)
+    try:
+        answer = json.loads(child.stdout)
+    except ValueError:  # not expected: the child prints one JSON line and nothing else
+        return Extracted(failure=Failure.BROKEN, message="the reader's answer was unreadable")
     if "error" in answer:
         return Extracted(failure=Failure.BROKEN, message=answer["error"])
     return Extracted(
