@@ -131,7 +131,8 @@ def _body_html(snippet: tantivy.Snippet, text: str) -> SafeString:
     cut_before, cut_after = ("… " if start > page_start else ""), (" …" if end < page_end else "")
     shown = "".join(parts).strip()
     # Every piece of the PDF's text was escaped by _spaced; only our tags were added.
-    return mark_safe(f"in the PDF, p. {page}: {cut_before}{shown}{cut_after}")  # noqa: S308
+    where = f'<span class="muted">in the PDF, p. {page}:</span>'
+    return mark_safe(f"{where} {cut_before}{shown}{cut_after}")  # noqa: S308
 
 
 def _spaced(text: str) -> str:

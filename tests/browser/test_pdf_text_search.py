@@ -18,7 +18,9 @@ from tests.pdf_files import make_text_pdf
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_phrase_in_a_pdf_finds_its_paper_with_the_page(page, live_server, settings, tmp_path):
+def test_a_phrase_in_a_pdf_finds_its_paper_with_the_page(
+    page, live_server, settings, tmp_path, screenshot
+):
     from playwright.sync_api import expect
 
     settings.MEDIA_ROOT = tmp_path / "media"
@@ -46,6 +48,7 @@ def test_a_phrase_in_a_pdf_finds_its_paper_with_the_page(page, live_server, sett
     expect(result).to_contain_text("in the PDF, p. 2:")
     expect(result.locator("mark").first).to_have_text("final")
     expect(page.get_by_role("link", name="Sparse sensing")).to_be_visible()
+    screenshot("pdf-text-search")
 
     page.goto(f"{live_server.url}/")
     page.locator("#facet-pdf").get_by_text("Has PDF").click()
