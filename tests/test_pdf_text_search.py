@@ -286,3 +286,19 @@ def test_the_index_holds_at_most_the_character_limit_of_a_pdf(
 
     assert shown(search(client, "charlie")) == {}
     assert "Limited" in shown(search(client, "bravo"))
+
+
+def test_pdf_text_in_a_snippet_is_escaped(client, django_capture_on_commit_callbacks):
+    paper = make_paper("Hostile", abstract="Short.")
+    store(
+        paper,
+        paper_pdf('<script>alert("x")</script> & the xylophone <b>'),
+        django_capture_on_commit_callbacks,
+    )
+
+    headline = shown(search(client, "xylophone"))["Hostile"]
+
+    assert "<script>" not in headline and "<b>" not in headline
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; the <mark>xylophone</mark>" in (
+        headline
+    )
