@@ -5,13 +5,15 @@ that cannot be read is a note for curators, never an error for readers; the "Has
 from __future__ import annotations
 
 import hashlib
+from datetime import timedelta
 from io import BytesIO, StringIO
 
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from alerts.queries import normalise_query
+from alerts.models import SavedSearch
+from alerts.queries import new_counts, normalise_query
 from papers.models import Paper, SearchChange
 from papers.search import documents, schema
 from pdfs.models import PaperPdf, PdfText
@@ -302,3 +304,17 @@ def test_pdf_text_in_a_snippet_is_escaped(client, django_capture_on_commit_callb
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; the <mark>xylophone</mark>" in (
         headline
     )
+
+
+def test_a_saved_search_on_has_pdf_counts_only_new_papers_with_one(
+    user, django_capture_on_commit_callbacks
+):
+    kept, _not_kept = make_paper("Kept"), make_paper("Not kept")
+    store(kept, paper_pdf("body"), django_capture_on_commit_callbacks)
+    before = min(Paper.objects.values_list("created_at", flat=True)) - timedelta(seconds=1)
+    with_pdf = SavedSearch.objects.create(
+        owner=user, name="With PDF", query="pdf=yes", last_seen_at=before
+    )
+    everything = SavedSearch.objects.create(owner=user, name="All", query="", last_seen_at=before)
+
+    assert new_counts(user, [with_pdf, everything]) == {with_pdf.pk: 1, everything.pk: 2}
