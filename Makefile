@@ -121,9 +121,19 @@ format: $(DEV)
 
 ## bench: generate BENCH_ARGS="--papers N" papers (default 100,000), import, time each page type
 ## through gunicorn on SQLite and PostgreSQL (database `bench`), then the fetch rate as
-## bench-fetch measures it (BENCH_ARGS=--no-fetch leaves it out); table in bench/out/results.md
+## bench-fetch measures it (BENCH_ARGS=--no-fetch leaves it out); table in bench/out/results.md;
+## then PDF text extraction in pages/s and the index build with full text (bench-fulltext)
 bench: $(RUNTIME)
 	$(BIN)/python -m bench.run_bench $(BENCH_ARGS)
+	$(BIN)/python -m bench.fulltext_bench $(FULLTEXT_BENCH_ARGS)
+
+.PHONY: bench-fulltext
+
+## bench-fulltext: pages/s of PDF text extraction (generated two-column PDFs, each read in a child
+##                 process as the worker reads it) and the index build at 10,000 papers with and
+##                 without full text, engine alone (FULLTEXT_BENCH_ARGS="--pdf-dir DIR --papers N")
+bench-fulltext: $(RUNTIME)
+	$(BIN)/python -m bench.fulltext_bench $(FULLTEXT_BENCH_ARGS)
 
 .PHONY: bench-exports
 

@@ -53,6 +53,7 @@ def normalise_query(raw: str, user) -> Normalised:
         params += [(name, tag.slug) for tag in state.selection.tags.get(name, [])]
     params += [("author", author.pk) for author in state.selection.authors]
     params += [("mine", value) for value in state.selection.mine]
+    params += [("pdf", value) for value in state.selection.pdf]
     if state.options.sort != ("relevance" if state.options.q else "newest"):
         params.append(("sort", state.options.sort))
     return Normalised(urlencode(params), list(state.selection.ignored))
@@ -93,6 +94,7 @@ def browse_states(searches: list[SavedSearch], user) -> list[BrowseState]:
             },
             authors=[author for author in resolved.authors if author.pk in wanted["author"]],
             mine=list(f.cleaned.get("mine") or []) if f.user else [],
+            pdf=list(f.cleaned.get("pdf") or []),
         )
         # As PaperFilter.state builds it, with the shared resolution (a saved search has no
         # page and never the as-you-type flag).

@@ -447,6 +447,17 @@ if PDF_MAX_BYTES < 1 or PDF_FETCH_TIMEOUT < 1:
     raise ImproperlyConfigured("PDF_MAX_BYTES and PDF_FETCH_TIMEOUT must be at least 1")
 if PDF_STORAGE not in STORAGES:
     raise ImproperlyConfigured(f"PDF_STORAGE: {PDF_STORAGE!r} is not a storage in STORAGES")
+# A stored PDF's text (pdfs/extraction.py) is read in a child process given at most
+# PDF_TEXT_TIMEOUT seconds and PDF_TEXT_MEMORY_MB of address space; at most PDF_TEXT_MAX_CHARS
+# characters of it are kept and indexed per paper (the rest of a very long PDF is left out).
+PDF_TEXT_TIMEOUT = env_int("PDF_TEXT_TIMEOUT", 60)
+PDF_TEXT_MEMORY_MB = env_int("PDF_TEXT_MEMORY_MB", 1024)
+PDF_TEXT_MAX_CHARS = env_int("PDF_TEXT_MAX_CHARS", 200_000)
+if PDF_TEXT_TIMEOUT < 1 or PDF_TEXT_MEMORY_MB < 64 or PDF_TEXT_MAX_CHARS < 1:
+    raise ImproperlyConfigured(
+        "PDF_TEXT_TIMEOUT must be at least 1, PDF_TEXT_MEMORY_MB at least 64 and "
+        "PDF_TEXT_MAX_CHARS at least 1"
+    )
 
 # Errors reach someone: the people in DJANGO_ADMINS ("Ana <ana@lab.org>, ops@lab.org") are
 # mailed every server error (500) with its traceback, from SERVER_EMAIL, when DEBUG is off;

@@ -16,6 +16,8 @@ from papers.filters import (
     MINE_CHOICES,
     NOT_GIVEN_LABEL,
     NOT_GIVEN_SLUG,
+    PDF_CHOICES,
+    PDF_VALUES,
     TAG_FACETS,
     BrowseState,
 )
@@ -34,6 +36,7 @@ FACET_TITLES = {
     "area": "Primary area",
     "keyword": "Keywords",
     "tag": "Lab tags",
+    "pdf": "PDF",
     "mine": "Mine",
 }
 # What "Not given" means in the facets that have it.
@@ -97,6 +100,8 @@ def listing_facets(
     # Authors come after what a paper is (venue, track, area), before what it is about.
     position = sum(1 for facet in facets if facet.param in ("venue", "track", "decision", "area"))
     facets.insert(position, _author_facet(counts, state, author_candidates))
+    if (pdf := _pdf_facet(counts, state)) is not None:
+        facets.append(pdf)
     if state.logged_in:
         facets.append(_mine_facet(counts, state))
     return facets
@@ -161,6 +166,18 @@ def _author_facet(counts: Facets, state: BrowseState, candidates: list[int] | No
     ]
     values.sort(key=lambda v: (not v.selected, -v.count, v.label.casefold()))
     return Facet(param="author", title=FACET_TITLES["author"], values=values)
+
+
+def _pdf_facet(counts: Facets, state: BrowseState) -> Facet | None:
+    """Has PDF / No PDF; left out while the site keeps no PDF of any paper listed (and
+    nothing is selected): a facet with one value for every paper says nothing."""
+    values = [
+        FacetValue(value, label, counts.pdf.get(PDF_VALUES[value], 0), value in state.selection.pdf)
+        for value, label in PDF_CHOICES.items()
+    ]
+    if not (counts.pdf.get(PDF_VALUES["yes"]) or state.selection.pdf):
+        return None
+    return Facet(param="pdf", title=FACET_TITLES["pdf"], values=values)
 
 
 def _mine_facet(counts: Facets, state: BrowseState) -> Facet:

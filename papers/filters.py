@@ -38,6 +38,9 @@ TAG_FACETS: dict[str, str] = {
     "tag": TagKind.LAB,
 }
 MINE_CHOICES = {"lists": "In my reading lists", "notes": "Has my note"}
+# The "PDF" facet: papers whose PDF the site keeps (pdfs.PaperPdf), or not; the index's values.
+PDF_CHOICES = {"yes": "Has PDF", "no": "No PDF"}
+PDF_VALUES = {"yes": 1, "no": 0}
 # The "not given" value of the venue, track and decision facets (papers whose sources name
 # none). No tag
 # slug starts with "_" (slugify strips it), so it cannot name a real tag.
@@ -79,6 +82,10 @@ def _accept_mine(raw: str) -> str | None:
     return raw if raw in MINE_CHOICES else None
 
 
+def _accept_pdf(raw: str) -> str | None:
+    return raw if raw in PDF_CHOICES else None
+
+
 def _facet_field(accept: Callable[[str], str | int | None] = _accept_slug) -> ValueListField:
     """A facet's URL parameter: `accept` gives a valid value as kept (a slug, an id), or None
     to drop it. It only validates: the search index applies the selection."""
@@ -94,6 +101,7 @@ class FacetForm(forms.Form):
     keyword = _facet_field()
     tag = _facet_field()
     mine = _facet_field(_accept_mine)
+    pdf = _facet_field(_accept_pdf)
 
 
 @dataclass
@@ -116,6 +124,7 @@ class Selection:
     tags: dict[str, list[ResolvedTag]] = field(default_factory=dict)
     authors: list[ResolvedAuthor] = field(default_factory=list)
     mine: list[str] = field(default_factory=list)
+    pdf: list[str] = field(default_factory=list)  # PDF_CHOICES keys
     ignored: list[str] = field(default_factory=list)
     # Slugs of tags merged into others (TagAlias), by parameter: old slug -> kept tag's slug.
     moved: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -197,6 +206,7 @@ class PaperFilter:
             else:
                 selection.ignored.append(f"author #{pk}")
         selection.mine = (self.cleaned.get("mine") or []) if self.user else []
+        selection.pdf = self.cleaned.get("pdf") or []
         # Invalid raw values (author=abc, bad slugs) are reported too.
         for name in [*TAG_FACETS, "author"]:
             kept = {str(v) for v in self.cleaned.get(name) or []}
@@ -401,6 +411,7 @@ class BrowseState:
             decision_ids=self.selection.ids("decision"),
             keyword_candidates=keyword_candidates,
             author_ids=self.selection.ids("author"),
+            pdf_values=frozenset(PDF_VALUES[value] for value in self.selection.pdf),
             mine_ids=mine_ids,
             mine_sets=mine_sets,
             sort=self.options.sort,

@@ -11,9 +11,10 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from django.apps import apps
+from django.conf import settings
 from django.db import models
 from django.db.models import Case, Count, OuterRef, Prefetch, Q, Subquery, Value, When
-from django.db.models.functions import Length
+from django.db.models.functions import Length, Substr
 
 from papers.choices import TagKind
 from papers.text import fold_author_name, spelling_key, tag_search_key
@@ -121,6 +122,14 @@ class PaperQuerySet(models.QuerySet["Paper"]):
         for name, pk in rows:
             sets[name].add(pk)
         return {name: frozenset(ids) for name, ids in sets.items()}
+
+    def pdf_texts(self, ids: list[int]) -> dict[int, str]:
+        """The text of these papers' stored PDFs (pdfs.PdfText, by its lookup name: papers
+        never imports pdfs), as the search index holds it: at most PDF_TEXT_MAX_CHARS each.
+        One query; papers without text are left out."""
+        text = Substr("pdf_file__text__text", 1, settings.PDF_TEXT_MAX_CHARS)
+        rows = self.filter(pk__in=ids, pdf_file__text__page_count__gt=0).values_list("pk", text)
+        return dict(rows)
 
     def known_arxiv_ids(self, fingerprints: Mapping[str, str]) -> set[str]:
         """Of these arXiv ids, each given with its abstract's fingerprint, the ones a paper has

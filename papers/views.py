@@ -116,7 +116,9 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
         .in_order(results.ids)
     )
     if state.searching and papers:
-        snippets = engine.snippets(searcher, query.parsed, results.ids)
+        snippets = engine.snippets(
+            searcher, query.parsed, results.ids, body_texts=Paper.objects.pdf_texts
+        )
         for paper in papers:
             paper.headline = snippets.get(paper.pk, "")
 

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.db.models.functions import Length
 from django.http import HttpRequest
 from django.utils.html import format_html
 
 from papers.admin.guards import GuardedAdmin, ReadOnlyAdmin
 from pdfs.content import size_text
-from pdfs.models import PaperPdf, PdfFetchFailure
+from pdfs.models import PaperPdf, PdfFetchFailure, PdfText
 
 SHOWN = (
     "paper",
@@ -61,3 +62,34 @@ class PdfFetchFailureAdmin(ReadOnlyAdmin):
     list_select_related = ["paper"]
     search_fields = ["paper__title", "=paper__id", "url"]
     readonly_fields = ["paper", "url", "reason", "message", "refusals", "failed_at", "retry_after"]
+
+
+@admin.register(PdfText)
+class PdfTextAdmin(ReadOnlyAdmin):
+    """Each stored PDF's text as search reads it; the ones that could not be read, with why
+    (a broken file, the time or memory limit): `manage.py extract_pdf_text --paper ID` reads
+    one again, e.g. after a curator uploads a better file."""
+
+    list_display = ["pdf", "page_count", "characters", "truncated", "failure", "extracted_at"]
+    list_filter = ["failure", "truncated"]
+    list_select_related = ["pdf"]
+    search_fields = ["=pdf__paper__id", "pdf__paper__title"]
+    readonly_fields = [
+        "pdf",
+        "sha256",
+        "page_count",
+        "truncated",
+        "failure",
+        "message",
+        "extracted_at",
+        "text",
+    ]
+
+    def get_queryset(self, request: HttpRequest):
+        # The list shows the text's length, never the text (up to PDF_TEXT_MAX_CHARS a row).
+        return super().get_queryset(request).annotate(characters=Length("text"))
+
+    @admin.display(description="characters", ordering="characters")
+    def characters(self, text: PdfText) -> int:
+        # Annotated by get_queryset.
+        return text.characters  # type: ignore[attr-defined]

@@ -76,3 +76,33 @@ class PdfFetchFailure(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reason}: {self.url}"
+
+
+class PdfText(models.Model):
+    """The text of a stored PDF, page by page, for search (pdfs.texts extracts it).
+
+    One per PaperPdf; `sha256` is the file's it was read from, so a replaced file (another
+    hash) is read again. A failure keeps its reason for curators and leaves `text` empty.
+    """
+
+    pdf = models.OneToOneField(PaperPdf, on_delete=models.CASCADE, related_name="text")
+    sha256 = models.CharField("SHA-256 of the file read", max_length=64)
+    # The pages' text, separated by a form feed (pdfs.extraction.PAGE_BREAK), at most
+    # PDF_TEXT_MAX_CHARS characters: a page's number is one more than the breaks before it.
+    text = models.TextField(blank=True)
+    page_count = models.PositiveIntegerField(default=0, help_text="Pages in the file.")
+    truncated = models.BooleanField(
+        default=False, help_text="Cut at PDF_TEXT_MAX_CHARS: the last pages are left out."
+    )
+    failure = models.CharField(max_length=20, blank=True, help_text="Blank when it was read.")
+    message = models.TextField(blank=True)
+    extracted_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = "PDF text"
+        verbose_name_plural = "PDF texts"
+        ordering = ["-extracted_at", "-pk"]
+        indexes = [models.Index(fields=["failure"], name="pdfs_text_failure")]
+
+    def __str__(self) -> str:
+        return f"Text of PDF {self.pdf_id}"

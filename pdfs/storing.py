@@ -15,7 +15,9 @@ from django.core.files import File
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from papers.models import SearchChange
 from pdfs.models import PaperPdf, PdfFetchFailure, pdf_storage
+from pdfs.text_tasks import extract_pdf_texts
 
 # The longest a refused link waits before a run asks it again.
 MAX_RETRY_DAYS = 30
@@ -69,8 +71,10 @@ def store_pdf(
         with transaction.atomic():
             current = PaperPdf.objects.select_for_update().filter(paper_id=paper_id).first()
             PdfFetchFailure.objects.filter(paper_id=paper_id).delete()
+            _read_text_after_commit(paper_id)
             if current is None:
                 PaperPdf.objects.create(paper_id=paper_id, file=name, **fields)
+                SearchChange.objects.record([paper_id])  # the "Has PDF" facet
                 return Stored.NEW
             if not replace:
                 raise PdfExists
@@ -86,6 +90,12 @@ def store_pdf(
     except BaseException:
         storage.delete(name)
         raise
+
+
+def _read_text_after_commit(paper_id: int) -> None:
+    """A new file's text is read in the background once the file is the paper's: its text
+    goes to search (pdfs.texts), replacing the old file's."""
+    transaction.on_commit(lambda: extract_pdf_texts.enqueue([paper_id]))
 
 
 def _file_is_there(pdf: PaperPdf) -> bool:

@@ -7,6 +7,8 @@ lines make one without a dependency.
 
 from __future__ import annotations
 
+import zlib
+
 
 def make_pdf(text: str = "A known sentence.", *, pages: int = 1, padding: int = 0) -> bytes:
     """A PDF of `pages` pages each showing `text` (ASCII) in Helvetica; `padding` bytes of
@@ -57,6 +59,92 @@ def make_text_pdf(
                 b"<< /Title (%s) /Parent %d 0 R /Dest [%d 0 R /XYZ 0 792 null]%s >>"
                 % (_pdf_string(title), outline_id, page_ids[page - 1], links)
             )
+    return _pdf_file(objects, padding=padding)
+
+
+def _pdf_string(text: str) -> bytes:
+    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)").encode("ascii")
+
+
+# A line of text at (x, y) points from the page's bottom left.
+Line = tuple[float, float, str]
+
+
+def make_positioned_pdf(pages: list[list[Line]], *, extra_stream: bytes = b"") -> bytes:
+    """A PDF whose pages show these lines, in this order in each page's content stream (as a
+    typesetter writes a two-column page: the left column, then the right).
+
+    Any Unicode text: printable ASCII is written as itself, each other character gets a code
+    of its own (128 up) that the font's ToUnicode map names, which is how a typesetter's
+    subset fonts carry ligatures (ﬁ), math and non-Latin names. Readers extract text through
+    that map; the glyphs shown are Helvetica's for those codes, which no test looks at.
+    `extra_stream`: one more (Flate-compressed) content stream on the first page, e.g. a
+    decompression bomb.
+    """
+    codes: dict[str, int] = {}
+    for lines in pages:
+        for _, _, text in lines:
+            for char in text:
+                if not (" " <= char <= "~") and char not in codes:
+                    codes[char] = 128 + len(codes)
+    if len(codes) > 128:
+        raise ValueError("at most 128 characters outside ASCII in one test PDF")
+
+    def encoded(text: str) -> bytes:
+        return (
+            b"<" + bytes(ord(c) if c not in codes else codes[c] for c in text).hex().encode() + b">"
+        )
+
+    cmap = (
+        b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
+        b"/CMapName /Test def /CMapType 2 def\n"
+        b"1 begincodespacerange <00> <FF> endcodespacerange\n"
+        b"1 beginbfrange <20> <7E> <0020> endbfrange\n"
+    )
+    if codes:
+        cmap += b"%d beginbfchar\n" % len(codes)
+        for char, code in codes.items():
+            cmap += b"<%02X> <%s>\n" % (code, char.encode("utf-16-be").hex().upper().encode())
+        cmap += b"endbfchar\n"
+    cmap += b"endcmap CMapName currentdict /CMap defineresource pop end end"
+
+    objects: list[bytes] = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"",  # the page tree, once the pages' numbers are known
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 4 0 R >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(cmap), cmap),
+    ]
+    page_numbers = []
+    for number, lines in enumerate(pages):
+        stream = b"BT /F1 10 Tf\n"
+        stream += b"".join(b"1 0 0 1 %g %g Tm %s Tj\n" % (x, y, encoded(t)) for x, y, t in lines)
+        stream += b"ET"
+        objects.append(b"")  # the page, once its contents' numbers are known
+        page_numbers.append(len(objects))
+        objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
+        contents = [len(objects)]
+        if number == 0 and extra_stream:
+            packed = zlib.compress(extra_stream, 9)
+            objects.append(
+                b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream"
+                % (len(packed), packed)
+            )
+            contents.append(len(objects))
+        objects[page_numbers[-1] - 1] = (
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+            b"/Resources << /Font << /F1 3 0 R >> >> /Contents [%s] >>"
+            % b" ".join(b"%d 0 R" % n for n in contents)
+        )
+    objects[1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (
+        b" ".join(b"%d 0 R" % n for n in page_numbers),
+        len(pages),
+    )
+    return _pdf_file(objects)
+
+
+def _pdf_file(objects: list[bytes], *, padding: int = 0) -> bytes:
+    """Numbered objects (the first is the catalog) as a PDF file with its cross-references;
+    `padding` bytes of comment after the header."""
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     if padding:
         out += b"%" + b"x" * max(0, padding - 2) + b"\n"
@@ -74,5 +162,9 @@ def make_text_pdf(
     return bytes(out)
 
 
-def _pdf_string(text: str) -> bytes:
-    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)").encode("ascii")
+def two_column_page(left: list[str], right: list[str]) -> list[Line]:
+    """Lines of a two-column page, 12 points apart: the left column's, then the right's."""
+    top = 720
+    return [(72, top - 12 * n, text) for n, text in enumerate(left)] + [
+        (320, top - 12 * n, text) for n, text in enumerate(right)
+    ]

@@ -430,5 +430,6 @@ def no_facets(query: BrowseQuery) -> Facets:
         area={pk: 0 for pk in sorted(query.area_ids)},
         decision={pk: 0 for pk in sorted(query.decision_ids)},
         author={pk: 0 for pk in sorted(query.author_ids)},
+        pdf={value: 0 for value in sorted(query.pdf_values)},
         mine=dict.fromkeys(query.mine_sets, 0),
     )

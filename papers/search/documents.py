@@ -1,8 +1,10 @@
 """Search index documents read from the database, streamed in chunks of papers.
 
 Each chunk costs three queries whatever its size (papers, authorships in author order, paper
-tags with their kind), so indexing a million papers holds one chunk in memory at a time and
-never runs a query per paper.
+tags with their kind), and a fourth when some of its papers have a stored PDF (their text),
+so indexing a million papers holds one chunk in memory at a time and never runs a query per
+paper. The PDFs' text (up to PDF_TEXT_MAX_CHARS a paper) streams through a cursor, a few
+papers' at a time, rather than a chunk's at once.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from datetime import datetime
 from itertools import islice
 
 import tantivy
+from django.conf import settings
 from django.db.models import Count
+from django.db.models.functions import Substr
 
 from papers.models import Authorship, Paper, PaperTag, TagKind
 from papers.search import schema
@@ -44,6 +48,8 @@ class PaperRecord:
     authors: Sequence[tuple[int, str]] = ()  # (author id, name) in author order
     tags: Sequence[tuple[int, str]] = ()  # (tag id, TagKind value)
     mean_rating: float | None = None  # the reviewers' (Paper.mean_rating)
+    has_pdf: bool = False  # the site keeps its PDF (pdfs.PaperPdf)
+    body: str = ""  # its PDF's text (pdfs.PdfText), pages apart by form feeds
 
 
 def make_document(paper: PaperRecord, popular: frozenset[int] = frozenset()) -> tantivy.Document:
@@ -52,6 +58,9 @@ def make_document(paper: PaperRecord, popular: frozenset[int] = frozenset()) -> 
     doc.add_unsigned(schema.ID, paper.id)
     doc.add_text(schema.TITLE, paper.title)
     doc.add_text(schema.ABSTRACT, paper.abstract)
+    if paper.body:
+        doc.add_text(schema.BODY, paper.body)
+    doc.add_unsigned(schema.HAS_PDF, int(paper.has_pdf))
     # Unique ids only: a terms aggregation counts values, and a paper must count once.
     for author_id, name in dict(paper.authors).items():
         doc.add_unsigned(schema.AUTHOR_IDS, author_id)
@@ -94,7 +103,8 @@ def paper_documents(
     """
     if popular is None:
         popular = popular_author_ids()
-    columns = ("pk", "title", "abstract", "created_at", "mean_rating")
+    # The PDF's row by its lookup name (papers never imports pdfs): one LEFT JOIN, one-to-one.
+    columns = ("pk", "title", "abstract", "created_at", "mean_rating", "pdf_file__pk")
     papers = Paper.objects.order_by("pk").values_list(*columns)
     if paper_ids is None:
         # Keyset pagination on the primary key: each chunk starts after the last id seen, and
@@ -131,7 +141,15 @@ def _documents(
         .values_list("paper_id", "tag_id", "tag__kind")
     ):
         tags[paper_id].append((tag_id, kind))
-    for pk, title, abstract, created_at, mean_rating in chunk:
+    bodies: Iterator[tuple[int, str]] = iter(())
+    if any(row[-1] is not None for row in chunk):  # some paper has a stored PDF
+        bodies = _bodies({key.replace("paper_id", "pk"): v for key, v in in_chunk.items()})
+    body_id, body = next(bodies, (None, ""))
+    for pk, title, abstract, created_at, mean_rating, pdf_id in chunk:
+        text = ""
+        while body_id is not None and body_id <= pk:  # both in id order
+            text = body if body_id == pk else text
+            body_id, body = next(bodies, (None, ""))
         yield make_document(
             PaperRecord(
                 id=pk,
@@ -141,6 +159,20 @@ def _documents(
                 authors=authors.get(pk, ()),
                 tags=tags.get(pk, ()),
                 mean_rating=mean_rating,
+                has_pdf=pdf_id is not None,
+                body=text,
             ),
             popular,
         )
+
+
+def _bodies(in_chunk: dict) -> Iterator[tuple[int, str]]:
+    """(paper id, its PDF's text) of the chunk's papers that have some, in id order, at most
+    PDF_TEXT_MAX_CHARS characters each (a lowered limit applies to text read before)."""
+    text = Substr("pdf_file__text__text", 1, settings.PDF_TEXT_MAX_CHARS)
+    rows = (
+        Paper.objects.filter(**in_chunk, pdf_file__text__page_count__gt=0)
+        .order_by("pk")
+        .values_list("pk", text)
+    )
+    return rows.iterator(chunk_size=20)

@@ -16,8 +16,8 @@ from papers.text import title_sort_key
 # 2: coarse sort keys, stored author ids; 3: keyword and area ids; 4: decision ids, rating sort;
 # 5: untitled papers last in the title order; 6: accents folded in the text fields; 7: titles
 # ordered as readers alphabetise them; 8: popular author ids; 9: LaTeX styling
-# commands not read in the title order
-SCHEMA_VERSION = 9
+# commands not read in the title order; 10: the stored PDF's text (BODY), HAS_PDF
+SCHEMA_VERSION = 10
 
 # The paper's primary key: stored (results name papers by it), indexed (delete and update by
 # term), fast (read for a page of hits without loading documents).
@@ -29,6 +29,15 @@ TITLE = "title"
 AUTHORS = "authors"  # the author names in order, one value per author
 ABSTRACT = "abstract"
 TEXT_FIELDS = (TITLE, AUTHORS, ABSTRACT)
+# The text of the paper's stored PDF (pdfs.PdfText), at most PDF_TEXT_MAX_CHARS characters,
+# weighted below the abstract (building.FIELD_BOOSTS). Indexed with positions, not stored: a
+# snippet from it reads the text from the database for the page's papers only (snippets.py),
+# which keeps the index a fraction of the size. Not in TEXT_FIELDS: "more like this" and the
+# spelling suggestions read titles and abstracts, not whole papers.
+BODY = "body"
+# Pages of the PDF's text are apart by a form feed (as pdfs.extraction.PAGE_BREAK writes them):
+# a body snippet names the page its match is on.
+PAGE_BREAK = "\f"
 # Tantivy's English analyzer (en_stem) with accents folded: split on anything not
 # alphanumeric, drop tokens of 40 bytes or more, lowercase, fold to ASCII ("Müller" is found by
 # "muller", "Schrödinger" by "schrodinger"), Snowball English stemming. No stop-word removal,
@@ -46,7 +55,18 @@ LAB_IDS = "lab_ids"
 KEYWORD_IDS = "keyword_ids"
 AREA_IDS = "area_ids"
 DECISION_IDS = "decision_ids"  # the paper's decision tag (TagKind.DECISION), at most one
-FACET_FIELDS = (VENUE_IDS, TRACK_IDS, LAB_IDS, KEYWORD_IDS, AREA_IDS, DECISION_IDS, AUTHOR_IDS)
+# 1 when the site keeps the paper's PDF (pdfs.PaperPdf), else 0: the "Has PDF" facet.
+HAS_PDF = "has_pdf"
+FACET_FIELDS = (
+    VENUE_IDS,
+    TRACK_IDS,
+    LAB_IDS,
+    KEYWORD_IDS,
+    AREA_IDS,
+    DECISION_IDS,
+    AUTHOR_IDS,
+    HAS_PDF,
+)
 # The ids of the paper's authors among the catalogue's most prolific (documents.POPULAR_AUTHORS
 # at the last full build), fast only: counting them is a fraction of counting every author, and
 # over many matches the top authors are among them (counting._popular_top_authors). An author is
@@ -79,6 +99,7 @@ def build_schema() -> tantivy.Schema:
     builder.add_unsigned_field(ID, stored=True, indexed=True, fast=True)
     for name in TEXT_FIELDS:
         builder.add_text_field(name, stored=True, tokenizer_name=TEXT_ANALYZER)
+    builder.add_text_field(BODY, stored=False, tokenizer_name=TEXT_ANALYZER)
     for name in FACET_FIELDS:
         builder.add_unsigned_field(name, stored=name == AUTHOR_IDS, indexed=True, fast=True)
     builder.add_unsigned_field(POPULAR_AUTHOR_IDS, fast=True)

@@ -1,11 +1,13 @@
-"""A result's snippet: the part of its abstract where the search's words are, marked."""
+"""A result's snippet: the part of its abstract where the search's words are, marked; for a
+paper the search found only in its PDF's text, that text's part, with its page."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 import tantivy
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from papers.latex import math_spans, render_latex_inline_marked
@@ -18,7 +20,10 @@ SNIPPET_CHARS = 200
 
 
 def snippets(
-    searcher: tantivy.Searcher, parsed: ParsedQuery | None, paper_ids: Iterable[int]
+    searcher: tantivy.Searcher,
+    parsed: ParsedQuery | None,
+    paper_ids: Iterable[int],
+    body_texts: Callable[[list[int]], Mapping[int, str]] | None = None,
 ) -> dict[int, SafeString]:
     """Safe HTML of each paper's abstract around the search's matches, matches in <mark>.
 
@@ -27,16 +32,16 @@ def snippets(
     abstract has no match (or a search with nothing to highlight) gets its abstract's opening.
     The text is rendered as the abstract is on its page (text-mode LaTeX as HTML, math left
     whole for KaTeX), so the snippet belongs in an element marked data-math.
+
+    `body_texts` gives the PDF text of papers by id (the index does not store it): a paper
+    the search matched neither in its title, authors nor abstract was found in its PDF, and
+    its snippet says so with the page ("in the PDF, p. 7: …").
     """
     documents = documents_by_id(searcher, paper_ids)
     wanted = wanted_words_query(parsed, searcher, documents) if parsed else None
-    generator = None
-    if wanted is not None:
-        generator = tantivy.SnippetGenerator.create(
-            searcher, wanted, index_schema(), schema.ABSTRACT
-        )
-        generator.set_max_num_chars(SNIPPET_CHARS)
+    generator = _generator(searcher, wanted, schema.ABSTRACT)
     result = {}
+    unexplained = []
     for pk, document in documents.items():
         abstract = document.get_first(schema.ABSTRACT) or ""
         snippet = generator.snippet_from_doc(document) if generator else None
@@ -44,7 +49,97 @@ def snippets(
             result[pk] = _marked_html(snippet, abstract)
         else:
             result[pk] = _opening_html(abstract)
+            unexplained.append(pk)
+    if parsed and unexplained and body_texts is not None:
+        result |= _body_snippets(searcher, parsed, documents, unexplained, body_texts)
     return result
+
+
+def _generator(
+    searcher: tantivy.Searcher, wanted: tantivy.Query | None, field_name: str
+) -> tantivy.SnippetGenerator | None:
+    if wanted is None:
+        return None
+    generator = tantivy.SnippetGenerator.create(searcher, wanted, index_schema(), field_name)
+    generator.set_max_num_chars(SNIPPET_CHARS)
+    return generator
+
+
+def _body_snippets(
+    searcher: tantivy.Searcher,
+    parsed: ParsedQuery,
+    documents: dict[int, tantivy.Document],
+    paper_ids: list[int],
+    body_texts: Callable[[list[int]], Mapping[int, str]],
+) -> dict[int, SafeString]:
+    """The PDF-text snippets of those of `paper_ids` the search matched only there."""
+    in_fields = [
+        (name, _generator(searcher, wanted_words_query(parsed, searcher, documents, name), name))
+        for name in (schema.TITLE, schema.AUTHORS)
+    ]
+    only_body = [
+        pk
+        for pk in paper_ids
+        if not any(
+            generator is not None and generator.snippet_from_doc(documents[pk]).highlighted()
+            for _, generator in in_fields
+        )
+    ]
+    body_generator = _generator(
+        searcher, wanted_words_query(parsed, searcher, documents, schema.BODY), schema.BODY
+    )
+    if not only_body or body_generator is None:
+        return {}
+    result = {}
+    for pk, text in body_texts(only_body).items():
+        # The generator reads the field from a document; this one holds only the PDF's text.
+        holder = tantivy.Document()
+        holder.add_text(schema.BODY, text)
+        snippet = body_generator.snippet_from_doc(holder)
+        if snippet.highlighted():
+            result[pk] = _body_html(snippet, text)
+    return result
+
+
+def _body_html(snippet: tantivy.Snippet, text: str) -> SafeString:
+    """ "in the PDF, p. N: … text …": the fragment's part on the page of its first match,
+    escaped, matches marked, the PDF's line breaks as spaces."""
+    fragment = snippet.fragment()
+    start = max(text.find(fragment), 0)
+    raw = fragment.encode()
+
+    def offset(byte: int) -> int:
+        return start + len(raw[:byte].decode(errors="replace"))
+
+    marks = sorted((offset(span.start), offset(span.end)) for span in snippet.highlighted())
+    first = marks[0][0]
+    page = text.count(schema.PAGE_BREAK, 0, first) + 1
+    page_start = text.rfind(schema.PAGE_BREAK, 0, first) + 1
+    page_end = text.find(schema.PAGE_BREAK, first)
+    page_end = len(text) if page_end == -1 else page_end
+    start, end = max(start, page_start), min(start + len(fragment), page_end)
+    # Fragments start and end on words: punctuation beyond them is shown, text is "…".
+    start = page_start if _is_trim(text[page_start:start]) else start
+    end = page_end if _is_trim(text[end:page_end]) else end
+    parts, at = [], start
+    for mark_start, mark_end in marks:
+        if mark_end <= end:
+            parts.append(_spaced(text[at:mark_start]))
+            parts.append(f"<mark>{_spaced(text[mark_start:mark_end])}</mark>")
+            at = mark_end
+    parts.append(_spaced(text[at:end]))
+    cut_before, cut_after = ("… " if start > page_start else ""), (" …" if end < page_end else "")
+    shown = "".join(parts).strip()
+    # Every piece of the PDF's text was escaped by _spaced; only our tags were added.
+    where = f'<span class="muted">in the PDF, p. {page}:</span>'
+    return mark_safe(f"{where} {cut_before}{shown}{cut_after}")  # noqa: S308
+
+
+def _spaced(text: str) -> str:
+    return escape(_SPACES_RE.sub(" ", text))
+
+
+_SPACES_RE = re.compile(r"\s+")
 
 
 def _marked_html(snippet: tantivy.Snippet, abstract: str) -> SafeString:

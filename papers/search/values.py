@@ -31,6 +31,7 @@ class BrowseQuery:
     area_ids: frozenset[int] = frozenset()
     decision_ids: frozenset[int] = frozenset()
     author_ids: frozenset[int] = frozenset()
+    pdf_values: frozenset[int] = frozenset()  # 1: the site keeps its PDF, 0: it does not
     mine_ids: frozenset[int] | None = None
     mine_sets: Mapping[str, frozenset[int]] = field(default_factory=dict)
     sort: str = "relevance"  # falls back to "newest" without a search
@@ -57,6 +58,7 @@ class Facets:
     decision: dict[int, int]
     author: dict[int, int]
     mine: dict[str, int]
+    pdf: dict[int, int] = field(default_factory=dict)  # by HAS_PDF value, 1 and 0
 
 
 @dataclass(frozen=True)
@@ -97,4 +99,5 @@ FACETS_BY_NAME = {
     "area": (schema.AREA_IDS, "area_ids"),
     "decision": (schema.DECISION_IDS, "decision_ids"),
     "author": (schema.AUTHOR_IDS, "author_ids"),
+    "pdf": (schema.HAS_PDF, "pdf_values"),
 }
