@@ -32,7 +32,7 @@ from papers.search.building import (
 )
 from papers.search.completion import with_open_last_word
 from papers.search.counting import ALL_BUCKETS, AUTHOR_FACET_SIZE, facet_counts, no_facets
-from papers.search.loose import FEW_MATCHES, loose_query
+from papers.search.loose import ALL_FIRST, FEW_MATCHES, loose_query
 from papers.search.query import ParsedQuery
 from papers.search.similar import similar as similar
 from papers.search.snippets import snippets as _snippets
@@ -44,6 +44,7 @@ from papers.search.values import (
     NOT_GIVEN_FACETS,
     BrowseQuery,
     Facets,
+    LooseMatch,
     Results,
     Similar,
 )
@@ -105,7 +106,7 @@ class _Matcher:
 
     text: Query | None
     filters: dict[str, Query]
-    loose: bool = False  # the text matches most of the search's words (papers.search.loose)
+    loose: LooseMatch | None = None  # the text matches most of the search's words (loose.py)
 
     @classmethod
     def of(cls, query: BrowseQuery, searcher: tantivy.Searcher) -> _Matcher | None:
@@ -115,15 +116,20 @@ class _Matcher:
         (completion.py); when all its words match few papers, a long search matches most of
         them instead (loose.py). Both are decided over the whole index, whatever the facets
         select, so that choosing a facet value narrows the list it was counted in."""
-        text, loose = None, False
+        text, loose = None, None
         if query.parsed is not None:
             parsed = with_open_last_word(searcher, query.parsed)
             text = text_query(parsed)
             if text is None:
                 return None
             if query.loose_fallback and (wider := loose_query(parsed)) is not None:
-                if hit_count(searcher.search(text, 1)) < FEW_MATCHES:
-                    text, loose = wider, True
+                all_words = hit_count(searcher.search(text, 1))
+                if all_words < FEW_MATCHES:
+                    # The few papers with every word first, the others by BM25 after them.
+                    text = Query.boolean_query(
+                        [(Occur.Must, wider), (Occur.Should, Query.boost_query(text, ALL_FIRST))]
+                    )
+                    loose = LooseMatch(all_words)
         filters = {
             name: _facet_filter(name, field_name, getattr(query, attribute))
             for name, (field_name, attribute) in FACETS_BY_NAME.items()

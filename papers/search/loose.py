@@ -24,6 +24,10 @@ Query = tantivy.Query
 # All the words matching fewer papers than this is "few": one or two papers rarely answer a
 # question; the papers holding most of its words are shown instead.
 FEW_MATCHES = 3
+# The few papers with every word are ranked first: their all-words score, multiplied by this,
+# is added to their score (they hold every optional word too, so they lead without it in most
+# cases; with it, in all but freak ones).
+ALL_FIRST = 1000.0
 # Searches with fewer plain words (after stop words) keep all-words matching whatever they find:
 # "diffusion transformer" means both.
 MIN_LOOSE_WORDS = 3

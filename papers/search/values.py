@@ -68,7 +68,15 @@ class Results:
     total: int
     facets: Facets
     # The search's words all matched few papers: these papers hold most of them, not all.
-    loose: bool = False
+    loose: LooseMatch | None = None
+
+
+@dataclass(frozen=True)
+class LooseMatch:
+    """A search that fell back on most of its words: how many papers had all of them (those
+    come first)."""
+
+    all_words: int
 
 
 @dataclass(frozen=True)
