@@ -13,9 +13,16 @@ from django.urls import reverse
 from papers.search import engine, parse_query
 from papers.search.engine import BrowseQuery
 from tests.factories import make_paper
-from tests.test_search_engine import found, index_of  # noqa: F401 (a fixture)
+from tests.test_search_engine import build_index, found
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def index_of(tmp_path):
+    """Call it after making papers: a searcher over an index of the database as it is."""
+    counter = iter(range(1000))
+    return lambda: build_index(tmp_path / f"index{next(counter)}")
 
 
 @pytest.fixture
