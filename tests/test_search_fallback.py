@@ -140,3 +140,19 @@ def test_search_as_you_type_falls_back_as_enter_does(client, distillation):
     assert [p.pk for p in typed.context["papers"]] == [p.pk for p in entered.context["papers"]]
     assert typed.context["papers"][0].pk == distillation["four"].pk
     assert typed.context["loose"] is not None
+
+
+def test_a_long_question_whose_share_matches_nothing_asks_for_two_words(distillation, index_of):
+    searcher = index_of()
+    # Ten plain words, four needed: no paper has four; "Small data" has two (small, samples).
+    text = "small samples quantum gravity lattice bosons spin glass entropy turbulence"
+    results = search(searcher, text)
+    assert results.ids == [distillation["one"].pk] and results.loose is not None
+
+
+def test_a_hyphenated_compound_is_one_of_the_words_a_quoted_phrase_is_required(index_of):
+    routed = make_paper("Routing tokens", abstract="Each token goes to a few experts.")
+    searcher = index_of()
+    # No "sub networks" in the paper: as a compound it is one word of four, not a requirement.
+    assert search(searcher, "sub-networks routing experts tokens").ids == [routed.pk]
+    assert search(searcher, '"sub networks" routing experts tokens').ids == []

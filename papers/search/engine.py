@@ -124,6 +124,8 @@ class _Matcher:
                 return None
             if query.loose_fallback and (wider := loose_query(parsed)) is not None:
                 all_words = hit_count(searcher.search(text, 1))
+                if all_words < FEW_MATCHES and not hit_count(searcher.search(wider, 1)):
+                    wider = loose_query(parsed, fewest=True) or wider
                 if all_words < FEW_MATCHES:
                     # The few papers with every word first, the others by BM25 after them.
                     text = Query.boolean_query(

@@ -6,7 +6,8 @@ search engines rank by any of the words instead, asking for a share of them that
 the query's length. Here, when a search of MIN_LOOSE_WORDS words or more matches fewer than
 FEW_MATCHES papers, its plain words become optional (BM25 ranks by those present) with
 required_words() of them needed; stop words are dropped; quoted phrases, hyphenated compounds
-and excluded words keep their meaning. Shorter searches keep all-words precision.
+and excluded words keep their meaning. Shorter searches keep all-words precision. When even the
+share matches nothing, MIN_NEEDED words are asked for.
 """
 
 from __future__ import annotations
@@ -54,19 +55,24 @@ QUESTION_WORDS = frozenset(
 LOOSE_STOP_WORDS = STOP_WORDS | QUESTION_WORDS
 
 
+# Never fewer words than this of a loosened search: one word of a question matches too much.
+MIN_NEEDED = 2
+
+
 def required_words(count: int) -> int:
     """How many of `count` plain words a paper needs: all of one or two, else LOOSE_SHARE of
-    them (rounded down), at least two."""
+    them (rounded down), at least MIN_NEEDED."""
     if count < MIN_LOOSE_WORDS:
         return count
-    return max(2, math.floor(count * LOOSE_SHARE))
+    return max(MIN_NEEDED, math.floor(count * LOOSE_SHARE))
 
 
-def loose_query(parsed: ParsedQuery) -> Query | None:
-    """The search with each group's plain words optional, required_words() of them needed;
-    None when no group has MIN_LOOSE_WORDS plain words (nothing to loosen) or nothing in it
-    can match. Phrases and compounds stay required, excluded words excluded; a group with too
-    few plain words stays as it is."""
+def loose_query(parsed: ParsedQuery, *, fewest: bool = False) -> Query | None:
+    """The search with each group's plain words optional, required_words() of them needed
+    (with `fewest`, MIN_NEEDED: for a long question whose share matched nothing); None when no
+    group has MIN_LOOSE_WORDS plain words (nothing to loosen) or nothing in it can match.
+    Quoted phrases stay required, excluded words excluded; a group with too few plain words
+    stays as it is."""
     groups: list[Query] = []
     loosened = False
     for group in parsed:
@@ -76,7 +82,7 @@ def loose_query(parsed: ParsedQuery) -> Query | None:
             # Too short to loosen: every word as today, stop words of the wider list included.
             plain, needed = [c for c in group if _is_plain(c)], None
         else:
-            needed = required_words(len(plain))
+            needed = MIN_NEEDED if fewest else required_words(len(plain))
             loosened = True
         query = _group_query(kept, plain, needed)
         if query is not None:
@@ -89,8 +95,9 @@ def loose_query(parsed: ParsedQuery) -> Query | None:
 
 
 def _is_plain(clause: Clause) -> bool:
-    """A single wanted word, neither phrase, compound nor exclusion."""
-    return len(clause.words) == 1 and not clause.negated and not clause.exact
+    """A wanted word or hyphenated compound ("sub-networks", one of the words): neither a
+    quoted phrase nor an exclusion."""
+    return not clause.negated and (len(clause.words) == 1 or clause.exact)
 
 
 def _group_query(kept: list[Clause], plain: list[Clause], needed: int | None) -> Query | None:
