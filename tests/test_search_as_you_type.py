@@ -166,10 +166,10 @@ def test_only_the_last_word_is_a_prefix(client, corpus):
     assert typed(client, "planning mod") == ["Diffusion models for planning"]
     assert typed(client, "diffu mod") == []  # "diffu" was finished: a whole word, in no paper
     # A finished last word that the index does not hold is read as a prefix all the same,
-    # as Enter reads it; one that it holds stays whole ("walk" does not find "walking").
+    # as Enter reads it; one that it holds stays whole ("plan" does not find "planar").
     assert typed(client, "diffu ") == ["Diffusion models for planning"]
-    make_paper("Walking robots", abstract="Gaits.")
-    assert typed(client, "walk ") == ["Learning to walk"]
+    make_paper("Planar graphs", abstract="Drawn without crossings.")
+    assert typed(client, "plan ") == ["Diffusion models for planning"]
 
 
 def test_phrase_being_typed_matches_its_last_word_as_a_prefix(client, corpus):
