@@ -122,10 +122,12 @@ format: $(DEV)
 ## bench: generate BENCH_ARGS="--papers N" papers (default 100,000), import, time each page type
 ## through gunicorn on SQLite and PostgreSQL (database `bench`), then the fetch rate as
 ## bench-fetch measures it (BENCH_ARGS=--no-fetch leaves it out); table in bench/out/results.md;
-## then PDF text extraction in pages/s and the index build with full text (bench-fulltext)
+## then PDF text extraction in pages/s and the index build with full text (bench-fulltext), then
+## the search's relevance (bench-relevance)
 bench: $(RUNTIME)
 	$(BIN)/python -m bench.run_bench $(BENCH_ARGS)
 	$(BIN)/python -m bench.fulltext_bench $(FULLTEXT_BENCH_ARGS)
+	$(MAKE) --no-print-directory bench-relevance
 
 .PHONY: bench-fulltext
 
@@ -134,6 +136,14 @@ bench: $(RUNTIME)
 ##                 without full text, engine alone (FULLTEXT_BENCH_ARGS="--pdf-dir DIR --papers N")
 bench-fulltext: $(RUNTIME)
 	$(BIN)/python -m bench.fulltext_bench $(FULLTEXT_BENCH_ARGS)
+
+.PHONY: bench-relevance
+
+## bench-relevance: nDCG@10 and recall@10 of the search on the judged questions of
+##                  bench/relevance/queries.jsonl over the ICLR 2024 corpus beside the repository
+##                  (RELEVANCE_ARGS="--corpus FILE"); docs/search.md
+bench-relevance: $(RUNTIME)
+	$(BIN)/python -m bench.relevance_bench $(RELEVANCE_ARGS)
 
 .PHONY: bench-exports
 

@@ -156,6 +156,7 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
             "nothing_searchable": query.parsed == (),
             "excludes_only": query.parsed == () and excludes_only(options.q),
             "spelling": spelling,
+            "loose": results.loose,
             "sort_choices": [
                 (key, label)
                 for key, label in SORT_CHOICES.items()

@@ -138,10 +138,11 @@ def test_the_pushed_address_keeps_the_typing_flag_only_while_it_changes_the_resu
     assert pushed_url(client, {**FORM, "q": " diffusion  ", "typing": "1"}) == "/?q=diffusion"
 
 
-def test_last_word_matches_as_a_prefix_while_typing(client, corpus):
+def test_last_word_matches_as_a_prefix_while_typing_and_once_entered(client, corpus):
+    # Issue 27: Enter on the text the typing showed results for must show those results.
     assert typed(client, "diffu") == ["Diffusion models for planning"]
-    assert titles(listed(client, {"q": "diffu"})) == []  # a submitted search: whole words
-    assert titles(listed(client, {"q": "diffu"}, **HTMX)) == []  # htmx, but not typing
+    assert titles(listed(client, {"q": "diffu"})) == ["Diffusion models for planning"]
+    assert titles(listed(client, {"q": "diffu"}, **HTMX)) == ["Diffusion models for planning"]
 
 
 def test_a_typed_word_past_its_stem_still_matches(client, corpus):
@@ -164,13 +165,19 @@ def test_a_hyphenated_compound_being_typed_matches_its_last_word_as_a_prefix(cli
 def test_only_the_last_word_is_a_prefix(client, corpus):
     assert typed(client, "planning mod") == ["Diffusion models for planning"]
     assert typed(client, "diffu mod") == []  # "diffu" was finished: a whole word, in no paper
-    assert typed(client, "diffu ") == []  # a space ends the word
+    # A finished last word that the index does not hold is read as a prefix all the same,
+    # as Enter reads it; one that it holds stays whole ("plan" does not find "planar").
+    assert typed(client, "diffu ") == ["Diffusion models for planning"]
+    make_paper("Planar graphs", abstract="Drawn without crossings.")
+    assert typed(client, "plan ") == ["Diffusion models for planning"]
 
 
 def test_phrase_being_typed_matches_its_last_word_as_a_prefix(client, corpus):
     assert typed(client, '"diffusion mod') == ["Diffusion models for planning"]
     assert typed(client, '"models diffu') == []  # the words in that order
-    assert typed(client, '"diffusion mod"') == []  # a closed quote ends the word
+    # Closed, the quote ends the word; "mod" is no indexed word, so it is read as one begun.
+    assert typed(client, '"diffusion mod"') == ["Diffusion models for planning"]
+    assert typed(client, '"diffusion plan"') == []  # "plan" is a word: whole, and not next
 
 
 def test_one_letter_does_not_expand(client, corpus):

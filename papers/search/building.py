@@ -11,6 +11,7 @@ import tantivy
 
 from papers.search import schema
 from papers.search.analysis import folded_word, index_schema, indexed_terms, splitter, stemmer
+from papers.search.greek import spelled_letters, split_glued_names
 from papers.search.query import MAX_PHRASE_WORDS, MIN_PREFIX_CHARS, Clause, ParsedQuery
 
 Occur = tantivy.Occur
@@ -31,36 +32,36 @@ def field_query(field_name: str, terms: list[tuple[int, str]]) -> Query:
     return Query.phrase_query(index_schema(), field_name, [(p - first, t) for p, t in terms])
 
 
-# Greek letters by the names LaTeX gives them: a title's "$\\alpha$TC-VAE" is indexed as
-# "alpha tc vae", and pages show it as "αTC-VAE", which is what a reader types.
-_GREEK_NAMES = {
-    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ϵ": "epsilon",
-    "ζ": "zeta", "η": "eta", "θ": "theta", "ϑ": "theta", "ι": "iota", "κ": "kappa",
-    "λ": "lambda", "μ": "mu", "ν": "nu", "ξ": "xi", "ο": "omicron", "π": "pi", "ϖ": "pi",
-    "ρ": "rho", "ϱ": "rho", "σ": "sigma", "ς": "sigma", "τ": "tau", "υ": "upsilon",
-    "φ": "phi", "ϕ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega",
-}  # fmt: skip
-_GREEK_SPELLED = str.maketrans({letter: f" {name} " for letter, name in _GREEK_NAMES.items()})
-
-
-def _clause_query(clause: Clause) -> Query | None:
+def clause_query(clause: Clause) -> Query | None:
     """The clause's query; with Greek letters in it, either as typed or as LaTeX spells them
-    ("αTC-VAE" also finds "$\\alpha$TC-VAE", "π2vec" "$\\pi$2vec")."""
-    typed = _words_query(clause)
-    spelled = greek_spelled(clause)
-    if spelled is None:
-        return typed
-    either = [(Occur.Should, q) for q in (typed, _words_query(spelled)) if q is not None]
-    return Query.boolean_query(either) if either else None
+    ("αTC-VAE" also finds "$\\alpha$TC-VAE", "π2vec" "$\\pi$2vec"), and with a Greek name
+    glued to what follows, either as typed or split ("alphaTC-VAE" finds them too)."""
+    variants = [clause]
+    for variant in (greek_spelled(clause), _names_split(clause)):
+        if variant is not None and variant not in variants:
+            variants.append(variant)
+    queries = [q for q in map(_words_query, variants) if q is not None]
+    if len(queries) < 2:
+        return queries[0] if queries else None
+    return Query.boolean_query([(Occur.Should, q) for q in queries])
 
 
 def greek_spelled(clause: Clause) -> Clause | None:
     """The clause with its Greek letters spelled as LaTeX names them; None without any."""
     text = " ".join(clause.words)
-    spelled = text.translate(_GREEK_SPELLED)
+    spelled = spelled_letters(text)
     if spelled == text:
         return None
     return replace(clause, words=tuple(spelled.split())[:MAX_PHRASE_WORDS])
+
+
+def _names_split(clause: Clause) -> Clause | None:
+    """The clause with Greek names glued to the rest of a word split off; None without any."""
+    split = split_glued_names(clause.words)
+    if split == clause.words:
+        return None
+    # A clause's words are a phrase: "alpha tc" stays together, as "alphatc" was.
+    return replace(clause, words=split[:MAX_PHRASE_WORDS])
 
 
 def _words_query(clause: Clause) -> Query | None:
@@ -151,7 +152,7 @@ def text_query(parsed: ParsedQuery) -> Query | None:
     for group in parsed:
         subqueries = []
         for clause in group:
-            query = _clause_query(clause)
+            query = clause_query(clause)
             if query is None and not clause.negated:
                 break  # a required word that no document holds
             if query is not None:

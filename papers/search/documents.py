@@ -22,6 +22,7 @@ from django.db.models.functions import Substr
 
 from papers.models import Authorship, Paper, PaperTag, TagKind
 from papers.search import schema
+from papers.search.greek import spelled_letters
 
 CHUNK_SIZE = 2000
 # A full build puts the ids of this many of the most prolific authors in POPULAR_AUTHOR_IDS too.
@@ -57,6 +58,10 @@ def make_document(paper: PaperRecord, popular: frozenset[int] = frozenset()) -> 
     doc = tantivy.Document()
     doc.add_unsigned(schema.ID, paper.id)
     doc.add_text(schema.TITLE, paper.title)
+    # A title's Unicode Greek letters also as LaTeX spells them ("αTC-VAE" is found as
+    # "$\\alpha$TC-VAE" is: greek.py). Titles only: a second abstract value would show in snippets.
+    if (spelled := spelled_letters(paper.title)) != paper.title:
+        doc.add_text(schema.TITLE, spelled)
     doc.add_text(schema.ABSTRACT, paper.abstract)
     if paper.body:
         doc.add_text(schema.BODY, paper.body)

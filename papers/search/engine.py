@@ -13,10 +13,12 @@ index's words), `building` (queries), `counting` (facet counts), `snippets`, `si
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 
 import tantivy
+from django.utils.safestring import SafeString
 
 from papers.search import schema
 from papers.search.analysis import index_schema
@@ -28,9 +30,12 @@ from papers.search.building import (
     text_query,
     unscored_filter,
 )
+from papers.search.completion import with_open_last_word
 from papers.search.counting import ALL_BUCKETS, AUTHOR_FACET_SIZE, facet_counts, no_facets
+from papers.search.loose import ALL_FIRST, FEW_MATCHES, loose_query
+from papers.search.query import ParsedQuery
 from papers.search.similar import similar as similar
-from papers.search.snippets import snippets as snippets
+from papers.search.snippets import snippets as _snippets
 from papers.search.spelling import spelling_suggestion as spelling_suggestion
 from papers.search.suggestions import suggest as suggest
 from papers.search.values import (
@@ -39,6 +44,7 @@ from papers.search.values import (
     NOT_GIVEN_FACETS,
     BrowseQuery,
     Facets,
+    LooseMatch,
     Results,
     Similar,
 )
@@ -67,17 +73,32 @@ def search(
     searcher: tantivy.Searcher, query: BrowseQuery, *, author_facet_size: int = AUTHOR_FACET_SIZE
 ) -> Results:
     """The page of paper ids, the number of matches and every facet's counts."""
-    matcher = _Matcher.of(query)
+    matcher = _Matcher.of(query, searcher)
     if matcher is None:  # a search with nothing that can match
         return Results([], 0, no_facets(query))
     ids, total = _page(searcher, matcher.all() or Query.all_query(), query, scored=matcher.scored)
-    return Results(ids, total, facet_counts(searcher, query, matcher.all, total, author_facet_size))
+    facets = facet_counts(searcher, query, matcher.all, total, author_facet_size)
+    return Results(ids, total, facets, loose=matcher.loose)
+
+
+def snippets(
+    searcher: tantivy.Searcher,
+    parsed: ParsedQuery | None,
+    paper_ids: Iterable[int],
+    body_texts: Callable[[list[int]], Mapping[int, str]] | None = None,
+) -> dict[int, SafeString]:
+    """Each paper's abstract around the search's matches, or the PDF page that matched
+    (snippets.py), the last word's completions marked too when the search matched it as a
+    prefix (completion.py)."""
+    if parsed:
+        parsed = with_open_last_word(searcher, parsed)
+    return _snippets(searcher, parsed, paper_ids, body_texts)
 
 
 def page_ids(searcher: tantivy.Searcher, query: BrowseQuery) -> tuple[list[int], int]:
     """The page of paper ids and the number of matches, without counting facets: for looking
     up a result's neighbours, where the counts would be wasted."""
-    matcher = _Matcher.of(query)
+    matcher = _Matcher.of(query, searcher)
     if matcher is None:
         return [], 0
     return _page(searcher, matcher.all() or Query.all_query(), query, scored=matcher.scored)
@@ -89,15 +110,32 @@ class _Matcher:
 
     text: Query | None
     filters: dict[str, Query]
+    loose: LooseMatch | None = None  # the text matches most of the search's words (loose.py)
 
     @classmethod
-    def of(cls, query: BrowseQuery) -> _Matcher | None:
-        """None when the search has nothing that can match."""
-        text = None
+    def of(cls, query: BrowseQuery, searcher: tantivy.Searcher) -> _Matcher | None:
+        """None when the search has nothing that can match.
+
+        The search's last word matches as a prefix when the index does not hold it
+        (completion.py); when all its words match few papers, a long search matches most of
+        them instead (loose.py). Both are decided over the whole index, whatever the facets
+        select, so that choosing a facet value narrows the list it was counted in."""
+        text, loose = None, None
         if query.parsed is not None:
-            text = text_query(query.parsed)
+            parsed = with_open_last_word(searcher, query.parsed)
+            text = text_query(parsed)
             if text is None:
                 return None
+            if query.loose_fallback and (wider := loose_query(parsed)) is not None:
+                all_words = hit_count(searcher.search(text, 1))
+                if all_words < FEW_MATCHES and not hit_count(searcher.search(wider, 1)):
+                    wider = loose_query(parsed, fewest=True) or wider
+                if all_words < FEW_MATCHES:
+                    # The few papers with every word first, the others by BM25 after them.
+                    text = Query.boolean_query(
+                        [(Occur.Must, wider), (Occur.Should, Query.boost_query(text, ALL_FIRST))]
+                    )
+                    loose = LooseMatch(all_words)
         filters = {
             name: _facet_filter(name, field_name, getattr(query, attribute))
             for name, (field_name, attribute) in FACETS_BY_NAME.items()
@@ -105,7 +143,7 @@ class _Matcher:
         }
         if query.mine_ids is not None:
             filters["mine"] = unscored_filter(schema.ID, query.mine_ids)
-        return cls(text, filters)
+        return cls(text, filters, loose)
 
     @property
     def scored(self) -> bool:
@@ -122,7 +160,7 @@ def all_ids(searcher: tantivy.Searcher, query: BrowseQuery) -> list[int]:
     """Every matching paper id in the listing's order, whatever the query's page, and no facet
     counts: what an export of the listing writes. Tantivy holds one hit per match (a few MB
     for the whole catalogue) instead of a page's."""
-    matcher = _Matcher.of(query)
+    matcher = _Matcher.of(query, searcher)
     everything = searcher.num_docs
     if matcher is None or not everything:
         return []
@@ -154,7 +192,7 @@ def _ids_by_coarse_key(searcher: tantivy.Searcher, matches: Query, keys: _SortKe
 def match_count(searcher: tantivy.Searcher, query: BrowseQuery) -> int:
     """How many papers match, and nothing else: what an export checks against its limit
     before it reads any id (all_ids of the whole catalogue takes a second or two)."""
-    matcher = _Matcher.of(query)
+    matcher = _Matcher.of(query, searcher)
     if matcher is None or not searcher.num_docs:
         return 0
     return hit_count(searcher.search(matcher.all() or Query.all_query(), limit=1, count=True))
@@ -284,8 +322,10 @@ def _created_after(after: datetime) -> Query:
     return Query.range_query(*field, lower_bound=schema.created_micros(after), include_lower=False)
 
 
-def _matches_created_after(query: BrowseQuery, after: datetime) -> Query | None:
-    matcher = _Matcher.of(query)
+def _matches_created_after(
+    searcher: tantivy.Searcher, query: BrowseQuery, after: datetime
+) -> Query | None:
+    matcher = _Matcher.of(query, searcher)
     if matcher is None:
         return None
     listing = matcher.all()
@@ -295,7 +335,7 @@ def _matches_created_after(query: BrowseQuery, after: datetime) -> Query | None:
 def count_created_after(searcher: tantivy.Searcher, query: BrowseQuery, after: datetime) -> int:
     """How many papers of the listing were created after `after` (its page is ignored): a
     saved search's "N new since you last looked"."""
-    matches = _matches_created_after(query, after)
+    matches = _matches_created_after(searcher, query, after)
     return hit_count(searcher.search(matches, 1)) if matches is not None else 0
 
 
@@ -304,7 +344,7 @@ def ids_created_after(
 ) -> tuple[list[int], int]:
     """The newest `limit` ids of the listing's papers created after `after`, and how many
     there are: what a digest e-mail lists for a saved search."""
-    matches = _matches_created_after(query, after)
+    matches = _matches_created_after(searcher, query, after)
     if matches is None:
         return [], 0
     newest = replace(query, sort="newest", offset=0, limit=limit)

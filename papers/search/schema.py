@@ -16,8 +16,9 @@ from papers.text import title_sort_key
 # 2: coarse sort keys, stored author ids; 3: keyword and area ids; 4: decision ids, rating sort;
 # 5: untitled papers last in the title order; 6: accents folded in the text fields; 7: titles
 # ordered as readers alphabetise them; 8: popular author ids; 9: LaTeX styling
-# commands not read in the title order; 10: the stored PDF's text (BODY), HAS_PDF
-SCHEMA_VERSION = 10
+# commands not read in the title order; 10: the stored PDF's text (BODY), HAS_PDF; 11: a
+# title's Greek letters also spelled as LaTeX names
+SCHEMA_VERSION = 11
 
 # The paper's primary key: stored (results name papers by it), indexed (delete and update by
 # term), fast (read for a page of hits without loading documents).

@@ -7,7 +7,8 @@ import re
 import tantivy
 
 from papers.search.analysis import folded_word, index_schema, splitter
-from papers.search.building import FIELD_BOOSTS, stem_word
+from papers.search.building import FIELD_BOOSTS, MIN_STEM_CHARS, STEM_LOOKBACK, stem_word
+from papers.search.completion import is_indexed
 from papers.search.query import FIELD_NAMES, STOP_WORDS
 
 Occur = tantivy.Occur
@@ -35,16 +36,21 @@ def spelling_suggestion(searcher: tantivy.Searcher, text: str) -> str | None:
     nearest wins, and the one in more papers among equals ("model" over "mode"), written as a
     few papers holding it write it and capitalised as typed. Everything else in `text` (quotes,
     minus signs, `or`) stays as typed; an excluded word is not changed.
+
+    The last word may be the start of one, as search as you type reads it: if indexed words
+    begin with it, the one most papers write is offered ("diffu" -> "diffusion", not the
+    nearer "diffuse").
     """
     corrected, changed, position = [], False, 0
-    for index, match in enumerate(_SPELLING_WORD.finditer(text)):
+    matches = list(_SPELLING_WORD.finditer(text))
+    for index, match in enumerate(matches):
         word = match.group()
         # A query of a hundred unknown words would read the dictionaries a hundred times.
-        better = (
-            _nearest_indexed_word(searcher, word.lower())
-            if index < MAX_SPELLING_WORDS and not _syntax_or_excluded(text, match)
-            else None
-        )
+        better = None
+        if index < MAX_SPELLING_WORDS and not _syntax_or_excluded(text, match):
+            if match is matches[-1]:
+                better = _heading_word(searcher, word.lower())
+            better = better or _nearest_indexed_word(searcher, word.lower())
         if better is not None and word[:1].isupper():
             better = better.upper() if word.isupper() else better.capitalize()  # as typed
         corrected += [text[position : match.start()], better or word]
@@ -67,9 +73,7 @@ def _nearest_indexed_word(searcher: tantivy.Searcher, word: str) -> str | None:
     if len(word) < MIN_SPELLING_CHARS or word in STOP_WORDS or word == "or":
         return None
     stem = stem_word(word)
-    if len(stem) < SPELLING_PREFIX_CHARS or any(
-        searcher.doc_freq(name, stem) for name in FIELD_BOOSTS
-    ):
+    if len(stem) < SPELLING_PREFIX_CHARS or is_indexed(searcher, stem):
         return None  # a word the index holds (or too short to correct)
     distance = 1 if len(stem) <= 5 else 2
     # Indexed terms sharing the first letters (a typo rarely starts a word), within reach.
@@ -81,9 +85,45 @@ def _nearest_indexed_word(searcher: tantivy.Searcher, word: str) -> str | None:
     if not papers_with:
         return None
     best = min(papers_with, key=lambda term: (_edits(term, stem), -papers_with[term], term))
-    # The index holds stems ("diffus"): the word as papers write it is read from a few of them.
+    written = _written_forms(searcher, best, best[:SPELLING_PREFIX_CHARS])
+    if not written:
+        return None
+    return min(written, key=lambda w: (_edits(w, word), -written[w], w))
+
+
+def _heading_word(searcher: tantivy.Searcher, word: str) -> str | None:
+    """The word papers most often write that begins with `word`, when `word` is no indexed
+    word itself but the start of some ("diffu" -> "diffusion"); else None.
+
+    The candidates are the indexed terms (stems) beginning with it, and those it goes past
+    the end of by a few letters ("diffusi" is past "diffus": see building.STEM_LOOKBACK);
+    the one in most papers wins, written as a few papers holding it most often write it."""
+    folded = folded_word(word)
+    if len(folded) < MIN_SPELLING_CHARS or not folded.isalpha() or word in STOP_WORDS:
+        return None
+    if is_indexed(searcher, stem_word(folded)):
+        return None
+    papers_with: dict[str, int] = {}
+    shortest = max(MIN_STEM_CHARS, len(folded) - STEM_LOOKBACK)
+    for name in FIELD_BOOSTS:
+        for term, count in searcher.terms_with_prefix(name, folded):
+            papers_with[term] = papers_with.get(term, 0) + count
+        for term in (folded[:n] for n in range(shortest, len(folded))):
+            papers_with[term] = papers_with.get(term, 0) + searcher.doc_freq(name, term)
+    for term in sorted(papers_with, key=lambda term: (-papers_with[term], term)):
+        if not papers_with[term]:
+            break
+        written = _written_forms(searcher, term, folded)
+        if written:
+            return min(written, key=lambda w: (-written[w], w))
+    return None
+
+
+def _written_forms(searcher: tantivy.Searcher, term: str, start: str) -> dict[str, int]:
+    """How often each word starting with `start` and indexed as `term` is written in a few
+    papers holding it (the index holds stems, "diffus": papers write "diffusion")."""
     holding = Query.boolean_query(
-        [(Occur.Should, Query.term_query(index_schema(), name, best)) for name in FIELD_BOOSTS]
+        [(Occur.Should, Query.term_query(index_schema(), name, term)) for name in FIELD_BOOSTS]
     )
     written: dict[str, int] = {}
     for _, address in searcher.search(holding, SPELLING_SAMPLE).hits:
@@ -93,16 +133,14 @@ def _nearest_indexed_word(searcher: tantivy.Searcher, word: str) -> str | None:
                 for token in splitter().analyze(str(value)):
                     token = token.lower()
                     # Stemming every word of ten abstracts took 90 ms at 100,000 papers: only
-                    # words starting as the stem does can stem to it.
+                    # words starting as wanted can be wanted.
                     if (
                         token.isalpha()
-                        and folded_word(token).startswith(best[:SPELLING_PREFIX_CHARS])
-                        and stem_word(token) == best
+                        and folded_word(token).startswith(start)
+                        and stem_word(token) == term
                     ):
                         written[token] = written.get(token, 0) + 1
-    if not written:
-        return None
-    return min(written, key=lambda w: (_edits(w, word), -written[w], w))
+    return written
 
 
 def _edits(a: str, b: str) -> int:

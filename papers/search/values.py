@@ -37,6 +37,9 @@ class BrowseQuery:
     sort: str = "relevance"  # falls back to "newest" without a search
     offset: int = 0
     limit: int = 25
+    # A long search whose words all match few papers lists the papers with most of them
+    # (papers.search.loose); off, it lists only the papers with all of them.
+    loose_fallback: bool = True
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,16 @@ class Results:
     ids: list[int]
     total: int
     facets: Facets
+    # The search's words all matched few papers: these papers hold most of them, not all.
+    loose: LooseMatch | None = None
+
+
+@dataclass(frozen=True)
+class LooseMatch:
+    """A search that fell back on most of its words: how many papers had all of them (those
+    come first)."""
+
+    all_words: int
 
 
 @dataclass(frozen=True)
