@@ -400,7 +400,7 @@ class Loader:
                 # also found by another spelling): they are one authorship, the first.
                 rows: dict[int, AuthorRow] = {}
                 for person in target.authors:
-                    row = authors[(person.key, person.profile)]
+                    row = authors[(person.key, person.profile, person.nth)]
                     rows.setdefault(row.pk, row)
                 rows_of[id(target)] = list(rows.values())
                 target.paper.author_names = ", ".join(row.name for row in rows.values())

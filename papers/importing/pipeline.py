@@ -188,8 +188,7 @@ class RecordStream:
                     "with other content; keep one of the two",
                 )
 
-    @staticmethod
-    def _one_per_identity(records: Iterable[PaperRecord]) -> Iterator[PaperRecord]:
+    def _one_per_identity(self, records: Iterable[PaperRecord]) -> Iterator[PaperRecord]:
         # Per identity (forum id, arXiv id, DOI): its first line and a hash of its record, not
         # the record: a file of a million records keeps a few million short entries here, not a
         # million abstracts. Each identity names one paper, so two different records sharing
@@ -219,6 +218,8 @@ class RecordStream:
                         "with other content; keep one of the two records",
                     )
             if not repeated:
+                if record.cleaned:
+                    self.report.for_file(record.source).note_cleaned(record)
                 yield record
 
 
@@ -248,7 +249,11 @@ def _content_hash(record: PaperRecord) -> int:
 # abstract fingerprint is left out: it is the loader's guess at a match, not an id the file states.
 _FILE_IDENTITIES = (("forum_id", "forum id"), ("arxiv_id", "arXiv id"), ("doi", "DOI"))
 _LISTS = ("authors", "author_ids", "tags", "keywords")
-_SCALARS = tuple(f.name for f in fields(PaperRecord) if f.name not in _LISTS and f.name != "line")
+_SCALARS = tuple(
+    f.name
+    for f in fields(PaperRecord)
+    if f.name not in _LISTS and f.name not in ("line", "cleaned")
+)
 
 
 def import_paths(
@@ -408,6 +413,10 @@ def _complete(run: ImportRun, report: Report) -> None:
             "conflicts": len(counts.conflicts),
             # Only a fetch that left something out has them.
             **({"warnings": counts.warnings[:WARNINGS_LISTED]} if counts.warnings else {}),
+            # Only an import that cleaned values has them.
+            **(
+                {"cleaned": counts.cleaned, "cleanings": counts.cleanings} if counts.cleaned else {}
+            ),
         }
         for source, counts in report.files.items()
     ]
