@@ -231,10 +231,10 @@ REFUSED_PAST_LIMIT = ("pdf url", "forum id")
 # What the report says of a value one past its limit, which is cut (issue 27).
 CUT_NOTES = {
     "title": "title 'tttttttttttttttttttttttttttttttttttttttt'... is 501 characters long: cut",
-    "abstract": "abstract 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'... is 10001 characters long: cut",
+    "abstract": f"abstract {'a' * 40!r}... is 10001 characters long: cut",
     "author name": "author name 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn'... is 301 characters",
     "author name under NFKC": f"author name {FDFA * 16 + 'a' * 13!r} is 301 characters long",
-    "author name under casefolding": "author name 'ßßßßßßßßßßßßßßßßßßßßßßßßßßßßßßßßßßßßßßßß'... is 302",
+    "author name under casefolding": f"author name {'ß' * 40!r}... is 302 characters long",
     "number of authors": "2001 authors: kept the first 2000",
     "author list": "the author list is over 100000 characters: kept the first 399",
     "tag": "tag 'gggggggggggggggggggggggggggggggggggggggg'... is 101 characters long: cut",
