@@ -14,6 +14,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from papers.duplicates import flag_duplicate_papers
 from papers.importing import unchanged_files
 from papers.importing.bulk_rows import import_write_cache
 from papers.importing.formats import count_lines, expand_paths, read_records
@@ -366,11 +367,14 @@ def _load(
             started_at=started_at, invoked_by=invoked_by[:MAX_INVOKED_BY], user=user
         )
         stream.skip_unchanged_files()
+        loader = Loader(report, run, batch_size=batch_size, source=source)
         with import_write_cache(), _fewer_garbage_collections():
-            Loader(report, run, batch_size=batch_size, source=source).load(stream, loaded)
+            loader.load(stream, loaded)
         # Raised inside the transaction: what the good files loaded is rolled back.
         stream.raise_errors()
         load_reviews(stream.reviews, report, source=source)
+        # Duplicates are found where they arise: among what this import added or changed.
+        report.duplicates_flagged = flag_duplicate_papers(among=loader.changed_paper_ids)
         stream.remember_files()
         if dry_run:
             transaction.set_rollback(True)

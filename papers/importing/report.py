@@ -116,6 +116,9 @@ class Report:
     files: dict[str, Counts] = field(default_factory=dict)
     # The ImportRun that recorded the import; None for a dry run.
     import_run_id: int | None = None
+    # Papers put in the curation queue as likely duplicates of what the import added or
+    # changed (papers.duplicates).
+    duplicates_flagged: int = 0
 
     def for_file(self, source: str) -> Counts:
         return self.files.setdefault(source, Counts())
@@ -142,6 +145,13 @@ class Report:
         total = self.total
         prefix = "Dry run, nothing written. Would have: " if self.dry_run else "Total: "
         lines.append(prefix + total.summary())
+        if self.duplicates_flagged:
+            count = self.duplicates_flagged
+            lines.append(
+                f"{count} paper{'s' if count > 1 else ''} "
+                f"{'would be' if self.dry_run else 'put'} in the curation queue as possible "
+                "duplicates (admin: Papers, needs curation)."
+            )
         for kind, heading in (
             (CURATED, "Conflicts (curator values kept):"),
             (SOURCES, "Sources disagree (listed in admin under Import conflicts):"),
