@@ -374,7 +374,8 @@ def _load(
         stream.raise_errors()
         load_reviews(stream.reviews, report, source=source)
         # Duplicates are found where they arise: among what this import added or changed.
-        report.duplicates_flagged = flag_duplicate_papers(among=loader.changed_paper_ids)
+        if loader.changed_paper_ids:  # an unchanged re-import has nothing to look for
+            report.duplicates_flagged = flag_duplicate_papers(among=loader.changed_paper_ids)
         stream.remember_files()
         if dry_run:
             transaction.set_rollback(True)
