@@ -17,14 +17,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotations.models import Comment, Note, Priority, ReadingListItem, ReadingStatus
-from papers.importing.pipeline import import_paths
-from papers.models import MergedPaper, Paper, PaperTag, TagKind
-from papers.search import schema, sync
 from papers.duplicates import (
     DUPLICATE_ABSTRACT_GROUP_MAX,
     DUPLICATE_ABSTRACT_WORDS,
     flag_duplicate_papers,
 )
+from papers.importing.pipeline import import_paths
+from papers.models import MergedPaper, Paper, PaperTag, TagKind
+from papers.search import schema, sync
 from papers.services import merge_papers
 from tests.factories import (
     make_comment,
