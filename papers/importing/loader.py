@@ -573,7 +573,9 @@ def _settle_superseded_conflicts(rows: list[ImportConflict]) -> None:
         ).values_list("pk", "paper_id", "field", "source")
         stale += [pk for pk, *dispute in open_ones if tuple(dispute) in disputes]
     for chunk in chunks(stale):  # query: settle the superseded ones
-        ImportConflict.objects.filter(pk__in=chunk).update(resolved_at=timezone.now())
+        ImportConflict.objects.filter(pk__in=chunk).update(
+            resolved_at=timezone.now(), resolution=ImportConflict.Resolution.SUPERSEDED
+        )
 
 
 def _new_paper(match: Match) -> Paper:
