@@ -16,16 +16,30 @@ SAME, REMOVED, ADDED = "same", "del", "ins"
 def word_diff(old: str, new: str) -> list[tuple[str, str]]:
     """(kind, text) pieces that turn `old` into `new` word by word, whitespace kept."""
     a, b = _TOKENS.findall(old), _TOKENS.findall(new)
-    pieces: list[tuple[str, str]] = []
     # autojunk off: an abstract's common words must not be treated as noise.
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag == "equal":
-            pieces.append((SAME, "".join(a[i1:i2])))
+    opcodes = SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    # (same text, or removed and added text): a space alone between two changes joins them,
+    # so "Curated Title" -> "Disputed Paper" reads as one change, not two.
+    runs: list[tuple[str | None, str, str]] = []
+    for index, (tag, i1, i2, j1, j2) in enumerate(opcodes):
+        before, after = "".join(a[i1:i2]), "".join(b[j1:j2])
+        between = 0 < index < len(opcodes) - 1 and runs and runs[-1][0] is None
+        if tag == "equal" and not (between and before.isspace()):
+            runs.append((before, "", ""))
+        elif runs and runs[-1][0] is None:
+            _, removed, added = runs.pop()
+            runs.append((None, removed + before, added + after))
+        else:
+            runs.append((None, before, after))
+    pieces: list[tuple[str, str]] = []
+    for same, removed, added in runs:
+        if same is not None:
+            pieces.append((SAME, same))
             continue
-        if i2 > i1:
-            pieces.append((REMOVED, "".join(a[i1:i2])))
-        if j2 > j1:
-            pieces.append((ADDED, "".join(b[j1:j2])))
+        if removed:
+            pieces.append((REMOVED, removed))
+        if added:
+            pieces.append((ADDED, added))
     return pieces
 
 
