@@ -34,14 +34,14 @@ DUPLICATE_ABSTRACT_WORDS = 30
 # paper told several times.
 DUPLICATE_ABSTRACT_GROUP_MAX = 5
 # A passage: this many words from an anchor word, a word whose hash is a multiple of
-# PASSAGE_SAMPLE (about one word in 16). Anchors depend on the words alone, so two copies of one
-# text pick the same passages wherever the text sits, and an abstract has a dozen, not 200.
+# PASSAGE_SAMPLE (about one word in 8). Anchors depend on the words alone, so two copies of one
+# text pick the same passages wherever the text sits, and an abstract has about 20, not 200.
 PASSAGE_WORDS = 6
-PASSAGE_SAMPLE = 16
+PASSAGE_SAMPLE = 8
 # Two abstracts are one paper told twice when they share at least this many passages, and at
 # least a quarter of the passages of the one with fewer. Over the ICLR 2024 corpus with the
-# seeds, two different papers share at most two; BatchPrompt's abstract-only record and its
-# full record share nine of about twelve.
+# seeds no two different papers do (a few share three of 20 or more); BatchPrompt's
+# abstract-only record and its full record share 16 of 36.
 PASSAGES_SHARED = 3
 PASSAGES_SHARE = 0.25
 
@@ -139,15 +139,17 @@ def likely_duplicates(among: Collection[int] | None = None) -> dict[int, int]:
     return found
 
 
-@transaction.atomic
 def flag_duplicate_papers(among: Collection[int] | None = None) -> int:
     """Put likely duplicates in the curation queue ("possible duplicate of #<id>"), all of the
-    catalogue's or, with `among`, those of these papers; the number flagged.
+    catalogue's or, with `among`, those of these papers; the number flagged."""
+    return flag_likely_duplicates(likely_duplicates(among))
 
-    A paper already in the queue keeps its own reason, and one a curator reviewed stays out
-    unless a paper like it arrived after the review.
-    """
-    found = likely_duplicates(among)
+
+@transaction.atomic
+def flag_likely_duplicates(found: dict[int, int]) -> int:
+    """Flag the papers of `found` (likely_duplicates): each as a possible duplicate of its
+    other. A paper already in the queue keeps its own reason, and one a curator reviewed stays
+    out unless a paper like it arrived after the review."""
     if not found:
         return 0
     state = {}

@@ -28,6 +28,7 @@ from papers.admin.common import (
     TRACKED_FIELDS,
     is_missing_title_reason,
 )
+from papers.admin.duplicates import find_duplicates
 from papers.admin.guards import MAX_ADMIN_SEARCH_CHARS, MergingAdmin
 from papers.admin.list_filters import (
     ChangedByImportFilter,
@@ -245,7 +246,13 @@ class PaperAdmin(MergingAdmin):
     # An exact total over 100,000 rows costs a second COUNT on every filtered page.
     show_full_result_count = False
     inlines = [AuthorshipInline, PaperTagInline]
-    actions = ["mark_reviewed", "flag_for_curation", "forget_curator_edits", "merge_papers"]
+    actions = [
+        "mark_reviewed",
+        "flag_for_curation",
+        "forget_curator_edits",
+        find_duplicates,
+        "merge_papers",
+    ]
     readonly_fields = [
         "reviewed_at",
         "curator_edited_fields",
@@ -423,7 +430,9 @@ class PaperAdmin(MergingAdmin):
             return None
         if done:
             return None
-        shown = _with_related_counts(list(papers.prefetch_related("authorships__author")))
+        # Every field, the abstract included (the list defers it): the page compares them.
+        everything = papers.defer(None).prefetch_related("authorships__author")
+        shown = _with_related_counts(list(everything))
         private = services.private_annotation_kinds()
         return merge_page(self, request, form, shown, papers=shown, private_kinds=private)
 
