@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -51,7 +51,7 @@ def changes_paper(conflict: ImportConflict, resolution: str) -> bool:
 
 @transaction.atomic
 def settle_conflicts(
-    conflicts: Iterable[ImportConflict], *, resolution: str, user: AbstractBaseUser | None
+    conflicts: Iterable[ImportConflict], *, resolution: str, user: User | None
 ) -> Settled:
     """Settle the open ones of `conflicts` as `resolution` (kept, taken or marked); a conflict
     whose choice would rewrite an author list or tags stays open, said in `refused`."""

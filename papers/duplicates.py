@@ -46,6 +46,8 @@ PASSAGES_SHARED = 3
 PASSAGES_SHARE = 0.25
 
 _Key = tuple[str, int]
+# Papers read per query by id (the ones an import changed, the ones flagged).
+READ_CHUNK = 500
 
 
 class _WordHashes(dict[str, int]):
@@ -82,8 +84,8 @@ def _rows(pks: Iterable[int] | None = None) -> Iterator[tuple[int, str, str]]:
         yield from papers.values_list("pk", "title", "abstract").iterator(chunk_size=5_000)
         return
     ordered = sorted(pks)
-    for start in range(0, len(ordered), 500):
-        chunk = papers.filter(pk__in=ordered[start : start + 500])
+    for start in range(0, len(ordered), READ_CHUNK):
+        chunk = papers.filter(pk__in=ordered[start : start + READ_CHUNK])
         yield from chunk.values_list("pk", "title", "abstract")
 
 
@@ -152,13 +154,13 @@ def flag_likely_duplicates(found: dict[int, int]) -> int:
     out unless a paper like it arrived after the review."""
     if not found:
         return 0
-    state = {}
+    state: dict[int, tuple] = {}
     ids = sorted(set(found) | set(found.values()))
-    for start in range(0, len(ids), 500):
-        rows = Paper.objects.filter(pk__in=ids[start : start + 500]).values_list(
+    for start in range(0, len(ids), READ_CHUNK):
+        rows = Paper.objects.filter(pk__in=ids[start : start + READ_CHUNK]).values_list(
             "pk", "created_at", "needs_curation", "reviewed_at"
         )
-        state.update((pk, rest) for pk, *rest in rows)
+        state.update((pk, tuple(rest)) for pk, *rest in rows)
     flagged = []
     for pk, like in found.items():
         created_at, needs_curation, reviewed_at = state[pk]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponseRedirect
@@ -161,7 +162,8 @@ class ImportConflictAdmin(GuardedAdmin, admin.ModelAdmin):
 
     def _settle(self, request: HttpRequest, queryset: QuerySet[ImportConflict], resolution) -> None:
         conflicts = list(queryset.filter(resolved_at__isnull=True).select_related("paper"))
-        result = settle_conflicts(conflicts, resolution=resolution, user=request.user)
+        user = request.user if isinstance(request.user, User) else None
+        result = settle_conflicts(conflicts, resolution=resolution, user=user)
         choice = CHOICES[resolution]
         for conflict in conflicts:
             if conflict.resolved_at is not None and conflict.resolution == resolution:
