@@ -72,6 +72,14 @@ def test_a_neurips_like_file_imports_every_record_and_reports_each_cleaning():
     assert counts["cleanings"] == 7 and len(counts["cleaned"]) == 7
 
 
+def test_the_import_history_lists_what_was_cleaned(admin_client):
+    run(NEURIPS)
+    run_id = ImportRun.objects.get().pk
+    page = admin_client.get(f"/admin/papers/importrun/{run_id}/change/").content.decode()
+    assert "Cleaned (7 in all; the first of each file listed):" in page
+    assert f"<li>{NEURIPS}:3 (https://openreview.net/forum?id=nips23a03): keyword" in page
+
+
 def test_two_people_of_one_name_on_one_paper_stay_two_authorships(tmp_path):
     run(NEURIPS)
     paper = Paper.objects.get(forum_id="nips23a03")
