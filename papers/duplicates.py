@@ -2,9 +2,11 @@
 
 Two papers are likely one when their titles are equal once normalised, when their abstracts
 open or end with the same DUPLICATE_ABSTRACT_WORDS words, or when their abstracts share
-passages: an abstract-only record ("Untitled paper") and the full record of the same paper
-often differ in a sentence at each end ("trained/fine-tuned" against "trained and
-fine-tuned", a code link added), so neither end matches while most of the text is the same.
+passages and one of them is untitled: an abstract-only record ("Untitled paper") and the full
+record of the same paper often differ in a sentence at each end ("trained/fine-tuned" against
+"trained and fine-tuned", a code link added), so neither end matches while most of the text is
+the same. (Passages are compared only with the untitled papers, which are few: keeping every
+paper's passages cost 860 MB at 100,000 papers.)
 
 Every import and fetch flags the likely duplicates of the papers it added or changed
 (papers.importing.pipeline); `flag_duplicate_papers` with no papers named sweeps the whole
@@ -14,15 +16,15 @@ key in a dict: linear in the catalogue, never a comparison of every pair.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 import zlib
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Iterator
-from itertools import combinations
 
 from django.db import transaction
 
 from papers.models import Paper
-from papers.text import title_key
 
 # Curation reasons that start so are about duplicates: merging resolves them.
 DUPLICATE_REASON_PREFIX = "possible duplicate of #"
@@ -48,6 +50,10 @@ PASSAGES_SHARE = 0.25
 _Key = tuple[str, int]
 # Papers read per query by id (the ones an import changed, the ones flagged).
 READ_CHUNK = 500
+# Up to this many papers named, their keys are read first and only those are kept from the
+# sweep; more (a first import), the sweep keeps every key (three a paper) and reads no paper
+# twice: 100,000 papers by id cost more than the sweep itself.
+KEYS_READ_FIRST = 10_000
 
 
 class _WordHashes(dict[str, int]):
@@ -58,28 +64,64 @@ class _WordHashes(dict[str, int]):
         return value
 
 
-def duplicate_keys(title: str, abstract: str, hashes: _WordHashes) -> tuple[list[_Key], set[int]]:
-    """What two copies of one paper are likely to share: the title once normalised, the
+# Words as the keys compare them: letters and digits, case and compatibility forms folded
+# (title_key's rule, in one regular expression rather than a loop over every character).
+_WORD = re.compile(r"[^\W_]+")
+_ASCII_WORD = re.compile(r"[a-z0-9]+")  # the same for ASCII text, several times faster
+
+
+def _words(text: str) -> list[str]:
+    if text.isascii():  # most abstracts: NFKC changes nothing, and lower() is casefold()
+        return _ASCII_WORD.findall(text.lower())
+    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+# Characters read from each end of an abstract for its opening and ending: 30 words fit in
+# far fewer. The word cut at the edge is dropped; an end with too few words reads it all.
+_END_CHARS = 300
+
+
+def _end_words(abstract: str) -> tuple[list[str], list[str]]:
+    """The abstract's first and last DUPLICATE_ABSTRACT_WORDS words, ([], []) when it has
+    fewer; read from its ends, not the whole text (the sweep reads every abstract)."""
+    n = DUPLICATE_ABSTRACT_WORDS
+    if len(abstract) > 2 * _END_CHARS:
+        head = _words(abstract[:_END_CHARS])
+        tail = _words(abstract[-_END_CHARS:])
+        if len(head) > n and len(tail) > n:  # the (maybe cut) word at each edge left out
+            return head[:n], tail[-n:]
+    words = _words(abstract)
+    return (words[:n], words[-n:]) if len(words) >= n else ([], [])
+
+
+def duplicate_keys(title: str, abstract: str) -> list[_Key]:
+    """What two copies of one paper are likely to share: the title once normalised, and the
     abstract's first and last DUPLICATE_ABSTRACT_WORDS words (a revision seldom rewrites both
-    ends), and its passages. Kept as hashes: a million abstracts' openings would otherwise be
-    held in memory."""
+    ends). Kept as hashes: a million abstracts' openings would otherwise be held in memory."""
     keys = []
-    if key := title_key(title):
-        keys.append(("title", zlib.crc32(key.encode())))
-    words = title_key(abstract).split() if abstract else []
-    passages: set[int] = set()
-    if len(words) >= DUPLICATE_ABSTRACT_WORDS:
-        keys.append(("opening", zlib.crc32(" ".join(words[:DUPLICATE_ABSTRACT_WORDS]).encode())))
-        keys.append(("ending", zlib.crc32(" ".join(words[-DUPLICATE_ABSTRACT_WORDS:]).encode())))
-        for start in range(len(words) - PASSAGE_WORDS + 1):
-            if hashes[words[start]] % PASSAGE_SAMPLE == 0:
-                passage = " ".join(words[start : start + PASSAGE_WORDS])
-                passages.add(zlib.crc32(passage.encode()))
-    return keys, passages
+    if title_words := _words(title):
+        keys.append(("title", zlib.crc32(" ".join(title_words).encode())))
+    opening, ending = _end_words(abstract)
+    if opening:
+        keys.append(("opening", zlib.crc32(" ".join(opening).encode())))
+        keys.append(("ending", zlib.crc32(" ".join(ending).encode())))
+    return keys
 
 
-def _rows(pks: Iterable[int] | None = None) -> Iterator[tuple[int, str, str]]:
-    papers = Paper.objects.order_by("pk")
+def passages(abstract: str, hashes: _WordHashes) -> set[int]:
+    """The abstract's sampled passages, as hashes (none for a short one)."""
+    words = _words(abstract)
+    if len(words) < DUPLICATE_ABSTRACT_WORDS:
+        return set()
+    return {
+        zlib.crc32(" ".join(words[start : start + PASSAGE_WORDS]).encode())
+        for start in range(len(words) - PASSAGE_WORDS + 1)
+        if hashes[words[start]] % PASSAGE_SAMPLE == 0
+    }
+
+
+def _rows(pks: Iterable[int] | None = None, **where) -> Iterator[tuple[int, str, str]]:
+    papers = Paper.objects.filter(**where).order_by("pk")
     if pks is None:
         yield from papers.values_list("pk", "title", "abstract").iterator(chunk_size=5_000)
         return
@@ -89,53 +131,70 @@ def _rows(pks: Iterable[int] | None = None) -> Iterator[tuple[int, str, str]]:
         yield from chunk.values_list("pk", "title", "abstract")
 
 
+class _Untitled:
+    """The passages of the untitled papers (abstract-only records, few), which every titled
+    paper's passages are compared with: only such a pair is judged by passages, so no titled
+    paper's passages are kept."""
+
+    def __init__(self, hashes: _WordHashes):
+        self.hashes = hashes
+        self.by_passage: dict[int, list[int]] = defaultdict(list)
+        self.count: dict[int, int] = {}
+        for pk, _, abstract in _rows(title=""):  # query: the untitled papers
+            found = passages(abstract, hashes)
+            if found:
+                self.count[pk] = len(found)
+                for passage in found:
+                    self.by_passage[passage].append(pk)
+
+    def like(self, pk: int, abstract: str) -> Iterator[int]:
+        """The untitled papers whose abstracts share enough passages with this one's."""
+        found = passages(abstract, self.hashes)
+        shared: Counter[int] = Counter()
+        for passage in found:
+            group = self.by_passage.get(passage, ())
+            if len(group) <= DUPLICATE_ABSTRACT_GROUP_MAX:  # more: a template
+                shared.update(other for other in group if other != pk)
+        for other, count in shared.items():
+            fewer = min(len(found), self.count[other])
+            if count >= max(PASSAGES_SHARED, PASSAGES_SHARE * fewer):
+                yield other
+
+
 def likely_duplicates(among: Collection[int] | None = None) -> dict[int, int]:
     """Each paper found likely to be another, -> the first other it is like. With `among`,
     only the papers like one of those (and those themselves): an import's new and changed
     papers against the whole catalogue."""
     hashes = _WordHashes()
     wanted: set[_Key] | None = None
-    wanted_passages: set[int] | None = None
-    if among is not None:
-        if not among:
-            return {}
+    if among is not None and not among:
+        return {}
+    if among is not None and len(among) <= KEYS_READ_FIRST:
         # Only keys the named papers have are kept from the sweep: a fetch of ten papers does
         # not hold the catalogue's keys.
-        wanted, wanted_passages = set(), set()
-        for _, title, abstract in _rows(among):
-            keys, passages = duplicate_keys(title, abstract, hashes)
-            wanted.update(keys)
-            wanted_passages |= passages
+        wanted = {
+            key for _, title, abstract in _rows(among) for key in duplicate_keys(title, abstract)
+        }
+    untitled = _Untitled(hashes)
+    # Every titled paper is compared with the untitled ones when one of these is named (or
+    # none is: a sweep); else only the named titled papers are.
+    every_titled = among is None or not untitled.count.keys().isdisjoint(among)
     groups: dict[_Key, list[int]] = defaultdict(list)
-    by_passage: dict[int, list[int]] = defaultdict(list)
-    passage_count: dict[int, int] = {}
+    pairs: list[tuple[int, int]] = []
     for pk, title, abstract in _rows():
-        keys, passages = duplicate_keys(title, abstract, hashes)
-        for key in keys:
+        for key in duplicate_keys(title, abstract):
             if wanted is None or key in wanted:
                 groups[key].append(pk)
-        if wanted_passages is not None:
-            passages &= wanted_passages
-        if passages:
-            passage_count[pk] = len(passages)
-            for passage in passages:
-                by_passage[passage].append(pk)
+        if title and untitled.count and (every_titled or pk in among):
+            for other in untitled.like(pk, abstract):
+                pairs += [(pk, other), (other, pk)]
 
-    pairs: list[tuple[int, int]] = []
     for (kind, _), group in groups.items():
         if len(group) < 2 or (kind != "title" and len(group) > DUPLICATE_ABSTRACT_GROUP_MAX):
             continue
         pairs += [(pk, group[1] if pk == group[0] else group[0]) for pk in group]
-    shared: Counter[tuple[int, int]] = Counter()
-    for group in by_passage.values():
-        if 1 < len(group) <= DUPLICATE_ABSTRACT_GROUP_MAX:
-            shared.update(combinations(group, 2))
-    for (one, other), count in sorted(shared.items()):
-        fewer = min(passage_count[one], passage_count[other])
-        if count >= max(PASSAGES_SHARED, PASSAGES_SHARE * fewer):
-            pairs += [(one, other), (other, one)]
     found: dict[int, int] = {}
-    for pk, like in pairs:
+    for pk, like in sorted(pairs):
         if among is None or pk in among or like in among:
             found.setdefault(pk, like)
     return found

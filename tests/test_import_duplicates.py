@@ -14,7 +14,12 @@ import respx
 from django.core.management import call_command
 
 from bench.standins import VENUE, page, v2_note
-from papers.duplicates import flag_duplicate_papers, likely_duplicates
+from papers.duplicates import (
+    DUPLICATE_ABSTRACT_WORDS,
+    _end_words,
+    flag_duplicate_papers,
+    likely_duplicates,
+)
 from papers.models import Paper
 from papers.sources.runs import fetch_venue_into_catalogue
 
@@ -106,3 +111,15 @@ def test_a_fetch_flags_the_duplicates_of_what_it_fetched(settings):
     assert result.report.duplicates_flagged == 1
     fetched = Paper.objects.get(forum_id="Agyicd577r")
     assert fetched.curation_reason == f"possible duplicate of #{untitled_batchprompt().pk}"
+
+
+@pytest.mark.parametrize("accent", ["", "é"])
+def test_an_abstracts_ends_read_from_its_edges_are_its_first_and_last_words(accent):
+    # The sweep reads only each end of a long abstract; the keys must be the whole text's.
+    words = [f"w{n}{accent}" for n in range(400)]
+    abstract = "  ".join(words).upper()
+    opening, ending = _end_words(abstract)
+    folded = [word.casefold() for word in words]
+    assert opening == folded[:DUPLICATE_ABSTRACT_WORDS]
+    assert ending == folded[-DUPLICATE_ABSTRACT_WORDS:]
+    assert _end_words("few words only") == ([], [])

@@ -32,8 +32,9 @@ BATCHES = RECORDS // BATCH
 PER_BATCH = 14
 PER_BATCH_FIRST = 11
 # After the load, the look for duplicates of the changed papers (papers.duplicates): a
-# savepoint and its release, the changed papers READ_CHUNK at a time, one sweep of the catalogue.
-DUPLICATE_CHECK = 3 + -(-RECORDS // READ_CHUNK)
+# savepoint and its release, the changed papers READ_CHUNK at a time, the untitled papers, one
+# sweep of the catalogue.
+DUPLICATE_CHECK = 4 + -(-RECORDS // READ_CHUNK)
 FIXED = 18 + DUPLICATE_CHECK
 
 
