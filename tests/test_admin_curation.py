@@ -142,6 +142,7 @@ def test_the_merge_page_shows_both_papers_side_by_side(admin_client, twins):
     assert "<td>none</td><td>1 comment</td>" in content
     assert not PRIVATE_COUNT.search(content)
     assert "My private thought." not in content
+    assert "css/admin_curation.css" in content  # abstracts top-aligned, side by side
 
 
 def test_the_merge_page_costs_the_same_queries_for_more_papers(admin_client):

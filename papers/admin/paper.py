@@ -292,6 +292,9 @@ class PaperAdmin(MergingAdmin):
         ),
     ]
 
+    class Media:  # the merge page's papers side by side
+        css = {"all": ["css/admin_curation.css"]}
+
     # Curators paste "openreview.net/forum?id=..." without a scheme.
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
