@@ -101,7 +101,7 @@ def test_the_paper_page_shows_its_open_conflicts(admin_client, disagreement):
     assert response.status_code == 200
     content = response.content.decode()
     assert "Sources disagree: abstract" in content
-    assert "The first abstract." in content and "b.jsonl" in content
+    assert "The <del>first</del><ins>second</ins> abstract." in content and "b.jsonl" in content
 
 
 def test_paper_list_filters_papers_with_open_conflicts(admin_client, disagreement):

@@ -58,6 +58,7 @@ from papers.text import (
     normalize_arxiv_id,
     normalize_doi,
 )
+from papers.word_diff import short_diff
 
 if TYPE_CHECKING:
     pass
@@ -378,14 +379,15 @@ class PaperAdmin(MergingAdmin):
                 c.get_kind_display(),
                 c.field,
                 c.source,
-                Truncator(c.previous).chars(80) or "(none)",
-                Truncator(c.incoming).chars(80),
+                short_diff(c.previous, c.incoming),
             )
             for c in conflicts
         ]
         if not rows:
             return "-"
-        return format_html_join("", '<p><a href="{}">{}: {}</a> ({}): {} → {}</p>', rows)
+        return format_html_join(
+            "", '<p><a href="{}">{}: {}</a> ({}): <span class="word-diff">{}</span></p>', rows
+        )
 
     @admin.action(description="Mark reviewed (leave the curation queue)", permissions=["change"])
     def mark_reviewed(self, request: HttpRequest, queryset: QuerySet[Paper]) -> None:
