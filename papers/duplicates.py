@@ -179,13 +179,14 @@ def likely_duplicates(among: Collection[int] | None = None) -> dict[int, int]:
     # Every titled paper is compared with the untitled ones when one of these is named (or
     # none is: a sweep); else only the named titled papers are.
     every_titled = among is None or not untitled.count.keys().isdisjoint(among)
+    named = among or ()
     groups: dict[_Key, list[int]] = defaultdict(list)
     pairs: list[tuple[int, int]] = []
     for pk, title, abstract in _rows():
         for key in duplicate_keys(title, abstract):
             if wanted is None or key in wanted:
                 groups[key].append(pk)
-        if title and untitled.count and (every_titled or pk in among):
+        if title and untitled.count and (every_titled or pk in named):
             for other in untitled.like(pk, abstract):
                 pairs += [(pk, other), (other, pk)]
 
