@@ -571,6 +571,23 @@ class ImportConflict(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
 
+    class Resolution(models.TextChoices):
+        KEPT = "kept", "Kept current"
+        TAKEN = "taken", "Took incoming"
+        MARKED = "marked", "Marked resolved"
+        SUPERSEDED = "superseded", "Superseded by the source's next value"
+
+    # How and by whom it was settled (papers.conflicts); blank while open, and for conflicts
+    # settled before this was recorded.
+    resolution = models.CharField(max_length=12, choices=Resolution.choices, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
     class Meta:
         ordering = ["-created_at", "-pk"]
         indexes = [

@@ -13,6 +13,7 @@ from django.db.models import F, QuerySet
 from django.utils import timezone
 from django.utils.translation import ngettext
 
+from papers.duplicates import DUPLICATE_REASON_PREFIX
 from papers.importing.sources import RELEASED
 from papers.models import (
     Author,
@@ -25,7 +26,6 @@ from papers.models import (
     Tag,
     TagAlias,
 )
-from papers.text import title_key
 
 # Names recorded in Paper.curator_edited_fields for the two inline-edited relations; the
 # scalar fields are recorded under their own names.
@@ -43,8 +43,6 @@ MERGE_FILLED_FIELDS = (
     "doi",
     "year",
 )
-# Curation reasons that start so are about duplicates: merging resolves them.
-DUPLICATE_REASON_PREFIX = "possible duplicate of #"
 
 # Rows are parked above this position while a paper's authors are renumbered: the
 # (paper, position) constraint is checked row by row on PostgreSQL, so a swap needs room.
@@ -530,62 +528,3 @@ def _move_rows(relation, target: Paper, other_ids: list[int], result: PaperMerge
 
 def _key_of(row: Any, fields: tuple[str, ...]) -> tuple:
     return tuple(getattr(row, row._meta.get_field(name).attname) for name in fields)
-
-
-# Abstracts of fewer words than this are not compared: a stock text ("No abstract available.")
-# would make every paper carrying it a duplicate of the others. Also the length of the opening
-# and of the ending compared.
-DUPLICATE_ABSTRACT_WORDS = 30
-# More papers than this sharing an abstract's opening or ending: a template, not one paper told
-# several times.
-DUPLICATE_ABSTRACT_GROUP_MAX = 5
-
-
-def _duplicate_keys(title: str, abstract: str) -> list[tuple[str, int]]:
-    """What two copies of one paper are likely to share: the title once normalised, and the
-    abstract's first and last DUPLICATE_ABSTRACT_WORDS words (a revision seldom rewrites both
-    ends). Kept as hashes: a million abstracts' openings would otherwise be held in memory."""
-    keys = []
-    if key := title_key(title):
-        keys.append(("title", hash(key)))
-    words = title_key(abstract).split() if abstract else []
-    if len(words) >= DUPLICATE_ABSTRACT_WORDS:
-        keys.append(("opening", hash(" ".join(words[:DUPLICATE_ABSTRACT_WORDS]))))
-        keys.append(("ending", hash(" ".join(words[-DUPLICATE_ABSTRACT_WORDS:]))))
-    return keys
-
-
-@transaction.atomic
-def flag_duplicate_papers() -> int:
-    """Put likely duplicates in the curation queue: papers whose titles are equal once
-    normalised, or whose abstracts open or end with the same DUPLICATE_ABSTRACT_WORDS words
-    (an untitled abstract-only record and the full record of the same paper); the count.
-
-    One pass over the papers, grouped by key in a dict: linear in the catalogue, never a
-    comparison of every pair. A paper already in the queue keeps its own reason, and one a
-    curator reviewed stays out unless a paper like it arrived after the review.
-    """
-    groups: dict[tuple[str, int], list[tuple]] = defaultdict(list)
-    rows = Paper.objects.order_by("pk").values_list(
-        "pk", "title", "abstract", "created_at", "needs_curation", "reviewed_at"
-    )
-    for pk, title, abstract, *state in rows.iterator(chunk_size=5_000):
-        paper = (pk, *state)  # one tuple, in each of its (up to three) groups
-        for key in _duplicate_keys(title, abstract):
-            groups[key].append(paper)
-    reasons: dict[int, str] = {}
-    for (kind, _), group in groups.items():
-        if len(group) < 2 or (kind != "title" and len(group) > DUPLICATE_ABSTRACT_GROUP_MAX):
-            continue
-        newest = max(created_at for _, created_at, _, _ in group)
-        first, second = group[0][0], group[1][0]
-        for pk, _, needs_curation, reviewed_at in group:
-            if needs_curation or (reviewed_at is not None and reviewed_at >= newest):
-                continue
-            # A paper like several others names the first it was found like.
-            reasons.setdefault(pk, f"{DUPLICATE_REASON_PREFIX}{second if pk == first else first}")
-    flagged = [
-        Paper(pk=pk, needs_curation=True, curation_reason=reason) for pk, reason in reasons.items()
-    ]
-    Paper.objects.bulk_update(flagged, ["needs_curation", "curation_reason"], batch_size=500)
-    return len(flagged)

@@ -38,7 +38,8 @@ def test_open_conflicts_are_listed_with_both_values(admin_client, disagreement):
     assert response.status_code == 200
     content = response.content.decode()
     assert "Disputed Paper" in content
-    assert "The first abstract. → The second abstract." in content
+    # A short word diff of the two values.
+    assert "The <del>first</del><ins>second</ins> abstract." in content
     assert "Sources disagree" in content
 
 
@@ -49,9 +50,10 @@ def test_mark_resolved_takes_a_conflict_off_the_open_list(admin_client, disagree
         follow=True,
     )
     assert response.status_code == 200
-    assert "Marked 1 conflict resolved." in response.content.decode()
+    assert "Mark resolved: 1 conflict settled." in response.content.decode()
     disagreement.refresh_from_db()
     assert disagreement.resolved_at is not None
+    assert (disagreement.resolution, disagreement.resolved_by.username) == ("marked", "admin")
     assert "Disputed Paper" not in admin_client.get(reverse(CHANGELIST)).content.decode()
     resolved = admin_client.get(reverse(CHANGELIST), {"state": "resolved"})
     assert "Disputed Paper" in resolved.content.decode()
@@ -73,7 +75,10 @@ def test_long_values_that_differ_at_the_end_are_told_apart(admin_client, disagre
     disagreement.previous, disagreement.incoming = base + "1.pdf", base + "2.pdf"
     disagreement.save()
     content = admin_client.get(reverse(CHANGELIST)).content.decode()
-    assert base + "1.pdf → " + base + "2.pdf" in content
+    # Each long link as its start and its end, where they differ.
+    tail = "a" * (160 // 2 - 21 - len("1.pdf"))
+    assert f"<del>https://example.org/…{tail}1.pdf</del>" in content
+    assert f"<ins>https://example.org/…{tail}2.pdf</ins>" in content
 
 
 def test_a_curator_who_may_only_view_cannot_resolve(client, disagreement):
@@ -96,7 +101,7 @@ def test_the_paper_page_shows_its_open_conflicts(admin_client, disagreement):
     assert response.status_code == 200
     content = response.content.decode()
     assert "Sources disagree: abstract" in content
-    assert "The first abstract." in content and "b.jsonl" in content
+    assert "The <del>first</del><ins>second</ins> abstract." in content and "b.jsonl" in content
 
 
 def test_paper_list_filters_papers_with_open_conflicts(admin_client, disagreement):

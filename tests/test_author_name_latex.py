@@ -11,7 +11,7 @@ import pytest
 from papers.importing import arxiv, bibtex, ris
 from papers.importing.latex_text import author_name_as_text
 from papers.importing.pipeline import import_records
-from papers.importing.records import ImportFailed, PaperRecord, validate_record
+from papers.importing.records import PaperRecord, validate_record
 from papers.models import Author
 from tests.arxiv_feed import atom_entry, feed
 
@@ -92,11 +92,11 @@ def test_one_person_spelt_in_latex_and_in_unicode_by_three_sources_is_one_author
         assert author.authorships.count() == 3
 
 
-def test_a_hostile_list_of_latex_names_is_refused_without_decoding_it_all():
+def test_a_hostile_list_of_latex_names_is_cut_without_decoding_it_all():
     # 2,000 names of 95 accents each: 580,000 characters of LaTeX, about 9 s to decode.
     names = [f"N{n} " + "\\'e" * 95 for n in range(2000)]
     record = PaperRecord("T", "forum1", "", "", names, [], "An abstract.", "x.jsonl", 1)
     started = time.perf_counter()
-    with pytest.raises(ImportFailed, match="the author list is .* characters long"):
-        validate_record(record)
+    validate_record(record)
     assert time.perf_counter() - started < 2
+    assert "the author list is over 100000 characters: kept the first" in record.cleaned[-1]

@@ -17,7 +17,6 @@ from bench.standins import VENUE, page, v2_note, v2_reply
 from papers.models import ImportRun, Paper, Review
 from papers.sources import single
 from papers.sources.runs import fetch_arxiv_into_catalogue, fetch_venue_into_catalogue
-from papers.text import MAX_TITLE
 from tests.arxiv_feed import atom_entry, feed
 
 pytestmark = pytest.mark.django_db
@@ -73,8 +72,6 @@ def with_content(note_id: str, **values) -> dict:
         ),
         (with_content("Bad_1", venue={"no value": "x"}), 'got an object without "value"'),
         ({**v2_note("Bad_1"), "pdate": "yesterday"}, "'pdate' must be milliseconds since 1970"),
-        # Read, but not a paper the catalogue can take.
-        (with_content("Bad_1", title={"value": "T" * (MAX_TITLE + 1)}), "title is 501 characters"),
     ],
 )
 @respx.mock
@@ -170,10 +167,6 @@ def bad_id(entry: str) -> str:
         (
             atom_entry("2402.00002", published="last Tuesday"),
             "published date 'last Tuesday' is not a date",
-        ),
-        (
-            atom_entry("2402.00002", title="T" * (MAX_TITLE + 1)),
-            "entry 2402.00002: title is 501 characters long",
         ),
     ],
 )

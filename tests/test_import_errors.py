@@ -79,20 +79,10 @@ CASES = {
         "x.jsonl:2: each line must be a JSON object",
     ),
     "undetectable format": ("notes.txt", "Just a sentence.", "notes.txt:1: cannot tell the format"),
-    "title too long": (
-        "x.jsonl",
-        json.dumps({"title": "T" * 501, "abstract": "A."}),
-        "x.jsonl:1: title is 501 characters long",
-    ),
     "URL too long": (
         "x.csv",
         "title,url,abstract\nT,https://openreview.net/forum?id=" + "a" * 480 + ",A.\n",
         "x.csv:2: forum url is 512 characters long; at most 500",
-    ),
-    "author name too long": (
-        "x.jsonl",
-        json.dumps({"abstract": "A.", "authors": ["N" * 301]}),
-        "x.jsonl:1: author name 'NNNN",
     ),
     "javascript: URL": (
         "x.jsonl",

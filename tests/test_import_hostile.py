@@ -226,8 +226,26 @@ def test_a_value_exactly_at_the_limit_imports(case, before, tmp_path):
     assert Paper.objects.count() == before[0] + 2
 
 
-@pytest.mark.parametrize("case", LIMITS, ids=list(LIMITS))
-def test_a_value_one_past_the_limit_fails_with_its_line(case, before, tmp_path):
+# Identities and links are not cut (a cut one would name another paper or document).
+REFUSED_PAST_LIMIT = ("pdf url", "forum id")
+# What the report says of a value one past its limit, which is cut (issue 27).
+CUT_NOTES = {
+    "title": "title 'tttttttttttttttttttttttttttttttttttttttt'... is 501 characters long: cut",
+    "abstract": f"abstract {'a' * 40!r}... is 10001 characters long: cut",
+    "author name": "author name 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn'... is 301 characters",
+    "author name under NFKC": f"author name {FDFA * 16 + 'a' * 13!r} is 301 characters long",
+    "author name under casefolding": f"author name {'ß' * 40!r}... is 302 characters long",
+    "number of authors": "2001 authors: kept the first 2000",
+    "author list": "the author list is over 100000 characters: kept the first 399",
+    "tag": "tag 'gggggggggggggggggggggggggggggggggggggggg'... is 101 characters long: cut",
+    "tag under NFKC": f"tag {FDFA * 5 + 'a' * 11!r} is 101 characters long: cut",
+    "tag key under casefolding": f"tag {'ß' * 40!r}... is 102 characters long: cut",
+    "number of tags": "101 tags: kept the first 100",
+}
+
+
+@pytest.mark.parametrize("case", REFUSED_PAST_LIMIT)
+def test_an_identity_or_link_one_past_the_limit_fails_with_its_line(case, before, tmp_path):
     _, one_past, message = LIMITS[case]
     path = write(tmp_path, "past.jsonl", jsonl(GOOD) + "\n" + jsonl(limit_record(case, one_past)))
     error = refused(path)
@@ -235,24 +253,38 @@ def test_a_value_one_past_the_limit_fails_with_its_line(case, before, tmp_path):
     assert counts() == before
 
 
-def test_a_one_megabyte_abstract_of_distinct_words_is_refused_before_the_database(before, tmp_path):
+@pytest.mark.parametrize("case", CUT_NOTES, ids=list(CUT_NOTES))
+def test_a_value_one_past_the_limit_is_cut_and_reported_with_its_line(case, before, tmp_path):
+    _, one_past, _ = LIMITS[case]
+    path = write(tmp_path, "past.jsonl", jsonl(GOOD) + "\n" + jsonl(limit_record(case, one_past)))
+    output = run(path)
+    assert "2 created" in output
+    assert f"{path}:3: {CUT_NOTES[case]}" in output, output
+    paper = Paper.objects.get(forum_id="limit1")
+    assert len(paper.title) <= MAX_TITLE and len(paper.abstract) <= MAX_ABSTRACT
+
+
+def test_a_one_megabyte_abstract_of_distinct_words_is_cut_before_the_database(before, tmp_path):
     # PostgreSQL used to fail mid-import: "string is too long for tsvector".
     abstract = name(iter(distinct_words(250_000)), 1_000_000)
     path = write(tmp_path, "big.jsonl", jsonl(GOOD, {"abstract": abstract, "forum_id": "big1"}))
-    error = refused(path)
-    assert error.startswith(f"{path}:2: abstract is 1000000 characters long; at most 10000"), error
-    assert counts() == before
+    output = run(path)
+    assert f"{path}:2: abstract 'aaaa baaa caaa" in output
+    assert "is 1000000 characters long: cut at a word boundary to" in output
+    stored = Paper.objects.get(forum_id="big1").abstract
+    assert len(stored) <= MAX_ABSTRACT and stored.endswith("…")
+    assert abstract.startswith(stored.removesuffix("…") + " ")  # cut between two words
 
 
-def test_the_longest_author_list_of_distinct_cyrillic_words_is_refused(before, tmp_path):
+def test_the_longest_author_list_of_distinct_cyrillic_words_keeps_what_fits(before, tmp_path):
     # 2,000 names of 300 characters overflow PostgreSQL's 1 MB search vector in Cyrillic.
     words = iter(distinct_words(200_000, CYRILLIC))
     names = [name(words, MAX_AUTHOR_NAME) for _ in range(MAX_AUTHORS_PER_PAPER)]
     record = {"abstract": "Many authors.", "authors": names}
     path = write(tmp_path, "authors.jsonl", jsonl(GOOD, record))
-    error = refused(path)
-    assert error.startswith(f"{path}:2: the author list is 603998 characters long"), error
-    assert counts() == before
+    output = run(path)
+    assert f"{path}:2: the author list is over 100000 characters: kept the first 331" in output
+    assert Paper.objects.get(abstract="Many authors.").authors.count() == 331
 
 
 def test_an_author_list_at_the_limit_in_distinct_cyrillic_words_imports(before, tmp_path):
@@ -261,11 +293,12 @@ def test_an_author_list_at_the_limit_in_distinct_cyrillic_words_imports(before, 
     assert Paper.objects.get(abstract="Many.").author_names == ", ".join(names)
 
 
-def test_an_imported_tag_with_a_bidi_control_fails_like_a_member_tag(before, tmp_path):
+def test_an_imported_tag_loses_its_bidi_control_with_a_note(before, tmp_path):
+    # A member's tag with one is refused (tests/test_bidi_member_text.py); imported data is cleaned.
     path = write(tmp_path, "bidi.jsonl", jsonl(GOOD, {"abstract": "A.", "tags": ["\u202egat"]}))
-    error = refused(path)
-    assert error.startswith(f"{path}:2: tag '\\u202egat': A tag cannot contain bidirectional")
-    assert counts() == before
+    output = run(path)
+    assert f"{path}:2: tag 'gat': removed invisible character(s) U+202E" in output
+    assert Tag.objects.filter(name="gat").exists()
 
 
 # -- JSON: deep nesting and huge integers -------------------------------------------------------
@@ -441,11 +474,11 @@ def test_csv_header_of_a_million_columns_with_an_abstract_is_checked_quickly(
 TABLE = "| title | abstract |\n|---|---|\n| Good | Fine. |\n"
 
 
-def test_table_cell_of_a_million_pipes_fails_as_a_long_abstract(before, tmp_path):
+def test_table_cell_of_a_million_pipes_is_cut_as_a_long_abstract(before, tmp_path):
     path = write(tmp_path, "dump.txt", TABLE + "| Bad | " + "| " * 1_000_000 + "|\n")
-    error = refused(path)
-    assert error.startswith(f"{path}:4: abstract is 1999999 characters long; at most 10000"), error
-    assert counts() == before
+    output = run(path)
+    assert f"{path}:4: abstract '| | |" in output
+    assert "is 1999999 characters long: cut at a word boundary" in output
 
 
 def test_table_row_of_one_fifty_megabyte_line_is_refused_over_the_record_limit(before, tmp_path):
@@ -482,9 +515,7 @@ def test_abstract_list_with_a_million_blank_lines_imports_with_the_right_line(be
     assert Paper.objects.filter(abstract="Far down.").exists()
     text += "\n" + "x" * (MAX_ABSTRACT + 1) + "\n"
     path.write_text(text, encoding="utf-8")
-    papers = Paper.objects.count()
-    assert refused(path).startswith(f"{path}:1000004: abstract is 10001 characters long")
-    assert Paper.objects.count() == papers
+    assert f"{path}:1000004: abstract 'xxxx" in run(path)
 
 
 # -- many distinct venues ------------------------------------------------------------------------
@@ -545,31 +576,30 @@ def test_thousands_of_tags_on_one_slug_get_distinct_slugs(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["\u200b\u200b", "\u3164", "\u0301"])
-def test_an_author_name_with_nothing_visible_is_refused(tmp_path, before, name):
-    path = write(tmp_path, "x.jsonl", jsonl(GOOD, {**GOOD, "forum_id": "x2", "authors": [name]}))
-    message = refused(path)
-    assert f"{path}:2: author name" in message
-    assert "visible character" in message
-    assert counts() == before
+def test_an_author_name_with_nothing_visible_is_left_out_with_a_note(tmp_path, before, name):
+    record = {**GOOD, "forum_id": "x2", "authors": ["Ann", name]}
+    path = write(tmp_path, "x.jsonl", jsonl(GOOD, record))
+    output = run(path)
+    assert f"{path}:2:" in output and "show nothing: left out" in output
+    assert Paper.objects.get(forum_id="x2").author_names == "Ann"
 
 
-def test_an_author_name_with_a_bidi_control_fails_like_a_tag(tmp_path, before):
+def test_an_author_name_loses_its_bidi_control_with_a_note(tmp_path, before):
     # An unclosed right-to-left override would reverse the rest of the author line on every page.
     record = {**GOOD, "forum_id": "x2", "authors": ["Ann", "\u202eoreZ deZ"]}
     path = write(tmp_path, "x.jsonl", jsonl(GOOD, record))
-    message = refused(path)
-    assert f"{path}:2: author name" in message
-    assert "bidirectional control characters" in message
-    assert counts() == before
+    output = run(path)
+    assert f"{path}:2: author name 'oreZ deZ': removed invisible character(s) U+202E" in output
+    assert Paper.objects.get(forum_id="x2").author_names == "Ann, oreZ deZ"
 
 
 @pytest.mark.parametrize("field", ["title", "abstract"])
-def test_a_title_or_abstract_that_reorders_what_follows_fails(tmp_path, before, field):
+def test_a_title_or_abstract_loses_what_would_reorder_what_follows(tmp_path, before, field):
     record = {**GOOD, "forum_id": "x2", field: "Safe \u202eesrever txet"}
     path = write(tmp_path, "x.jsonl", jsonl(GOOD, record))
-    message = refused(path)
-    assert message.startswith(f"{path}:2: {field} contains a bidirectional embedding")
-    assert counts() == before
+    output = run(path)
+    assert f"{path}:2: {field}" in output
+    assert getattr(Paper.objects.get(forum_id="x2"), field) == "Safe esrever txet"
 
 
 def test_right_to_left_text_with_its_marks_is_a_fine_title(tmp_path):

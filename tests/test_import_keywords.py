@@ -85,15 +85,44 @@ def test_a_keyword_string_splits_on_semicolons_else_commas(tmp_path, given, keyw
 
 
 @pytest.mark.parametrize(
-    ("change", "message"),
+    ("change", "note", "keywords"),
     [
-        ({"keywords": ["ok", "\u202eevil"]}, "keyword '\\u202eevil': A tag cannot contain"),
-        ({"keywords": ["x" * 101]}, "keyword 'xxxx"),
-        ({"keywords": [f"k{n}" for n in range(101)]}, "101 keywords; at most 100"),
-        ({"primary_area": " \u200b "}, "primary area"),
-        ({"keywords": {"a": 1}}, "keywords"),
+        (
+            {"keywords": ["ok", "\u202eevil"]},
+            "keyword 'evil': removed invisible character(s) U+202E",
+            ["evil", "ok"],
+        ),
+        (
+            {"keywords": ["word " * 30]},
+            # Counted as stored: NFKC writes the ellipsis as three dots.
+            "keyword 'word word word word word word word word '... is 149 characters long: cut "
+            "at a word boundary to 97 (at most 100)",
+            ["word " * 18 + "word..."],
+        ),
+        (
+            {"keywords": [f"k{n}" for n in range(101)]},
+            "101 keywords: kept the first 100",
+            sorted(f"k{n}" for n in range(100)),
+        ),
+        (
+            {"primary_area": "\u3164"},
+            "primary area '\u3164' shows nothing: left out",
+            ["Diffusion Models", "Sparsity"],
+        ),
     ],
 )
+def test_keywords_over_their_limits_are_cleaned_with_the_line(tmp_path, change, note, keywords):
+    path = write(tmp_path, RECORD | {"forum_id": "fine"}, RECORD | change)
+    output = run(path)
+    assert f"{path}:2: {note}" in output, output
+    paper = Paper.objects.get(forum_id=RECORD["forum_id"])
+    topics = paper.tags.filter(kind=TagKind.KEYWORD)
+    assert sorted(topics.values_list("name", flat=True)) == keywords
+    areas = paper.tags.filter(kind=TagKind.AREA).values_list("name", flat=True)
+    assert list(areas) == ([] if "primary_area" in change else ["generative models"])
+
+
+@pytest.mark.parametrize(("change", "message"), [({"keywords": {"a": 1}}, "keywords")])
 def test_bad_keywords_fail_with_the_line_and_write_nothing(tmp_path, change, message):
     path = write(tmp_path, RECORD | {"forum_id": "fine"}, RECORD | change)
     with pytest.raises(CommandError) as failure:

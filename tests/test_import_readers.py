@@ -255,7 +255,6 @@ def test_heading_names_the_venue():
         # urlsplit raises on an unclosed IPv6 bracket: the import stopped with a traceback.
         ("forum_url", "http://[", "forum url 'http://[' is not an http(s) URL"),
         ("pdf_url", "https://[::1/x.pdf", "pdf url 'https://[::1/x.pdf' is not an http(s) URL"),
-        ("title", "x" * 501, "title is 501 characters long; at most 500"),
         ("pdf_url", "https://x.org/" + "a" * 490, "pdf url is 504 characters long"),
         ("abstract", "  \n", "record has no abstract"),
         ("forum_id", "bad id!", "forum id 'bad id!' is not an OpenReview id"),

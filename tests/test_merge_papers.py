@@ -18,15 +18,15 @@ from django.utils import timezone
 
 from annotations.models import Comment, Note, Priority, ReadingListItem, ReadingStatus
 from highlights.models import Highlight
-from papers.importing.pipeline import import_paths
-from papers.models import MergedPaper, Paper, PaperTag, TagKind
-from papers.search import schema, sync
-from papers.services import (
+from papers.duplicates import (
     DUPLICATE_ABSTRACT_GROUP_MAX,
     DUPLICATE_ABSTRACT_WORDS,
     flag_duplicate_papers,
-    merge_papers,
 )
+from papers.importing.pipeline import import_paths
+from papers.models import MergedPaper, Paper, PaperTag, TagKind
+from papers.search import schema, sync
+from papers.services import merge_papers
 from tests.factories import (
     make_comment,
     make_lab_tag,

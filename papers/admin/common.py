@@ -30,6 +30,8 @@ MAX_TAGS_CHECKED_FOR_VARIANTS = 5_000
 # Papers a search adds by their accent-folded title words, best first (a few pages).
 FOLDED_TITLE_MATCHES = 200
 CURATION_QUEUE_QUERY = "needs_curation__exact=1"
+# The papers of the queue flagged as likely duplicates (papers.duplicates), the newest first.
+DUPLICATES_QUERY = CURATION_QUEUE_QUERY + "&curation_reason__startswith=possible+duplicate+of"
 
 
 class PaperCount(TypedDict):

@@ -91,13 +91,23 @@ class ImportRunAdmin(ReadOnlyAdmin):
         )
         # A fetch's notes or entries it left out (papers.importing.report.Counts.warnings).
         warnings = [(e["path"], text) for e in run.files for text in e.get("warnings", [])]
-        if not warnings:
-            return table
-        return format_html(
-            "{}<p>Warnings (left out; the rest was imported):</p><ul>{}</ul>",
-            table,
-            format_html_join("", "<li>{}: {}</li>", warnings),
-        )
+        if warnings:
+            table = format_html(
+                "{}<p>Warnings (left out; the rest was imported):</p><ul>{}</ul>",
+                table,
+                format_html_join("", "<li>{}: {}</li>", warnings),
+            )
+        # What was cleaned rather than refused, each "file:line: note" (Counts.cleaned).
+        cleaned = [(text,) for e in run.files for text in e.get("cleaned", [])]
+        if cleaned:
+            counted = sum(e.get("cleanings", 0) for e in run.files)
+            table = format_html(
+                "{}<p>Cleaned ({} in all; the first of each file listed):</p><ul>{}</ul>",
+                table,
+                counted,
+                format_html_join("", "<li>{}</li>", cleaned),
+            )
+        return table
 
     @admin.display(description="papers")
     def paper_links(self, run: ImportRun) -> str:

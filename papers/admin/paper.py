@@ -28,6 +28,7 @@ from papers.admin.common import (
     TRACKED_FIELDS,
     is_missing_title_reason,
 )
+from papers.admin.duplicates import find_duplicates
 from papers.admin.guards import MAX_ADMIN_SEARCH_CHARS, MergingAdmin
 from papers.admin.list_filters import (
     ChangedByImportFilter,
@@ -57,6 +58,7 @@ from papers.text import (
     normalize_arxiv_id,
     normalize_doi,
 )
+from papers.word_diff import short_diff
 
 if TYPE_CHECKING:
     pass
@@ -245,7 +247,13 @@ class PaperAdmin(MergingAdmin):
     # An exact total over 100,000 rows costs a second COUNT on every filtered page.
     show_full_result_count = False
     inlines = [AuthorshipInline, PaperTagInline]
-    actions = ["mark_reviewed", "flag_for_curation", "forget_curator_edits", "merge_papers"]
+    actions = [
+        "mark_reviewed",
+        "flag_for_curation",
+        "forget_curator_edits",
+        find_duplicates,
+        "merge_papers",
+    ]
     readonly_fields = [
         "reviewed_at",
         "curator_edited_fields",
@@ -284,6 +292,9 @@ class PaperAdmin(MergingAdmin):
             },
         ),
     ]
+
+    class Media:  # the merge page's papers side by side
+        css = {"all": ["css/admin_curation.css"]}
 
     # Curators paste "openreview.net/forum?id=..." without a scheme.
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
@@ -368,14 +379,15 @@ class PaperAdmin(MergingAdmin):
                 c.get_kind_display(),
                 c.field,
                 c.source,
-                Truncator(c.previous).chars(80) or "(none)",
-                Truncator(c.incoming).chars(80),
+                short_diff(c.previous, c.incoming),
             )
             for c in conflicts
         ]
         if not rows:
             return "-"
-        return format_html_join("", '<p><a href="{}">{}: {}</a> ({}): {} → {}</p>', rows)
+        return format_html_join(
+            "", '<p><a href="{}">{}: {}</a> ({}): <span class="word-diff">{}</span></p>', rows
+        )
 
     @admin.action(description="Mark reviewed (leave the curation queue)", permissions=["change"])
     def mark_reviewed(self, request: HttpRequest, queryset: QuerySet[Paper]) -> None:
@@ -423,7 +435,9 @@ class PaperAdmin(MergingAdmin):
             return None
         if done:
             return None
-        shown = _with_related_counts(list(papers.prefetch_related("authorships__author")))
+        # Every field, the abstract included (the list defers it): the page compares them.
+        everything = papers.defer(None).prefetch_related("authorships__author")
+        shown = _with_related_counts(list(everything))
         private = services.private_annotation_kinds()
         return merge_page(self, request, form, shown, papers=shown, private_kinds=private)
 

@@ -31,6 +31,9 @@ class Person(NamedTuple):
     key: str  # the normalised name
     name: str  # as written
     profile: str = ""  # the OpenReview profile id, "" when not known
+    # Without a profile id, the how-manieth author of this name in the list (0: the first):
+    # two people of one name on one paper are two authors ("Xia Li" and "Xia Li").
+    nth: int = 0
 
 
 @dataclass
@@ -45,26 +48,26 @@ class AuthorRow:
 
 
 def people_of(record: PaperRecord) -> list[Person]:
-    """The record's authors in order. A second mention of one person is dropped: the same
-    profile id, or the same name where either mention has no profile id to tell two people
-    of that name apart."""
+    """The record's authors in order. A second mention of one profile id is dropped (one
+    person); a name listed twice without profile ids is two people of one name, each an
+    author of their own (a source lists a person once)."""
     profiles = record.author_ids
     if len(profiles) != len(record.authors):  # validate_record pairs them; a source may not
         profiles = [""] * len(record.authors)
     result: list[Person] = []
     seen_profiles: set[str] = set()
-    profiles_of: dict[str, set[str]] = {}  # normalised name -> profile ids ("" included)
+    unidentified: dict[str, int] = {}  # normalised name -> its mentions without a profile id
     for name, profile in zip(record.authors, profiles, strict=True):
         key = normalize_author_name(name)
         if not key or (profile and profile in seen_profiles):
             continue
-        known = profiles_of.setdefault(key, set())
-        if known and (not profile or "" in known):
-            continue
-        known.add(profile)
+        nth = 0
         if profile:
             seen_profiles.add(profile)
-        result.append(Person(key, name.strip(), profile))
+        else:
+            nth = unidentified.get(key, 0)
+            unidentified[key] = nth + 1
+        result.append(Person(key, name.strip(), profile, nth))
     return result
 
 
@@ -88,18 +91,18 @@ def only_names_profiles(incoming: list[Person], current: list[Person]) -> bool:
     )
 
 
-def resolve_authors(people: Iterable[Person]) -> dict[tuple[str, str], AuthorRow]:
+def resolve_authors(people: Iterable[Person]) -> dict[tuple[str, str, int], AuthorRow]:
     """The author of each (normalised name, profile id) among `people`, by the rules of the
     module's docstring; missing ones are created, and authors found by name take the profile
     id given with it. Read as values, one query per IN_CHUNK profile ids and per IN_CHUNK
     names: most authors of a large import already exist after its first batches."""
-    wanted: dict[tuple[str, str], str] = {}
+    wanted: dict[tuple[str, str, int], str] = {}
     for person in people:
-        wanted.setdefault((person.key, person.profile), person.name)
+        wanted.setdefault((person.key, person.profile, person.nth), person.name)
     if not wanted:
         return {}
     by_profile: dict[str, AuthorRow] = {}
-    for chunk in chunks({profile for _, profile in wanted} - {""}):
+    for chunk in chunks({profile for _, profile, _ in wanted} - {""}):
         # query: existing authors by profile id
         rows = Author.objects.filter(openreview_id__in=chunk).values_list(
             "pk", "name", "normalized_name", "openreview_id"
@@ -107,7 +110,7 @@ def resolve_authors(people: Iterable[Person]) -> dict[tuple[str, str], AuthorRow
         for pk, name, key, profile in rows:
             by_profile[profile or ""] = AuthorRow(pk, name, key, profile or "")
     named: dict[str, list[AuthorRow]] = {}
-    names = {key for key, profile in wanted if profile not in by_profile}
+    names = {key for key, profile, _ in wanted if profile not in by_profile}
     for chunk in chunks(sorted(names)):  # query: existing authors by normalised name
         rows = (
             Author.objects.filter(normalized_name__in=chunk)
@@ -116,14 +119,16 @@ def resolve_authors(people: Iterable[Person]) -> dict[tuple[str, str], AuthorRow
         )
         for pk, name, key, profile in rows:
             named.setdefault(key, []).append(AuthorRow(pk, name, key, profile or ""))
-    authors: dict[tuple[str, str], AuthorRow] = {}
+    authors: dict[tuple[str, str, int], AuthorRow] = {}
     claimed: list[AuthorRow] = []
     new: list[AuthorRow] = []
-    for (key, profile), name in wanted.items():
+    # The first mention of each name is resolved before a second one: the second person of a
+    # name is the second author of that name, whatever order the papers come in.
+    for (key, profile, nth), name in sorted(wanted.items(), key=lambda item: item[0][2]):
         found = by_profile.get(profile) if profile else None
         same_name = named.setdefault(key, [])
         if found is None:
-            found = _by_name(same_name, profile)
+            found = _by_name(same_name, profile, nth)
             if found is not None and profile:  # known by name until now
                 found.profile = profile
                 if found.pk:  # not one this import creates
@@ -134,7 +139,7 @@ def resolve_authors(people: Iterable[Person]) -> dict[tuple[str, str], AuthorRow
             same_name.append(found)
         if profile:
             by_profile[profile] = found
-        authors[(key, profile)] = found
+        authors[(key, profile, nth)] = found
     if claimed:  # query: authors known by name take the profile id given with it
         Author.objects.bulk_update(
             [Author(pk=row.pk, openreview_id=row.profile) for row in claimed],
@@ -164,12 +169,13 @@ def resolve_authors(people: Iterable[Person]) -> dict[tuple[str, str], AuthorRow
     return authors
 
 
-def _by_name(same_name: list[AuthorRow], profile: str) -> AuthorRow | None:
+def _by_name(same_name: list[AuthorRow], profile: str, nth: int = 0) -> AuthorRow | None:
     """Of the authors of one name (oldest first), the one a person of that name is: for a
     person with a profile id, the first author without one (an author with another profile id
-    is another person); for a person without, the first author without one, else the first."""
+    is another person); for a person without, the first author without one, else the first;
+    for the `nth` other person of that name on one paper, the nth after it (None: a new one)."""
     without_profile = [row for row in same_name if not row.profile]
     if profile:
         return without_profile[0] if without_profile else None
     candidates = without_profile or same_name
-    return candidates[0] if candidates else None
+    return candidates[nth] if len(candidates) > nth else None

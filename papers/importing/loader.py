@@ -25,7 +25,8 @@ tags are only added, and fields in curator_edited_fields are never overwritten. 
 differing value for a curator's field and a value that replaces another source's are listed
 once, in the report and as an ImportConflict for the curators. An abstract whose fingerprint
 equals the stored one counts as unchanged, so two sources that differ only in whitespace do not
-disagree.
+disagree; nor do two that write one value two ways (papers.importing.equivalence: math as
+`$Ω$` or `$\\Omega$`, one OpenReview PDF as `/pdf?id=X` or `/pdf/<hash>.pdf`).
 
 The stages that need no batch state live beside it: which paper each record is
 (`matching.py`), the new tags' slugs (`tag_rows.py`), the reviews stored after the papers
@@ -54,6 +55,7 @@ from papers.importing.bulk_rows import (
     insert_objects,
     insert_rows,
 )
+from papers.importing.equivalence import equivalent
 from papers.importing.matching import (
     CLAIMED_IDENTITIES,
     IDENTITIES,
@@ -304,9 +306,11 @@ class Loader:
                 self._conflict(match, ImportConflict.Kind.SOURCES, name, current, incoming)
             return True
 
+        forum_id = paper.forum_id or record.forum_id
         for name in SCALAR_FIELDS:
             incoming, current = getattr(record, name), getattr(paper, name)
-            if not source_changed(name) or incoming == current:
+            # The same value written another way (papers.importing.equivalence) is no news.
+            if not source_changed(name) or equivalent(name, current, incoming, forum_id):
                 continue
             if name == "forum_url" and record.forum_id and record.forum_id != paper.forum_id:
                 continue  # a merged paper's record: its forum page is not the kept paper's
@@ -320,7 +324,11 @@ class Loader:
                 paper.year = record.year
                 changes.append("year")
 
-        if source_changed("abstract") and match.fingerprint != paper.abstract_fingerprint:
+        if (
+            source_changed("abstract")
+            and match.fingerprint != paper.abstract_fingerprint
+            and not equivalent("abstract", paper.abstract, record.abstract)
+        ):
             current_hash = abstract_hash(paper.abstract_fingerprint)
             if may_apply("abstract", current_hash, paper.abstract, record.abstract):
                 paper.abstract = record.abstract
@@ -400,7 +408,7 @@ class Loader:
                 # also found by another spelling): they are one authorship, the first.
                 rows: dict[int, AuthorRow] = {}
                 for person in target.authors:
-                    row = authors[(person.key, person.profile)]
+                    row = authors[(person.key, person.profile, person.nth)]
                     rows.setdefault(row.pk, row)
                 rows_of[id(target)] = list(rows.values())
                 target.paper.author_names = ", ".join(row.name for row in rows.values())
@@ -565,7 +573,9 @@ def _settle_superseded_conflicts(rows: list[ImportConflict]) -> None:
         ).values_list("pk", "paper_id", "field", "source")
         stale += [pk for pk, *dispute in open_ones if tuple(dispute) in disputes]
     for chunk in chunks(stale):  # query: settle the superseded ones
-        ImportConflict.objects.filter(pk__in=chunk).update(resolved_at=timezone.now())
+        ImportConflict.objects.filter(pk__in=chunk).update(
+            resolved_at=timezone.now(), resolution=ImportConflict.Resolution.SUPERSEDED
+        )
 
 
 def _new_paper(match: Match) -> Paper:

@@ -14,6 +14,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from papers.duplicates import flag_duplicate_papers
 from papers.importing import unchanged_files
 from papers.importing.bulk_rows import import_write_cache
 from papers.importing.formats import count_lines, expand_paths, read_records
@@ -188,8 +189,7 @@ class RecordStream:
                     "with other content; keep one of the two",
                 )
 
-    @staticmethod
-    def _one_per_identity(records: Iterable[PaperRecord]) -> Iterator[PaperRecord]:
+    def _one_per_identity(self, records: Iterable[PaperRecord]) -> Iterator[PaperRecord]:
         # Per identity (forum id, arXiv id, DOI): its first line and a hash of its record, not
         # the record: a file of a million records keeps a few million short entries here, not a
         # million abstracts. Each identity names one paper, so two different records sharing
@@ -219,6 +219,8 @@ class RecordStream:
                         "with other content; keep one of the two records",
                     )
             if not repeated:
+                if record.cleaned:
+                    self.report.for_file(record.source).note_cleaned(record)
                 yield record
 
 
@@ -248,7 +250,11 @@ def _content_hash(record: PaperRecord) -> int:
 # abstract fingerprint is left out: it is the loader's guess at a match, not an id the file states.
 _FILE_IDENTITIES = (("forum_id", "forum id"), ("arxiv_id", "arXiv id"), ("doi", "DOI"))
 _LISTS = ("authors", "author_ids", "tags", "keywords")
-_SCALARS = tuple(f.name for f in fields(PaperRecord) if f.name not in _LISTS and f.name != "line")
+_SCALARS = tuple(
+    f.name
+    for f in fields(PaperRecord)
+    if f.name not in _LISTS and f.name not in ("line", "cleaned")
+)
 
 
 def import_paths(
@@ -361,11 +367,15 @@ def _load(
             started_at=started_at, invoked_by=invoked_by[:MAX_INVOKED_BY], user=user
         )
         stream.skip_unchanged_files()
+        loader = Loader(report, run, batch_size=batch_size, source=source)
         with import_write_cache(), _fewer_garbage_collections():
-            Loader(report, run, batch_size=batch_size, source=source).load(stream, loaded)
+            loader.load(stream, loaded)
         # Raised inside the transaction: what the good files loaded is rolled back.
         stream.raise_errors()
         load_reviews(stream.reviews, report, source=source)
+        # Duplicates are found where they arise: among what this import added or changed.
+        if loader.changed_paper_ids:  # an unchanged re-import has nothing to look for
+            report.duplicates_flagged = flag_duplicate_papers(among=loader.changed_paper_ids)
         stream.remember_files()
         if dry_run:
             transaction.set_rollback(True)
@@ -408,6 +418,10 @@ def _complete(run: ImportRun, report: Report) -> None:
             "conflicts": len(counts.conflicts),
             # Only a fetch that left something out has them.
             **({"warnings": counts.warnings[:WARNINGS_LISTED]} if counts.warnings else {}),
+            # Only an import that cleaned values has them.
+            **(
+                {"cleaned": counts.cleaned, "cleanings": counts.cleanings} if counts.cleaned else {}
+            ),
         }
         for source, counts in report.files.items()
     ]

@@ -15,6 +15,7 @@ from typing import NoReturn
 from urllib.parse import urlsplit
 
 from papers.importing import safe_json
+from papers.importing.cleaning import clean_record
 from papers.importing.latex_text import author_name_as_text
 from papers.latex import accents_as_unicode
 from papers.text import (
@@ -81,6 +82,8 @@ class PaperRecord:
     # author without one; empty when the source gives none. validate_record keeps only profile
     # ids (never e-mail addresses) and drops them all when they do not pair with the names.
     author_ids: list[str] = field(default_factory=list)
+    # What validate_record cleaned (papers.importing.cleaning), one note each, for the report.
+    cleaned: list[str] = field(default_factory=list, compare=False, repr=False)
 
 
 @dataclass
@@ -178,7 +181,10 @@ def record_from_mapping(mapping: Mapping, *, source: str, line: int) -> PaperRec
 
 def validate_record(record: PaperRecord) -> PaperRecord:
     """Check one record against the model's rules; fills forum_id from the forum URL, normalises
-    the arXiv id and DOI, and drops placeholder authors ("Anonymous")."""
+    the arXiv id and DOI, drops placeholder authors ("Anonymous"), and cleans what real data
+    brings (papers.importing.cleaning: invisible characters, several keywords in one, values
+    over their limits), noting each cleaning in `record.cleaned`. The checks after cleaning
+    still refuse what cleaning cannot mend (a record with neither title nor abstract)."""
 
     def fail(message: str) -> NoReturn:
         raise ImportFailed(record.source, record.line, message)
@@ -222,6 +228,7 @@ def validate_record(record: PaperRecord) -> PaperRecord:
     # near the limit): a hostile record costs a second at most, not minutes.
     if sum(map(len, record.authors)) <= MAX_AUTHOR_LIST:
         record.authors = [author_name_as_text(name) for name in record.authors]
+    record.cleaned.extend(clean_record(record))
     _check_length(fail, "abstract", record.abstract, MAX_ABSTRACT)
     _check_length(fail, "title", record.title, MAX_TITLE)
     for label, text in (("title", record.title), ("abstract", record.abstract)):

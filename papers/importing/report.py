@@ -6,11 +6,14 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tqdm import tqdm
 
 from papers.models import ImportConflict
+
+if TYPE_CHECKING:
+    from papers.importing.records import PaperRecord
 
 CURATED, SOURCES = ImportConflict.Kind.CURATED, ImportConflict.Kind.SOURCES
 # Warnings a report lists, and an import run keeps, at most: a venue whose every note is
@@ -61,10 +64,25 @@ class Counts:
     # What a fetch left out or cleaned, each naming the note or entry and why (a malformed one
     # in a page of good ones): the rest was imported.
     warnings: list[str] = field(default_factory=list)
+    # What was cleaned rather than refused (papers.importing.cleaning), "file:line: note": the
+    # first WARNINGS_LISTED kept, all counted.
+    cleaned: list[str] = field(default_factory=list)
+    cleanings: int = 0
 
     @property
     def records(self) -> int:
         return self.created + self.updated + self.unchanged
+
+    def note_cleaned(self, record: PaperRecord) -> None:
+        """List the record's cleanings, located by file (or fetch) and line, and for a fetch by
+        the record's own address."""
+        where = f"{record.source}:{record.line}"
+        if named := record.forum_url or (f"arXiv:{record.arxiv_id}" if record.arxiv_id else ""):
+            where += f" ({named})"
+        for note in record.cleaned:
+            self.cleanings += 1
+            if len(self.cleaned) < WARNINGS_LISTED:
+                self.cleaned.append(f"{where}: {note}")
 
     def summary(self) -> str:
         summary = (
@@ -85,6 +103,8 @@ class Counts:
                 summary += (
                     f", {self.reviews_unmatched} skipped (their paper is not in the catalogue)"
                 )
+        if self.cleanings:
+            summary += f"; {self.cleanings} value{'s' if self.cleanings > 1 else ''} cleaned"
         if self.warnings:
             summary += f"; {len(self.warnings)} warning{'s' if len(self.warnings) > 1 else ''}"
         return summary
@@ -96,6 +116,9 @@ class Report:
     files: dict[str, Counts] = field(default_factory=dict)
     # The ImportRun that recorded the import; None for a dry run.
     import_run_id: int | None = None
+    # Papers put in the curation queue as likely duplicates of what the import added or
+    # changed (papers.duplicates).
+    duplicates_flagged: int = 0
 
     def for_file(self, source: str) -> Counts:
         return self.files.setdefault(source, Counts())
@@ -113,6 +136,8 @@ class Report:
             total.reviews_unchanged += counts.reviews_unchanged
             total.reviews_unmatched += counts.reviews_unmatched
             total.warnings.extend(counts.warnings)
+            total.cleaned.extend(counts.cleaned)
+            total.cleanings += counts.cleanings
         return total
 
     def lines(self) -> list[str]:
@@ -120,6 +145,13 @@ class Report:
         total = self.total
         prefix = "Dry run, nothing written. Would have: " if self.dry_run else "Total: "
         lines.append(prefix + total.summary())
+        if self.duplicates_flagged:
+            count = self.duplicates_flagged
+            lines.append(
+                f"{count} paper{'s' if count > 1 else ''} "
+                f"{'would be' if self.dry_run else 'put'} in the curation queue as possible "
+                "duplicates (admin: Papers, needs curation)."
+            )
         for kind, heading in (
             (CURATED, "Conflicts (curator values kept):"),
             (SOURCES, "Sources disagree (listed in admin under Import conflicts):"),
@@ -128,6 +160,11 @@ class Report:
             if listed:
                 lines.append(heading)
                 lines.extend(f"  {conflict}" for conflict in listed)
+        if total.cleaned:
+            lines.append("Cleaned (imported as cleaned):")
+            lines.extend(f"  {note}" for note in total.cleaned[:WARNINGS_LISTED])
+            if total.cleanings > WARNINGS_LISTED:
+                lines.append(f"  ... and {total.cleanings - WARNINGS_LISTED} more")
         if total.warnings:
             lines.append("Warnings (left out; the rest was imported):")
             lines.extend(f"  {warning}" for warning in total.warnings[:WARNINGS_LISTED])
