@@ -11,9 +11,9 @@ from django.test import Client
 from django.urls import reverse
 
 from pdfs.models import PaperPdf
-from pdfs.storing import store_pdf
 from tests.factories import make_paper
 from tests.pdf_files import make_pdf
+from tests.pdf_storing import store_test_pdf
 
 pytestmark = pytest.mark.django_db
 
@@ -28,16 +28,7 @@ def _media(settings, tmp_path):
 
 
 def stored(paper, content: bytes = PDF) -> PaperPdf:
-    from io import BytesIO
-
-    store_pdf(
-        paper_id=paper.pk,
-        file=BytesIO(content),
-        sha256=hashlib.sha256(content).hexdigest(),
-        size=len(content),
-        source_url="https://arxiv.org/pdf/2310.01234",
-    )
-    return PaperPdf.objects.get(paper=paper)
+    return store_test_pdf(paper, content)
 
 
 def pdf_url(paper) -> str:
