@@ -13,6 +13,7 @@ pdfminer.six: docs/pdfs.md, "Text for search".
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import subprocess
@@ -133,6 +134,10 @@ def _child(memory_mb: int, max_chars: int) -> int:
     except MemoryError:
         return _OUT_OF_MEMORY
     except Exception as error:  # noqa: BLE001  (any reader error is a broken file, reported)
+        # Past the limit the kernel refuses mappings too: reading a module or a file then
+        # fails with ENOMEM rather than MemoryError (seen importing pypdf from a fresh venv).
+        if isinstance(error, OSError) and error.errno == errno.ENOMEM:
+            return _OUT_OF_MEMORY
         message = f"{type(error).__name__}: {error}"[:500]
         print(json.dumps({"error": message}))
         return 0

@@ -127,6 +127,10 @@
     answer.innerHTML = html;
     var found = answer.content.querySelectorAll("[role=option]");
     var message = answer.content.querySelector(".suggestions-message");
+    // An answer that lands after the arrow keys picked a paper keeps that paper picked when
+    // it is still offered: the member's choice does not jump away under the keyboard.
+    var picked = active(state);
+    var pickedPaper = picked ? picked.getAttribute("data-paper-id") : null;
     state.listbox.replaceChildren();
     Array.prototype.forEach.call(found, function (option, index) {
       option.id = state.listbox.id + "-" + index;
@@ -136,6 +140,11 @@
     state.note.textContent = message ? message.textContent : "";
     state.note.hidden = !message;
     state.input.removeAttribute("aria-activedescendant");
+    var kept = pickedPaper
+      ? options(state).filter(function (option) {
+          return option.getAttribute("data-paper-id") === pickedPaper;
+        })[0]
+      : null;
     state.popup.hidden = !found.length && !message;
     state.input.setAttribute("aria-expanded", found.length ? "true" : "false");
     state.status.textContent = message
@@ -143,6 +152,9 @@
       : found.length === 1
         ? "1 paper suggested."
         : found.length + " papers suggested.";
+    if (kept) {
+      highlight(state, kept);
+    }
     typesetMath(state.listbox);
   }
 

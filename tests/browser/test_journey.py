@@ -179,7 +179,7 @@ def test_new_user_journey(page, live_server, screenshot, seeded):
     page.get_by_role("link", name=LIST_NAME).click()
     page.wait_for_url(f"{base}{reading_list.get_absolute_url()}")
 
-    filename, bibtex = download_text(page, page.get_by_role("link", name="BibTeX"))
+    filename, bibtex = download_text(page, page.get_by_role("link", name="BibTeX", exact=True))
     assert filename.endswith(".bib")
     library = bibtexparser.parse_string(bibtex)
     assert library.failed_blocks == []
