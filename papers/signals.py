@@ -52,6 +52,10 @@ from papers.models import Author, Authorship, Paper, PaperTag, SearchChange, Tag
 # to know nothing about it.
 abstracts_changed = Signal()
 
+# Sent by a feed run (papers.sources.feeds), once its import is committed, with `paper_ids`:
+# the papers it added to the catalogue. The pdfs app fetches their PDFs in the background.
+feed_added_papers = Signal()
+
 # Paper fields a search document is built from (papers/search/documents.py).
 INDEXED_PAPER_FIELDS = frozenset({"title", "abstract", "author_names", "created_at"})
 

@@ -319,3 +319,20 @@ def test_the_task_worker_runs_a_queued_feed():
     call_command("db_worker", batch=True, startup_delay=False, verbosity=0)
     feed.refresh_from_db()
     assert (feed.last_status, feed.last_created) == (Feed.Status.OK, 2)
+
+
+@respx.mock
+def test_the_papers_a_feed_adds_have_their_pdfs_fetched_in_the_background():
+    serve_venue()
+    feed = venue_feed()
+    fetch_feeds("--all")
+    [task] = DBTaskResult.objects.all()
+    assert task.task_path == "pdfs.tasks.fetch_paper_pdfs"
+    added = set(Paper.objects.values_list("pk", flat=True))
+    assert len(added) == 2 and set(task.args_kwargs["args"][0]) == added
+    # Nothing new the second time: no fetch is asked.
+    DBTaskResult.objects.all().delete()
+    fetch_feeds("--all")
+    feed.refresh_from_db()
+    assert feed.last_unchanged == 2
+    assert not DBTaskResult.objects.exists()

@@ -19,8 +19,9 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.utils import timezone
 
-from papers.models import Feed
+from papers.models import Feed, Paper
 from papers.models_feeds import STALE_AFTER
+from papers.signals import feed_added_papers
 from papers.sources.runs import (
     Run,
     RunFailed,
@@ -101,6 +102,7 @@ def run_feed(feed: Feed, *, dry_run: bool = False) -> Outcome:
 
 
 def _run_claimed(feed: Feed, *, invoked_by: str, user: User | None) -> Outcome:
+    started = timezone.now()
     try:
         run = _fetch(feed, dry_run=False, invoked_by=invoked_by[:200], user=user)
     except Exception as error:
@@ -121,6 +123,9 @@ def _run_claimed(feed: Feed, *, invoked_by: str, user: User | None) -> Outcome:
     feed.last_import_id = run.report.import_run_id
     feed.status_changed_at = timezone.now()
     feed.save(update_fields=OUTCOME_FIELDS)
+    if total.created:
+        added = Paper.objects.filter(created_at__gte=started).values_list("pk", flat=True)
+        feed_added_papers.send(Feed, paper_ids=list(added))
     return Outcome(feed, True, f"{feed}: {_counts_line(run)}")
 
 
