@@ -21,6 +21,10 @@ brace of its own: braces, backslashes and the other LaTeX specials become text c
 (`\textbraceleft{}`, `\textbackslash{}`, ...), whose only braces are the empty, balanced
 pairs we write. A value without a stray brace cannot close its field early, so `@`, `,`, `=`,
 `#`, `"` and `%` in a title or name are just characters inside the field.
+
+Just over 600 lines: the four formats' per-paper writers share the name, title and key
+helpers above them and are read side by side when a format changes; the data they read
+(export_data.py), the files (export_files.py) and the limits (export_limits.py) are apart.
 """
 
 from __future__ import annotations

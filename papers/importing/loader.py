@@ -31,6 +31,10 @@ disagree; nor do two that write one value two ways (papers.importing.equivalence
 The stages that need no batch state live beside it: which paper each record is
 (`matching.py`), the new tags' slugs (`tag_rows.py`), the reviews stored after the papers
 (`review_rows.py`), the authors each name is (`authors.py`), the rows written (`bulk_rows.py`).
+
+Just over 600 lines: the batch's reads, the three-way merge of each record and the writes
+share the batch's state (Loader); the stages that need none of it have their own modules
+(matching.py, tag_rows.py, review_rows.py, bulk_rows.py, equivalence.py, cleaning.py).
 """
 
 from __future__ import annotations
