@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 
 from pdfs import texts
+from pdfs.management.arguments import add_paper_ids_argument
 
 
 class Command(BaseCommand):
@@ -16,14 +17,8 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument(
-            "--paper",
-            type=int,
-            action="append",
-            default=[],
-            dest="paper_ids",
-            metavar="ID",
-            help="only this paper's PDF (repeat for several); read again even if read already",
+        add_paper_ids_argument(
+            parser, "only this paper's PDF (repeat for several); read again even if read already"
         )
         parser.add_argument(
             "--all", action="store_true", dest="every", help="every stored PDF, read again"

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from operations.commands import ScheduledCommand
 from pdfs import runs, selectors
+from pdfs.management.arguments import add_paper_ids_argument
 
 
 class Command(ScheduledCommand):
@@ -18,15 +19,7 @@ class Command(ScheduledCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument(
-            "--paper",
-            type=int,
-            action="append",
-            default=[],
-            dest="paper_ids",
-            metavar="ID",
-            help="only this paper (repeat for several)",
-        )
+        add_paper_ids_argument(parser, "only this paper (repeat for several)")
         parser.add_argument("--limit", type=int, help="at most this many papers, oldest first")
         parser.add_argument(
             "--refetch",
