@@ -32,6 +32,7 @@ from papers.search.building import (
 )
 from papers.search.completion import with_open_last_word
 from papers.search.counting import ALL_BUCKETS, AUTHOR_FACET_SIZE, facet_counts, no_facets
+from papers.search.fusion import Fused, either, fused_page
 from papers.search.loose import ALL_FIRST, FEW_MATCHES, loose_query
 from papers.search.query import ParsedQuery
 from papers.search.similar import similar as similar
@@ -76,9 +77,15 @@ def search(
     matcher = _Matcher.of(query, searcher)
     if matcher is None:  # a search with nothing that can match
         return Results([], 0, no_facets(query))
-    ids, total = _page(searcher, matcher.all() or Query.all_query(), query, scored=matcher.scored)
+    if matcher.fuses(query):
+        fused = matcher.fused_page(searcher, query)
+        ids, total, by_meaning = fused.ids, fused.total, fused.by_meaning
+    else:
+        everything = matcher.all() or Query.all_query()
+        ids, total = _page(searcher, everything, query, scored=matcher.scored)
+        by_meaning = frozenset()
     facets = facet_counts(searcher, query, matcher.all, total, author_facet_size)
-    return Results(ids, total, facets, loose=matcher.loose)
+    return Results(ids, total, facets, loose=matcher.loose, by_meaning=by_meaning)
 
 
 def snippets(
@@ -101,6 +108,9 @@ def page_ids(searcher: tantivy.Searcher, query: BrowseQuery) -> tuple[list[int],
     matcher = _Matcher.of(query, searcher)
     if matcher is None:
         return [], 0
+    if matcher.fuses(query):
+        fused = matcher.fused_page(searcher, query)
+        return fused.ids, fused.total
     return _page(searcher, matcher.all() or Query.all_query(), query, scored=matcher.scored)
 
 
@@ -111,6 +121,8 @@ class _Matcher:
     text: Query | None
     filters: dict[str, Query]
     loose: LooseMatch | None = None  # the text matches most of the search's words (loose.py)
+    # The search's words alone, when `text` also matches the papers close in meaning (fusion.py).
+    words: Query | None = None
 
     @classmethod
     def of(cls, query: BrowseQuery, searcher: tantivy.Searcher) -> _Matcher | None:
@@ -143,11 +155,30 @@ class _Matcher:
         }
         if query.mine_ids is not None:
             filters["mine"] = unscored_filter(schema.ID, query.mine_ids)
+        if text is not None and query.meaning_ids:
+            return cls(either(text, query.meaning_ids), filters, loose, words=text)
         return cls(text, filters, loose)
 
     @property
     def scored(self) -> bool:
         return self.text is not None
+
+    def fuses(self, query: BrowseQuery) -> bool:
+        """Whether the page is the fused ranking of words and meaning: by relevance only."""
+        return self.words is not None and _effective_sort(query.sort, scored=True) == "relevance"
+
+    def fused_page(
+        self, searcher: tantivy.Searcher, query: BrowseQuery, max_limit: int = MAX_PAGE_SIZE
+    ) -> Fused:
+        assert self.words is not None
+        return fused_page(
+            searcher,
+            self.words,
+            query.meaning_ids,
+            list(self.filters.values()),
+            offset=max(0, query.offset),
+            limit=min(max(0, query.limit), max_limit),
+        )
 
     def all(self, without: str | None = None) -> Query | None:
         """The search and every selected facet but `without`; None when that is everything."""
@@ -169,6 +200,8 @@ def all_ids(searcher: tantivy.Searcher, query: BrowseQuery) -> list[int]:
     if sort in _BY_COARSE_KEY_AND_ID:
         return _ids_by_coarse_key(searcher, matches, _BY_COARSE_KEY_AND_ID[sort])
     whole = replace(query, offset=0, limit=everything)
+    if matcher.fuses(whole):
+        return matcher.fused_page(searcher, whole, max_limit=everything).ids
     return _page(searcher, matches, whole, scored=matcher.scored, max_limit=everything)[0]
 
 

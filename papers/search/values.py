@@ -40,6 +40,9 @@ class BrowseQuery:
     # A long search whose words all match few papers lists the papers with most of them
     # (papers.search.loose); off, it lists only the papers with all of them.
     loose_fallback: bool = True
+    # The papers nearest the search in meaning, best first (the semantic app's vector index):
+    # listed beside the word matches and ranked with them (papers.search.fusion). Empty: words only.
+    meaning_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,8 @@ class Results:
     facets: Facets
     # The search's words all matched few papers: these papers hold most of them, not all.
     loose: LooseMatch | None = None
+    # Listed for their meaning, without the search's words (papers.search.fusion).
+    by_meaning: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)

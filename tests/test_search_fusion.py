@@ -1,0 +1,125 @@
+"""Hybrid ranking (issue 30, point 4): the papers close in meaning listed with the word matches.
+
+The engine is handed the neighbours of a search in meaning (`BrowseQuery.meaning_ids`, best
+first); it lists the papers with the words or among them, fused by reciprocal rank, filtered
+and counted by the facets like any match, and says which were listed for their meaning alone.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from papers.models import Paper, TagKind
+from papers.search import engine, parse_query
+from papers.search.engine import BrowseQuery
+from papers.search.fusion import FUSION_DEPTH, reciprocal_rank_fusion
+from tests.factories import make_paper, make_tag
+from tests.test_search_engine import build_index
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def index_of(tmp_path):
+    counter = iter(range(1000))
+    return lambda: build_index(tmp_path / f"index{next(counter)}")
+
+
+def search(searcher, text: str, meaning=(), **fields) -> engine.Results:
+    query = BrowseQuery(parsed=parse_query(text), meaning_ids=tuple(meaning), **fields)
+    return engine.search(searcher, query)
+
+
+def test_reciprocal_rank_fusion_favours_papers_both_rankings_hold():
+    assert reciprocal_rank_fusion([1, 2, 3], [3, 4]) == [3, 1, 2, 4]
+    # One ranking alone keeps its order; ties keep the order first seen.
+    assert reciprocal_rank_fusion([5, 6, 7]) == [5, 6, 7]
+    assert reciprocal_rank_fusion([1], [2]) == [1, 2]
+
+
+@pytest.fixture
+def distillation():
+    words = make_paper("Knowledge distillation", abstract="A student imitates its teacher.")
+    meaning = make_paper("Compact networks", abstract="A small model learns from a larger one.")
+    both = make_paper("Teacher and student", abstract="Distillation of a large model.")
+    unrelated = make_paper("Protein folding", abstract="Structures from sequences.")
+    return {"words": words, "meaning": meaning, "both": both, "unrelated": unrelated}
+
+
+def test_a_neighbour_without_the_words_is_listed_and_marked(distillation, index_of):
+    searcher = index_of()
+    papers = distillation
+    results = search(searcher, "teacher", meaning=[papers["meaning"].pk, papers["both"].pk])
+    assert set(results.ids) == {papers["words"].pk, papers["meaning"].pk, papers["both"].pk}
+    assert results.total == 3
+    # In both rankings, it comes first.
+    assert results.ids[0] == papers["both"].pk
+    assert results.by_meaning == {papers["meaning"].pk}
+    # Without neighbours: the word matches only, nothing marked.
+    plain = search(searcher, "teacher")
+    assert set(plain.ids) == {papers["words"].pk, papers["both"].pk}
+    assert plain.by_meaning == frozenset()
+
+
+def test_facets_filter_and_count_the_neighbours_like_any_match(distillation, index_of):
+    venue = make_tag("ICLR 2024", TagKind.VENUE)
+    papers = distillation
+    papers["meaning"].tags.add(venue)
+    papers["words"].tags.add(venue)
+    searcher = index_of()
+    meaning = [papers["meaning"].pk, papers["unrelated"].pk]
+    results = search(searcher, "teacher", meaning=meaning, venue_ids=frozenset({venue.pk}))
+    assert set(results.ids) == {papers["words"].pk, papers["meaning"].pk}
+    assert results.total == 2
+    # The venue is counted over words or meaning, whatever venue is selected.
+    everything = search(searcher, "teacher", meaning=meaning)
+    assert everything.total == 4
+    assert everything.facets.venue[venue.pk] == 2
+
+
+def test_other_sorts_order_the_same_papers(distillation, index_of):
+    searcher = index_of()
+    meaning = [distillation["meaning"].pk]
+    fused = search(searcher, "teacher", meaning=meaning)
+    by_title = search(searcher, "teacher", meaning=meaning, sort="title")
+    assert set(by_title.ids) == set(fused.ids) and by_title.total == fused.total
+    titles = dict(Paper.objects.values_list("pk", "title"))
+    assert by_title.ids == sorted(by_title.ids, key=lambda pk: titles[pk].lower())
+
+
+def test_pages_past_the_fused_head_list_every_paper_once(index_of):
+    """Word matches beyond FUSION_DEPTH follow the head in BM25 order, without repeats."""
+    matching = [
+        make_paper(f"Graph study {n}", abstract="graph " * (1 + n % 7) + "networks")
+        for n in range(FUSION_DEPTH + 30)
+    ]
+    others = [make_paper(f"Botany {n}", abstract="Leaves and roots.") for n in range(5)]
+    searcher = index_of()
+    # Neighbours: two papers without the word and one deep word match.
+    meaning = [others[0].pk, matching[-1].pk, others[1].pk]
+    expected_total = len(matching) + 2
+    seen: list[int] = []
+    for offset in range(0, expected_total + 20, 25):
+        page = search(searcher, "graph", meaning=meaning, offset=offset, limit=25)
+        assert page.total == expected_total
+        seen += page.ids
+    assert len(seen) == len(set(seen)) == expected_total
+    whole = engine.all_ids(
+        searcher, BrowseQuery(parsed=parse_query("graph"), meaning_ids=tuple(meaning))
+    )
+    assert whole == seen
+
+
+def test_neighbours_not_in_the_index_are_ignored(distillation, index_of):
+    searcher = index_of()
+    results = search(searcher, "teacher", meaning=[10**9, distillation["meaning"].pk])
+    assert 10**9 not in results.ids
+    assert results.total == 3
+
+
+def test_a_search_with_nothing_searchable_lists_nothing_even_with_neighbours(
+    distillation, index_of
+):
+    searcher = index_of()
+    results = search(searcher, "the", meaning=[distillation["meaning"].pk])
+    assert results.ids == [] and results.total == 0
