@@ -22,6 +22,7 @@ from django.utils.datastructures import MultiValueDict
 
 from papers.models import Author, Tag, TagAlias, TagKind
 from papers.numbers import parse_id
+from papers.search import meaning
 from papers.search.engine import NOT_GIVEN, NOT_GIVEN_FACETS, BrowseQuery
 from papers.search.query import parse_query
 
@@ -401,8 +402,13 @@ class BrowseState:
                 *(mine_sets.get(v, frozenset()) for v in self.selection.mine)
             )
         per_page = self.options.per_page
+        # Typing lists word matches only (each keystroke would embed a half-typed word); the
+        # entered search lists the papers close in meaning too.
+        by_meaning = self.searching and not self.typing
+        meaning_ids = meaning.nearest(self.options.q) if by_meaning else ()
         return BrowseQuery(
             parsed=parse_query(self.options.q, prefix_last=self.typing) if self.options.q else None,
+            meaning_ids=meaning_ids,
             venue_ids=self.selection.ids("venue"),
             track_ids=self.selection.ids("track"),
             lab_ids=self.selection.ids("tag"),

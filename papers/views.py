@@ -35,7 +35,7 @@ from papers.models import Author, Authorship, MergedPaper, Paper, PaperTag, Tag,
 from papers.navigation import result_link_prefix, results_navigation
 from papers.querysets import keywords_containing
 from papers.routes import int_url
-from papers.search import engine
+from papers.search import engine, meaning
 from papers.search.query import excludes_only
 from papers.search.sync import IndexUnavailable, current_searcher
 from papers.sources.single import LookupFailed, paper_for_identifier
@@ -121,6 +121,7 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
         )
         for paper in papers:
             paper.headline = snippets.get(paper.pk, "")
+            paper.by_meaning = paper.pk in results.by_meaning
 
     # A search that found nothing may be misspelt: offer the nearest words the index holds.
     spelling = None
@@ -157,6 +158,7 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
             "excludes_only": query.parsed == () and excludes_only(options.q),
             "spelling": spelling,
             "loose": results.loose,
+            "meaning_on": meaning.available(),
             "sort_choices": [
                 (key, label)
                 for key, label in SORT_CHOICES.items()

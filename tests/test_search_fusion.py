@@ -8,9 +8,10 @@ and counted by the facets like any match, and says which were listed for their m
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from papers.models import Paper, TagKind
-from papers.search import engine, parse_query
+from papers.search import engine, meaning, parse_query
 from papers.search.engine import BrowseQuery
 from papers.search.fusion import FUSION_DEPTH, reciprocal_rank_fusion
 from tests.factories import make_paper, make_tag
@@ -123,3 +124,65 @@ def test_a_search_with_nothing_searchable_lists_nothing_even_with_neighbours(
     searcher = index_of()
     results = search(searcher, "the", meaning=[distillation["meaning"].pk])
     assert results.ids == [] and results.total == 0
+
+
+# --- The list page: the provider the semantic app registers (papers.search.meaning) ---------
+
+
+@pytest.fixture
+def provider():
+    """A stand-in for the semantic app: answers with the ids it is set to, records its calls."""
+
+    class Neighbours:
+        def __init__(self) -> None:
+            self.ids: list[int] = []
+            self.asked: list[str] = []
+
+        def __call__(self, text: str, limit: int) -> list[int]:
+            self.asked.append(text)
+            return self.ids[:limit]
+
+    neighbours = Neighbours()
+    meaning.register(neighbours)
+    yield neighbours
+    meaning.register(None)
+
+
+def listing(client, **params) -> str:
+    return client.get(reverse("papers:list"), params).content.decode()
+
+
+def test_the_list_page_lists_and_marks_a_paper_found_by_meaning(client, distillation, provider):
+    provider.ids = [distillation["meaning"].pk]
+    html = listing(client, q="teacher")
+    assert provider.asked == ["teacher"]
+    assert "3 papers" in html and "Compact networks" in html
+    assert html.count('class="by-meaning"') == 1
+    assert "search by meaning is off" not in html
+
+
+def test_typing_lists_word_matches_only(client, distillation, provider):
+    provider.ids = [distillation["meaning"].pk]
+    html = listing(client, q="teacher", typing="1")
+    assert provider.asked == []
+    assert "Compact networks" not in html
+
+
+def test_without_search_by_meaning_the_page_says_it_is_off(client, distillation):
+    assert not meaning.available()
+    html = listing(client, q="teacher")
+    assert "2 papers" in html and "search by meaning is off" in html
+    assert "search by meaning is off" not in listing(client)  # not searching: nothing to say
+
+
+def test_a_failing_provider_leaves_the_word_matches(client, distillation, caplog):
+    def broken(text: str, limit: int) -> list[int]:
+        raise RuntimeError("model file missing")
+
+    meaning.register(broken)
+    try:
+        html = listing(client, q="teacher")
+    finally:
+        meaning.register(None)
+    assert "2 papers" in html
+    assert "Search by meaning failed" in caplog.text
