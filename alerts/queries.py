@@ -11,9 +11,9 @@ from django.http import QueryDict
 from django.utils.http import urlencode
 
 from alerts.models import MAX_QUERY, SavedSearch
+from papers.facet_registry import FACETS, RESOLVED_FACETS
 from papers.filters import (
     MAX_VALUES_PER_FACET,
-    TAG_FACETS,
     BrowseState,
     PaperFilter,
     Selection,
@@ -49,18 +49,20 @@ def normalise_query(raw: str, user) -> Normalised:
     params: list[tuple[str, str | int]] = []
     if state.options.q:
         params.append(("q", state.options.q))
-    for name in TAG_FACETS:
-        params += [(name, tag.slug) for tag in state.selection.tags.get(name, [])]
-    params += [("author", author.pk) for author in state.selection.authors]
-    params += [("mine", value) for value in state.selection.mine]
-    params += [("pdf", value) for value in state.selection.pdf]
+    for spec in FACETS:  # every facet, as the list page resolved it
+        params += [(spec.param, value) for value in state.selection.values(spec)]
     if state.options.sort != ("relevance" if state.options.q else "newest"):
         params.append(("sort", state.options.sort))
     return Normalised(urlencode(params), list(state.selection.ignored))
 
 
 def _engine_query(state: BrowseState, mine_sets: dict[str, frozenset[int]]):
-    return state.engine_query(page=1, mine_sets=mine_sets if state.selection.mine else {})
+    return state.engine_query(page=1, mine_sets=mine_sets if _uses_mine(state) else {})
+
+
+def _uses_mine(state: BrowseState) -> bool:
+    """Whether the search selects the member's own papers (the "mine" facet)."""
+    return bool(state.selection.choices.get("mine"))
 
 
 def browse_states(searches: list[SavedSearch], user) -> list[BrowseState]:
@@ -71,7 +73,8 @@ def browse_states(searches: list[SavedSearch], user) -> list[BrowseState]:
     request = SimpleNamespace(user=user)
     filters = [PaperFilter(QueryDict(search.query), request=request) for search in searches]
     merged = QueryDict(mutable=True)
-    for name in [*TAG_FACETS, "author"]:
+    resolved_params = [spec.param for spec in RESOLVED_FACETS]
+    for name in resolved_params:
         values = {str(v): None for f in filters for v in f.cleaned.get(name) or []}
         if len(values) > MAX_VALUES_PER_FACET:
             return [f.state for f in filters]
@@ -84,7 +87,7 @@ def browse_states(searches: list[SavedSearch], user) -> list[BrowseState]:
         # keyword and matched every paper.
         wanted = {
             name: {resolved.moved.get(name, {}).get(value, value) for value in values}
-            for name in [*TAG_FACETS, "author"]
+            for name in resolved_params
             for values in [f.cleaned.get(name) or []]
         }
         selection = Selection(
@@ -93,8 +96,7 @@ def browse_states(searches: list[SavedSearch], user) -> list[BrowseState]:
                 for name, tags in resolved.tags.items()
             },
             authors=[author for author in resolved.authors if author.pk in wanted["author"]],
-            mine=list(f.cleaned.get("mine") or []) if f.user else [],
-            pdf=list(f.cleaned.get("pdf") or []),
+            choices=f.chosen(),
         )
         # As PaperFilter.state builds it, with the shared resolution (a saved search has no
         # page and never the as-you-type flag).
@@ -110,7 +112,7 @@ def browse_states(searches: list[SavedSearch], user) -> list[BrowseState]:
 
 def _mine_sets(user, states: list[BrowseState]) -> dict[str, frozenset[int]]:
     # One query, only when a search uses the "mine" facet; always the owner's own papers.
-    return Paper.objects.mine_sets(user) if any(s.selection.mine for s in states) else {}
+    return Paper.objects.mine_sets(user) if any(_uses_mine(s) for s in states) else {}
 
 
 def _engine_queries(user, searches) -> list[tuple[SavedSearch, BrowseQuery]]:

@@ -12,58 +12,17 @@ from dataclasses import dataclass, field
 from django.db import connection
 from django.db.models import Count
 
-from papers.filters import (
-    MINE_CHOICES,
+from papers.facet_registry import (
+    BY_PARAM,
+    FACETS,
     NOT_GIVEN_LABEL,
     NOT_GIVEN_SLUG,
-    PDF_CHOICES,
-    PDF_VALUES,
-    TAG_FACETS,
-    BrowseState,
+    FacetSpec,
+    Resolves,
 )
+from papers.filters import BrowseState
 from papers.models import Author, Tag
-from papers.search.engine import NOT_GIVEN, NOT_GIVEN_FACETS, Facets
-
-LAB_TAG_FACET_SIZE = 30
-KEYWORD_FACET_SIZE = 20
-AUTHOR_FACET_SIZE = 15
-
-FACET_TITLES = {
-    "venue": "Venue",
-    "track": "Presentation track",
-    "decision": "Decision",
-    "author": "Authors",
-    "area": "Primary area",
-    "keyword": "Keywords",
-    "tag": "Lab tags",
-    "pdf": "PDF",
-    "mine": "Mine",
-}
-# What "Not given" means in the facets that have it.
-NOT_GIVEN_HINTS = {
-    "venue": "“Not given”: papers whose sources name no venue.",
-    "track": "“Not given”: papers whose sources name no track (most list only accepted "
-    "papers' venue, not whether each is a poster or a talk).",
-    "decision": "“Not given”: papers imported without their OpenReview decision (only notes "
-    "saved with their replies carry it).",
-}
-# Poster, Spotlight, Oral read best in this order, not alphabetically.
-_TRACK_ORDER = {"poster": 0, "spotlight": 1, "oral": 2}
-# URL parameter -> the engine's facet name.
-_ENGINE_FACETS = {
-    "venue": "venue",
-    "track": "track",
-    "decision": "decision",
-    "area": "area",
-    "keyword": "keyword",
-    "tag": "lab",
-}
-# Facets of data not every source has: left out of the page when nothing matches them.
-_OPTIONAL_FACETS = {"area", "keyword"}
-# Facets shown only when some paper has a value: "Not given" for every paper is left out.
-_DECIDED_FACETS = {"decision"}
-# Facets that list only their most frequent values (and the selected ones).
-_CUT_FACETS = {"tag": LAB_TAG_FACET_SIZE, "keyword": KEYWORD_FACET_SIZE}
+from papers.search.engine import NOT_GIVEN, Facets
 
 
 @dataclass
@@ -89,41 +48,50 @@ def listing_facets(
     author_candidates: list[int] | None = None,
     keyword_candidates: list[int] | None = None,
 ) -> list[Facet]:
-    """Venue, track, area, authors, keywords, lab tags and (logged in) mine, in the order the
-    page shows them.
+    """The facets of papers.facet_registry.FACETS the page shows, in that order: those
+    left out are optional or undecided ones with nothing to show, and those of a logged-in
+    member for a visitor.
 
     `author_candidates`: the authors whose names match the page's "find an author" box, in
     the order to show them; None when the box is empty (the top authors are shown).
     `keyword_candidates` likewise for the "find a keyword" box.
     """
-    facets = _tag_facets(counts, state, keyword_candidates)
-    # Authors come after what a paper is (venue, track, area), before what it is about.
-    position = sum(1 for facet in facets if facet.param in ("venue", "track", "decision", "area"))
-    facets.insert(position, _author_facet(counts, state, author_candidates))
-    if (pdf := _pdf_facet(counts, state)) is not None:
-        facets.append(pdf)
-    if state.logged_in:
-        facets.append(_mine_facet(counts, state))
+    tags = _tag_facets(counts, state, keyword_candidates)
+    facets = []
+    for spec in FACETS:
+        if spec.logged_in_only and not state.logged_in:
+            continue
+        if spec.resolves == Resolves.TAG:
+            facet = tags.get(spec.param)
+        elif spec.resolves == Resolves.AUTHOR:
+            facet = _author_facet(spec, counts, state, author_candidates)
+        else:
+            facet = _choice_facet(spec, counts, state)
+        if facet is not None:
+            facets.append(facet)
     return facets
 
 
 def _tag_facets(
     counts: Facets, state: BrowseState, keyword_candidates: list[int] | None
-) -> list[Facet]:
-    wanted = {param: getattr(counts, name) for param, name in _ENGINE_FACETS.items()}
+) -> dict[str, Facet]:
+    """The tag facets shown, by parameter: their tags read in one query."""
+    specs = [spec for spec in FACETS if spec.resolves == Resolves.TAG]
+    wanted = {spec.param: getattr(counts, spec.engine_name) for spec in specs}
     if keyword_candidates is not None:  # the keyword box: its matches instead of the top
         wanted["keyword"] = {pk: wanted["keyword"].get(pk, 0) for pk in keyword_candidates}
-    selected = {param: state.selection.ids(param) for param in TAG_FACETS}
+    selected = {spec.param: state.selection.ids(spec.param) for spec in specs}
     ids = set().union(*(set(found) for found in wanted.values()), *selected.values())
     tags = {tag.pk: tag for tag in Tag.objects.filter(pk__in=ids).only("slug", "name", "kind")}
-    facets = []
-    for param in TAG_FACETS:
-        finding = param == "keyword" and keyword_candidates is not None
-        if param in _OPTIONAL_FACETS and not (wanted[param] or selected[param] or finding):
+    facets = {}
+    for spec in specs:
+        param = spec.param
+        finding = bool(spec.find_param) and keyword_candidates is not None
+        if spec.optional and not (wanted[param] or selected[param] or finding):
             continue
-        if param in _DECIDED_FACETS and not (set(wanted[param]) - {NOT_GIVEN} or selected[param]):
-            continue  # a catalogue without reviews: "Not given" alone says nothing
-        facet = Facet(param=param, title=FACET_TITLES[param])
+        if spec.decided and not (set(wanted[param]) - {NOT_GIVEN} or selected[param]):
+            continue
+        facet = Facet(param=param, title=spec.title)
         shown = dict(wanted[param])
         for pk in selected[param]:
             shown.setdefault(pk, 0)
@@ -132,30 +100,34 @@ def _tag_facets(
             chosen = pk in selected[param]
             if not (count or chosen):
                 continue
-            if pk == NOT_GIVEN and param in NOT_GIVEN_FACETS:
+            if pk == NOT_GIVEN and spec.has_not_given:
                 not_given = FacetValue(NOT_GIVEN_SLUG, NOT_GIVEN_LABEL, count, chosen)
             elif (tag := tags.get(pk)) is not None:
                 facet.values.append(FacetValue(tag.slug, tag.label, count, chosen))
-        if param == "track":
-            facet.values.sort(key=lambda v: (_TRACK_ORDER.get(v.value, 9), v.label.casefold()))
+        if spec.value_order:
+            order = spec.value_order
+            facet.values.sort(key=lambda v: (order.get(v.value, len(order)), v.label.casefold()))
         else:
             facet.values.sort(key=lambda v: (not v.selected, -v.count, v.label.casefold()))
         if not_given is not None:  # last, whatever its count: it is not a value like the others
             facet.values.append(not_given)
-            facet.hint = NOT_GIVEN_HINTS[param]
-        if param in _CUT_FACETS:
-            facet.values = facet.values[: _CUT_FACETS[param]]
-        facets.append(facet)
+            facet.hint = spec.not_given_hint
+        if spec.cut is not None:
+            facet.values = facet.values[: spec.cut]
+        facets[param] = facet
     return facets
 
 
-def _author_facet(counts: Facets, state: BrowseState, candidates: list[int] | None) -> Facet:
-    selected = state.selection.ids("author")
+def _author_facet(
+    spec: FacetSpec, counts: Facets, state: BrowseState, candidates: list[int] | None
+) -> Facet:
+    selected = state.selection.ids(spec.param)
+    size = spec.cut
     if candidates is None:
-        shown = list(counts.author.items())[:AUTHOR_FACET_SIZE]
+        shown = list(counts.author.items())[:size]
     else:
         shown = [(pk, counts.author.get(pk, 0)) for pk in candidates]
-        shown = [(pk, n) for pk, n in shown if n][:AUTHOR_FACET_SIZE]
+        shown = [(pk, n) for pk, n in shown if n][:size]
     shown_ids = {pk for pk, _ in shown}
     shown += [(pk, counts.author.get(pk, 0)) for pk in selected if pk not in shown_ids]
     names = dict(Author.objects.filter(pk__in=[pk for pk, _ in shown]).values_list("pk", "name"))
@@ -165,30 +137,26 @@ def _author_facet(counts: Facets, state: BrowseState, candidates: list[int] | No
         if pk in names and (count or pk in selected)
     ]
     values.sort(key=lambda v: (not v.selected, -v.count, v.label.casefold()))
-    return Facet(param="author", title=FACET_TITLES["author"], values=values)
+    return Facet(param=spec.param, title=spec.title, values=values)
 
 
-def _pdf_facet(counts: Facets, state: BrowseState) -> Facet | None:
-    """Has PDF / No PDF; left out while the site keeps no PDF of any paper listed (and
-    nothing is selected): a facet with one value for every paper says nothing."""
-    values = [
-        FacetValue(value, label, counts.pdf.get(PDF_VALUES[value], 0), value in state.selection.pdf)
-        for value, label in PDF_CHOICES.items()
-    ]
-    if not (counts.pdf.get(PDF_VALUES["yes"]) or state.selection.pdf):
+def _choice_facet(spec: FacetSpec, counts: Facets, state: BrowseState) -> Facet | None:
+    """A facet of fixed choices (Has PDF / No PDF; in my lists / has my note), counted in the
+    index by the choice's index value or, without one, by the choice itself (mine). A decided
+    facet is left out while no paper listed has its first choice and nothing is selected."""
+    found = getattr(counts, spec.engine_name)
+    chosen = state.selection.values(spec)
+
+    def count(value: str) -> int:
+        return found.get(spec.index_values[value] if spec.index_values else value, 0)
+
+    if spec.decided and not (count(next(iter(spec.choices))) or chosen):
         return None
-    return Facet(param="pdf", title=FACET_TITLES["pdf"], values=values)
-
-
-def _mine_facet(counts: Facets, state: BrowseState) -> Facet:
-    return Facet(
-        param="mine",
-        title=FACET_TITLES["mine"],
-        values=[
-            FacetValue(value, label, counts.mine.get(value, 0), value in state.selection.mine)
-            for value, label in MINE_CHOICES.items()
-        ],
-    )
+    values = [
+        FacetValue(value, label, count(value), value in chosen)
+        for value, label in spec.choices.items()
+    ]
+    return Facet(param=spec.param, title=spec.title, values=values)
 
 
 def top_authors(shares, *, limit: int) -> list[tuple[int, str, int]]:
@@ -238,6 +206,7 @@ def selection_chips(facets: list[Facet], params) -> list[dict]:
 def cleared_query(params):
     """The current query string with every facet (and the author box) removed."""
     query = params.copy()
-    for name in (*FACET_TITLES, "author_q", "keyword_q", "page"):
+    find_boxes = [spec.find_param for spec in FACETS if spec.find_param]
+    for name in (*BY_PARAM, *find_boxes, "page"):
         query.pop(name, None)
     return query

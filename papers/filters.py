@@ -14,39 +14,34 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from django import forms
 from django.db.models import Q, QuerySet, Value
 from django.http import QueryDict
 from django.utils.datastructures import MultiValueDict
 
-from papers.models import Author, Tag, TagAlias, TagKind
+from papers.facet_registry import (
+    FACETS,
+    INDEXED_FACETS,
+    NOT_GIVEN_LABEL,
+    NOT_GIVEN_SLUG,
+    RESOLVED_FACETS,
+    TAG_FACETS,
+    FacetSpec,
+    Resolves,
+)
+from papers.models import Author, Tag, TagAlias
 from papers.numbers import parse_id
 from papers.search import meaning
-from papers.search.engine import NOT_GIVEN, NOT_GIVEN_FACETS, BrowseQuery
+from papers.search.engine import NOT_GIVEN, BrowseQuery
 from papers.search.query import parse_query
 
 MAX_VALUES_PER_FACET = 20
 _SLUG_RE = re.compile(r"^[-\w]{1,100}$")
 
-# URL parameter -> tag kind for the facets backed by tags.
-TAG_FACETS: dict[str, str] = {
-    "venue": TagKind.VENUE,
-    "track": TagKind.TRACK,
-    "decision": TagKind.DECISION,
-    "area": TagKind.AREA,
-    "keyword": TagKind.KEYWORD,
-    "tag": TagKind.LAB,
-}
-MINE_CHOICES = {"lists": "In my reading lists", "notes": "Has my note"}
-# The "PDF" facet: papers whose PDF the site keeps (pdfs.PaperPdf), or not; the index's values.
-PDF_CHOICES = {"yes": "Has PDF", "no": "No PDF"}
-PDF_VALUES = {"yes": 1, "no": 0}
-# The "not given" value of the venue, track and decision facets (papers whose sources name
-# none). No tag
-# slug starts with "_" (slugify strips it), so it cannot name a real tag.
-NOT_GIVEN_SLUG = "_none"
-NOT_GIVEN_LABEL = "Not given"
+# URL parameter -> tag kind, for the facets whose values are tags (papers.facet_registry).
+_TAG_KINDS: dict[str, str] = {spec.param: str(spec.tag_kind) for spec in TAG_FACETS}
 # Sent by the search box while typing (static/js/search_as_you_type.js), never by the form's
 # own submit: the last word then matches as a prefix ("diffu" finds "diffusion").
 TYPING_PARAM = "typing"
@@ -79,30 +74,23 @@ def _accept_slug(raw: str) -> str | None:
     return raw if _SLUG_RE.match(raw) else None
 
 
-def _accept_mine(raw: str) -> str | None:
-    return raw if raw in MINE_CHOICES else None
-
-
-def _accept_pdf(raw: str) -> str | None:
-    return raw if raw in PDF_CHOICES else None
-
-
-def _facet_field(accept: Callable[[str], str | int | None] = _accept_slug) -> ValueListField:
-    """A facet's URL parameter: `accept` gives a valid value as kept (a slug, an id), or None
-    to drop it. It only validates: the search index applies the selection."""
-    return ValueListField(accept=accept)
+def _acceptor(spec: FacetSpec) -> Callable[[str], str | int | None]:
+    """What a facet's URL values may be: a slug, an id, or one of its choices."""
+    if spec.resolves == Resolves.AUTHOR:
+        return parse_id
+    if spec.resolves == Resolves.CHOICE:
+        return lambda raw: raw if raw in spec.choices else None
+    return _accept_slug
 
 
 class FacetForm(forms.Form):
-    venue = _facet_field()
-    track = _facet_field()
-    decision = _facet_field()
-    author = _facet_field(parse_id)
-    area = _facet_field()
-    keyword = _facet_field()
-    tag = _facet_field()
-    mine = _facet_field(_accept_mine)
-    pdf = _facet_field(_accept_pdf)
+    """One field per facet (papers.facet_registry.FACETS), named by its URL parameter. It only
+    validates: the search index applies the selection."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for spec in FACETS:
+            self.fields[spec.param] = ValueListField(accept=_acceptor(spec))
 
 
 @dataclass
@@ -124,16 +112,33 @@ class Selection:
 
     tags: dict[str, list[ResolvedTag]] = field(default_factory=dict)
     authors: list[ResolvedAuthor] = field(default_factory=list)
-    mine: list[str] = field(default_factory=list)
-    pdf: list[str] = field(default_factory=list)  # PDF_CHOICES keys
+    # The choice facets' values (FacetSpec.choices keys), by parameter.
+    choices: dict[str, list[str]] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
     # Slugs of tags merged into others (TagAlias), by parameter: old slug -> kept tag's slug.
     moved: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def ids(self, facet: str) -> frozenset[int]:
+        """The selected tags' or authors' ids."""
         if facet == "author":
             return frozenset(author.pk for author in self.authors)
         return frozenset(tag.pk for tag in self.tags.get(facet, []))
+
+    def values(self, spec: FacetSpec) -> list[str | int]:
+        """The selected values as a URL names them, in the order given: slugs (a merged tag's
+        as the kept tag's), author ids or choices."""
+        if spec.resolves == Resolves.TAG:
+            return [tag.slug for tag in self.tags.get(spec.param, [])]
+        if spec.resolves == Resolves.AUTHOR:
+            return [author.pk for author in self.authors]
+        return list(self.choices.get(spec.param, []))
+
+    def index_values(self, spec: FacetSpec) -> frozenset[int]:
+        """The selected values as the facet's index field holds them."""
+        if spec.resolves == Resolves.CHOICE:
+            chosen = self.choices.get(spec.param, [])
+            return frozenset(spec.index_values[value] for value in chosen)
+        return self.ids(spec.param)
 
 
 class PaperFilter:
@@ -157,13 +162,13 @@ class PaperFilter:
     @cached_property
     def selection(self) -> Selection:
         """Resolve slugs and ids to rows: one UNION query if anything is selected, else none."""
-        wanted_tags = {name: self.cleaned.get(name) or [] for name in TAG_FACETS}
+        wanted_tags = {name: self.cleaned.get(name) or [] for name in _TAG_KINDS}
         wanted_authors = self.cleaned.get("author") or []
         parts: list[QuerySet] = []  # rows of (tag kind or "author", pk, slug, name)
         tag_condition = Q()
         for name, slugs in wanted_tags.items():
             if slugs:
-                tag_condition |= Q(kind=TAG_FACETS[name], slug__in=slugs)
+                tag_condition |= Q(kind=_TAG_KINDS[name], slug__in=slugs)
         if tag_condition:
             parts.append(
                 Tag.objects.filter(tag_condition)
@@ -180,6 +185,7 @@ class PaperFilter:
         rows = list(parts[0].union(*parts[1:], all=True)) if parts else []
 
         found_tags = {(kind, slug): (pk, name) for kind, pk, slug, name in rows if kind != "author"}
+        spec_of = {spec.param: spec for spec in TAG_FACETS}
         found_authors = {pk: name for kind, pk, _slug, name in rows if kind == "author"}
         merged = self._merged_tags(wanted_tags, found_tags)
         selection = Selection(
@@ -190,8 +196,8 @@ class PaperFilter:
         for name, slugs in wanted_tags.items():
             selection.tags[name] = []
             for slug in slugs:
-                hit = found_tags.get((TAG_FACETS[name], slug))
-                if slug == NOT_GIVEN_SLUG and name in NOT_GIVEN_FACETS:
+                hit = found_tags.get((_TAG_KINDS[name], slug))
+                if slug == NOT_GIVEN_SLUG and spec_of[name].has_not_given:
                     hit = (NOT_GIVEN, NOT_GIVEN_LABEL)
                 if hit:
                     selection.tags[name].append(ResolvedTag(pk=hit[0], slug=slug, name=hit[1]))
@@ -206,15 +212,23 @@ class PaperFilter:
                 selection.authors.append(ResolvedAuthor(pk=pk, name=found_authors[pk]))
             else:
                 selection.ignored.append(f"author #{pk}")
-        selection.mine = (self.cleaned.get("mine") or []) if self.user else []
-        selection.pdf = self.cleaned.get("pdf") or []
+        selection.choices = self.chosen()
         # Invalid raw values (author=abc, bad slugs) are reported too.
-        for name in [*TAG_FACETS, "author"]:
+        for name in (spec.param for spec in RESOLVED_FACETS):
             kept = {str(v) for v in self.cleaned.get(name) or []}
             for raw in self.data.getlist(name) if isinstance(self.data, MultiValueDict) else []:
                 if raw.strip() and raw.strip() not in kept:
                     selection.ignored.append(f"{name} “{raw.strip()[:40]}”")
         return selection
+
+    def chosen(self) -> dict[str, list[str]]:
+        """The choice facets' values (no database row names them), by parameter; a facet for
+        logged-in members only is ignored for a visitor."""
+        return {
+            spec.param: list(self.cleaned.get(spec.param) or [])
+            for spec in FACETS
+            if spec.resolves == Resolves.CHOICE and (self.user or not spec.logged_in_only)
+        }
 
     @staticmethod
     def _merged_tags(
@@ -224,12 +238,12 @@ class PaperFilter:
         one query, and only when some slug was not found."""
         condition = Q()
         for name, slugs in wanted_tags.items():
-            unknown = [slug for slug in slugs if (TAG_FACETS[name], slug) not in found_tags]
+            unknown = [slug for slug in slugs if (_TAG_KINDS[name], slug) not in found_tags]
             if unknown:
-                condition |= Q(kind=TAG_FACETS[name], slug__in=unknown)
+                condition |= Q(kind=_TAG_KINDS[name], slug__in=unknown)
         if not condition:
             return {}
-        params = {kind: name for name, kind in TAG_FACETS.items()}
+        params = {kind: name for name, kind in _TAG_KINDS.items()}
         merged: dict[str, dict[str, ResolvedTag]] = {}
         rows = TagAlias.objects.filter(condition).values_list(
             "kind", "slug", "tag_id", "tag__slug", "tag__name"
@@ -397,11 +411,14 @@ class BrowseState:
         `keyword_candidates`: the keywords matching the keyword box, counted too."""
         mine_sets = mine_sets or {}
         mine_ids = None
-        if self.selection.mine:
-            mine_ids = frozenset().union(
-                *(mine_sets.get(v, frozenset()) for v in self.selection.mine)
-            )
+        if mine := self.selection.choices.get("mine"):
+            # Not in the index: the member's own papers, by id (BrowseQuery.mine_ids).
+            mine_ids = frozenset().union(*(mine_sets.get(v, frozenset()) for v in mine))
         per_page = self.options.per_page
+        # Each indexed facet's selection, by its BrowseQuery attribute (papers.facet_registry).
+        selected: dict[str, Any] = {
+            str(spec.query_attribute): self.selection.index_values(spec) for spec in INDEXED_FACETS
+        }
         # Typing lists word matches only (each keystroke would embed a half-typed word); the
         # entered search lists the papers close in meaning too.
         by_meaning = self.searching and not self.typing
@@ -409,15 +426,8 @@ class BrowseState:
         return BrowseQuery(
             parsed=parse_query(self.options.q, prefix_last=self.typing) if self.options.q else None,
             meaning_ids=meaning_ids,
-            venue_ids=self.selection.ids("venue"),
-            track_ids=self.selection.ids("track"),
-            lab_ids=self.selection.ids("tag"),
-            keyword_ids=self.selection.ids("keyword"),
-            area_ids=self.selection.ids("area"),
-            decision_ids=self.selection.ids("decision"),
+            **selected,
             keyword_candidates=keyword_candidates,
-            author_ids=self.selection.ids("author"),
-            pdf_values=frozenset(PDF_VALUES[value] for value in self.selection.pdf),
             mine_ids=mine_ids,
             mine_sets=mine_sets,
             sort=self.options.sort,

@@ -100,8 +100,9 @@ class Tag(models.Model):
     kind = models.CharField(max_length=10, choices=TagKind, default=TagKind.LAB)
     created_at = models.DateTimeField(auto_now_add=True)
 
-    # The kind the search index last saw, remembered by papers.signals across a save (not a field).
-    _indexed_kind: str | None
+    # What the search index reads of the tag (search.document_fields.TAG_FIELDS: its kind) as
+    # stored before a save, remembered by papers.signals across it (not a field).
+    _indexed_values: tuple | None
 
     class Meta:
         ordering = ["kind", "name"]
@@ -353,6 +354,7 @@ class Paper(models.Model):
     more_authors: int
     author_list: list[str]
     headline: str
+    by_meaning: bool  # listed by a search for its meaning, without the words
     similar_reasons: list[str]
     related_counts: list
 

@@ -4,7 +4,8 @@ Each record happens inside the transaction of the write, so the index can never 
 that committed. Two mechanisms cover the write paths:
 
 Model signals, for single objects and for querysets deleted through Django's collector:
-  Paper       post_save (skipped when update_fields names no indexed field);
+  Paper       post_save (skipped when update_fields names no field of
+              search.document_fields.PAPER_FIELDS);
               pre_delete + post_delete: admin delete view, "delete selected", paper.delete()
   PaperTag    post_save: a lab tag added by a member (annotations.services.add_lab_tag);
               pre_delete + post_delete: a lab tag removed, an admin inline row removed
@@ -12,7 +13,8 @@ Model signals, for single objects and for querysets deleted through Django's col
               one fast DELETE, which the importer relies on); deletions are covered by the
               Paper and Author receivers (cascades) and by the explicit calls below
   Author      pre_delete + post_delete: its authorships go with it
-  Tag         pre_save + post_save when its kind changes (documents hold tag ids per kind);
+  Tag         pre_save + post_save when its kind changes (documents hold tag ids per kind;
+              search.document_fields.TAG_FIELDS);
               pre_delete + post_delete: its paper tags go with it. A rename needs nothing:
               documents hold tag ids, not names.
 Deletions collect paper ids in pre_delete (the rows still exist then) and record them all
@@ -45,6 +47,7 @@ from django.db.models.signals import post_delete, post_save, pre_delete, pre_sav
 from django.dispatch import Signal, receiver
 
 from papers.models import Author, Authorship, Paper, PaperTag, SearchChange, Tag
+from papers.search.document_fields import PAPER_FIELDS, TAG_FIELDS
 
 # Sent by the importer (importing.loader.Loader.load), inside its transaction, with
 # `paper_ids`: the existing papers whose abstract it changed. Bulk updates send no post_save;
@@ -56,8 +59,8 @@ abstracts_changed = Signal()
 # the papers it added to the catalogue. The pdfs app fetches their PDFs in the background.
 feed_added_papers = Signal()
 
-# Paper fields a search document is built from (papers/search/documents.py).
-INDEXED_PAPER_FIELDS = frozenset({"title", "abstract", "author_names", "created_at"})
+# Paper fields a search document is built from (papers/search/document_fields.py).
+INDEXED_PAPER_FIELDS = PAPER_FIELDS
 
 _pending = threading.local()
 
@@ -118,16 +121,16 @@ def _link_saved(sender, instance: Authorship | PaperTag, using: str, **kwargs) -
 @receiver(pre_save, sender=Tag)
 def _tag_saving(sender, instance: Tag, using: str, **kwargs) -> None:
     if instance.pk is None:
-        instance._indexed_kind = None
+        instance._indexed_values = None
         return
-    stored = Tag.objects.using(using).filter(pk=instance.pk).values_list("kind", flat=True)
-    instance._indexed_kind = stored.first()
+    stored = Tag.objects.using(using).filter(pk=instance.pk).values_list(*TAG_FIELDS)
+    instance._indexed_values = stored.first()
 
 
 @receiver(post_save, sender=Tag)
 def _tag_saved(sender, instance: Tag, created: bool, using: str, **kwargs) -> None:
-    before = getattr(instance, "_indexed_kind", None)
-    if created or before is None or before == instance.kind:
+    before = getattr(instance, "_indexed_values", None)
+    if created or before is None or before == tuple(getattr(instance, f) for f in TAG_FIELDS):
         return
     rows = PaperTag.objects.using(using).filter(tag_id=instance.pk)
     SearchChange.objects.record(rows.values_list("paper_id", flat=True), using=using)

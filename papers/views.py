@@ -21,11 +21,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import patch_vary_headers
 from django_htmx.middleware import HtmxDetails
 
+from papers.facet_registry import facet_of_kind
 from papers.facets import cleared_query, listing_facets, selection_chips, top_authors
 from papers.filters import (
     PER_PAGE_CHOICES,
     SORT_CHOICES,
-    TAG_FACETS,
     TYPING_PARAM,
     PaperFilter,
     shareable_query,
@@ -253,7 +253,8 @@ def tag_detail(request: HttpRequest, kind: str, slug: str) -> HttpResponse:
     total = PaperTag.objects.filter(tag=tag).count()  # index-only on (tag, paper)
     papers = Paper.objects.for_browsing().with_tag(tag.pk, many=total > MANY_PAPERS)
     page = _page(papers.sorted_by("newest"), total, request)
-    browse_param = {value: key for key, value in TAG_FACETS.items()}.get(tag.kind)
+    facet = facet_of_kind(tag.kind)
+    browse_param = facet.param if facet is not None else None
     return render(
         request,
         "papers/tag_detail.html",

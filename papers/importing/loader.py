@@ -100,6 +100,7 @@ from papers.models import (
     TagKind,
 )
 from papers.querysets import identifier_in
+from papers.search.document_fields import PAPER_FIELDS
 from papers.signals import abstracts_changed
 from papers.text import (
     normalize_tag_name,
@@ -110,7 +111,7 @@ BATCH_SIZE = 1000
 UNTITLED_REASON = "Imported without a title"
 IMPORTED_KINDS = (TagKind.VENUE, TagKind.TRACK, TagKind.KEYWORD, TagKind.AREA)
 # Paper fields the search index holds (with the authors and tags): changing one is recorded.
-INDEXED_FIELDS = frozenset({"title", "abstract"})
+INDEXED_FIELDS = PAPER_FIELDS
 
 
 class Loader:

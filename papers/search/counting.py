@@ -10,10 +10,11 @@ from typing import TypeVar
 
 import tantivy
 
+from papers.facet_registry import BY_ENGINE_NAME, INDEXED_FACETS
 from papers.search import schema
 from papers.search.analysis import index_schema
 from papers.search.building import all_of, any_of, hit_count, valid_ids
-from papers.search.values import FACETS_BY_NAME, NOT_GIVEN, NOT_GIVEN_FACETS, BrowseQuery, Facets
+from papers.search.values import NOT_GIVEN, BrowseQuery, Facets, facet_selection
 
 Occur = tantivy.Occur
 Query = tantivy.Query
@@ -35,8 +36,9 @@ def facet_counts(
 ) -> Facets:
     """One aggregation request per distinct base: facets with nothing selected share one."""
     groups: dict[str | None, list[str]] = {}
-    for name, (_, attribute) in FACETS_BY_NAME.items():
-        groups.setdefault(name if getattr(query, attribute) else None, []).append(name)
+    for spec in INDEXED_FACETS:
+        name = spec.engine_name
+        groups.setdefault(name if facet_selection(query, spec) else None, []).append(name)
     counts: dict[str, dict[int, int]] = {}
     for without, names in groups.items():
         narrowed = matches(without)
@@ -63,8 +65,9 @@ def facet_counts(
                 request[name] = _terms_request(schema.KEYWORD_IDS, exact_top=TOP_KEYWORDS + 1)
             else:
                 top = author_facet_size + AUTHOR_FACET_SLACK if name == "author" else None
-                request[name] = _terms_request(FACETS_BY_NAME[name][0], size=top)
-                if name in NOT_GIVEN_FACETS:  # papers without a value, counted as NOT_GIVEN
+                spec = BY_ENGINE_NAME[name]
+                request[name] = _terms_request(str(spec.index_field), size=top)
+                if spec.has_not_given:  # papers without a value, counted as NOT_GIVEN
                     request[name]["terms"]["missing"] = NOT_GIVEN
         counted = query.keyword_ids | query.keyword_candidates
         if "keyword" in names:  # the selected and wanted keywords are counted in the same pass
@@ -83,8 +86,8 @@ def facet_counts(
             else:
                 found = _ordered({int(b["key"]): b["doc_count"] for b in answer[name]["buckets"]})
                 # A selected value without matches among the other facets shows, with 0.
-                selected = getattr(query, FACETS_BY_NAME[name][1])
-                found |= {pk: 0 for pk in sorted(selected) if pk not in found}
+                chosen = facet_selection(query, BY_ENGINE_NAME[name])
+                found |= {pk: 0 for pk in sorted(chosen) if pk not in found}
             counts[name] = found
     without_mine = matches("mine") or Query.all_query()
     mine = {name: _count(searcher, without_mine, ids) for name, ids in query.mine_sets.items()}
@@ -422,14 +425,8 @@ def _ordered(counts: dict[int, int]) -> dict[int, int]:
 
 
 def no_facets(query: BrowseQuery) -> Facets:
-    return Facets(
-        venue={pk: 0 for pk in sorted(query.venue_ids)},
-        track={pk: 0 for pk in sorted(query.track_ids)},
-        lab={pk: 0 for pk in sorted(query.lab_ids)},
-        keyword={pk: 0 for pk in sorted(query.keyword_ids)},
-        area={pk: 0 for pk in sorted(query.area_ids)},
-        decision={pk: 0 for pk in sorted(query.decision_ids)},
-        author={pk: 0 for pk in sorted(query.author_ids)},
-        pdf={value: 0 for value in sorted(query.pdf_values)},
-        mine=dict.fromkeys(query.mine_sets, 0),
-    )
+    counts = {
+        spec.engine_name: dict.fromkeys(sorted(facet_selection(query, spec)), 0)
+        for spec in INDEXED_FACETS
+    }
+    return Facets(**counts, mine=dict.fromkeys(query.mine_sets, 0))

@@ -20,21 +20,18 @@ from django.conf import settings
 from django.db.models import Count
 from django.db.models.functions import Substr
 
-from papers.models import Authorship, Paper, PaperTag, TagKind
-from papers.search import schema
+from papers.facet_registry import TAG_FACETS
+from papers.models import Authorship, Paper, PaperTag
+from papers.search import document_fields, schema
 from papers.search.greek import spelled_letters
 
 CHUNK_SIZE = 2000
 # A full build puts the ids of this many of the most prolific authors in POPULAR_AUTHOR_IDS too.
 POPULAR_AUTHORS = 1000
 
-_TAG_FIELDS: dict[str, str] = {  # by TagKind value
-    TagKind.VENUE: schema.VENUE_IDS,
-    TagKind.TRACK: schema.TRACK_IDS,
-    TagKind.LAB: schema.LAB_IDS,
-    TagKind.KEYWORD: schema.KEYWORD_IDS,
-    TagKind.AREA: schema.AREA_IDS,
-    TagKind.DECISION: schema.DECISION_IDS,
+# The index field of each tag kind a facet selects (papers.facet_registry), by TagKind value.
+_TAG_FIELDS: dict[str, str] = {
+    str(spec.tag_kind): str(spec.index_field) for spec in TAG_FACETS if spec.index_field
 }
 
 
@@ -109,8 +106,7 @@ def paper_documents(
     if popular is None:
         popular = popular_author_ids()
     # The PDF's row by its lookup name (papers never imports pdfs): one LEFT JOIN, one-to-one.
-    columns = ("pk", "title", "abstract", "created_at", "mean_rating", "pdf_file__pk")
-    papers = Paper.objects.order_by("pk").values_list(*columns)
+    papers = Paper.objects.order_by("pk").values_list(*document_fields.PAPER_COLUMNS)
     if paper_ids is None:
         # Keyset pagination on the primary key: each chunk starts after the last id seen, and
         # its links are read by id range (every paper in the range is in the chunk), which
@@ -136,21 +132,21 @@ def _documents(
     for paper_id, author_id, name in (
         Authorship.objects.filter(**in_chunk)
         .order_by("paper_id", "position")
-        .values_list("paper_id", "author_id", "author__name")
+        .values_list(*document_fields.AUTHORSHIP_COLUMNS)
     ):
         authors[paper_id].append((author_id, name))
     tags: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for paper_id, tag_id, kind in (
         PaperTag.objects.filter(**in_chunk)
         .order_by()
-        .values_list("paper_id", "tag_id", "tag__kind")
+        .values_list(*document_fields.PAPER_TAG_COLUMNS)
     ):
         tags[paper_id].append((tag_id, kind))
     bodies: Iterator[tuple[int, str]] = iter(())
     if any(row[-1] is not None for row in chunk):  # some paper has a stored PDF
         bodies = _bodies({key.replace("paper_id", "pk"): v for key, v in in_chunk.items()})
     body_id, body = next(bodies, (None, ""))
-    for pk, title, abstract, created_at, mean_rating, pdf_id in chunk:
+    for pk, title, abstract, created_at, mean_rating, pdf_id in chunk:  # PAPER_COLUMNS
         text = ""
         while body_id is not None and body_id <= pk:  # both in id order
             text = body if body_id == pk else text

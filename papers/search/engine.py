@@ -20,6 +20,7 @@ from datetime import datetime
 import tantivy
 from django.utils.safestring import SafeString
 
+from papers.facet_registry import INDEXED_FACETS, FacetSpec
 from papers.search import schema
 from papers.search.analysis import index_schema
 from papers.search.building import (
@@ -40,21 +41,19 @@ from papers.search.snippets import snippets as _snippets
 from papers.search.spelling import spelling_suggestion as spelling_suggestion
 from papers.search.suggestions import suggest as suggest
 from papers.search.values import (
-    FACETS_BY_NAME,
     NOT_GIVEN,
-    NOT_GIVEN_FACETS,
     BrowseQuery,
     Facets,
     LooseMatch,
     Results,
     Similar,
+    facet_selection,
 )
 
 __all__ = [
     "ALL_BUCKETS",
     "AUTHOR_FACET_SIZE",
     "NOT_GIVEN",
-    "NOT_GIVEN_FACETS",
     "BrowseQuery",
     "Facets",
     "Results",
@@ -149,9 +148,9 @@ class _Matcher:
                     )
                     loose = LooseMatch(all_words)
         filters = {
-            name: _facet_filter(name, field_name, getattr(query, attribute))
-            for name, (field_name, attribute) in FACETS_BY_NAME.items()
-            if getattr(query, attribute)
+            spec.engine_name: _facet_filter(spec, selected)
+            for spec in INDEXED_FACETS
+            if (selected := facet_selection(query, spec))
         }
         if query.mine_ids is not None:
             filters["mine"] = unscored_filter(schema.ID, query.mine_ids)
@@ -231,9 +230,11 @@ def match_count(searcher: tantivy.Searcher, query: BrowseQuery) -> int:
     return hit_count(searcher.search(matcher.all() or Query.all_query(), limit=1, count=True))
 
 
-def _facet_filter(name: str, field_name: str, ids: frozenset[int]) -> Query:
+def _facet_filter(spec: FacetSpec, ids: frozenset[int]) -> Query:
     """Papers with any of the selected values; with NOT_GIVEN, also those with no value."""
-    if name not in NOT_GIVEN_FACETS or NOT_GIVEN not in ids:
+    field_name = spec.index_field
+    assert field_name is not None  # INDEXED_FACETS only
+    if not spec.has_not_given or NOT_GIVEN not in ids:
         return unscored_filter(field_name, ids)
     without_value = Query.boolean_query(
         [(Occur.Must, Query.all_query()), (Occur.MustNot, Query.exists_query(field_name))]

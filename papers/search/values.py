@@ -1,12 +1,12 @@
-"""What the search engine takes and gives: a listing request, its facet counts and results,
-and the facets' index fields. Plain values, imported by every part of the engine."""
+"""What the search engine takes and gives: a listing request, its facet counts and results.
+Plain values, imported by every part of the engine."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from papers.search import schema
+from papers.facet_registry import FacetSpec
 from papers.search.query import ParsedQuery
 
 # --- Inputs and outputs -------------------------------------------------------------------
@@ -43,6 +43,13 @@ class BrowseQuery:
     # The papers nearest the search in meaning, best first (the semantic app's vector index):
     # listed beside the word matches and ranked with them (papers.search.fusion). Empty: words only.
     meaning_ids: tuple[int, ...] = ()
+
+
+def facet_selection(query: BrowseQuery, spec: FacetSpec) -> frozenset[int]:
+    """The index values selected in one of papers.facet_registry.INDEXED_FACETS."""
+    assert spec.query_attribute is not None  # every indexed facet has one
+    selected: frozenset[int] = getattr(query, spec.query_attribute)
+    return selected
 
 
 @dataclass(frozen=True)
@@ -103,19 +110,7 @@ class Similar:
         return reasons
 
 
-# The value that stands for "no value" in the facets that have a "not given" bucket: ids are
-# never 0, so it cannot be a tag's. Selecting it keeps the papers without any value there.
+# The value that stands for "no value" in the facets that have a "not given" bucket
+# (papers.facet_registry: has_not_given): ids are never 0, so it cannot be a tag's. Selecting it
+# keeps the papers without any value there.
 NOT_GIVEN = 0
-NOT_GIVEN_FACETS = frozenset({"venue", "track", "decision"})
-
-# Facet name -> (index field, BrowseQuery attribute with its selection).
-FACETS_BY_NAME = {
-    "venue": (schema.VENUE_IDS, "venue_ids"),
-    "track": (schema.TRACK_IDS, "track_ids"),
-    "lab": (schema.LAB_IDS, "lab_ids"),
-    "keyword": (schema.KEYWORD_IDS, "keyword_ids"),
-    "area": (schema.AREA_IDS, "area_ids"),
-    "decision": (schema.DECISION_IDS, "decision_ids"),
-    "author": (schema.AUTHOR_IDS, "author_ids"),
-    "pdf": (schema.HAS_PDF, "pdf_values"),
-}
