@@ -209,7 +209,8 @@ def _merged_paper(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _similar_papers(searcher, paper: Paper) -> list[Paper]:
     """Papers like this one, each with `similar_reasons`."""
-    similar = engine.similar(searcher, paper.pk, limit=SIMILAR_PAPERS)
+    close = meaning.neighbours(paper.pk)
+    similar = engine.similar(searcher, paper.pk, limit=SIMILAR_PAPERS, meaning_ids=close)
     reasons = {hit.id: hit.reasons for hit in similar}
     papers = Paper.objects.defer("abstract").in_order([hit.id for hit in similar])
     for other in papers:

@@ -135,17 +135,21 @@ def provider():
 
     class Neighbours:
         def __init__(self) -> None:
-            self.ids: list[int] = []
+            self.ids: list[int] = []  # of any search
+            self.neighbours: list[int] = []  # of any paper
             self.asked: list[str] = []
 
-        def __call__(self, text: str, limit: int) -> list[int]:
+        def nearest(self, text: str, limit: int) -> list[int]:
             self.asked.append(text)
             return self.ids[:limit]
 
+        def of_paper(self, paper_id: int, limit: int) -> list[int]:
+            return self.neighbours[:limit]
+
     neighbours = Neighbours()
-    meaning.register(neighbours)
+    meaning.register(neighbours.nearest, neighbours.of_paper)
     yield neighbours
-    meaning.register(None)
+    meaning.register(None, None)
 
 
 def listing(client, **params) -> str:
@@ -183,6 +187,49 @@ def test_a_failing_provider_leaves_the_word_matches(client, distillation, caplog
     try:
         html = listing(client, q="teacher")
     finally:
-        meaning.register(None)
+        meaning.register(None, None)
     assert "2 papers" in html
     assert "Search by meaning failed" in caplog.text
+
+
+# --- Similar papers: "more like this" fused with the paper's neighbours in meaning -------------
+
+
+@pytest.fixture
+def diffusion_theory():
+    """A diffusion-theory paper; a paper sharing only its rare word "nearly"; and one close in
+    meaning that says it in other words."""
+    theory = make_paper(
+        "Nearly linear convergence of diffusion models",
+        abstract="Score-based diffusion models converge nearly linearly in the dimension.",
+    )
+    rare_word = make_paper(
+        "HyperAttention", abstract="Long-context attention in nearly linear time."
+    )
+    meaning = make_paper(
+        "Bounds for denoising generative samplers",
+        abstract="How fast a denoising sampler approaches the data distribution.",
+    )
+    for n in range(6):
+        make_paper(f"Botany {n}", abstract="Leaves and roots.")
+    return {"theory": theory, "rare_word": rare_word, "meaning": meaning}
+
+
+def test_similar_papers_put_the_neighbours_in_meaning_first_and_say_why(diffusion_theory, index_of):
+    searcher = index_of()
+    theory, close = diffusion_theory["theory"], diffusion_theory["meaning"]
+    by_words = engine.similar(searcher, theory.pk, limit=5)
+    assert [hit.id for hit in by_words] == [diffusion_theory["rare_word"].pk]
+    fused = engine.similar(searcher, theory.pk, limit=5, meaning_ids=[close.pk, theory.pk])
+    assert fused[0].id == close.pk
+    assert fused[0].reasons == ["close in meaning"]
+    assert theory.pk not in [hit.id for hit in fused]  # never the paper itself
+    assert fused[1].reasons[0].startswith("shares: ")
+
+
+def test_the_paper_page_offers_its_neighbours_in_meaning(client, diffusion_theory, provider):
+    close = diffusion_theory["meaning"]
+    provider.neighbours = [close.pk]
+    html = client.get(diffusion_theory["theory"].get_absolute_url()).content.decode()
+    assert "Bounds for denoising generative samplers" in html
+    assert "close in meaning" in html

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 
 import tantivy
@@ -14,6 +14,7 @@ from papers.latex import without_latex_commands
 from papers.search import schema
 from papers.search.analysis import index_schema, indexed_terms
 from papers.search.building import FIELD_BOOSTS, MAX_PAGE_SIZE, paper_id_of
+from papers.search.fusion import reciprocal_rank_fusion
 from papers.search.query import STOP_WORDS
 from papers.search.snippets import documents_by_id
 from papers.search.values import Similar
@@ -28,11 +29,19 @@ SIMILAR_REASON_TERMS = 3
 # A shared author adds this share of the best topical score, so co-authored papers on the same
 # topic rise to the top while an unrelated paper of a shared author does not swamp the list.
 SHARED_AUTHOR_WEIGHT = 0.5
+# With neighbours in meaning, this many "more like this" papers are fused with them.
+MEANING_DEPTH = 30
 
 
-def similar(searcher: tantivy.Searcher, paper_id: int, limit: int = 5) -> list[Similar]:
+def similar(
+    searcher: tantivy.Searcher, paper_id: int, limit: int = 5, meaning_ids: Sequence[int] = ()
+) -> list[Similar]:
     """Papers on the same topic ("more like this" on title and abstract), co-authored ones
-    ranked up, best first, each with what it shares. Excludes the paper itself."""
+    ranked up, best first, each with what it shares. Excludes the paper itself.
+
+    `meaning_ids` are the paper's neighbours in meaning, best first (the semantic app's): the
+    two rankings are fused (reciprocal rank fusion), so a paper close in meaning that says it
+    in other words is offered, and one sharing only a rare word ("nearly") sinks."""
     source = documents_by_id(searcher, [paper_id]).get(paper_id)
     if source is None or limit < 1:
         return []
@@ -62,11 +71,22 @@ def similar(searcher: tantivy.Searcher, paper_id: int, limit: int = 5) -> list[S
             not_itself,
         ]
     )
-    hits = searcher.search(ranked, limit).hits
+    meaning = [pk for pk in meaning_ids if pk != paper_id]
+    depth = limit if not meaning else max(limit, MEANING_DEPTH)
+    hits = searcher.search(ranked, depth).hits
+    if meaning:
+        addresses = [address for _, address in hits]
+        values = searcher.fast_field_values(schema.ID, addresses) if addresses else []
+        by_words = [pk for pk in values if isinstance(pk, int)]
+        # Meaning first: on a tie, closeness in meaning beats a shared rare word.
+        chosen = reciprocal_rank_fusion(meaning, by_words)[:limit]
+        found = documents_by_id(searcher, chosen)
+        documents = [found[pk] for pk in chosen if pk in found]
+    else:
+        documents = [searcher.doc(address) for _, address in hits]
     source_words = _topic_words(searcher, title, abstract)
     result = []
-    for _, address in hits:
-        document = searcher.doc(address)
+    for document in documents:
         theirs = {int(a) for a in document.get_all(schema.AUTHOR_IDS)}
         their_stems = {
             stem
@@ -79,6 +99,7 @@ def similar(searcher: tantivy.Searcher, paper_id: int, limit: int = 5) -> list[S
                 id=paper_id_of(document),
                 shared_authors=len(theirs.intersection(authors)),
                 shared_terms=tuple(shared[:SIMILAR_REASON_TERMS]),
+                close_in_meaning=paper_id_of(document) in meaning,
             )
         )
     return result

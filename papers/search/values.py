@@ -98,10 +98,11 @@ class Similar:
     id: int
     shared_authors: int
     shared_terms: tuple[str, ...]
+    close_in_meaning: bool = False
 
     @property
     def reasons(self) -> list[str]:
-        reasons = []
+        reasons = ["close in meaning"] if self.close_in_meaning else []
         if self.shared_authors:
             plural = "s" if self.shared_authors > 1 else ""
             reasons.append(f"shares {self.shared_authors} author{plural}")
