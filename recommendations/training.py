@@ -11,14 +11,18 @@ member's own rows are read, so nobody else's private list or note can change the
 show up in its explanations. A member with fewer than MIN_POSITIVES such papers gets no
 recommendations: one paper says too little about what they read.
 
+Where the catalogue's papers have embeddings (the semantic app, docs/semantic.md), they are
+features too (`with_meaning`): a paper on the member's topic in other words then scores; the
+reasons named stay words.
+
 The functions below `member_signals` and `corpus_rows` take plain data and touch no database.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import sparse
@@ -37,6 +41,12 @@ REASON_TERMS = 3
 LIST_SIMILARITY = 0.1
 # Strong regularisation, as arxiv-sanity-lite: a handful of positives among thousands of papers.
 SVM_C = 0.1
+# The embedding's share of the features: its rows are unit vectors as the tf-idf rows are, and
+# this weight was measured on the ICLR corpus (docs/recommendations.md, bench.recommend_quality).
+MEANING_WEIGHT = 1.0
+# Embeddings are used once this share of the catalogue has one: a half-embedded catalogue
+# would rank the embedded half up for nothing but having a vector.
+MEANING_COVERAGE = 0.9
 # Papers read from the database per query while building the corpus.
 READ_BATCH = 5_000
 # The vocabulary and idf are learnt from at most this many papers, spread evenly over the
@@ -54,6 +64,17 @@ class Corpus:
     matrix: sparse.csr_matrix
     terms: np.ndarray
     row_of: dict[int, int] = field(repr=False)
+    # Every paper's embedding (title and abstract, L2-normalised; zeros where a paper has
+    # none), row by row as `matrix`; None when too few papers have one (`with_meaning`).
+    meaning: np.ndarray | None = field(default=None, repr=False)
+
+    def features(self) -> sparse.csr_matrix:
+        """What the classifier learns from: the tf-idf columns, then the embedding's, weighted
+        by MEANING_WEIGHT. The tf-idf columns come first, so their weights name the reasons."""
+        if self.meaning is None:
+            return self.matrix
+        dense = sparse.csr_matrix(self.meaning * MEANING_WEIGHT, dtype=np.float32)
+        return sparse.hstack([self.matrix, dense], format="csr")
 
     def rows(self, paper_ids: Iterable[int]) -> list[int]:
         return [self.row_of[pk] for pk in paper_ids if pk in self.row_of]
@@ -174,6 +195,25 @@ def build_corpus(rows: Iterable[tuple[int, str]]) -> Corpus:
     )
 
 
+def with_meaning(corpus: Corpus, vectors: Mapping[int, np.ndarray]) -> Corpus:
+    """The corpus with the papers' embeddings as features, when at least MEANING_COVERAGE of
+    its papers have one; as it is otherwise."""
+    ids = corpus.paper_ids
+    if not len(ids) or not vectors:
+        return corpus
+    covered = sum(1 for pk in ids if int(pk) in vectors)
+    if covered < MEANING_COVERAGE * len(ids):
+        return corpus
+    width = len(next(iter(vectors.values())))
+    meaning = np.zeros((len(ids), width), dtype=np.float32)
+    for row, pk in enumerate(ids):
+        vector = vectors.get(int(pk))
+        if vector is not None and len(vector) == width:
+            norm = float(np.linalg.norm(vector))
+            meaning[row] = vector / norm if norm else 0.0
+    return replace(corpus, meaning=meaning)
+
+
 def recommend(corpus: Corpus, signals: Signals, limit: int = DEFAULT_LIMIT) -> list[Scored]:
     """The member's best `limit` papers they have not got yet, best first, with reasons.
 
@@ -193,14 +233,15 @@ def recommend(corpus: Corpus, signals: Signals, limit: int = DEFAULT_LIMIT) -> l
     classifier = LinearSVC(
         C=SVM_C, class_weight="balanced", tol=1e-5, max_iter=10_000, random_state=0
     )
-    classifier.fit(corpus.matrix, labels)
-    scores = classifier.decision_function(corpus.matrix)
+    features = corpus.features()
+    classifier.fit(features, labels)
+    scores = classifier.decision_function(features)
     scores[positive_rows] = -np.inf
     limit = min(limit, n_papers - len(positive_rows))
     best = np.argpartition(-scores, limit - 1)[:limit]
     # Ties broken by paper id, so a rerun gives the same order.
     best = best[np.lexsort((corpus.paper_ids[best], -scores[best]))]
-    weights = classifier.coef_.ravel()
+    weights = classifier.coef_.ravel()[: corpus.matrix.shape[1]]  # the tf-idf columns'
     terms = _top_terms(corpus, weights, best)
     lists = _closest_lists(corpus, signals, best)
     return [
