@@ -10,7 +10,6 @@ whose filters would only have built the form.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -20,13 +19,14 @@ from django.db.models import Q, QuerySet, Value
 from django.http import QueryDict
 from django.utils.datastructures import MultiValueDict
 
-from papers.models import Author, Tag, TagAlias, TagKind
+from papers.models import Author, Tag, TagKind
 from papers.numbers import parse_id
 from papers.search.engine import NOT_GIVEN, NOT_GIVEN_FACETS, BrowseQuery
 from papers.search.query import parse_query
+from papers.tags import service as tag_service
+from papers.tags.identity import looks_like_slug
 
 MAX_VALUES_PER_FACET = 20
-_SLUG_RE = re.compile(r"^[-\w]{1,100}$")
 
 # URL parameter -> tag kind for the facets backed by tags.
 TAG_FACETS: dict[str, str] = {
@@ -75,7 +75,7 @@ class ValueListField(forms.Field):
 
 
 def _accept_slug(raw: str) -> str | None:
-    return raw if _SLUG_RE.match(raw) else None
+    return raw if looks_like_slug(raw) else None
 
 
 def _accept_mine(raw: str) -> str | None:
@@ -221,20 +221,16 @@ class PaperFilter:
     ) -> dict[str, dict[str, ResolvedTag]]:
         """The wanted slugs no tag has that name a tag merged into another, with the kept tag:
         one query, and only when some slug was not found."""
-        condition = Q()
-        for name, slugs in wanted_tags.items():
-            unknown = [slug for slug in slugs if (TAG_FACETS[name], slug) not in found_tags]
-            if unknown:
-                condition |= Q(kind=TAG_FACETS[name], slug__in=unknown)
-        if not condition:
+        unknown = {
+            TAG_FACETS[name]: [slug for slug in slugs if (TAG_FACETS[name], slug) not in found_tags]
+            for name, slugs in wanted_tags.items()
+        }
+        if not any(unknown.values()):
             return {}
         params = {kind: name for name, kind in TAG_FACETS.items()}
         merged: dict[str, dict[str, ResolvedTag]] = {}
-        rows = TagAlias.objects.filter(condition).values_list(
-            "kind", "slug", "tag_id", "tag__slug", "tag__name"
-        )
-        for kind, slug, pk, kept_slug, name in rows:
-            merged.setdefault(params[kind], {})[slug] = ResolvedTag(pk, kept_slug, name)
+        for (kind, slug), kept in tag_service.kept_tags_of_slugs(unknown).items():
+            merged.setdefault(params[kind], {})[slug] = ResolvedTag(kept.pk, kept.slug, kept.name)
         return merged
 
     def query_without_merged_tags(self) -> QueryDict | None:

@@ -29,12 +29,13 @@ disagree; nor do two that write one value two ways (papers.importing.equivalence
 `$Ω$` or `$\\Omega$`, one OpenReview PDF as `/pdf?id=X` or `/pdf/<hash>.pdf`).
 
 The stages that need no batch state live beside it: which paper each record is
-(`matching.py`), the new tags' slugs (`tag_rows.py`), the reviews stored after the papers
-(`review_rows.py`), the authors each name is (`authors.py`), the rows written (`bulk_rows.py`).
+(`matching.py`), the reviews stored after the papers (`review_rows.py`), the authors each name
+is (`authors.py`), the rows written (`bulk_rows.py`); the tags a record names are found and
+created by papers.tags.service.
 
 Just over 600 lines: the batch's reads, the three-way merge of each record and the writes
 share the batch's state (Loader); the stages that need none of it have their own modules
-(matching.py, tag_rows.py, review_rows.py, bulk_rows.py, equivalence.py, cleaning.py).
+(matching.py, review_rows.py, bulk_rows.py, equivalence.py, cleaning.py).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from papers.importing.authors import (
 )
 from papers.importing.bulk_rows import (
     PlannerStatistics,
+    by_kind_in_chunks,
     chunks,
     insert_objects,
     insert_rows,
@@ -83,7 +85,6 @@ from papers.importing.sources import (
     value_hash,
     year_hash,
 )
-from papers.importing.tag_rows import by_kind_in_chunks, free_slugs
 from papers.importing.tags import superseded_tags
 from papers.models import (
     Author,
@@ -96,15 +97,12 @@ from papers.models import (
     SearchChange,
     SourceRecord,
     Tag,
-    TagAlias,
     TagKind,
 )
 from papers.querysets import identifier_in
 from papers.signals import abstracts_changed
-from papers.text import (
-    normalize_tag_name,
-    tag_key,
-)
+from papers.tags import service as tag_service
+from papers.tags.identity import tag_key
 
 BATCH_SIZE = 1000
 UNTITLED_REASON = "Imported without a title"
@@ -531,36 +529,21 @@ class Loader:
         """Imported tags by (kind, key), created when missing; cached for the whole import."""
         needed = {self._tag_ident(kind, name): name for kind, name in wanted}
         unknown = {ident: name for ident, name in needed.items() if ident not in self.tags}
-        # One OR term per kind, each a bounded `key__in`: a long OR of (kind, key) pairs is an
-        # expression SQLite refuses ("Expression tree is too large") at 1,000 venues.
-        for tags in by_kind_in_chunks(Tag, "key", sorted(unknown)):  # query: existing tags
-            self.tags.update(((t.kind, t.key), t) for t in tags)
-        self._create_tags({i: n for i, n in unknown.items() if i not in self.tags})
+        # queries: stored tags, then slugs in use and new tags
+        self.tags.update(tag_service.tags_by_ident(unknown))
         return {ident: self.tags[ident] for ident in needed}
 
     @cached_property
     def aliases(self) -> dict[tuple[str, str], tuple[str, str]]:
         """Spellings a curator merged into another tag, (kind, key) -> the kept tag's: a few,
         read once, when the first record brings tags."""
-        rows = TagAlias.objects.values_list("kind", "key", "tag__key")  # query: tag aliases
-        return {(kind, key): (kind, kept) for kind, key, kept in rows}
+        return tag_service.merged_keys()  # query: tag aliases
 
     def _tag_ident(self, kind: str, name: str) -> tuple[str, str]:
         """The (kind, key) of the tag a record's tag name gives: a merged spelling's is the
         kept tag's (TagAlias)."""
         ident = (kind, tag_key(name))
         return self.aliases.get(ident, ident)
-
-    def _create_tags(self, missing: dict[tuple[str, str], str]) -> None:
-        if not missing:
-            return
-        slugs = free_slugs(missing)
-        new = [
-            Tag.unsaved(kind, normalize_tag_name(name), slug=slugs[(kind, key)])
-            for (kind, key), name in sorted(missing.items())
-        ]
-        # query: insert tags
-        self.tags.update(((t.kind, t.key), t) for t in Tag.objects.bulk_create(new))
 
 
 def _settle_superseded_conflicts(rows: list[ImportConflict]) -> None:
