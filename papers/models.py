@@ -574,6 +574,12 @@ class ImportConflict(models.Model):
     # SOURCES: the value another source had supplied (replaced) and this file's (applied).
     previous = models.TextField(blank=True)
     incoming = models.TextField(blank=True)
+    # The two values of an author list or tags as an import reads them, for settling the
+    # conflict (papers.conflicts): authors as [{"name", "profile_id" when known}] in order,
+    # tags as [{"kind", "name"}]. Null for scalar fields, whose text above is the value, and
+    # for conflicts recorded before these were kept (those are settled on the paper's page).
+    previous_data = models.JSONField(null=True, blank=True)
+    incoming_data = models.JSONField(null=True, blank=True)
     import_run = models.ForeignKey(
         ImportRun, on_delete=models.SET_NULL, null=True, blank=True, related_name="conflicts_found"
     )

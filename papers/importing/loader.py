@@ -50,6 +50,8 @@ from django.utils import timezone
 from papers.importing.authors import (
     AuthorRow,
     Person,
+    author_list_data,
+    authorship_rows,
     only_names_profiles,
     resolve_authors,
     same_people,
@@ -298,14 +300,17 @@ class Loader:
             supplied = match.supplied.get(name)
             return supplied is not None and supplied != base.get(name)
 
-        def may_apply(name: str, current_hash: str, current: str, incoming: str) -> bool:
+        def may_apply(
+            name: str, current_hash: str, current: str, incoming: str, data: tuple = (None, None)
+        ) -> bool:
             """Whether the incoming value replaces the current one; lists it for the curators
-            when the current value is a curator's (kept) or another source's (replaced)."""
+            when the current value is a curator's (kept) or another source's (replaced).
+            `data`: the two values as structured data, for an author list."""
             if name in curated:
-                self._conflict(match, ImportConflict.Kind.CURATED, name, current, incoming)
+                self._conflict(match, ImportConflict.Kind.CURATED, name, current, incoming, data)
                 return False
             if current and base.get(name) not in (current_hash, RELEASED):
-                self._conflict(match, ImportConflict.Kind.SOURCES, name, current, incoming)
+                self._conflict(match, ImportConflict.Kind.SOURCES, name, current, incoming, data)
             return True
 
         forum_id = paper.forum_id or record.forum_id
@@ -348,8 +353,9 @@ class Loader:
                 # so nothing to dispute; a curator's list is left as the curator made it.
                 apply = "authors" not in curated
             else:
+                data = (author_list_data(target.authors), author_list_data(match.authors))
                 apply = may_apply(
-                    "authors", authors_hash(current_keys), current_names, incoming_names
+                    "authors", authors_hash(current_keys), current_names, incoming_names, data
                 )
             if apply:
                 target.authors = match.authors
@@ -365,7 +371,10 @@ class Loader:
                     target.tag_keys.add(ident)
             missing_names = ", ".join(name for _, name in missing)
             if missing and "tags" in curated:
-                self._conflict(match, ImportConflict.Kind.CURATED, "tags", "", missing_names)
+                tags_data = (None, [{"kind": kind, "name": name} for kind, name in missing])
+                self._conflict(
+                    match, ImportConflict.Kind.CURATED, "tags", "", missing_names, tags_data
+                )
             elif missing:
                 target.new_tags.extend(missing)
                 changes.append("tags")
@@ -388,10 +397,26 @@ class Loader:
         else:
             counts.unchanged += 1
 
-    def _conflict(self, match: Match, kind: str, name: str, current: str, incoming: str) -> None:
+    def _conflict(
+        self,
+        match: Match,
+        kind: str,
+        name: str,
+        current: str,
+        incoming: str,
+        data: tuple = (None, None),
+    ) -> None:
         record, paper = match.record, match.target.paper
         conflict = Conflict(
-            record.source, record.line, _describe(paper), name, current, incoming, kind=kind
+            record.source,
+            record.line,
+            _describe(paper),
+            name,
+            current,
+            incoming,
+            kind=kind,
+            current_data=data[0],
+            incoming_data=data[1],
         )
         self.report.for_file(record.source).conflicts.append(conflict)
         self.conflicts.append((paper, conflict))
@@ -406,14 +431,8 @@ class Loader:
         rows_of: dict[int, list[AuthorRow]] = {}
         for target in unique:
             if target.authors_changed:
-                # Two names of a list can resolve to one author (a profile id's author is
-                # also found by another spelling): they are one authorship, the first.
-                rows: dict[int, AuthorRow] = {}
-                for person in target.authors:
-                    row = authors[(person.key, person.profile, person.nth)]
-                    rows.setdefault(row.pk, row)
-                rows_of[id(target)] = list(rows.values())
-                target.paper.author_names = ", ".join(row.name for row in rows.values())
+                rows_of[id(target)] = authorship_rows(target.authors, authors)
+                target.paper.author_names = ", ".join(row.name for row in rows_of[id(target)])
                 target.changed.add("author_names")
 
         new = [t for t in unique if t.is_new]
@@ -516,6 +535,8 @@ class Loader:
                 line=conflict.line,
                 previous=conflict.current,
                 incoming=conflict.incoming,
+                previous_data=conflict.current_data,
+                incoming_data=conflict.incoming_data,
                 import_run=self.import_run,
             )
             for paper, conflict in self.conflicts
