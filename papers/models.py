@@ -47,6 +47,7 @@ from papers.models_search import (
 from papers.querysets import AuthorQuerySet, PaperQuerySet
 from papers.routes import int_url
 from papers.tags.identity import (
+    MAX_TAG_KEY,
     cut_to_fit,
     identify,
     number_slugs,
@@ -95,10 +96,10 @@ def tag_label(kind: str, name: str) -> str:
 class Tag(models.Model):
     name = models.CharField(max_length=MAX_TAG_NAME)
     # Case- and space-insensitive identity within a kind ("RL" == "rl ").
-    key = models.CharField(max_length=100, editable=False)
+    key = models.CharField(max_length=MAX_TAG_KEY, editable=False)
     # The key without Latin accents (tag_search_key): what "find a keyword" matches.
     search_key = models.TextField(editable=False, default="")
-    slug = models.SlugField(max_length=100, allow_unicode=True, editable=False)
+    slug = models.SlugField(max_length=MAX_TAG_KEY, allow_unicode=True, editable=False)
     kind = models.CharField(max_length=10, choices=TagKind, default=TagKind.LAB)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -156,8 +157,8 @@ class TagAlias(models.Model):
     again, and the merged tag's page and list filters lead to `tag`."""
 
     kind = models.CharField(max_length=10, choices=TagKind)
-    key = models.CharField(max_length=100)
-    slug = models.SlugField(max_length=100, allow_unicode=True)
+    key = models.CharField(max_length=MAX_TAG_KEY)
+    slug = models.SlugField(max_length=MAX_TAG_KEY, allow_unicode=True)
     name = models.CharField(max_length=MAX_TAG_NAME)  # the merged tag's, as the admin shows it
     tag = models.ForeignKey(Tag, on_delete=models.CASCADE, related_name="aliases")
     created_at = models.DateTimeField(auto_now_add=True)

@@ -16,7 +16,7 @@ from django.urls import reverse
 from annotations.export_sources import source_for_path
 from annotations.services import add_lab_tag
 from papers.filters import PaperFilter
-from papers.models import Paper, PaperTag, Tag, TagKind
+from papers.models import Paper, PaperTag, Review, Tag, TagAlias, TagKind
 from papers.tags.identity import (
     MAX_TAG_KEY,
     TagNameRefused,
@@ -73,6 +73,12 @@ def test_emoji_only_keywords_imported_are_distinct_tags(tmp_path):
     assert sorted(keywords.values_list("slug", flat=True)) == sorted(map(tag_slug, UNSLUGGABLE))
 
 
+def test_the_limit_checked_is_the_columns_own():
+    for model in (Tag, TagAlias):
+        assert model._meta.get_field("key").max_length == MAX_TAG_KEY
+        assert model._meta.get_field("slug").max_length == MAX_TAG_KEY
+
+
 @pytest.mark.django_db
 def test_a_key_at_its_column_limit_is_stored_whole():
     tag = Tag.objects.create(kind=LAB, name=AT_LIMIT)
@@ -89,6 +95,8 @@ def test_a_key_past_its_column_limit_is_refused_before_the_database():
     with pytest.raises(TagNameRefused):
         Tag.unsaved(KEYWORD, PAST_LIMIT, slug="long")
     assert not Tag.objects.exists()
+    # Spaces around a name are not stored, so they do not count against it.
+    assert Tag.objects.create(kind=LAB, name=AT_LIMIT + " " * MAX_TAG_NAME).name == AT_LIMIT
 
 
 @pytest.mark.django_db
@@ -160,3 +168,13 @@ def test_tags_named_creates_missing_tags_with_free_slugs():
     plus, hashed = tags_named([(LAB, "C++"), (LAB, "🚀")])
     assert (plus.slug, hashed.slug) == ("c-2", tag_slug("🚀"))
     assert PaperTag.objects.count() == 0 and Tag.objects.filter(kind=LAB).count() == 3
+
+
+@pytest.mark.django_db
+def test_a_decision_whose_key_is_too_long_is_cut_as_an_imported_tag_is():
+    # A reviewer's decision fits its own column (100 characters) but folds to a longer key.
+    paper = make_paper(decision=PAST_LIMIT)
+    Review.objects._tag_decisions([paper])
+    decision = Tag.objects.get(kind=TagKind.DECISION)
+    assert decision.name == cut_to_fit(PAST_LIMIT) and len(decision.key) <= MAX_TAG_KEY
+    assert list(paper.tags.all()) == [decision]

@@ -118,11 +118,11 @@ def identify(name: str) -> TagIdentity:
     """The stored forms of `name`; TagNameRefused when they do not fit their columns. Only the
     limit is enforced here (forms check the other rules first, with their messages): a row
     written by any path, a shell included, fits on PostgreSQL exactly when it fits on SQLite."""
-    display = normalize_tag_name(name)
-    if stored_length(name) > MAX_TAG_NAME:
+    display = normalize_tag_name(name)  # what is stored: spaces trimmed away do not count
+    if stored_length(display) > MAX_TAG_NAME:
         raise TagNameRefused(
             f"A tag is at most {MAX_TAG_NAME} characters long, its key (NFKC, case-folded) "
-            f"too: {display[:40]!r}... has {stored_length(name)}."
+            f"too: {display[:40]!r}... has {stored_length(display)}."
         )
     return TagIdentity(display, tag_key(display), tag_search_key(display), tag_slug(display))
 
