@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -178,3 +179,16 @@ def test_a_decision_whose_key_is_too_long_is_cut_as_an_imported_tag_is():
     decision = Tag.objects.get(kind=TagKind.DECISION)
     assert decision.name == cut_to_fit(PAST_LIMIT) and len(decision.key) <= MAX_TAG_KEY
     assert list(paper.tags.all()) == [decision]
+
+
+def test_only_the_tag_service_reads_or_writes_merged_spellings():
+    """One home: a new caller that looked TagAlias up itself would miss the service's rules."""
+    root = Path(__file__).resolve().parents[1]
+    apps = ["papers", "annotations", "alerts", "recommendations", "operations", "pdfs"]
+    readers = {
+        str(path.relative_to(root))
+        for app in apps
+        for path in (root / app).rglob("*.py")
+        if "migrations" not in path.parts and "TagAlias.objects" in path.read_text("utf-8")
+    }
+    assert readers == {"papers/tags/service.py"}
