@@ -126,10 +126,17 @@ def tags_by_ident(wanted: dict[Ident, str]) -> dict[Ident, Tag]:
 def tags_named(named: Iterable[tuple[str, str]]) -> list[Tag]:
     """The tags (kind, name) pairs mean, in order and each once: stored ones by key or through
     a merged spelling, the others created, as an import creates them."""
-    wanted: dict[Ident, str] = {}
-    aliases = merged_keys()
+    named_idents: dict[Ident, str] = {}
     for kind, name in named:
-        ident = (kind, tag_key(name))
+        named_idents.setdefault((kind, tag_key(name)), name)  # the first spelling of a key
+    aliases: dict[Ident, Ident] = {}
+    for rows in by_kind_in_chunks(TagAlias, "key", list(named_idents)):  # query: merged ones
+        aliases.update(
+            ((kind, key), (kind, kept))
+            for kind, key, kept in rows.values_list("kind", "key", "tag__key")
+        )
+    wanted: dict[Ident, str] = {}
+    for ident, name in named_idents.items():
         wanted.setdefault(aliases.get(ident, ident), name)
     found = tags_by_ident(wanted)
     return [found[ident] for ident in wanted]
