@@ -24,6 +24,7 @@ from papers.filters import PaperFilter
 from papers.models import Author, Paper, Tag
 from papers.search import engine
 from papers.search.sync import current_searcher
+from papers.tags import service as tag_service
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,11 @@ def _author_export(user, params: QueryDict, pk: int) -> ExportSource:
 
 
 def _tag_export(user, params: QueryDict, kind: str, slug: str) -> ExportSource:
-    return tag_source(get_object_or_404(Tag, kind=kind, slug=slug))
+    # A merged spelling's address exports the kept tag, as its page shows.
+    found = tag_service.tag_at(kind, slug)
+    if found is None:
+        raise Http404("No tag at this address.")
+    return tag_source(found[0])
 
 
 _BY_URL_NAME: dict[str, Callable[..., ExportSource]] = {

@@ -19,13 +19,8 @@ from papers.models import Paper
 from papers.numbers import bounded_int, parse_id
 from papers.sources.single import LookupFailed, paper_for_identifier
 from papers.suggest import identifier_lookups, papers_titled
-from papers.text import (
-    MAX_TITLE,
-    has_visible_character,
-    normalize_tag_name,
-    paper_text_problem,
-    tag_name_problem,
-)
+from papers.tags.identity import normalize_tag_name, tag_name_problem
+from papers.text import MAX_TITLE, has_visible_character, paper_text_problem
 
 TAG_NAME_MAX_LENGTH = 50
 # Past any abstract: a larger quote start is no hint where the quote is.

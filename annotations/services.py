@@ -7,8 +7,9 @@ from django.db.models import Max
 from django.utils import timezone
 
 from annotations.models import Comment, ReadingList, ReadingListItem
-from papers.models import Paper, PaperTag, Tag, TagAlias, TagKind
-from papers.text import normalize_tag_name, tag_key, tag_slug
+from papers.models import Paper, PaperTag, Tag, TagKind
+from papers.tags import service as tag_service
+from papers.tags.identity import normalize_tag_name
 
 
 class Refused(Exception):
@@ -93,7 +94,7 @@ def move_item(*, item: ReadingListItem, direction: str) -> bool:
 
 
 def _refuse_slug_clash(name: str) -> None:
-    clash = Tag.objects.filter(kind=TagKind.LAB, slug=tag_slug(name)).first()
+    clash = tag_service.tag_taking_place_of(TagKind.LAB, name)
     if clash is not None:
         raise TagNameClash(
             f"“{name}” is too close to the existing lab tag “{clash.name}”: "
@@ -105,11 +106,8 @@ def _refuse_slug_clash(name: str) -> None:
 def add_lab_tag(*, user, paper: Paper, name: str) -> PaperTag:
     """Tag `paper` with the lab tag `name`, creating the tag when no equivalent exists."""
     name = normalize_tag_name(name)
-    key = tag_key(name)
-    tag = Tag.objects.filter(kind=TagKind.LAB, key=key).first()
-    if tag is None:  # a spelling a curator merged into another tag means that tag
-        alias = TagAlias.objects.filter(kind=TagKind.LAB, key=key).select_related("tag").first()
-        tag = alias.tag if alias is not None else None
+    # Its own tag, or the tag a curator merged this spelling into.
+    tag = tag_service.tag_named(TagKind.LAB, name)
     if tag is None:
         _refuse_slug_clash(name)
         try:
@@ -117,7 +115,7 @@ def add_lab_tag(*, user, paper: Paper, name: str) -> PaperTag:
                 tag = Tag.objects.create(kind=TagKind.LAB, name=name)
         except IntegrityError:
             # Someone created the same tag (or a clashing one) a moment ago.
-            tag = Tag.objects.filter(kind=TagKind.LAB, key=key).first()
+            tag = tag_service.tag_named(TagKind.LAB, name)
             if tag is None:
                 _refuse_slug_clash(name)
                 raise

@@ -6,6 +6,12 @@ and `incoming`, the import's. "Keep current" leaves the paper with `previous`, "
 with `incoming`; either way the field becomes the curator's (Paper.curator_edited_fields), so
 no later import flips it back (a source that changes it again is listed as a new conflict), and
 the conflict records who settled it, when and how.
+
+An author list or tags are shown as joined names, but written from the structured values the
+import kept (ImportConflict.previous_data, incoming_data): authors through the importer's own
+author resolution (profile ids first, then names; the order kept), tags through the tag
+service (merged spellings mean the kept tag). A conflict recorded before those were kept
+cannot be rewritten from its names, and is refused with a message saying what to do.
 """
 
 from __future__ import annotations
@@ -17,14 +23,17 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from papers.models import ImportConflict, Paper
+from papers.importing.authors import authorship_rows, people_of_data, resolve_authors
+from papers.models import Authorship, ImportConflict, Paper, PaperTag, SearchChange
 from papers.signals import abstracts_changed
+from papers.tags import service as tag_service
 from papers.text import abstract_fingerprint
 
 Resolution = ImportConflict.Resolution
-# Fields whose value a conflict holds as it is stored. Authors and tags are listed as joined
-# names: a curator settles those on the paper's page (or keeps the value the paper has).
+# Fields whose value a conflict holds as it is stored.
 VALUE_FIELDS = frozenset({"title", "abstract", "forum_url", "pdf_url", "doi", "year"})
+# Fields a conflict shows as joined names and writes from its structured values.
+LIST_FIELDS = frozenset({"authors", "tags"})
 
 
 @dataclass
@@ -38,6 +47,11 @@ class Settled:
 
 def chosen_value(conflict: ImportConflict, resolution: str) -> str:
     return conflict.incoming if resolution == Resolution.TAKEN else conflict.previous
+
+
+def chosen_data(conflict: ImportConflict, resolution: str) -> list | None:
+    """The structured value the choice writes, None when the conflict kept none."""
+    return conflict.incoming_data if resolution == Resolution.TAKEN else conflict.previous_data
 
 
 def changes_paper(conflict: ImportConflict, resolution: str) -> bool:
@@ -54,7 +68,8 @@ def settle_conflicts(
     conflicts: Iterable[ImportConflict], *, resolution: str, user: User | None
 ) -> Settled:
     """Settle the open ones of `conflicts` as `resolution` (kept, taken or marked); a conflict
-    whose choice would rewrite an author list or tags stays open, said in `refused`."""
+    whose choice would rewrite an author list or tags from joined names only (recorded before
+    structured values were kept) stays open, said in `refused`."""
     result = Settled()
     now = timezone.now()
     papers: dict[int, Paper] = {}
@@ -63,14 +78,23 @@ def settle_conflicts(
         if conflict.resolved_at is not None:
             continue
         if changes_paper(conflict, resolution):
-            if conflict.field not in VALUE_FIELDS:
+            data = chosen_data(conflict, resolution)
+            if conflict.field not in VALUE_FIELDS and (
+                conflict.field not in LIST_FIELDS or data is None
+            ):
                 result.refused.append(
-                    f"#{conflict.pk}: edit the {conflict.field} on the paper's page, then mark "
-                    "the conflict resolved"
+                    f"#{conflict.pk}: recorded without the {conflict.field} as a list, so they "
+                    f"cannot be rewritten from their names: edit the {conflict.field} on the "
+                    "paper's page, then mark the conflict resolved"
                 )
                 continue
             paper = papers.setdefault(conflict.paper_id, _locked(conflict.paper_id))
-            _set_value(paper, conflict.field, chosen_value(conflict, resolution))
+            if conflict.field == "authors":
+                _set_authors(paper, data or [])
+            elif conflict.field == "tags":
+                _add_tags(paper, data or [])
+            else:
+                _set_value(paper, conflict.field, chosen_value(conflict, resolution))
             result.changed.setdefault(paper.pk, []).append(conflict.field)
         if resolution != Resolution.MARKED:
             paper = papers.setdefault(conflict.paper_id, _locked(conflict.paper_id))
@@ -82,6 +106,9 @@ def settle_conflicts(
         written = {"curator_edited_fields", *result.changed.get(paper.pk, [])}
         if "abstract" in written:
             written.add("abstract_fingerprint")
+        if "authors" in written:  # the authorships are written; the paper keeps their names
+            written.add("author_names")
+        written -= LIST_FIELDS
         paper.save(update_fields=sorted(written))  # post_save records it for the search index
     abstract_ids = [pk for pk, names in result.changed.items() if "abstract" in names]
     if abstract_ids:
@@ -89,6 +116,30 @@ def settle_conflicts(
     ImportConflict.objects.bulk_update(done, ["resolved_at", "resolved_by", "resolution"])
     result.settled = len(done)
     return result
+
+
+def _set_authors(paper: Paper, data: list) -> None:
+    """Rebuild the paper's ordered authorships from an author list's structured value, as an
+    import would: the same people, found by profile id then name, created when missing."""
+    people = people_of_data(data)
+    rows = authorship_rows(people, resolve_authors(people))
+    Authorship.objects.filter(paper=paper).delete()
+    Authorship.objects.bulk_create(
+        Authorship(paper=paper, author_id=row.pk, position=position)
+        for position, row in enumerate(rows)
+    )
+    # Saved with the paper: its post_save records the search document's change.
+    paper.author_names = ", ".join(row.name for row in rows)
+
+
+def _add_tags(paper: Paper, data: list) -> None:
+    """Tag the paper with the tags a structured value names, through the tag service (a
+    spelling merged into another tag means the kept tag); tags it has are left as they are."""
+    tags = tag_service.tags_named((entry["kind"], entry["name"]) for entry in data)
+    has = set(paper.paper_tags.filter(tag__in=tags).values_list("tag_id", flat=True))
+    new = [PaperTag(paper=paper, tag=tag) for tag in tags if tag.pk not in has]
+    PaperTag.objects.bulk_create(new)
+    SearchChange.objects.record([paper.pk])  # bulk_create sends no signal
 
 
 def _locked(paper_id: int) -> Paper:

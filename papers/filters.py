@@ -10,7 +10,6 @@ whose filters would only have built the form.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -31,14 +30,15 @@ from papers.facet_registry import (
     FacetSpec,
     Resolves,
 )
-from papers.models import Author, Tag, TagAlias
+from papers.models import Author, Tag
 from papers.numbers import parse_id
 from papers.search import meaning
 from papers.search.engine import NOT_GIVEN, BrowseQuery
 from papers.search.query import parse_query
+from papers.tags import service as tag_service
+from papers.tags.identity import looks_like_slug
 
 MAX_VALUES_PER_FACET = 20
-_SLUG_RE = re.compile(r"^[-\w]{1,100}$")
 
 # URL parameter -> tag kind, for the facets whose values are tags (papers.facet_registry).
 _TAG_KINDS: dict[str, str] = {spec.param: str(spec.tag_kind) for spec in TAG_FACETS}
@@ -71,7 +71,7 @@ class ValueListField(forms.Field):
 
 
 def _accept_slug(raw: str) -> str | None:
-    return raw if _SLUG_RE.match(raw) else None
+    return raw if looks_like_slug(raw) else None
 
 
 def _acceptor(spec: FacetSpec) -> Callable[[str], str | int | None]:
@@ -236,20 +236,16 @@ class PaperFilter:
     ) -> dict[str, dict[str, ResolvedTag]]:
         """The wanted slugs no tag has that name a tag merged into another, with the kept tag:
         one query, and only when some slug was not found."""
-        condition = Q()
-        for name, slugs in wanted_tags.items():
-            unknown = [slug for slug in slugs if (_TAG_KINDS[name], slug) not in found_tags]
-            if unknown:
-                condition |= Q(kind=_TAG_KINDS[name], slug__in=unknown)
-        if not condition:
+        unknown = {
+            _TAG_KINDS[name]: [slug for slug in slugs if (_TAG_KINDS[name], slug) not in found_tags]
+            for name, slugs in wanted_tags.items()
+        }
+        if not any(unknown.values()):
             return {}
         params = {kind: name for name, kind in _TAG_KINDS.items()}
         merged: dict[str, dict[str, ResolvedTag]] = {}
-        rows = TagAlias.objects.filter(condition).values_list(
-            "kind", "slug", "tag_id", "tag__slug", "tag__name"
-        )
-        for kind, slug, pk, kept_slug, name in rows:
-            merged.setdefault(params[kind], {})[slug] = ResolvedTag(pk, kept_slug, name)
+        for (kind, slug), kept in tag_service.kept_tags_of_slugs(unknown).items():
+            merged.setdefault(params[kind], {})[slug] = ResolvedTag(kept.pk, kept.slug, kept.name)
         return merged
 
     def query_without_merged_tags(self) -> QueryDict | None:

@@ -46,6 +46,14 @@ from papers.models_search import (
 )
 from papers.querysets import AuthorQuerySet, PaperQuerySet
 from papers.routes import int_url
+from papers.tags.identity import (
+    MAX_TAG_KEY,
+    cut_to_fit,
+    identify,
+    number_slugs,
+    tag_key,
+    tag_name_problem,
+)
 from papers.text import (
     MAX_ABSTRACT,
     MAX_ARXIV_ID,
@@ -60,13 +68,8 @@ from papers.text import (
     author_name_problem,
     fold_author_name,
     normalize_author_name,
-    normalize_tag_name,
     openreview_profile_id,
     paper_text_problem,
-    tag_key,
-    tag_name_problem,
-    tag_search_key,
-    tag_slug,
 )
 
 # What pages call a paper without a title. "Awaiting curation" only while the paper is in the
@@ -93,10 +96,10 @@ def tag_label(kind: str, name: str) -> str:
 class Tag(models.Model):
     name = models.CharField(max_length=MAX_TAG_NAME)
     # Case- and space-insensitive identity within a kind ("RL" == "rl ").
-    key = models.CharField(max_length=100, editable=False)
+    key = models.CharField(max_length=MAX_TAG_KEY, editable=False)
     # The key without Latin accents (tag_search_key): what "find a keyword" matches.
     search_key = models.TextField(editable=False, default="")
-    slug = models.SlugField(max_length=100, allow_unicode=True, editable=False)
+    slug = models.SlugField(max_length=MAX_TAG_KEY, allow_unicode=True, editable=False)
     kind = models.CharField(max_length=10, choices=TagKind, default=TagKind.LAB)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -115,10 +118,11 @@ class Tag(models.Model):
         return self.name
 
     def save(self, *args, **kwargs) -> None:
-        self.name = normalize_tag_name(self.name)
-        self.key = tag_key(self.name)
-        self.search_key = tag_search_key(self.name)
-        self.slug = tag_slug(self.name)
+        # papers.tags.identity: TagNameRefused for a name or key over its column, on SQLite
+        # as on PostgreSQL.
+        identity = identify(self.name)
+        self.name, self.key, self.slug = identity.name, identity.key, identity.slug
+        self.search_key = identity.search_key
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
@@ -127,9 +131,15 @@ class Tag(models.Model):
     @classmethod
     def unsaved(cls, kind: str, name: str, *, slug: str) -> Tag:
         """A tag for bulk_create, which calls no save(): `name` as shown, its key and search
-        key derived from it as save() derives them, and a slug the caller found free."""
+        key derived from it as save() derives them (and refused as save() refuses it), and a
+        slug the caller found free (papers.tags.service.free_slugs)."""
+        identity = identify(name)
         return cls(
-            kind=kind, name=name, key=tag_key(name), search_key=tag_search_key(name), slug=slug
+            kind=kind,
+            name=identity.name,
+            key=identity.key,
+            search_key=identity.search_key,
+            slug=slug,
         )
 
     def clean(self) -> None:
@@ -143,13 +153,13 @@ class Tag(models.Model):
 
 
 class TagAlias(models.Model):
-    """Another spelling of a tag, left by a curator's merge (services.merge_tags): an import
-    that brings it links the paper to `tag` rather than creating the merged tag again, and the
-    merged tag's page and list filters lead to `tag`."""
+    """Another spelling of a tag, left by a curator's merge (papers.tags.service.merge_tags):
+    an import that brings it links the paper to `tag` rather than creating the merged tag
+    again, and the merged tag's page and list filters lead to `tag`."""
 
     kind = models.CharField(max_length=10, choices=TagKind)
-    key = models.CharField(max_length=100)
-    slug = models.SlugField(max_length=100, allow_unicode=True)
+    key = models.CharField(max_length=MAX_TAG_KEY)
+    slug = models.SlugField(max_length=MAX_TAG_KEY, allow_unicode=True)
     name = models.CharField(max_length=MAX_TAG_NAME)  # the merged tag's, as the admin shows it
     tag = models.ForeignKey(Tag, on_delete=models.CASCADE, related_name="aliases")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -567,6 +577,12 @@ class ImportConflict(models.Model):
     # SOURCES: the value another source had supplied (replaced) and this file's (applied).
     previous = models.TextField(blank=True)
     incoming = models.TextField(blank=True)
+    # The two values of an author list or tags as an import reads them, for settling the
+    # conflict (papers.conflicts): authors as [{"name", "profile_id" when known}] in order,
+    # tags as [{"kind", "name"}]. Null for scalar fields, whose text above is the value, and
+    # for conflicts recorded before these were kept (those are settled on the paper's page).
+    previous_data = models.JSONField(null=True, blank=True)
+    incoming_data = models.JSONField(null=True, blank=True)
     import_run = models.ForeignKey(
         ImportRun, on_delete=models.SET_NULL, null=True, blank=True, related_name="conflicts_found"
     )
@@ -698,30 +714,35 @@ class ReviewManager(models.Manager["Review"]):
         decided = [paper for paper in papers if paper.decision]
         if not decided:
             return
-        keys = {tag_key(paper.decision): paper.decision for paper in decided}
+        # A decision is a reviewer's text, up to MAX_TAG_NAME characters: one whose key folds
+        # longer is cut to fit, the same on every database.
+        keys = {tag_key(cut_to_fit(paper.decision)): paper.decision for paper in decided}
         tags = {
             tag.key: tag for tag in Tag.objects.filter(kind=TagKind.DECISION, key__in=list(keys))
         }
-        missing = sorted(
-            (key, normalize_tag_name(name)) for key, name in keys.items() if key not in tags
-        )
+        missing = {
+            (str(TagKind.DECISION), key): cut_to_fit(name)
+            for key, name in keys.items()
+            if key not in tags
+        }
         if missing:
             # "Accept: poster" (ICLR 2023) and "Accept (poster)" (2024) share a slug: a new tag
-            # whose slug is taken gets "-2" (new ones in key order, as the loader's tags).
+            # whose slug is taken gets "-2" (new ones in key order, as the importer's tags).
             # Tag.save would insist on the plain slug, so the rows are inserted as they are.
-            used = set(Tag.objects.filter(kind=TagKind.DECISION).values_list("slug", flat=True))
-            new = []
-            for _, name in missing:
-                base = slug = tag_slug(name)
-                number = 1
-                while slug in used:
-                    number += 1
-                    slug = f"{base}-{number}"
-                used.add(slug)
-                new.append(Tag.unsaved(TagKind.DECISION, name, slug=slug))
+            def taken(candidates: list[tuple[str, str]]) -> Iterable[tuple[str, str]]:
+                slugs = [slug for _, slug in candidates]
+                stored = Tag.objects.filter(kind=TagKind.DECISION, slug__in=slugs)
+                return stored.values_list("kind", "slug")
+
+            slugs = number_slugs(missing, taken)
+            new = [
+                Tag.unsaved(kind, name, slug=slugs[(kind, key)])
+                for (kind, key), name in missing.items()
+            ]
             tags.update((tag.key, tag) for tag in Tag.objects.bulk_create(new))
         PaperTag.objects.bulk_create(
-            PaperTag(paper=paper, tag=tags[tag_key(paper.decision)]) for paper in decided
+            PaperTag(paper=paper, tag=tags[tag_key(cut_to_fit(paper.decision))])
+            for paper in decided
         )
 
 

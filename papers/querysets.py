@@ -17,7 +17,8 @@ from django.db.models import Case, Count, OuterRef, Prefetch, Q, Subquery, Value
 from django.db.models.functions import Length, Substr
 
 from papers.choices import TagKind
-from papers.text import fold_author_name, spelling_key, tag_search_key
+from papers.tags.identity import spelling_key, tag_search_key
+from papers.text import fold_author_name
 
 if TYPE_CHECKING:
     from papers.models import Paper

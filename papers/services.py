@@ -20,11 +20,8 @@ from papers.models import (
     Authorship,
     MergedPaper,
     Paper,
-    PaperTag,
     SearchChange,
     SourceRecord,
-    Tag,
-    TagAlias,
 )
 
 # Names recorded in Paper.curator_edited_fields for the two inline-edited relations; the
@@ -136,78 +133,6 @@ def merge_authors(*, target: Author, others: Iterable[Author]) -> MergeResult:
     # spells the old name must report a conflict rather than split the author again.
     record_curator_edit(paper_ids=changed_papers, field_name=AUTHORS_EDIT)
 
-    result.papers_moved = len(to_retarget)
-    result.duplicates_removed = len(to_delete)
-    return result
-
-
-@dataclass
-class TagMergeResult:
-    target: Tag
-    merged_names: list[str] = field(default_factory=list)
-    papers_moved: int = 0  # paper tags handed over to the target
-    duplicates_removed: int = 0  # paper tags dropped because the paper had the target already
-
-    def summary(self) -> str:
-        names = ", ".join(f"“{name}”" for name in self.merged_names) or "no other tag"
-        moved = ngettext("%(count)d paper moved", "%(count)d papers moved", self.papers_moved) % {
-            "count": self.papers_moved
-        }
-        had = ngettext(
-            "%(count)d paper had it already",
-            "%(count)d papers had it already",
-            self.duplicates_removed,
-        ) % {"count": self.duplicates_removed}
-        return f"Merged {names} into “{self.target.name}”: {moved}, {had}."
-
-
-@transaction.atomic
-def merge_tags(*, target: Tag, others: Iterable[Tag]) -> TagMergeResult:
-    """Give every paper of `others` (tags of the target's kind) the target tag, then delete
-    `others`, keeping each as an alias of the target (TagAlias): a later import that spells
-    a merged tag so tags the paper with the target, and old links to it lead there.
-
-    A paper that already had the target, or two of the merged tags, keeps one paper tag: the
-    target's, else the earliest (with whoever added it).
-    """
-    others = [tag for tag in others if tag.pk != target.pk]
-    if any(tag.kind != target.kind for tag in others):
-        raise ValueError("Only tags of one kind can be merged.")
-    result = TagMergeResult(target=target, merged_names=[tag.name for tag in others])
-    if not others:
-        return result
-    other_ids = [tag.pk for tag in others]
-    tagged = set(PaperTag.objects.filter(tag=target).values_list("paper_id", flat=True))
-    to_retarget: list[int] = []
-    to_delete: list[int] = []
-    changed: list[int] = []  # the papers that get the target
-    rows = (
-        PaperTag.objects.select_for_update()
-        .filter(tag_id__in=other_ids)
-        .order_by("paper_id", "created_at", "pk")
-        .values_list("pk", "paper_id")
-    )
-    for pk, paper_id in rows:
-        if paper_id in tagged:
-            to_delete.append(pk)
-        else:
-            to_retarget.append(pk)
-            changed.append(paper_id)
-            tagged.add(paper_id)
-    # Delete first: a retargeted row takes the (paper, tag) slot no other row holds.
-    PaperTag.objects.filter(pk__in=to_delete).delete()
-    PaperTag.objects.filter(pk__in=to_retarget).update(tag=target)
-    TagAlias.objects.filter(tag_id__in=other_ids).update(tag=target)
-    # An older alias spelt like a merged tag (left when that tag was created anyway, in the
-    # shell say) never applied, tags being looked up first: the merge's own replaces it.
-    TagAlias.objects.filter(kind=target.kind, key__in=[tag.key for tag in others]).delete()
-    TagAlias.objects.bulk_create(
-        TagAlias(kind=tag.kind, key=tag.key, slug=tag.slug, name=tag.name, tag=target)
-        for tag in others
-    )
-    Tag.objects.filter(pk__in=other_ids).delete()
-    # An update sends no signal: the moved papers' search documents change here.
-    SearchChange.objects.record(changed)
     result.papers_moved = len(to_retarget)
     result.duplicates_removed = len(to_delete)
     return result

@@ -29,7 +29,8 @@ Explicit record() calls, for bulk writes that send no signals:
                                                               services.refresh_author_names
   a paper's author list refreshed by the model                Paper.refresh_author_names
   the admin tag inline (bulk_create)                          PaperAdmin._save_paper_tags
-  tags merged (paper tags moved by update)                    services.merge_tags
+  tags merged (paper tags moved by update)                    tags.service.merge_tags
+  tags added by settling an import conflict (bulk_create)     conflicts.settle_conflicts
 
 Not recorded, because no document holds them: curation fields (needs_curation, reviewed_at,
 curator_edited_fields, ...), links, tag names, notes, comments and reading lists.

@@ -1,7 +1,8 @@
 """Catalogue rules shared by the models, the importer, the admin and the annotation forms.
 
 Pure functions and constants, no database: the length limits on what enters the catalogue, and
-the normalisation under which two spellings are the same thing.
+the normalisation under which two spellings are the same thing. A tag's name, key and slug
+have their own home, papers.tags.identity.
 """
 
 from __future__ import annotations
@@ -10,9 +11,8 @@ import functools
 import hashlib
 import re
 import unicodedata
+from collections.abc import Callable
 from urllib.parse import parse_qs, urlsplit
-
-from django.utils.text import slugify
 
 # Limits on text entering the database, enforced by the importer (file:line errors), the admin
 # and the forms alike. They bound the work any single value can cause when it is rendered,
@@ -86,10 +86,10 @@ _LATIN_ACCENTS = re.compile("[\u0300-\u036f]+")
 def fold_author_name(name: str) -> str:
     """normalize_author_name without accents on Latin letters: what a search for an author
     compares, so "muller" and "Müller" both find "Jürgen Müller" (and "Muller")."""
-    return _without_latin_accents(normalize_author_name(name))
+    return without_latin_accents(normalize_author_name(name))
 
 
-def _without_latin_accents(text: str) -> str:
+def without_latin_accents(text: str) -> str:
     """`text` with its Latin letters' accents dropped ("ö" -> "o", "ł" -> "l"); ASCII as is."""
     if text.isascii():
         return text
@@ -108,7 +108,7 @@ def title_sort_key(title: str) -> str:
     ignored ("éclair" with "Eclair", before "zebra"), and whatever comes before the first
     letter or digit too (quotes, spaces, LaTeX: "$\\alpha$-nets" under A). Math delimiters,
     braces and the commands that style a group are not read ("$\\mathcal{B}$-Coder" under B)."""
-    folded = _without_latin_accents(title.casefold()).casefold()
+    folded = without_latin_accents(title.casefold()).casefold()
     if "$" in folded or "{" in folded:
         folded = _LATEX_STYLE_COMMAND.sub("", folded).translate(_LATEX_MARKUP)
     start = next((i for i, char in enumerate(folded) if char.isalnum()), len(folded))
@@ -120,10 +120,29 @@ def _without_format_characters(text: str) -> str:
     return "".join(char for char in text if unicodedata.category(char) != "Cf")
 
 
-@_NORMALISED
-def normalize_tag_name(name: str) -> str:
-    """Display form of a tag: NFKC, single spaces, trimmed ("  RL " -> "RL")."""
-    return collapse_whitespace(unicodedata.normalize("NFKC", name))
+ELLIPSIS = "…"
+# A cut that would keep less than this share of the limit cuts mid-word instead: one
+# 400-character "word" (a URL) should not lose everything.
+_WORD_CUT_SHARE = 0.5
+
+
+def cut_at_word(text: str, limit: int, measure: Callable[[str], int] = len) -> str:
+    """`text` cut to at most `limit` (as `measure` counts it) at a word boundary, an ellipsis
+    marking the cut; `text` itself when it fits."""
+    if measure(text) <= limit:
+        return text
+    size = limit - 1
+    while size > 0:
+        cut = text[:size]
+        space = cut.rfind(" ")
+        if space >= size * _WORD_CUT_SHARE:
+            cut = cut[:space]
+        shortened = cut.rstrip() + ELLIPSIS
+        over = measure(shortened) - limit
+        if over <= 0:
+            return shortened
+        size -= over  # NFKC or case folding lengthened it: cut that much more
+    return ""
 
 
 # Bidirectional controls reorder the text around them: "\u202egat" shows as "tag".
@@ -149,7 +168,7 @@ def has_visible_character(text: str) -> bool:
     )
 
 
-def _has_bidi_control(text: str) -> bool:
+def has_bidi_control(text: str) -> bool:
     return not text.isascii() and any(char in _BIDI_CONTROLS for char in text)
 
 
@@ -185,7 +204,7 @@ def is_placeholder_author(name: str) -> bool:
 def author_name_problem(name: str) -> str:
     """Why `name` cannot name an author, or "" when it can. The limit holds for the normalised
     key too, which is stored and can be longer than the name (NFKC)."""
-    if _has_bidi_control(name):
+    if has_bidi_control(name):
         return (
             "An author name cannot contain bidirectional control characters "
             "(they reorder the text around it)."
@@ -194,20 +213,6 @@ def author_name_problem(name: str) -> str:
         return "An author name needs at least one visible character."
     if len(name.strip()) > MAX_AUTHOR_NAME or len(normalize_author_name(name)) > MAX_AUTHOR_NAME:
         return f"An author name is at most {MAX_AUTHOR_NAME} characters long."
-    return ""
-
-
-@_NORMALISED
-def tag_name_problem(name: str) -> str:
-    """Why `name` cannot name a tag, or "" when it can. Checked on the normalised name, the
-    form it is stored in (NFKC can lengthen text: U+FDFA becomes 18 characters)."""
-    name = normalize_tag_name(name)
-    if _has_bidi_control(name):
-        return "A tag cannot contain bidirectional control characters (they reorder its text)."
-    if not has_visible_character(name):
-        return "A tag needs at least one visible character."
-    if len(name) > MAX_TAG_NAME or len(tag_key(name)) > MAX_TAG_NAME:
-        return f"A tag is at most {MAX_TAG_NAME} characters long."
     return ""
 
 
@@ -223,49 +228,6 @@ def area_label(name: str) -> str:
         return name
     words = " ".join(name.replace("_", " ").split())
     return words[:1].upper() + words[1:]
-
-
-@_NORMALISED
-def tag_key(name: str) -> str:
-    """Identity of a tag within its kind: "RL", "rl " and "Rl" share one key."""
-    return normalize_tag_name(name).casefold()
-
-
-def tag_search_key(name: str) -> str:
-    """tag_key without accents on Latin letters: what the "find a keyword" box compares, so
-    "schrodinger" finds "Schrödinger bridge" (as fold_author_name does for authors)."""
-    return _without_latin_accents(tag_key(name)).casefold()
-
-
-_SPELLING_SEPARATORS = re.compile(r"[\s\-_/]+")
-_PLURAL_ENDINGS = (("sses", "ss"), ("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("xes", "x"))
-_NOT_PLURAL_ENDINGS = ("ss", "us", "is")
-
-
-def spelling_key(name: str) -> str:
-    """What spellings of one tag share: its key with hyphens and underscores read as spaces
-    and the last word in the singular ("Large Language Models", "large-language model" and
-    "LLMs"/"LLM" pair up). A hint for curators (papers.querysets.spelling_variants), never an
-    identity: "dynamics" is not always "dynamic"."""
-    words = _SPELLING_SEPARATORS.split(tag_key(name).strip(" -_/"))
-    last = words[-1]
-    if len(last) > 3:
-        for plural, singular in _PLURAL_ENDINGS:
-            if last.endswith(plural):
-                last = last[: -len(plural)] + singular
-                break
-        else:
-            if last.endswith("s") and not last.endswith(_NOT_PLURAL_ENDINGS):
-                last = last[:-1]
-    return " ".join([*words[:-1], last])
-
-
-def tag_slug(name: str) -> str:
-    """URL slug for a tag; names with no sluggable characters get a stable hash."""
-    slug = slugify(tag_key(name), allow_unicode=True)[:80]
-    if not slug:
-        slug = "tag-" + hashlib.sha256(tag_key(name).encode()).hexdigest()[:12]
-    return slug
 
 
 def abstract_fingerprint(abstract: str) -> str:

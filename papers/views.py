@@ -31,7 +31,7 @@ from papers.filters import (
     shareable_query,
 )
 from papers.listing import with_listing
-from papers.models import Author, Authorship, MergedPaper, Paper, PaperTag, Tag, TagAlias
+from papers.models import Author, Authorship, MergedPaper, Paper, PaperTag, Tag
 from papers.navigation import result_link_prefix, results_navigation
 from papers.querysets import keywords_containing
 from papers.routes import int_url
@@ -39,6 +39,7 @@ from papers.search import engine, meaning
 from papers.search.query import excludes_only
 from papers.search.sync import IndexUnavailable, current_searcher
 from papers.sources.single import LookupFailed, paper_for_identifier
+from papers.tags import service as tag_service
 
 logger = logging.getLogger(__name__)
 
@@ -237,12 +238,11 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 def tag_at(kind: str, slug: str) -> tuple[Tag, bool]:
     """The tag at the address of `kind` and `slug`, and whether that is the address of a
-    spelling merged into it (TagAlias: its pages redirect to the tag's own); 404 for neither."""
-    tag = Tag.objects.filter(kind=kind, slug=slug).first()
-    if tag is not None:
-        return tag, False
-    alias = get_object_or_404(TagAlias.objects.select_related("tag"), kind=kind, slug=slug)
-    return alias.tag, True
+    spelling merged into it (its pages redirect to the tag's own); 404 for neither."""
+    found = tag_service.tag_at(kind, slug)
+    if found is None:
+        raise Http404("No tag at this address.")
+    return found
 
 
 def tag_detail(request: HttpRequest, kind: str, slug: str) -> HttpResponse:

@@ -7,7 +7,8 @@ import itertools
 from django.contrib.auth import get_user_model
 
 from papers.models import Author, Authorship, Paper, PaperTag, Tag, TagKind
-from papers.text import abstract_fingerprint, normalize_author_name, tag_key
+from papers.tags.identity import tag_key
+from papers.text import abstract_fingerprint, normalize_author_name
 
 _counter = itertools.count(1)
 PASSWORD = "correct-horse-battery-staple"

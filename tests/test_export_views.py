@@ -27,7 +27,7 @@ from papers.importing import bibtex, ris
 from papers.models import Author, Authorship, Paper, PaperTag, TagKind
 from papers.search import engine
 from papers.search.sync import current_searcher
-from papers.services import merge_tags
+from papers.tags.service import merge_tags
 from papers.text import abstract_fingerprint
 from papers.venues import venue_from_citation, venue_full_name
 from tests.factories import make_note, make_paper, make_reading_list, make_tag, make_user

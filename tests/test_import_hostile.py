@@ -19,6 +19,7 @@ from django.core.management.base import CommandError
 
 from papers.importing.safe_json import MAX_DEPTH, MAX_INT_DIGITS
 from papers.models import Author, Paper, Tag, TagKind
+from papers.tags.identity import normalize_tag_name, tag_key
 from papers.text import (
     MAX_ABSTRACT,
     MAX_AUTHOR_LIST,
@@ -30,8 +31,6 @@ from papers.text import (
     MAX_TITLE,
     MAX_URL,
     normalize_author_name,
-    normalize_tag_name,
-    tag_key,
 )
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,7 @@ from annotations.services import add_lab_tag
 from papers.filters import PaperFilter
 from papers.importing.pipeline import import_paths
 from papers.models import Paper, PaperTag, Tag, TagAlias, TagKind
-from papers.services import merge_tags
+from papers.tags.service import merge_tags
 from tests.factories import make_lab_tag, make_paper, make_tag, make_user
 from tests.test_keyword_facets import facet
 

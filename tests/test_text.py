@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from papers.text import fold_author_name, spelling_key
+from papers.tags.identity import spelling_key
+from papers.text import fold_author_name
 
 
 @pytest.mark.parametrize(

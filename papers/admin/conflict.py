@@ -88,6 +88,9 @@ class ImportConflictAdmin(GuardedAdmin, admin.ModelAdmin):
         "values_diff",
         "previous",
         "incoming",
+        # An author list's or tags' values as settling writes them (papers.conflicts).
+        "previous_data",
+        "incoming_data",
         "import_run",
         "created_at",
         "resolved_at",

@@ -14,7 +14,6 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import ngettext
 
-from papers import services
 from papers.admin.common import (
     MAX_TAGS_CHECKED_FOR_VARIANTS,
     MAX_TAGS_MERGED,
@@ -32,7 +31,7 @@ from papers.admin.merging import (
 )
 from papers.models import PaperTag, Tag, TagAlias, TagKind
 from papers.querysets import spelling_variants
-from papers.text import tag_key, tag_slug
+from papers.tags import service as tag_service
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -47,11 +46,7 @@ class TagForm(forms.ModelForm):
         cleaned = super().clean() or self.cleaned_data
         name, kind = cleaned.get("name"), cleaned.get("kind")
         if name and kind:
-            others = Tag.objects.filter(kind=kind).exclude(pk=self.instance.pk)
-            clash = (
-                others.filter(key=tag_key(name)).first()
-                or others.filter(slug=tag_slug(name)).first()
-            )
+            clash = tag_service.tag_taking_place_of(kind, name, exclude_pk=self.instance.pk)
             if clash is not None:
                 raise forms.ValidationError(
                     f"The {clash.get_kind_display().lower()} “{clash.name}” already exists."
@@ -66,7 +61,7 @@ class TagForm(forms.ModelForm):
                 raise forms.ValidationError(
                     "Other tags were merged into this one: it keeps its kind."
                 )
-            alias = TagAlias.objects.filter(kind=kind, key=tag_key(name)).first()
+            alias = tag_service.alias_named(kind, name)
             if alias is not None and alias.tag_id != self.instance.pk:
                 raise forms.ValidationError(
                     f"“{alias.name}” was merged into “{alias.tag.name}”: imports that spell "
@@ -86,7 +81,7 @@ class MergeTagsForm(MergeForm):
 
 
 class TagAliasInline(admin.TabularInline):
-    """The spellings merged into this tag (services.merge_tags): shown, never edited."""
+    """The spellings merged into this tag (papers.tags.service.merge_tags): shown, never edited."""
 
     model = TagAlias
     fk_name = "tag"
@@ -149,7 +144,7 @@ class TagAdmin(MergingAdmin):
                 messages.WARNING,
             )
             return None
-        form, done = confirmed_merge(self, request, MergeTagsForm, tags, services.merge_tags)
+        form, done = confirmed_merge(self, request, MergeTagsForm, tags, tag_service.merge_tags)
         if done:
             return None
         return merge_page(self, request, form, list(tags), tags=list(tags))
@@ -194,7 +189,7 @@ class TagAdmin(MergingAdmin):
             return render(request, "admin/papers/tag/merge_variants.html", context)
         with transaction.atomic():
             for kept, *others in groups:
-                result = services.merge_tags(target=kept, others=others)
+                result = tag_service.merge_tags(target=kept, others=others)
                 self.log_change(request, kept, result.summary())
         merged = sum(len(group) - 1 for group in groups)
         self.message_user(

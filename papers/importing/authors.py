@@ -48,16 +48,22 @@ class AuthorRow:
 
 
 def people_of(record: PaperRecord) -> list[Person]:
-    """The record's authors in order. A second mention of one profile id is dropped (one
-    person); a name listed twice without profile ids is two people of one name, each an
-    author of their own (a source lists a person once)."""
+    """The record's authors in order (people_named)."""
     profiles = record.author_ids
     if len(profiles) != len(record.authors):  # validate_record pairs them; a source may not
         profiles = [""] * len(record.authors)
+    return people_named(record.authors, profiles)
+
+
+def people_named(names: list[str], profiles: list[str]) -> list[Person]:
+    """The people of an author list, names paired with profile ids ("" for none), in order.
+    A second mention of one profile id is dropped (one person); a name listed twice without
+    profile ids is two people of one name, each an author of their own (a source lists a
+    person once)."""
     result: list[Person] = []
     seen_profiles: set[str] = set()
     unidentified: dict[str, int] = {}  # normalised name -> its mentions without a profile id
-    for name, profile in zip(record.authors, profiles, strict=True):
+    for name, profile in zip(names, profiles, strict=True):
         key = normalize_author_name(name)
         if not key or (profile and profile in seen_profiles):
             continue
@@ -69,6 +75,39 @@ def people_of(record: PaperRecord) -> list[Person]:
             unidentified[key] = nth + 1
         result.append(Person(key, name.strip(), profile, nth))
     return result
+
+
+def author_list_data(people: list[Person]) -> list[dict[str, str]]:
+    """An author list as an import conflict keeps it (ImportConflict.incoming_data): each
+    name as written, in order, with its OpenReview profile id when known."""
+    data = []
+    for person in people:
+        entry = {"name": person.name}
+        if person.profile:
+            entry["profile_id"] = person.profile
+        data.append(entry)
+    return data
+
+
+def people_of_data(data: list[dict[str, str]]) -> list[Person]:
+    """The people an author list kept by author_list_data names, read as an import reads
+    a record's list."""
+    return people_named(
+        [entry["name"] for entry in data], [entry.get("profile_id", "") for entry in data]
+    )
+
+
+def authorship_rows(
+    people: list[Person], authors: dict[tuple[str, str, int], AuthorRow]
+) -> list[AuthorRow]:
+    """The authors of one list in order, from resolve_authors' answer. Two names of a list
+    can resolve to one author (a profile id's author is also found by another spelling):
+    they are one authorship, the first."""
+    rows: dict[int, AuthorRow] = {}
+    for person in people:
+        row = authors[(person.key, person.profile, person.nth)]
+        rows.setdefault(row.pk, row)
+    return list(rows.values())
 
 
 def same_people(incoming: list[Person], current: list[Person]) -> bool:

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from django.db import connection, models
+from django.db.models import Q
 
 from papers.models import db_column
 
@@ -30,6 +31,22 @@ def chunks(values: Iterable, size: int = IN_CHUNK) -> Iterator[list]:
     values = list(values)
     for start in range(0, len(values), size):
         yield values[start : start + size]
+
+
+def by_kind_in_chunks(
+    model, field_name: str, pairs: list[tuple[str, str]], *, kind_field: str = "kind"
+) -> Iterator:
+    """Querysets of `model` matching (kind, value) pairs, IN_CHUNK pairs each: one OR term per
+    kind, each a bounded `__in` (a long OR of pairs is an expression SQLite refuses,
+    "Expression tree is too large")."""
+    for chunk in chunks(pairs):
+        by_kind: dict[str, list[str]] = {}
+        for kind, value in chunk:
+            by_kind.setdefault(kind, []).append(value)
+        condition = Q()
+        for kind, values in by_kind.items():
+            condition |= Q(**{kind_field: kind, f"{field_name}__in": values})
+        yield model.objects.filter(condition)
 
 
 # SQLite's page cache while an import writes: its indexes (forum id, abstract fingerprint,

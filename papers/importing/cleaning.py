@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from papers.tags.identity import stored_length
 from papers.text import (
     MAX_ABSTRACT,
     MAX_AUTHOR_LIST,
@@ -28,21 +28,16 @@ from papers.text import (
     MAX_TAG_NAME,
     MAX_TAGS_PER_PAPER,
     MAX_TITLE,
+    cut_at_word,
     has_visible_character,
     normalize_author_name,
-    normalize_tag_name,
-    tag_key,
 )
 
 if TYPE_CHECKING:
     from papers.importing.records import PaperRecord
 
-ELLIPSIS = "…"
 # Embeddings, overrides and isolates: an abstract may hold right-to-left text and its marks.
 _REORDERING = re.compile("[\u202a-\u202e\u2066-\u2069]")
-# A cut that would keep less than this share of the limit cuts mid-word instead: one
-# 400-character "word" (a URL) should not lose everything.
-_WORD_CUT_SHARE = 0.5
 
 
 # The marks that belong to right-to-left writing: a title may keep them (names and tags may not).
@@ -63,25 +58,6 @@ def without_invisible(text: str, keep: frozenset[str] = frozenset()) -> tuple[st
         if char == "\u200b" or char not in removed
     )
     return " ".join(kept.split()), removed
-
-
-def cut_at_word(text: str, limit: int, measure: Callable[[str], int] = len) -> str:
-    """`text` cut to at most `limit` (as `measure` counts it) at a word boundary, an ellipsis
-    marking the cut; `text` itself when it fits."""
-    if measure(text) <= limit:
-        return text
-    size = limit - 1
-    while size > 0:
-        cut = text[:size]
-        space = cut.rfind(" ")
-        if space >= size * _WORD_CUT_SHARE:
-            cut = cut[:space]
-        shortened = cut.rstrip() + ELLIPSIS
-        over = measure(shortened) - limit
-        if over <= 0:
-            return shortened
-        size -= over  # NFKC or case folding lengthened it: cut that much more
-    return ""
 
 
 def clean_record(record: PaperRecord) -> list[str]:
@@ -172,7 +148,7 @@ def _clean_names(names: list[str], label: str, notes: list[str]) -> list[str]:
     (the display name and the key) allow; the first MAX_TAGS_PER_PAPER kept."""
     cleaned = []
     for name in names:
-        name = _clean_text(name, label, MAX_TAG_NAME, notes, _tag_length)
+        name = _clean_text(name, label, MAX_TAG_NAME, notes, stored_length)
         if has_visible_character(name):
             cleaned.append(name)
         elif name.strip():
@@ -181,10 +157,6 @@ def _clean_names(names: list[str], label: str, notes: list[str]) -> list[str]:
         notes.append(f"{len(cleaned)} {label}s: kept the first {MAX_TAGS_PER_PAPER}")
         cleaned = cleaned[:MAX_TAGS_PER_PAPER]
     return cleaned
-
-
-def _tag_length(name: str) -> int:
-    return max(len(name), len(normalize_tag_name(name)), len(tag_key(name)))
 
 
 def _codes(chars: list[str]) -> str:

@@ -29,12 +29,13 @@ disagree; nor do two that write one value two ways (papers.importing.equivalence
 `$Ω$` or `$\\Omega$`, one OpenReview PDF as `/pdf?id=X` or `/pdf/<hash>.pdf`).
 
 The stages that need no batch state live beside it: which paper each record is
-(`matching.py`), the new tags' slugs (`tag_rows.py`), the reviews stored after the papers
-(`review_rows.py`), the authors each name is (`authors.py`), the rows written (`bulk_rows.py`).
+(`matching.py`), the reviews stored after the papers (`review_rows.py`), the authors each name
+is (`authors.py`), the rows written (`bulk_rows.py`); the tags a record names are found and
+created by papers.tags.service.
 
 Just over 600 lines: the batch's reads, the three-way merge of each record and the writes
 share the batch's state (Loader); the stages that need none of it have their own modules
-(matching.py, tag_rows.py, review_rows.py, bulk_rows.py, equivalence.py, cleaning.py).
+(matching.py, review_rows.py, bulk_rows.py, equivalence.py, cleaning.py).
 """
 
 from __future__ import annotations
@@ -49,12 +50,15 @@ from django.utils import timezone
 from papers.importing.authors import (
     AuthorRow,
     Person,
+    author_list_data,
+    authorship_rows,
     only_names_profiles,
     resolve_authors,
     same_people,
 )
 from papers.importing.bulk_rows import (
     PlannerStatistics,
+    by_kind_in_chunks,
     chunks,
     insert_objects,
     insert_rows,
@@ -83,7 +87,6 @@ from papers.importing.sources import (
     value_hash,
     year_hash,
 )
-from papers.importing.tag_rows import by_kind_in_chunks, free_slugs
 from papers.importing.tags import superseded_tags
 from papers.models import (
     Author,
@@ -96,16 +99,13 @@ from papers.models import (
     SearchChange,
     SourceRecord,
     Tag,
-    TagAlias,
     TagKind,
 )
 from papers.querysets import identifier_in
 from papers.search.document_fields import PAPER_FIELDS
 from papers.signals import abstracts_changed
-from papers.text import (
-    normalize_tag_name,
-    tag_key,
-)
+from papers.tags import service as tag_service
+from papers.tags.identity import tag_key
 
 BATCH_SIZE = 1000
 UNTITLED_REASON = "Imported without a title"
@@ -301,14 +301,17 @@ class Loader:
             supplied = match.supplied.get(name)
             return supplied is not None and supplied != base.get(name)
 
-        def may_apply(name: str, current_hash: str, current: str, incoming: str) -> bool:
+        def may_apply(
+            name: str, current_hash: str, current: str, incoming: str, data: tuple = (None, None)
+        ) -> bool:
             """Whether the incoming value replaces the current one; lists it for the curators
-            when the current value is a curator's (kept) or another source's (replaced)."""
+            when the current value is a curator's (kept) or another source's (replaced).
+            `data`: the two values as structured data, for an author list."""
             if name in curated:
-                self._conflict(match, ImportConflict.Kind.CURATED, name, current, incoming)
+                self._conflict(match, ImportConflict.Kind.CURATED, name, current, incoming, data)
                 return False
             if current and base.get(name) not in (current_hash, RELEASED):
-                self._conflict(match, ImportConflict.Kind.SOURCES, name, current, incoming)
+                self._conflict(match, ImportConflict.Kind.SOURCES, name, current, incoming, data)
             return True
 
         forum_id = paper.forum_id or record.forum_id
@@ -351,8 +354,9 @@ class Loader:
                 # so nothing to dispute; a curator's list is left as the curator made it.
                 apply = "authors" not in curated
             else:
+                data = (author_list_data(target.authors), author_list_data(match.authors))
                 apply = may_apply(
-                    "authors", authors_hash(current_keys), current_names, incoming_names
+                    "authors", authors_hash(current_keys), current_names, incoming_names, data
                 )
             if apply:
                 target.authors = match.authors
@@ -368,7 +372,10 @@ class Loader:
                     target.tag_keys.add(ident)
             missing_names = ", ".join(name for _, name in missing)
             if missing and "tags" in curated:
-                self._conflict(match, ImportConflict.Kind.CURATED, "tags", "", missing_names)
+                tags_data = (None, [{"kind": kind, "name": name} for kind, name in missing])
+                self._conflict(
+                    match, ImportConflict.Kind.CURATED, "tags", "", missing_names, tags_data
+                )
             elif missing:
                 target.new_tags.extend(missing)
                 changes.append("tags")
@@ -391,10 +398,26 @@ class Loader:
         else:
             counts.unchanged += 1
 
-    def _conflict(self, match: Match, kind: str, name: str, current: str, incoming: str) -> None:
+    def _conflict(
+        self,
+        match: Match,
+        kind: str,
+        name: str,
+        current: str,
+        incoming: str,
+        data: tuple = (None, None),
+    ) -> None:
         record, paper = match.record, match.target.paper
         conflict = Conflict(
-            record.source, record.line, _describe(paper), name, current, incoming, kind=kind
+            record.source,
+            record.line,
+            _describe(paper),
+            name,
+            current,
+            incoming,
+            kind=kind,
+            current_data=data[0],
+            incoming_data=data[1],
         )
         self.report.for_file(record.source).conflicts.append(conflict)
         self.conflicts.append((paper, conflict))
@@ -409,14 +432,8 @@ class Loader:
         rows_of: dict[int, list[AuthorRow]] = {}
         for target in unique:
             if target.authors_changed:
-                # Two names of a list can resolve to one author (a profile id's author is
-                # also found by another spelling): they are one authorship, the first.
-                rows: dict[int, AuthorRow] = {}
-                for person in target.authors:
-                    row = authors[(person.key, person.profile, person.nth)]
-                    rows.setdefault(row.pk, row)
-                rows_of[id(target)] = list(rows.values())
-                target.paper.author_names = ", ".join(row.name for row in rows.values())
+                rows_of[id(target)] = authorship_rows(target.authors, authors)
+                target.paper.author_names = ", ".join(row.name for row in rows_of[id(target)])
                 target.changed.add("author_names")
 
         new = [t for t in unique if t.is_new]
@@ -519,6 +536,8 @@ class Loader:
                 line=conflict.line,
                 previous=conflict.current,
                 incoming=conflict.incoming,
+                previous_data=conflict.current_data,
+                incoming_data=conflict.incoming_data,
                 import_run=self.import_run,
             )
             for paper, conflict in self.conflicts
@@ -532,36 +551,21 @@ class Loader:
         """Imported tags by (kind, key), created when missing; cached for the whole import."""
         needed = {self._tag_ident(kind, name): name for kind, name in wanted}
         unknown = {ident: name for ident, name in needed.items() if ident not in self.tags}
-        # One OR term per kind, each a bounded `key__in`: a long OR of (kind, key) pairs is an
-        # expression SQLite refuses ("Expression tree is too large") at 1,000 venues.
-        for tags in by_kind_in_chunks(Tag, "key", sorted(unknown)):  # query: existing tags
-            self.tags.update(((t.kind, t.key), t) for t in tags)
-        self._create_tags({i: n for i, n in unknown.items() if i not in self.tags})
+        # queries: stored tags, then slugs in use and new tags
+        self.tags.update(tag_service.tags_by_ident(unknown))
         return {ident: self.tags[ident] for ident in needed}
 
     @cached_property
     def aliases(self) -> dict[tuple[str, str], tuple[str, str]]:
         """Spellings a curator merged into another tag, (kind, key) -> the kept tag's: a few,
         read once, when the first record brings tags."""
-        rows = TagAlias.objects.values_list("kind", "key", "tag__key")  # query: tag aliases
-        return {(kind, key): (kind, kept) for kind, key, kept in rows}
+        return tag_service.merged_keys()  # query: tag aliases
 
     def _tag_ident(self, kind: str, name: str) -> tuple[str, str]:
         """The (kind, key) of the tag a record's tag name gives: a merged spelling's is the
         kept tag's (TagAlias)."""
         ident = (kind, tag_key(name))
         return self.aliases.get(ident, ident)
-
-    def _create_tags(self, missing: dict[tuple[str, str], str]) -> None:
-        if not missing:
-            return
-        slugs = free_slugs(missing)
-        new = [
-            Tag.unsaved(kind, normalize_tag_name(name), slug=slugs[(kind, key)])
-            for (kind, key), name in sorted(missing.items())
-        ]
-        # query: insert tags
-        self.tags.update(((t.kind, t.key), t) for t in Tag.objects.bulk_create(new))
 
 
 def _settle_superseded_conflicts(rows: list[ImportConflict]) -> None:

@@ -30,10 +30,8 @@ from papers.models import (
     Paper,
 )
 from papers.querysets import identifier_in
-from papers.text import (
-    abstract_fingerprint,
-    tag_key,
-)
+from papers.tags.identity import tag_key
+from papers.text import abstract_fingerprint
 
 # What a record is matched by, strongest first.
 IDENTITIES = ("forum_id", "arxiv_id", "doi", "abstract_fingerprint")

@@ -66,7 +66,8 @@ from papers.importing import jsonl, limits
 from papers.importing.json_scanner import JsonScanner
 from papers.importing.records import ImportFailed, PaperRecord, Record, ReviewRecord, split_list
 from papers.importing.tags import is_track_word
-from papers.text import MAX_FORUM_ID, MAX_TAG_NAME, collapse_whitespace, tag_name_problem
+from papers.tags.identity import tag_name_problem
+from papers.text import MAX_FORUM_ID, MAX_TAG_NAME, collapse_whitespace
 
 SITE = "https://openreview.net"
 FORUM_URL = SITE + "/forum?id="

@@ -18,6 +18,7 @@ from papers.importing import safe_json
 from papers.importing.cleaning import clean_record
 from papers.importing.latex_text import author_name_as_text
 from papers.latex import accents_as_unicode
+from papers.tags.identity import normalize_tag_name, tag_key, tag_name_problem
 from papers.text import (
     FORUM_ID,
     MAX_ABSTRACT,
@@ -37,11 +38,8 @@ from papers.text import (
     normalize_arxiv_id,
     normalize_author_name,
     normalize_doi,
-    normalize_tag_name,
     openreview_profile_id,
     paper_text_problem,
-    tag_key,
-    tag_name_problem,
 )
 
 

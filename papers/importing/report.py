@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tqdm import tqdm
 
@@ -33,6 +34,10 @@ class Conflict:
     current: str
     incoming: str
     kind: str = CURATED
+    # An author list's or tags' values as structured data (ImportConflict.previous_data and
+    # incoming_data): what settling the conflict writes; None for scalar fields.
+    current_data: Any = dataclasses.field(default=None, compare=False)
+    incoming_data: Any = dataclasses.field(default=None, compare=False)
 
     def __str__(self) -> str:
         where = f"{self.source}:{self.line}: {self.paper}: {self.field}"

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from papers.importing.bulk_rows import (
     IN_CHUNK,
+    by_kind_in_chunks,
     chunks,
 )
 from papers.importing.records import ReviewRecord
@@ -13,7 +14,6 @@ from papers.importing.report import Report
 from papers.importing.sources import (
     source_name,
 )
-from papers.importing.tag_rows import by_kind_in_chunks
 from papers.models import (
     MergedPaper,
     Paper,

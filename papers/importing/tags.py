@@ -22,7 +22,7 @@ import functools
 import re
 
 from papers.models import TagKind
-from papers.text import normalize_tag_name, tag_key
+from papers.tags.identity import normalize_tag_name, tag_key
 
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
 _TRACK_WORDS = {
@@ -84,7 +84,7 @@ def _classified(names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
             kind = TagKind.VENUE
         else:
             kind = TagKind.TRACK
-        identity = (str(kind), name.casefold())
+        identity = (str(kind), tag_key(name))
         if identity not in seen:
             seen.add(identity)
             result.append((str(kind), name))

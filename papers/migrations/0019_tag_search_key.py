@@ -2,7 +2,7 @@
 
 from django.db import migrations, models
 
-from papers.text import tag_search_key
+from papers.tags.identity import tag_search_key
 
 
 def fill_search_keys(apps, schema_editor):
