@@ -234,6 +234,9 @@ def test_typed_words_are_plain_words_with_the_last_one_open():
     assert parse_typed_words("the of") is None
     assert parse_typed_words('" ( * : AND') is None  # "and" is a stop word
     assert parse_typed_words("a\x00b") == Clause(("a", "b"))
+    assert parse_typed_words("") is None
+    assert parse_typed_words("graph tr") == Clause(("graph", "tr"), prefix=True)
+    assert parse_typed_words("graph of transf") == Clause(("graph", "of", "transf"), prefix=True)
     assert parse_typed_words("diffusion t") == Clause(("diffusion", "t"))  # too short to expand
     assert parse_typed_words("diffusion and") == Clause(("diffusion", "and"))  # a stop word
     assert parse_typed_words("graph transf.") == Clause(("graph", "transf"))  # closed
