@@ -7,6 +7,14 @@ from tests import factories
 _index_numbers = itertools.count(1)
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects, so `-m "not slow"` sees the marker
+def pytest_collection_modifyitems(items):
+    # A browser test starts a live server and drives Chromium: each takes seconds.
+    for item in items:
+        if item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def _plain_static_storage(settings):
     # The manifest storage needs `collectstatic`; tests render templates without it.

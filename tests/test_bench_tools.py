@@ -145,6 +145,7 @@ def test_kill_fault_reads_the_importers_progress_bar():
     assert _PROGRESS.findall(terminal.getvalue())[-1] == ("500", "1000")
 
 
+@pytest.mark.slow
 def test_hostile_corpus_is_at_the_limits_and_the_importer_accepts_every_record():
     corpus = build_corpus(ordinary=5, per_kind=2)
     for line, record in enumerate(corpus.records, start=1):

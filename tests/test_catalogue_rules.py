@@ -54,6 +54,12 @@ def test_the_importer_finds_what_the_factories_made(tmp_path):
         ("math.GT/0309136", "math.GT/0309136"),
         ("2310.1", ""),
         ("see 2310.01234", ""),
+        # Links as copied from the address bar: the id is what follows /abs/ or /pdf/.
+        ("https://arxiv.org/pdf/2310.01234v2.pdf", "2310.01234"),
+        ("arxiv.org/abs/hep-th/9901001", "hep-th/9901001"),
+        # At most MAX_ARXIV_ID (50) characters.
+        ("a" * 42 + "/1234567", "a" * 42 + "/1234567"),
+        ("a" * 43 + "/1234567", ""),
     ],
 )
 def test_arxiv_ids(typed, arxiv_id):
@@ -69,6 +75,9 @@ def test_arxiv_ids(typed, arxiv_id):
         ("10.1000", ""),
         ("11.1000/abc", ""),
         ("10.1000/a b", ""),
+        # At most MAX_DOI (200) characters.
+        ("10.1234/" + "x" * 192, "10.1234/" + "x" * 192),
+        ("10.1234/" + "x" * 193, ""),
     ],
 )
 def test_dois(typed, doi):
@@ -80,3 +89,5 @@ def test_forum_id_from_a_forum_or_pdf_url():
     assert forum_id_from_url("https://openreview.net/forum?id=abc_1-X") == "abc_1-X"
     assert forum_id_from_url("https://openreview.net/pdf?id=abc&noteId=x") == "abc"
     assert forum_id_from_url("https://openreview.net/group?x=1") == ""
+    # An unclosed "[" reads as an IPv6 host that cannot be parsed: typed text, no forum.
+    assert forum_id_from_url("https://[openreview.net/forum?id=abc") == ""

@@ -30,6 +30,10 @@ from bench.standins import (
 )
 from papers.models import Author, Paper
 
+# Local stand-in servers for OpenReview and arXiv, hundreds of notes, a fetch killed in a child
+# process: seconds per test.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = 100  # OpenReview notes a page in the in-process tests, so a small venue has several
 # Enough for four pages of the submission query: the fourth is the slow one.

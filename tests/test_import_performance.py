@@ -89,6 +89,7 @@ def test_reimporting_the_same_file_reads_a_fixed_handful_of_queries(
     assert (report.total.created, report.total.updated, report.total.unchanged) == (0, 0, RECORDS)
 
 
+@pytest.mark.slow
 def test_changed_reimport_is_bounded_per_batch(tmp_path, django_assert_max_num_queries):
     import_paths([write_corpus(tmp_path / "v1.jsonl")], batch_size=BATCH)
     path = write_corpus(tmp_path / "v2.jsonl", title="Renamed")

@@ -147,6 +147,7 @@ def test_forgetting_curator_edits_lets_the_sources_write_again(tmp_path):
     assert Paper.objects.get().title == PAPER["title"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CORPUS.exists(), reason=f"the ICLR 2024 corpus is not at {CORPUS}")
 def test_fixtures_and_corpus_alternately_update_nothing_from_the_second_round_on():
     fixtures, corpus = str(FIXTURES), str(CORPUS)

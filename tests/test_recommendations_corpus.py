@@ -13,6 +13,7 @@ from tests.factories import make_note, make_reading_list
 from tests.test_import_three_way import CORPUS
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.django_db,
     pytest.mark.skipif(not CORPUS.exists(), reason=f"the ICLR 2024 corpus is not at {CORPUS}"),
 ]

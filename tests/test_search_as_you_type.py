@@ -11,7 +11,6 @@ import pytest
 from django.urls import reverse
 
 from papers.models import TagKind
-from papers.search.query import Clause, parse_query
 from tests.factories import make_paper
 from tests.test_search_parser import ODD_QUERIES
 
@@ -202,23 +201,6 @@ def test_hostile_text_while_typing_never_errors(client, corpus, query):
     for headers in ({}, HTMX):
         response = client.get(reverse("papers:list"), {"q": query, "typing": "1"}, **headers)
         assert response.status_code == 200
-
-
-def test_parser_marks_only_an_open_last_word():
-    def marked(text):
-        return [c.prefix for g in parse_query(text, prefix_last=True) for c in g]
-
-    assert parse_query("graph mo", prefix_last=True) == (
-        (Clause(("graph",)), Clause(("mo",), prefix=True)),
-    )
-    assert marked("mo") == [True]
-    assert marked("m") == [False]
-    assert marked("mo ") == [False]
-    assert marked("mo.") == [False]
-    assert marked("graph -mo") == [False, False]
-    assert marked("graph th") == [False, True]
-    assert marked("graph the") == [False]  # a stop word is dropped, as when submitted
-    assert parse_query("mo") == ((Clause(("mo",)),),)  # without the flag: a whole word
 
 
 def test_links_in_the_updated_results_hold_only_what_the_address_holds(client, corpus, user):

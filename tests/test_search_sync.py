@@ -716,6 +716,7 @@ def shell_started(url: str, index: Path, code: str) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow  # child processes, each starting Django
 @pytest.mark.django_db(transaction=True)
 def test_a_second_server_process_sees_a_lab_tag_within_a_second(shared_database_url, tmp_path):
     url = shared_database_url
@@ -778,6 +779,7 @@ def test_a_second_server_process_sees_a_lab_tag_within_a_second(shared_database_
     assert float(out.split()[1]) - float(committed) < 1.0
 
 
+@pytest.mark.slow  # child processes, each starting Django
 @pytest.mark.django_db(transaction=True)
 def test_a_killed_writer_process_leaves_an_index_that_catches_up(shared_database_url, tmp_path):
     url, index = shared_database_url, tmp_path / "index"
@@ -837,6 +839,7 @@ def test_a_killed_writer_process_leaves_an_index_that_catches_up(shared_database
     assert work == "0 21"  # caught up (20 edits and a deletion), not rebuilt
 
 
+@pytest.mark.slow  # child processes, each starting Django
 @pytest.mark.django_db(transaction=True)
 def test_a_generation_is_switched_atomically_under_a_reading_process(shared_database_url, tmp_path):
     url, index = shared_database_url, tmp_path / "index"

@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from papers.models import Paper, TagKind
 from papers.search import engine
-from papers.search.query import Clause, parse_typed_words
+from papers.search.query import parse_typed_words
 from papers.search.store import IndexUnavailable
 from papers.search.sync import current_searcher
 from papers.suggest import MAX_SUGGESTIONS, first_authors, identifier_lookups
@@ -58,16 +58,6 @@ def suggested(client, q: str) -> list[int]:
 
 
 # --- What the box reads ----------------------------------------------------------------------
-
-
-def test_typed_words_are_plain_words_with_the_last_one_open():
-    assert parse_typed_words("diffusion transf") == Clause(("diffusion", "transf"), prefix=True)
-    assert parse_typed_words("diffusion transf ") == Clause(("diffusion", "transf"))
-    # Search syntax is only punctuation and words here: a title can be typed as written.
-    assert parse_typed_words('-"Learning or not" (') == Clause(("learning", "or", "not"))
-    assert parse_typed_words("the of") is None
-    assert parse_typed_words('" ( * : AND') is None  # "and" is a stop word
-    assert parse_typed_words("a\x00b") == Clause(("a", "b"))
 
 
 def test_identifiers_are_read_with_the_catalogue_normalisers():
