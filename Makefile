@@ -58,7 +58,7 @@ lock: | $(BIN)/python
 
 ## typecheck: mypy with django-stubs over the apps and config/
 typecheck: $(DEV)
-	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs highlights config
+	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs highlights semantic config
 
 ## run: create the environment, migrate, import fixtures/, build the search index if missing and
 ##      serve on http://127.0.0.1:8000 (SQLite), with a task worker beside it (docs/operations.md)
@@ -105,7 +105,7 @@ TEST_WORKERS ?= auto
 test: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs highlights config
+	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs highlights semantic config
 	$(TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 	$(TEST_ENV) $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS); rc=$$?; \
 		if [ $$rc -eq 5 ]; then echo "pytest: no tests collected$(if $(strip $(PYTEST_ARGS)), (PYTEST_ARGS=$(PYTEST_ARGS)))"; rc=0; fi; \
