@@ -49,6 +49,8 @@ def _load() -> Embedder | None:
         return factory(Path(settings.SEMANTIC_ONNX_PATH))
     except ImportError as exc:
         logger.info("Semantic search is off: the `semantic` extra is not installed (%s)", exc)
+    except FileNotFoundError as exc:
+        logger.info("Semantic search is off: %s (make semantic-model)", exc)
     except Exception:
         # A missing or broken ONNX file: the site works lexically and the log says why.
         logger.exception("Semantic search is off: the model did not load")

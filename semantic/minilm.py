@@ -68,4 +68,6 @@ class MiniLM:
 
 def load(onnx_path: Path) -> MiniLM:
     """The factory settings.SEMANTIC_EMBEDDER names by default."""
+    if not onnx_path.exists():
+        raise FileNotFoundError(f"the model's ONNX file {onnx_path} has not been exported")
     return MiniLM(onnx_path)

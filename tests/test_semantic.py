@@ -190,3 +190,13 @@ def test_a_paraphrased_question_finds_its_paper_by_meaning(settings):
 
     assert found[0][0] == distillation.pk
     assert np.isclose(np.linalg.norm(model.embed(["x"])[0]), 1.0, atol=1e-5)
+
+
+def test_an_unexported_model_file_leaves_semantic_search_off(settings, tmp_path):
+    settings.SEMANTIC_SEARCH = "auto"
+    settings.SEMANTIC_ONNX_PATH = tmp_path / "missing.onnx"
+    embedder_module.reset()
+    if importlib.util.find_spec("onnxruntime") is None:
+        pytest.skip("the `semantic` extra is not installed")
+    assert semantic.available() is False
+    assert search.nearest_ids("ice", 5) == []
