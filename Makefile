@@ -106,6 +106,7 @@ run: $(RUNTIME)
 	$(RUN_ENV) $(BIN)/python manage.py createcachetable
 	$(RUN_ENV) $(BIN)/python manage.py import_papers fixtures/
 	$(RUN_ENV) $(BIN)/python manage.py update_search_index
+	$(RUN_ENV) $(BIN)/python manage.py update_vector_index
 	@echo
 	@echo "To create an admin user: DJANGO_DEBUG=1 $(BIN)/python manage.py createsuperuser"
 	@echo "Serving on http://$(HOST):$(PORT)/ (and a task worker for background exports)"
@@ -129,6 +130,7 @@ serve: $(RUNTIME)
 		exit 1; }
 	$(BIN)/python manage.py collectstatic --noinput
 	$(BIN)/python manage.py update_search_index
+	$(BIN)/python manage.py update_vector_index
 	$(BIN)/gunicorn -c config/gunicorn.conf.py config.wsgi
 
 ## worker: the background task worker (large exports) against DATABASE_URL; one or more per site

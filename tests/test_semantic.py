@@ -200,3 +200,31 @@ def test_an_unexported_model_file_leaves_semantic_search_off(settings, tmp_path)
         pytest.skip("the `semantic` extra is not installed")
     assert semantic.available() is False
     assert search.nearest_ids("ice", 5) == []
+
+
+def test_a_search_with_nothing_changed_costs_one_query(fake_embedder, django_assert_num_queries):
+    glaciers = make_paper("Glaciers", abstract="Ice sheets melt.")
+    make_paper("Proteins", abstract="Amino acids fold.")
+    embed_papers(fake_embedder)
+    search.nearest_ids("ice", 5)  # builds the index
+
+    with django_assert_num_queries(1):  # the change log's position
+        search.nearest_ids("amino acids", 5)
+    with django_assert_num_queries(2):  # and the paper's own vector
+        search.neighbours(glaciers.pk, 5)
+
+
+def test_embedding_costs_the_same_queries_per_batch(fake_embedder, django_assert_num_queries):
+    for n in range(4):
+        make_paper(f"Paper {n}", abstract=f"Abstract {n}.")
+    embed_papers(fake_embedder, batch=2)
+    # Per batch: the papers, their stored hashes; the ids first: 1 + 2 per batch when unchanged.
+    with django_assert_num_queries(1 + 2 * 2):
+        embed_papers(fake_embedder, batch=2)
+
+
+def test_update_vector_index_builds_it_before_serving(fake_embedder, capsys):
+    make_paper("Glaciers", abstract="Ice sheets melt.")
+    embed_papers(fake_embedder)
+    call_command("update_vector_index")
+    assert "Vector index up to date: 1 papers" in capsys.readouterr().out
