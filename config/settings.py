@@ -151,6 +151,7 @@ INSTALLED_APPS = [
     "alerts",
     "operations",
     "pdfs",
+    "semantic",
     "highlights",
 ]
 
@@ -371,6 +372,17 @@ if _site.scheme not in ("http", "https") or not _site.netloc or _site.path or _s
 # The search index (papers/search/): derived from the database, one directory per app server.
 # Losing it loses nothing: `manage.py rebuild_search_index` makes it again.
 SEARCH_INDEX_DIR = Path(os.environ.get("SEARCH_INDEX_DIR", BASE_DIR / "search_index"))
+
+# Search by meaning (semantic/, docs/semantic.md): "auto" is on when the `semantic` extra is
+# installed and the model loads, "off" never loads it. The ONNX file is exported once from the
+# packaged weights (`make semantic-model`); SEMANTIC_EMBEDDER names the factory that loads it.
+SEMANTIC_SEARCH = os.environ.get("SEMANTIC_SEARCH", "auto")
+if SEMANTIC_SEARCH not in ("auto", "off"):
+    raise ImproperlyConfigured('SEMANTIC_SEARCH must be "auto" or "off".')
+SEMANTIC_ONNX_PATH = Path(
+    os.environ.get("SEMANTIC_ONNX_PATH", BASE_DIR / "semantic_model" / "all-MiniLM-L6-v2.onnx")
+)
+SEMANTIC_EMBEDDER = "semantic.minilm.load"
 
 # Background work (django-tasks): the database backend needs nothing beyond the database; a
 # worker (`manage.py db_worker`, docs/operations.md) runs what pages enqueue.

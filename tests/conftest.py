@@ -47,6 +47,20 @@ def _search_index_per_test(settings, tmp_path_factory):
     sync.reset()
 
 
+@pytest.fixture(autouse=True)
+def _semantic_search_off(settings):
+    """Search by meaning stays off unless a test turns it on (tests/semantic_helpers.py): a
+    paper saved elsewhere then never loads a model."""
+    from semantic import embedder, search
+
+    settings.SEMANTIC_SEARCH = "off"
+    embedder.reset()
+    search.reset()
+    yield
+    embedder.reset()
+    search.reset()
+
+
 @pytest.fixture
 def user(db):
     return factories.make_user("alice")

@@ -9,7 +9,16 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ["config", "papers", "annotations", "alerts", "recommendations", "operations", "pdfs"]
+PACKAGES = [
+    "config",
+    "papers",
+    "annotations",
+    "alerts",
+    "recommendations",
+    "operations",
+    "pdfs",
+    "semantic",
+]
 
 
 def project_modules() -> dict[str, Path]:

@@ -1,0 +1,95 @@
+"""The integrator's API: papers near a text or near a paper, by the cosine of their vectors.
+
+Both return [(paper_id, score)], best first, score = cosine similarity (1 = same direction);
+both return [] when semantic search is off, so a caller needs no check of its own (call
+`semantic.available()` to say so on the page). Ids may name papers deleted since the index
+was caught up only until the next catch-up: callers join them to Paper as with Tantivy's ids.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+from django.conf import settings
+
+from semantic.embedder import Embedder, get_embedder
+from semantic.models import PaperEmbedding
+
+if TYPE_CHECKING:
+    from semantic.index import VectorIndex
+
+VECTORS_DIR = "vectors"
+QUERY_CACHE_SIZE = 1024
+
+_lock = threading.Lock()
+_indexes: dict[tuple[Path, str, int], VectorIndex] = {}
+
+
+def vector_index(embedder: Embedder) -> VectorIndex:
+    """This process's VectorIndex for settings.SEARCH_INDEX_DIR (a forked child gets its own)."""
+    # Here, not at the top: without the extra (usearch) this module still imports.
+    from semantic.index import VectorIndex
+
+    directory = Path(settings.SEARCH_INDEX_DIR) / VECTORS_DIR
+    key = (directory, embedder.name, os.getpid())
+    with _lock:
+        index = _indexes.get(key)
+        if index is None:
+            index = _indexes[key] = VectorIndex(directory, embedder.name, embedder.dimensions)
+        return index
+
+
+def reset() -> None:
+    """Forget this process's indexes and cached query vectors (tests)."""
+    with _lock:
+        _indexes.clear()
+    _cached_query_vector.cache_clear()
+
+
+@functools.lru_cache(maxsize=QUERY_CACHE_SIZE)
+def _cached_query_vector(model: str, text: str) -> np.ndarray:
+    embedder = get_embedder()
+    assert embedder is not None and embedder.name == model
+    return embedder.embed([text])[0]
+
+
+def _query_vector(embedder: Embedder, text: str) -> np.ndarray:
+    """Typing and pressing Enter again costs no model run (keyed by model, so a test's
+    model and the real one never share vectors)."""
+    return _cached_query_vector(embedder.name, text)
+
+
+def nearest_ids(text: str, k: int = 10) -> list[tuple[int, float]]:
+    """The k papers whose title and abstract are closest in meaning to `text`."""
+    embedder = get_embedder()
+    if embedder is None or not text.strip():
+        return []
+    return _search(embedder, _query_vector(embedder, text.strip()), k)
+
+
+def neighbours(paper_id: int, k: int = 10) -> list[tuple[int, float]]:
+    """The k papers closest in meaning to this paper (not itself); [] if it has no vector."""
+    embedder = get_embedder()
+    if embedder is None:
+        return []
+    row = PaperEmbedding.objects.filter(paper_id=paper_id, model=embedder.name).first()
+    if row is None:
+        return []
+    found = _search(embedder, row.as_array(), k + 1)
+    return [(pk, score) for pk, score in found if pk != paper_id][:k]
+
+
+def _search(embedder: Embedder, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+    index = vector_index(embedder).current()
+    if len(index) == 0:
+        return []
+    matches = index.search(vector, min(k, len(index)))
+    return [
+        (int(key), round(1.0 - float(distance), 6))
+        for key, distance in zip(matches.keys, matches.distances, strict=True)
+    ]
