@@ -20,7 +20,7 @@ import json
 import os
 import secrets
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -98,8 +98,14 @@ class VectorIndex:
             index, changed = self._new_index(), None  # every stored vector
             self.builds += 1
         else:
-            index = _restore(self.directory / state.file, view=False)
             changed = SearchChange.objects.paper_ids_between(state.applied_seq, position.value)
+            if not self._vectors_differ(state, changed):
+                # Most changes are not to vectors (a lab tag, a venue): the file stays, and
+                # only the position it reflects moves on.
+                advanced = replace(state, applied_seq=position.value, applied_token=position.token)
+                self._write_state(advanced)
+                return advanced
+            index = _restore(self.directory / state.file, view=False)
             index.remove(np.asarray(changed, dtype=np.uint64))
         self._add_embeddings(index, changed)
         new_state = VectorState(
@@ -113,6 +119,29 @@ class VectorIndex:
         self._write_state(new_state)
         self._remove_old_files(keep=new_state.file)
         return new_state
+
+    def _vectors_differ(self, state: VectorState, paper_ids: list[int]) -> bool:
+        """Whether the stored vectors of these papers differ from those in the state's file
+        (one added, changed or deleted): read from the mapped file, one query for the rest."""
+        if not paper_ids:
+            return False
+        stored = dict(
+            PaperEmbedding.objects.filter(model=self.model, paper_id__in=paper_ids).values_list(
+                "paper_id", "vector"
+            )
+        )
+        view = _restore(self.directory / state.file, view=True)
+        for paper_id in paper_ids:
+            indexed = view.get(paper_id) if view.contains(paper_id) else None
+            vector = stored.get(paper_id)
+            if indexed is None or vector is None:
+                if indexed is not None or vector is not None:
+                    return True
+                continue
+            # The file keeps float16, as the table does: equal vectors read back equal.
+            if not np.array_equal(np.asarray(indexed, dtype=np.float16).ravel(), _f16(vector)):
+                return True
+        return False
 
     def _can_catch_up(self, state: VectorState, position: SearchPosition) -> bool:
         """False when the log cannot say what changed since the state: rebuild instead."""
@@ -162,6 +191,10 @@ class VectorIndex:
         for path in self.directory.glob("vectors-*.usearch"):
             if path.name != keep:
                 path.unlink(missing_ok=True)
+
+
+def _f16(vector: bytes | memoryview) -> np.ndarray:
+    return np.frombuffer(bytes(vector), dtype="<f2").astype(np.float16)
 
 
 def _restore(path: Path, *, view: bool) -> Index:

@@ -13,12 +13,13 @@ from django.conf import settings as django_settings
 from django.core.management import CommandError, call_command
 
 import semantic
+from papers.models import TagKind
 from semantic import embedder as embedder_module
 from semantic import search
 from semantic.index import VectorIndex
 from semantic.models import PaperEmbedding
 from semantic.services import embed_papers
-from tests.factories import make_paper
+from tests.factories import make_paper, make_tag
 from tests.semantic_helpers import DIMENSIONS, WordHashEmbedder
 
 pytestmark = pytest.mark.django_db
@@ -63,6 +64,34 @@ def test_a_changed_abstract_is_re_embedded_and_reaches_every_server(fake_embedde
     # Caught up with the one changed vector, not rebuilt.
     assert second.vectors_applied == built + 1
     assert second.builds == 1
+
+
+def test_a_change_to_no_vector_moves_the_index_on_without_rewriting_it(fake_embedder):
+    """A lab tag or a venue changes a paper's search document, not its vector: the vector
+    file stays as it is; a deleted paper's vector leaves it."""
+    glaciers = make_paper("Glaciers", abstract="Ice sheets melt under warming oceans.")
+    proteins = make_paper("Proteins", abstract="Folding chains of amino acids into shapes.")
+    embed_papers(fake_embedder)
+    server = _server("server")
+    server.current()
+    file_before = server._read_state().file
+
+    glaciers.tags.add(make_tag("ICLR 2024", TagKind.VENUE))  # a search change, same vector
+    assert (
+        int(
+            server.current()
+            .search(PaperEmbedding.objects.get(paper=glaciers).as_array(), 1)
+            .keys[0]
+        )
+        == glaciers.pk
+    )
+    assert server._read_state().file == file_before
+    assert server.vectors_applied == 2  # nothing re-added
+
+    deleted = proteins.pk
+    proteins.delete()
+    assert not server.current().contains(deleted)
+    assert server._read_state().file != file_before
 
 
 def test_an_unchanged_title_and_abstract_is_not_embedded_again(fake_embedder):
