@@ -7,4 +7,13 @@ class SemanticConfig(AppConfig):
     verbose_name = "Search by meaning"
 
     def ready(self) -> None:
-        from semantic import signals  # noqa: F401  (a changed title or abstract is re-embedded)
+        from papers.search import meaning
+        from semantic import (
+            available,
+            providers,
+            signals,  # noqa: F401  (a changed title or abstract is re-embedded)
+        )
+
+        # The list page and the paper page ask through papers.search.meaning; the semantic
+        # app answers when its model loads (available), and they list words only otherwise.
+        meaning.register(providers.nearest, providers.neighbours, available=available)

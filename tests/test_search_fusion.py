@@ -147,9 +147,10 @@ def provider():
             return self.neighbours[:limit]
 
     neighbours = Neighbours()
+    before = meaning.registered()
     meaning.register(neighbours.nearest, neighbours.of_paper)
     yield neighbours
-    meaning.register(None, None)
+    meaning.register(*before)
 
 
 def listing(client, **params) -> str:
@@ -173,7 +174,7 @@ def test_typing_lists_word_matches_only(client, distillation, provider):
 
 
 def test_without_search_by_meaning_the_page_says_it_is_off(client, distillation):
-    assert not meaning.available()
+    assert not meaning.available()  # the test settings turn the semantic app off
     html = listing(client, q="teacher")
     assert "2 papers" in html and "search by meaning is off" in html
     assert "search by meaning is off" not in listing(client)  # not searching: nothing to say

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from django.conf import settings as django_settings
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 
 import semantic
 from papers.models import TagKind
@@ -194,7 +195,7 @@ REAL_MODEL = all(
 
 
 @pytest.mark.skipif(not REAL_MODEL, reason="the `semantic` extra is not installed")
-def test_a_paraphrased_question_finds_its_paper_by_meaning(settings):
+def test_a_paraphrased_question_finds_its_paper_by_meaning(settings, client):
     settings.SEMANTIC_SEARCH = "auto"
     embedder_module.reset()
     if not Path(settings.SEMANTIC_ONNX_PATH).exists():
@@ -215,10 +216,17 @@ def test_a_paraphrased_question_finds_its_paper_by_meaning(settings):
     assert model is not None
     embed_papers(model)
 
-    found = search.nearest_ids("making a small network learn from a bigger one it imitates", 3)
+    question = "making a small network learn from a bigger one it imitates"
+    found = search.nearest_ids(question, 3)
 
     assert found[0][0] == distillation.pk
     assert np.isclose(np.linalg.norm(model.embed(["x"])[0]), 1.0, atol=1e-5)
+    # The list page: the paper shares none of the question's words, and is listed first,
+    # marked as found by meaning.
+    html = client.get(reverse("papers:list"), {"q": question}).content.decode()
+    assert html.index("Knowledge Distillation for Compact Models") < html.index("</ol>")
+    assert "Close in meaning, without your words" in html
+    assert "search by meaning is off" not in html
 
 
 def test_an_unexported_model_file_leaves_semantic_search_off(settings, tmp_path):

@@ -29,30 +29,49 @@ NEIGHBOUR_LIMIT = 20
 
 _text_provider: TextProvider | None = None
 _paper_provider: PaperProvider | None = None
+_available: Callable[[], bool] | None = None
 
 Key = TypeVar("Key", str, int)
 
 
-def register(nearest: TextProvider | None, neighbours: PaperProvider | None = None) -> None:
-    """Make these providers answer `nearest` and `neighbours` (None: words only)."""
-    global _text_provider, _paper_provider
-    _text_provider, _paper_provider = nearest, neighbours
+def register(
+    nearest: TextProvider | None,
+    neighbours: PaperProvider | None = None,
+    available: Callable[[], bool] | None = None,
+) -> None:
+    """Make these providers answer `nearest` and `neighbours` (None: words only);
+    `available` says whether they can answer now (the model may be missing)."""
+    global _text_provider, _paper_provider, _available
+    _text_provider, _paper_provider, _available = nearest, neighbours, available
+
+
+def registered() -> tuple[TextProvider | None, PaperProvider | None, Callable[[], bool] | None]:
+    """What `register` was last given, to put back (tests)."""
+    return _text_provider, _paper_provider, _available
 
 
 def available() -> bool:
-    return _text_provider is not None
+    if _text_provider is None:
+        return False
+    try:
+        return _available() if _available is not None else True
+    except Exception:
+        logger.exception("Search by meaning failed; words only")
+        return False
 
 
 def nearest(text: str, limit: int = MEANING_LIMIT) -> tuple[int, ...]:
     """The ids of the papers nearest `text` in meaning, best first; () without a provider or
     when it fails (logged: the words still find what they match)."""
-    if not text.strip():
+    if not text.strip() or not available():
         return ()
     return _asked(_text_provider, text, limit)
 
 
 def neighbours(paper_id: int, limit: int = NEIGHBOUR_LIMIT) -> tuple[int, ...]:
     """The ids of the papers nearest the paper in meaning, best first; () as `nearest`."""
+    if not available():
+        return ()
     return _asked(_paper_provider, paper_id, limit)
 
 
