@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import re
 import unicodedata
 from collections.abc import Callable
@@ -141,7 +142,9 @@ def cut_at_word(text: str, limit: int, measure: Callable[[str], int] = len) -> s
         over = measure(shortened) - limit
         if over <= 0:
             return shortened
-        size -= over  # NFKC or case folding lengthened it: cut that much more
+        # NFKC, case folding or a byte count measured it longer than its characters: cut the
+        # characters that the excess stands for, in proportion (at least one).
+        size -= max(1, math.ceil(over * len(shortened) / measure(shortened)))
     return ""
 
 

@@ -23,6 +23,7 @@ from papers.tags.identity import (
     TagNameRefused,
     cut_to_fit,
     looks_like_slug,
+    number_slugs,
     tag_key,
     tag_slug,
 )
@@ -192,3 +193,45 @@ def test_only_the_tag_service_reads_or_writes_merged_spellings():
         if "migrations" not in path.parts and "TagAlias.objects" in path.read_text("utf-8")
     }
     assert readers == {"papers/tags/service.py"}
+
+
+# --- Numbering slugs that several tags would share (pure: the stored slugs are a stand-in) ---
+
+
+class StoredSlugs:
+    """Answers `number_slugs`' questions about stored (kind, slug) pairs, counting them."""
+
+    def __init__(self, *stored: tuple[str, str]) -> None:
+        self.stored = set(stored)
+        self.asked = 0
+
+    def __call__(self, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        self.asked += 1
+        return [pair for pair in pairs if pair in self.stored]
+
+
+def test_keys_sharing_a_slug_are_numbered_in_key_order():
+    missing = {("venue", "iclr 2024"): "ICLR 2024", ("venue", "iclr 2024!"): "ICLR 2024!"}
+    assert number_slugs(missing, StoredSlugs()) == {
+        ("venue", "iclr 2024"): "iclr-2024",
+        ("venue", "iclr 2024!"): "iclr-2024-2",
+    }
+
+
+def test_a_stored_slug_is_skipped_and_kinds_number_apart():
+    stored = StoredSlugs(("venue", "iclr-2024"), ("venue", "iclr-2024-2"))
+    missing = {("venue", "iclr 2024?"): "ICLR 2024?", ("keyword", "iclr 2024"): "ICLR 2024"}
+    assert number_slugs(missing, stored) == {
+        ("venue", "iclr 2024?"): "iclr-2024-3",
+        ("keyword", "iclr 2024"): "iclr-2024",
+    }
+
+
+def test_many_tags_on_one_slug_cost_a_few_questions_not_one_each():
+    stored = StoredSlugs(*[("keyword", f"llm-{n}") for n in range(2, 40)], ("keyword", "llm"))
+    missing = {("keyword", "llm" + "!" * n): "LLM" + "!" * n for n in range(1, 51)}
+    slugs = number_slugs(missing, stored)
+    assert sorted(slugs.values(), key=lambda s: int(s.rsplit("-", 1)[1])) == [
+        f"llm-{n}" for n in range(40, 90)
+    ]
+    assert stored.asked <= 4

@@ -9,12 +9,14 @@ import pytest
 
 from papers.tags.identity import spelling_key, tag_name_problem, tag_search_key, tag_slug
 from papers.text import (
+    ELLIPSIS,
     MAX_FORUM_ID,
     MAX_OPENREVIEW_ID,
     abstract_fingerprint,
     area_label,
     author_name_problem,
     collapse_whitespace,
+    cut_at_word,
     fold_author_name,
     has_visible_character,
     is_forum_id,
@@ -236,3 +238,42 @@ def test_openreview_profile_ids_are_kept_and_email_addresses_are_not():
     assert openreview_profile_id(longest + "a") == ""
     assert openreview_profile_id("jane@example.org") == ""
     assert openreview_profile_id("ICLR.cc/2025/Conference") == ""
+
+
+# --- Cutting an over-long imported value (papers.importing.cleaning, the tag service) ---------
+
+
+def test_a_value_that_fits_is_kept_as_it_is():
+    assert cut_at_word("Tensor rematerialization", 24) == "Tensor rematerialization"
+
+
+def test_a_value_is_cut_after_its_last_whole_word_and_marked():
+    cut = cut_at_word("Tensor rematerialization; gradient checkpointing", 30)
+    assert cut == "Tensor rematerialization;…"
+    assert len(cut) <= 30
+
+
+def test_a_word_before_the_middle_is_not_where_it_is_cut():
+    """Cutting at a space in the first half would throw away most of what fits."""
+    cut = cut_at_word("A supercalifragilisticexpialidocious word", 20)
+    assert cut == "A supercalifragilis…"
+    assert len(cut) == 20
+
+
+def test_the_cut_is_measured_as_the_caller_measures():
+    """Bytes, not characters: an accented name cut to fit a byte limit."""
+    name = "Schrödinger équation différentielle"
+    cut = cut_at_word(name, 20, utf8_size)
+    assert utf8_size(cut) <= 20 and cut.endswith(ELLIPSIS)
+    assert cut == "Schrödinger…"
+
+
+def test_a_measure_that_lengthens_the_text_cuts_further():
+    # Each character counts twice: 10 characters may stay, the ellipsis among them.
+    cut = cut_at_word("abcdefghijklmnopqrstuvwxyz", 20, lambda text: 2 * len(text))
+    assert cut == "abcdefghi…"
+
+
+def test_a_limit_too_small_for_anything_gives_nothing():
+    assert cut_at_word("abc", 1) == ""
+    assert cut_at_word("abc", 2) == "a…"
