@@ -124,12 +124,15 @@ class Meaning:
     """The corpus's papers nearest a question in meaning, by the semantic app's model."""
 
     def __init__(self, records: list[dict]):
-        from semantic.minilm import MODEL_NAME, MiniLM
+        from semantic.embedder import get_embedder
         from semantic.text import embedded_text
 
-        self.model = MiniLM()
+        model = get_embedder()
+        if model is None:
+            raise ImportError("the model did not load (make semantic; the log says why)")
+        self.model = model
         texts = [embedded_text(r["title"], r["abstract"]) for r in records]
-        digest = hashlib.sha256("\n".join([MODEL_NAME, *texts]).encode()).hexdigest()[:16]
+        digest = hashlib.sha256("\n".join([model.name, *texts]).encode()).hexdigest()[:16]
         cached = OUT / f"relevance-vectors-{digest}.npy"
         if cached.exists():
             self.vectors = np.load(cached)
@@ -138,12 +141,13 @@ class Meaning:
             OUT.mkdir(parents=True, exist_ok=True)
             np.save(cached, self.vectors)
 
-    def nearest(self, text: str, limit: int) -> list[int]:
-        """Line numbers (from 1) of the `limit` papers nearest `text`, best first."""
+    def nearest(self, text: str, limit: int, min_cosine: float = 0.0) -> list[int]:
+        """Line numbers (from 1) of the `limit` papers nearest `text` with at least
+        `min_cosine`, best first."""
         query = self.model.embed([text])[0]
         scores = self.vectors @ query
         best = np.argsort(-scores)[:limit]
-        return [int(row) + 1 for row in best]
+        return [int(row) + 1 for row in best if scores[row] >= min_cosine]
 
 
 def meaning_or_none(records: list[dict]) -> Meaning | None:
@@ -161,6 +165,7 @@ def measure(corpus: Path, judged: list[Judged]) -> dict[str, dict[str, float]]:
     from papers.search.engine import BrowseQuery
     from papers.search.meaning import MEANING_LIMIT
     from papers.search.query import parse_query
+    from semantic.providers import MIN_SEARCH_COSINE
 
     records = read_jsonl(corpus)
     forum_of = {n: record.get("forum_id") for n, record in enumerate(records, start=1)}
@@ -180,7 +185,7 @@ def measure(corpus: Path, judged: list[Judged]) -> dict[str, dict[str, float]]:
                 BrowseQuery(
                     parsed=parse_query(text),
                     limit=CUTOFF,
-                    meaning_ids=tuple(meaning.nearest(text, MEANING_LIMIT)),
+                    meaning_ids=tuple(meaning.nearest(text, MEANING_LIMIT, MIN_SEARCH_COSINE)),
                 ),
             ).ids
         )

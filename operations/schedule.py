@@ -50,6 +50,13 @@ SCHEDULE: tuple[ScheduledLine, ...] = (
     ),
     ScheduledLine("feeds", ("fetch_feeds",), 6, 30, "fetch the feeds that are due"),
     ScheduledLine(
+        "embeddings",
+        ("embed_papers", "--skip-if-off"),
+        6,
+        40,
+        "embed the papers imported since (search by meaning; nothing without its extra)",
+    ),
+    ScheduledLine(
         "pdfs",
         ("fetch_pdfs", "--limit", "5000"),
         6,
@@ -139,6 +146,8 @@ def systemd_units(deployment: Deployment) -> dict[str, str]:
                 f"ExecStartPre={manage} migrate --check",
                 f"ExecStartPre={manage} collectstatic --noinput",
                 f"ExecStartPre={manage} update_search_index",
+                # Prints "off" and returns at once without the semantic extra.
+                f"ExecStartPre={manage} update_vector_index",
                 f"ExecStart={deployment.app_dir}/.venv/bin/gunicorn -c config/gunicorn.conf.py "
                 "config.wsgi",
                 "ExecReload=/bin/kill -HUP $MAINPID",

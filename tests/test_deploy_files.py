@@ -67,7 +67,14 @@ def test_the_jobs_that_must_run_once_claim_their_run():
     """Every host carries the same timers: a command that must not run twice (mail, fetches)
     claims its job in the database (operations.runs); the index catch-up runs on every host."""
     commands = get_commands()
-    once = {"compute_recommendations", "fetch_feeds", "fetch_pdfs", "send_digests", "prune_exports"}
+    once = {
+        "compute_recommendations",
+        "embed_papers",
+        "fetch_feeds",
+        "fetch_pdfs",
+        "send_digests",
+        "prune_exports",
+    }
     for line in SCHEDULE:
         name = line.argv[0]
         command = load_command_class(commands[name], name)

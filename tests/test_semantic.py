@@ -265,3 +265,10 @@ def test_update_vector_index_builds_it_before_serving(fake_embedder, capsys):
     embed_papers(fake_embedder)
     call_command("update_vector_index")
     assert "Vector index up to date: 1 papers" in capsys.readouterr().out
+
+
+def test_the_timer_run_succeeds_quietly_when_semantic_search_is_off(capsys):
+    call_command("embed_papers", "--skip-if-off")
+    assert "Semantic search is off: nothing embedded." in capsys.readouterr().out
+    with pytest.raises(CommandError, match="Semantic search is off"):
+        call_command("embed_papers")
