@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.core.management.base import CommandError
 
 from operations.commands import ScheduledCommand
-
 from papers.importing.report import ProgressBar
 from papers.models import Paper
 from semantic.embedder import get_embedder
