@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from recommendations import training
 from recommendations.models import Recommendation
+from semantic.selectors import stored_vectors
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,11 @@ def replace_recommendations(user, scored: Sequence[training.Scored], computed_at
         )
 
 
+def build_corpus() -> training.Corpus:
+    """Every paper's tf-idf row, and its embedding where search by meaning stores them."""
+    return training.with_meaning(training.build_corpus(training.corpus_rows()), stored_vectors())
+
+
 def recompute(
     users: Sequence | None = None,
     *,
@@ -47,13 +53,13 @@ def recompute(
 ) -> Iterator[Outcome]:
     """Recompute every active member's recommendations (or `users`'), one at a time.
 
-    The tf-idf matrix is built once for the run (or given, already built). Yields each
-    member's outcome as it is done.
+    The features (tf-idf, embeddings) are built once for the run (or given, already built).
+    Yields each member's outcome as it is done.
     """
     if users is None:
         users = list(get_user_model().objects.filter(is_active=True).order_by("pk"))
     if corpus is None:
-        corpus = training.build_corpus(training.corpus_rows())
+        corpus = build_corpus()
     for user in users:
         started = perf_counter()
         signals = training.member_signals(user)

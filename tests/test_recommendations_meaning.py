@@ -8,8 +8,12 @@ what it was.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from recommendations import training
+from recommendations import services, training
+from semantic import embedder as embedder_module
+from semantic.services import embed_papers
+from tests.factories import make_paper
 
 TOPIC = np.array([1.0, 0.0, 0.0], dtype=np.float32)
 ELSEWHERE = np.array([0.0, 1.0, 0.0], dtype=np.float32)
@@ -53,3 +57,18 @@ def test_too_few_embeddings_leave_the_words_model_as_it_was():
     assert training.with_meaning(corpus, half) is corpus
     assert training.with_meaning(corpus, {}) is corpus
     assert corpus.features() is corpus.matrix
+
+
+@pytest.mark.django_db
+def test_the_run_learns_from_the_stored_embeddings_when_search_by_meaning_is_on(settings):
+    """compute_recommendations reads every paper's stored vector (semantic.selectors)."""
+    settings.SEMANTIC_SEARCH = "auto"
+    settings.SEMANTIC_EMBEDDER = "tests.semantic_helpers.word_hash_embedder"
+    embedder_module.reset()
+    for n in range(3):
+        make_paper(f"Glaciers {n}", abstract="Ice sheets melt under warming oceans.")
+    embed_papers(embedder_module.get_embedder())
+    assert services.build_corpus().meaning is not None
+    settings.SEMANTIC_SEARCH = "off"
+    embedder_module.reset()
+    assert services.build_corpus().meaning is None

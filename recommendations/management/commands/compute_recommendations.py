@@ -37,10 +37,12 @@ class Command(ScheduledCommand):
                 raise CommandError(f"No user named {user!r}.")
             users = [found]
         started = perf_counter()
-        corpus = training.build_corpus(training.corpus_rows())
+        corpus = services.build_corpus()
         papers, terms = corpus.matrix.shape
+        meaning = "" if corpus.meaning is None else " and their embeddings"
         self.stdout.write(
-            f"Features: {papers:,} papers, {terms:,} terms in {perf_counter() - started:.2f} s"
+            f"Features: {papers:,} papers, {terms:,} terms{meaning} in "
+            f"{perf_counter() - started:.2f} s"
         )
         members = recommended = 0
         for outcome in services.recompute(users, limit=limit, corpus=corpus):
