@@ -235,3 +235,21 @@ def test_many_tags_on_one_slug_cost_a_few_questions_not_one_each():
         f"llm-{n}" for n in range(40, 90)
     ]
     assert stored.asked <= 4
+
+
+def test_a_numbered_slug_is_never_also_another_names_own_slug():
+    """"ICLR 2024 2" slugs to what the second "ICLR 2024" would be numbered: each gets its own."""
+    missing = {
+        ("venue", "iclr 2024"): "ICLR 2024",
+        ("venue", "iclr 2024!"): "ICLR 2024!",
+        ("venue", "iclr 2024 2"): "ICLR 2024 2",
+    }
+    slugs = number_slugs(missing, StoredSlugs())
+    assert len(set(slugs.values())) == 3
+
+
+def test_a_refused_tag_name_is_quoted_in_the_message_up_to_forty_characters():
+    name = "x" * 45 + "y" * (MAX_TAG_KEY)
+    with pytest.raises(TagNameRefused) as refused:
+        Tag(kind=TagKind.KEYWORD, name=name).save()
+    assert repr("x" * 40) + "..." in str(refused.value)

@@ -277,3 +277,20 @@ def test_a_measure_that_lengthens_the_text_cuts_further():
 def test_a_limit_too_small_for_anything_gives_nothing():
     assert cut_at_word("abc", 1) == ""
     assert cut_at_word("abc", 2) == "a…"
+
+
+def test_a_space_exactly_halfway_is_still_a_word_boundary():
+    assert cut_at_word("abcdefghij klmnopqrstuvwxyz", 21) == "abcdefghij…"
+
+
+def test_spaces_before_the_cut_are_not_kept_before_the_ellipsis():
+    assert cut_at_word("abcdefghij   klmnopqrstuvwxyz", 16) == "abcdefghij…"
+
+
+def test_a_cut_one_unit_over_the_limit_is_cut_again():
+    # "é" counts two: the first cut measures one over the limit; one more character goes.
+    def measure(text: str) -> int:
+        return len(text) + text.count("é")
+
+    cut = cut_at_word("aaaaaaaaaé bbb", 11, measure)
+    assert cut == "aaaaaaaaa…" and measure(cut) <= 11
