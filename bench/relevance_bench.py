@@ -161,11 +161,12 @@ def meaning_or_none(records: list[dict]) -> Meaning | None:
 def measure(corpus: Path, judged: list[Judged]) -> dict[str, dict[str, float]]:
     """Mean nDCG@10, recall@10 and the share of queries with no result, by way of searching."""
     _setup_django()
+    from django.conf import settings
+
     from papers.search import engine
     from papers.search.engine import BrowseQuery
     from papers.search.meaning import MEANING_LIMIT
     from papers.search.query import parse_query
-    from semantic.providers import MIN_SEARCH_COSINE
 
     records = read_jsonl(corpus)
     forum_of = {n: record.get("forum_id") for n, record in enumerate(records, start=1)}
@@ -178,6 +179,7 @@ def measure(corpus: Path, judged: list[Judged]) -> dict[str, dict[str, float]]:
                 BrowseQuery(parsed=parse_query(text), limit=CUTOFF, loose_fallback=fallback),
             ).ids
         )
+    bar = settings.SEMANTIC_MIN_COSINE
     if meaning is not None:
         ways["hybrid"] = lambda searcher, text: (
             engine.search(
@@ -185,7 +187,7 @@ def measure(corpus: Path, judged: list[Judged]) -> dict[str, dict[str, float]]:
                 BrowseQuery(
                     parsed=parse_query(text),
                     limit=CUTOFF,
-                    meaning_ids=tuple(meaning.nearest(text, MEANING_LIMIT, MIN_SEARCH_COSINE)),
+                    meaning_ids=tuple(meaning.nearest(text, MEANING_LIMIT, bar)),
                 ),
             ).ids
         )

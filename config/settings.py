@@ -383,6 +383,10 @@ SEMANTIC_ONNX_PATH = Path(
     os.environ.get("SEMANTIC_ONNX_PATH", BASE_DIR / "semantic_model" / "all-MiniLM-L6-v2.onnx")
 )
 SEMANTIC_EMBEDDER = "semantic.minilm.load"
+# How close in meaning (cosine, -1 to 1) a paper must be to a search to be listed beside its
+# word matches (semantic/providers.py says how 0.3 was chosen). The hybrid benchmark sets -1,
+# so that every search fuses its full share of neighbours.
+SEMANTIC_MIN_COSINE = float(os.environ.get("SEMANTIC_MIN_COSINE", "0.3"))
 
 # Background work (django-tasks): the database backend needs nothing beyond the database; a
 # worker (`manage.py db_worker`, docs/operations.md) runs what pages enqueue.

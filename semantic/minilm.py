@@ -41,6 +41,10 @@ class MiniLM:
         self.tokenizer.no_padding()
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
+        # onnxruntime's threads spin for a while after each run by default, waiting for more
+        # work: in a web worker they would take the CPU from the other workers' requests.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
         self.session = onnxruntime.InferenceSession(
             str(onnx_path), options, providers=["CPUExecutionProvider"]
         )
