@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from scipy.special import erf
 
-from semantic.minilm import BatchedTokens, packaged_model_dir
+from semantic.minilm import BatchedTokens, packaged_model_dir, padded
 
 _LAYER_NORM_EPS = 1e-12
 _SAFETENSORS_DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
@@ -113,12 +113,8 @@ class MiniLM(BatchedTokens):
         ]
 
     def _forward(self, token_lists: list[list[int]]) -> np.ndarray:
-        length = max(len(tokens) for tokens in token_lists)
-        ids = np.zeros((len(token_lists), length), dtype=np.int64)
-        mask = np.zeros((len(token_lists), length), dtype=np.float32)
-        for row, tokens in enumerate(token_lists):
-            ids[row, : len(tokens)] = tokens
-            mask[row, : len(tokens)] = 1.0
+        ids, mask = padded(token_lists, np.float32)
+        length = ids.shape[1]
         x = self.word[ids] + self.position[:length] + self.token_type
         x = _layer_norm(x.astype(np.float32), *self.embedding_norm)
         # Padding gets a large negative score, so no real token attends to it.

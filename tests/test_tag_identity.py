@@ -238,7 +238,7 @@ def test_many_tags_on_one_slug_cost_a_few_questions_not_one_each():
 
 
 def test_a_numbered_slug_is_never_also_another_names_own_slug():
-    """"ICLR 2024 2" slugs to what the second "ICLR 2024" would be numbered: each gets its own."""
+    """The slug of "ICLR 2024 2" is what a second "ICLR 2024" is numbered: each gets its own."""
     missing = {
         ("venue", "iclr 2024"): "ICLR 2024",
         ("venue", "iclr 2024!"): "ICLR 2024!",
