@@ -23,7 +23,9 @@ from __future__ import annotations
 import argparse
 import itertools
 import random
+import shutil
 import urllib.parse
+from pathlib import Path
 
 from bench.harness import (
     DATABASES,
@@ -36,6 +38,10 @@ from bench.harness import (
     prepared_env,
     stop_on_sigterm,
 )
+
+# The vector index's directory inside the search index's (semantic.search.VECTORS_DIR; not
+# imported: this process does not set up Django).
+VECTORS_DIR = "vectors"
 
 # Run in `manage.py shell`: every paper without a vector gets a random unit one (float16, the
 # stored form), in batches; no search change is recorded, so the Tantivy index is untouched and
@@ -99,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
         env = prepared_env(db, args.papers, reuse=True)
         filled = manage(env, "shell", "-c", FILL_VECTORS.format(seed=args.seed))
         log(f"[{db}] stand-in vectors stored for {filled.stdout.strip()} papers")
+        # They were stored without a search change (no Tantivy work): the vector index cannot
+        # know, so it is built anew.
+        shutil.rmtree(Path(env["SEARCH_INDEX_DIR"]) / VECTORS_DIR, ignore_errors=True)
         manage(env, "update_vector_index", quiet=False)
         for mode in ("auto", "off"):
             # Every neighbour counts as close (random vectors are close to nothing): each search
