@@ -10,11 +10,13 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import numpy as np
 from django.conf import settings
 from django.utils.module_loading import import_string
+
+if TYPE_CHECKING:
+    import numpy as np
 
 logger = logging.getLogger(__name__)
 

@@ -3,10 +3,14 @@ reads the same vectors instead of computing its own."""
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
 from django.db import models
 
 from papers.models import Paper
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class PaperEmbedding(models.Model):
@@ -26,9 +30,17 @@ class PaperEmbedding(models.Model):
         return vector_from_bytes(bytes(self.vector))
 
 
+# numpy is imported where a vector is read or written, not with the models: every web worker
+# loads the models, and a site without search by meaning never needs numpy in one.
+
+
 def vector_to_bytes(vector: np.ndarray) -> bytes:
+    import numpy as np
+
     return np.asarray(vector, dtype="<f2").tobytes()
 
 
 def vector_from_bytes(data: bytes) -> np.ndarray:
+    import numpy as np
+
     return np.frombuffer(data, dtype="<f2").astype(np.float32)

@@ -13,16 +13,22 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from semantic import search
-
 MIN_NEIGHBOUR_COSINE = 0.3
 
 
+# semantic.search (numpy, the model's runtime) is imported on the first question, not when
+# the app starts: a site with search by meaning off never loads it.
+
+
 def nearest(text: str, limit: int) -> list[int]:
+    from semantic import search
+
     bar = settings.SEMANTIC_MIN_COSINE
     return [pk for pk, score in search.nearest_ids(text, limit) if score >= bar]
 
 
 def neighbours(paper_id: int, limit: int) -> list[int]:
+    from semantic import search
+
     found = search.neighbours(paper_id, limit)
     return [pk for pk, score in found if score >= MIN_NEIGHBOUR_COSINE]
