@@ -140,16 +140,17 @@ worker: $(RUNTIME)
 ## test: install test dependencies, lint, type-check (mypy), check migrations and run the whole suite
 ##       in TEST_WORKERS processes (pytest-xdist; default one per core, each test module kept in
 ##       one process; TEST_WORKERS=0 runs in this process) (PYTEST_ARGS="-k word" or a test path
-##       runs part of it; pytest's exit status 5, no test collected, passes with a message saying
-##       so, as CI asks)
+##       runs part of it, TEST_MARKERS="not browser" a marker expression; pytest's exit status
+##       5, no test collected, passes with a message saying so, as CI asks)
 TEST_WORKERS ?= auto
+TEST_MARKERS ?=
 test: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs highlights semantic config
 	$(TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
-	$(TEST_ENV) $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS); rc=$$?; \
-		if [ $$rc -eq 5 ]; then echo "pytest: no tests collected$(if $(strip $(PYTEST_ARGS)), (PYTEST_ARGS=$(PYTEST_ARGS)))"; rc=0; fi; \
+	$(TEST_ENV) $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(if $(strip $(TEST_MARKERS)),-m "$(TEST_MARKERS)") $(PYTEST_ARGS); rc=$$?; \
+		if [ $$rc -eq 5 ]; then echo "pytest: no tests collected$(if $(strip $(PYTEST_ARGS)), (PYTEST_ARGS=$(subst ",\",$(PYTEST_ARGS))))$(if $(strip $(TEST_MARKERS)), (TEST_MARKERS=$(TEST_MARKERS)))"; rc=0; fi; \
 		exit $$rc
 
 lint: $(DEV)

@@ -128,5 +128,17 @@ def test_make_test_passes_when_no_test_is_collected_and_says_so(tmp_path):
     assert "pytest: no tests collected (PYTEST_ARGS=-k no_such_test)" in result.stdout
 
 
+def test_make_test_takes_a_marker_expression_and_quoted_arguments(tmp_path):
+    # CI's PostgreSQL run is `make test TEST_MARKERS="not browser"`; quotes in PYTEST_ARGS must
+    # not break the shell line that reports an empty selection.
+    args = ["TEST_MARKERS=not browser", 'PYTEST_ARGS=-m "not slow" -k nothing']
+    result = _make_test_with_pytest_exiting(5, tmp_path, *args)
+    assert result.returncode == 0, result.stderr
+    assert (
+        'pytest: no tests collected (PYTEST_ARGS=-m "not slow" -k nothing) '
+        "(TEST_MARKERS=not browser)" in result.stdout
+    )
+
+
 def test_make_test_fails_when_tests_fail(tmp_path):
     assert _make_test_with_pytest_exiting(1, tmp_path, "PYTEST_ARGS=-k some").returncode != 0
