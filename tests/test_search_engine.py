@@ -6,50 +6,39 @@ the database: facet counts against GROUP BY queries, sorts against ORDER BY.
 
 from __future__ import annotations
 
-import random
 import time
 from datetime import UTC, datetime
 
 import pytest
 import tantivy
-from django.db.models import Count
 from django.utils.safestring import SafeString
 
-from papers.models import Author, Authorship, Paper, PaperTag, TagKind
+from papers.models import Author, Paper
 from papers.search import counting, documents, engine, parse_query, schema, spelling
 from papers.search.engine import BrowseQuery
 from papers.search.query import Clause, parse_typed_words
 from papers.search.snippets import SNIPPET_CHARS
 from papers.text import MAX_ABSTRACT, title_sort_key
 from tests.factories import make_lab_tag, make_paper, make_tag
+from tests.search_engine_helpers import (
+    LAB,
+    TRACK,
+    VENUE,
+    browse,
+    db_facet_counts,
+    expected_authors,
+    index_maker,
+    tag_ids,
+)
 from tests.test_search_parser import ODD_QUERIES
 
 pytestmark = pytest.mark.django_db
-
-VENUE, TRACK, LAB = TagKind.VENUE, TagKind.TRACK, TagKind.LAB
-KEYWORD, AREA = TagKind.KEYWORD, TagKind.AREA
-
-
-def build_index(path, *, commit_every: int | None = None) -> tantivy.Searcher:
-    """The whole catalogue indexed with a plain writer; `commit_every` makes several segments."""
-    path.mkdir()
-    index = schema.create_index(str(path))
-    writer = index.writer(heap_size=15_000_000, num_threads=1)
-    for n, document in enumerate(documents.paper_documents(), start=1):
-        writer.add_document(document)
-        if commit_every and n % commit_every == 0:
-            writer.commit()
-    writer.commit()
-    writer.wait_merging_threads()
-    index.reload()
-    return index.searcher()
 
 
 @pytest.fixture
 def index_of(tmp_path):
     """Call it after making papers: the searcher over an index of the database as it is."""
-    counter = iter(range(1000))
-    return lambda **options: build_index(tmp_path / f"index{next(counter)}", **options)
+    return index_maker(tmp_path)
 
 
 def found(searcher, text: str, **fields) -> list[int]:
@@ -332,182 +321,7 @@ def test_clauses_the_index_cannot_hold_match_nothing(library, index_of):
 
 
 # --- Facet counts: exact, disjunctive, equal to the database's GROUP BY ----------------------
-
-
-@pytest.fixture
-def tagged_catalogue():
-    """60 papers with random venues, tracks, lab tags and authors; "quokka" in about half."""
-    rng = random.Random(7)
-    authors = [f"Author {chr(65 + n)}{n}" for n in range(14)]
-    venues = ["ICLR 2024", "NeurIPS 2023", "ICML 2023"]
-    tracks = ["Poster", "Spotlight", "Oral"]
-    labs = ["rl", "vision", "theory", "nlp"]
-    topics = random.Random(11)
-    for n in range(60):
-        topic = "quokka" if rng.random() < 0.5 else "wombat"
-        paper = make_paper(
-            f"Paper {n} on {topic}s",
-            abstract=f"A study of {topic} behaviour, number {n}.",
-            authors=rng.sample(authors, rng.randint(1, 4)),
-            tags=[(rng.choice(venues), VENUE), (rng.choice(tracks), TRACK)],
-        )
-        for lab in rng.sample(labs, rng.randint(0, 2)):
-            make_lab_tag(paper, lab)
-        # Keywords and areas from their own generator: the data above stays as it was.
-        for keyword in topics.sample(KEYWORDS, topics.randint(0, 3)):
-            PaperTag.objects.create(paper=paper, tag=make_tag(keyword, KEYWORD))
-        if topics.random() < 0.8:
-            PaperTag.objects.create(paper=paper, tag=make_tag(topics.choice(AREAS), AREA))
-
-
-KEYWORDS = ["graphs", "bandits", "kernels", "diffusion", "sparsity", "agents", "privacy", "music"]
-AREAS = ["generative models", "optimization", "reinforcement learning"]
-FACET_KINDS = {"venue": VENUE, "track": TRACK, "lab": LAB, "area": AREA}
-
-
-def db_matches(text: str | None, selection: dict[str, set[int]], mine=None):
-    papers = Paper.objects.all()
-    if text:
-        papers = papers.filter(abstract__contains=text)
-    for name, ids in selection.items():
-        if not ids:
-            continue
-        links = Authorship.objects if name == "author" else PaperTag.objects
-        key = "author_id__in" if name == "author" else "tag_id__in"
-        papers = papers.filter(pk__in=links.filter(**{key: ids}).values("paper"))
-    if mine is not None:
-        papers = papers.filter(pk__in=mine)
-    return papers
-
-
-def db_facet_counts(text, selection, facet, mine=None) -> dict[int, int]:
-    """GROUP BY counts of one facet over the papers matching every other facet."""
-    base = db_matches(text, {k: v for k, v in selection.items() if k != facet}, mine)
-    if facet == "author":
-        links = Authorship.objects.filter(paper__in=base).values("author_id")
-        rows = links.annotate(n=Count("paper_id")).values_list("author_id", "n")
-    else:
-        kind = KEYWORD if facet == "keyword" else FACET_KINDS[facet]
-        links = PaperTag.objects.filter(paper__in=base, tag__kind=kind)
-        rows = links.values("tag_id").annotate(n=Count("paper_id")).values_list("tag_id", "n")
-    return dict(rows)
-
-
-def tag_ids(kind, *names) -> set[int]:
-    return {make_tag(name, kind).pk for name in names}
-
-
-def selections():
-    first_authors = list(Author.objects.order_by("pk").values_list("pk", flat=True))
-    return [
-        {},
-        {"venue": tag_ids(VENUE, "ICLR 2024")},
-        {"venue": tag_ids(VENUE, "ICLR 2024", "ICML 2023"), "track": tag_ids(TRACK, "Poster")},
-        {"lab": tag_ids(LAB, "rl", "vision"), "track": tag_ids(TRACK, "Oral", "Spotlight")},
-        {"author": {first_authors[0]}, "venue": tag_ids(VENUE, "NeurIPS 2023")},
-        {
-            "author": set(first_authors[-2:]),
-            "lab": tag_ids(LAB, "theory"),
-            "venue": tag_ids(VENUE, "ICLR 2024", "NeurIPS 2023"),
-            "track": tag_ids(TRACK, "Poster"),
-        },
-        {"keyword": tag_ids(KEYWORD, "music", "privacy")},
-        {"keyword": tag_ids(KEYWORD, "graphs"), "area": tag_ids(AREA, "optimization")},
-        {"area": tag_ids(AREA, "generative models"), "venue": tag_ids(VENUE, "ICLR 2024")},
-    ]
-
-
-def browse(text, selection, **fields) -> BrowseQuery:
-    return BrowseQuery(
-        parsed=parse_query(text) if text else None,
-        venue_ids=frozenset(selection.get("venue", ())),
-        track_ids=frozenset(selection.get("track", ())),
-        lab_ids=frozenset(selection.get("lab", ())),
-        keyword_ids=frozenset(selection.get("keyword", ())),
-        area_ids=frozenset(selection.get("area", ())),
-        author_ids=frozenset(selection.get("author", ())),
-        **fields,
-    )
-
-
-def expected_authors(counts: dict[int, int], top: int, selected: set[int]) -> dict[int, int]:
-    ranked = sorted(((pk, n) for pk, n in counts.items() if n), key=lambda r: (-r[1], r[0]))
-    chosen = dict(ranked[:top])
-    return chosen | {pk: counts.get(pk, 0) for pk in sorted(selected) if pk not in chosen}
-
-
-# (authors returned beyond the top, authors each segment reports, most recounts): the defaults,
-# then limits that force every path of counting._top_authors on this small catalogue.
-AUTHOR_CUTS = [
-    (counting.AUTHOR_FACET_SLACK, counting.AUTHOR_SEGMENT_SIZE, counting.MAX_AUTHOR_RECOUNTS),
-    (1, 2, 100),  # segments cut their lists: contenders recounted one by one
-    (1, 2, 1),  # too many contenders: one exact aggregation instead
-    (0, 3, 100),  # no slack: authors left out may tie the last one shown
-]
-
-
-@pytest.mark.parametrize("text", [None, "quokka"])
-@pytest.mark.parametrize("commit_every", [13, None])
-@pytest.mark.parametrize("cuts", AUTHOR_CUTS)
-def test_every_facet_count_equals_a_database_group_by(
-    tagged_catalogue, index_of, monkeypatch, text, commit_every, cuts
-):
-    for name, value in zip(
-        ["AUTHOR_FACET_SLACK", "AUTHOR_SEGMENT_SIZE", "MAX_AUTHOR_RECOUNTS"], cuts, strict=True
-    ):
-        monkeypatch.setattr(counting, name, value)
-    monkeypatch.setattr(documents, "POPULAR_AUTHORS", 0)  # the cut aggregation, every time
-    searcher = index_of(commit_every=commit_every)
-    # Counts must be exact across segments, and within a single one.
-    assert (searcher.num_segments > 1) == bool(commit_every)
-    assert_facets_equal_group_by(searcher, text)
-
-
-# (matches share that counts as broad, catalogue authors kept, first round's extra authors):
-# the defaults, then settings that send every base through the broad path, with the whole
-# author list or a cut one (later rounds, fallbacks), then none.
-BROAD_SETTINGS = [
-    (counting.BROAD_SHARE, counting.CATALOGUE_AUTHORS, counting.BROAD_FIRST_EXTRA),
-    (0.0, 2000, 0),
-    (0.0, 5, 0),
-    (0.0, 9, 1),
-    (2.0, 2000, 30),
-]
-
-
-@pytest.mark.parametrize("text", [None, "quokka"])
-@pytest.mark.parametrize("commit_every", [13, None])
-@pytest.mark.parametrize("top_keywords", [counting.TOP_KEYWORDS, 2, 5])
-def test_keyword_counts_equal_a_database_group_by(
-    tagged_catalogue, index_of, monkeypatch, text, commit_every, top_keywords
-):
-    # Few keywords shown: the cut falls among ties, which must all be counted.
-    monkeypatch.setattr(counting, "TOP_KEYWORDS", top_keywords)
-    assert_facets_equal_group_by(index_of(commit_every=commit_every), text)
-
-
-@pytest.mark.parametrize("text", [None, "quokka"])
-@pytest.mark.parametrize("commit_every", [13, None])
-@pytest.mark.parametrize("broad", BROAD_SETTINGS)
-def test_author_counts_over_broad_matches_equal_a_database_group_by(
-    tagged_catalogue, index_of, monkeypatch, text, commit_every, broad
-):
-    names = ["BROAD_SHARE", "CATALOGUE_AUTHORS", "BROAD_FIRST_EXTRA"]
-    for name, value in zip(names, broad, strict=True):
-        monkeypatch.setattr(counting, name, value)
-    monkeypatch.setattr(documents, "POPULAR_AUTHORS", 0)  # the broad path, when broad
-    assert_facets_equal_group_by(index_of(commit_every=commit_every), text)
-
-
-@pytest.mark.parametrize("text", [None, "quokka"])
-@pytest.mark.parametrize("commit_every", [13, None])
-@pytest.mark.parametrize("popular", [1, 4, 9])
-def test_author_counts_from_the_popular_authors_equal_a_database_group_by(
-    tagged_catalogue, index_of, monkeypatch, text, commit_every, popular
-):
-    # Few popular authors: some bases are settled by them, the others fall back.
-    monkeypatch.setattr(documents, "POPULAR_AUTHORS", popular)
-    assert_facets_equal_group_by(index_of(commit_every=commit_every), text)
+# (Those over a catalogue of tagged papers: tests/test_search_facet_counts.py.)
 
 
 def test_many_matches_are_settled_by_the_popular_authors_alone(index_of, monkeypatch):
@@ -539,25 +353,6 @@ def test_popular_authors_tied_at_the_cut_are_ordered_by_id(index_of, monkeypatch
     assert results.facets.author == {Author.objects.get(name="Cy Low").pk: 3}
 
 
-def test_broad_matches_are_counted_without_the_full_author_aggregation(
-    tagged_catalogue, index_of, monkeypatch
-):
-    searcher = index_of(commit_every=13)
-
-    def full_aggregation(*args, **kwargs):
-        raise AssertionError("the catalogue's top authors should have settled the facet")
-
-    monkeypatch.setattr(counting, "BROAD_SHARE", 0.5)
-    monkeypatch.setattr(counting, "_top_authors", full_aggregation)
-    monkeypatch.setattr(counting, "_exact_top_authors", full_aggregation)
-    venues = tag_ids(VENUE, "ICLR 2024", "NeurIPS 2023")
-    for selection in [{}, {"venue": venues}]:
-        results = engine.search(searcher, browse(None, selection), author_facet_size=3)
-        expected = expected_authors(db_facet_counts(None, selection, "author"), 3, set())
-        assert results.total >= 30  # broad: half of the catalogue or more
-        assert results.facets.author == expected
-
-
 def test_an_author_tied_with_the_top_is_counted_before_the_top_is_settled(index_of, monkeypatch):
     # Yu (the lower id) has as many matches as Xi, who has more papers: Yu comes first.
     for n in range(2):
@@ -581,31 +376,6 @@ def test_catalogue_author_counts_follow_the_searcher(index_of):
     assert after == {bo: 6}
 
 
-def assert_facets_equal_group_by(searcher, text):
-    for selection in selections():
-        results = engine.search(searcher, browse(text, selection), author_facet_size=3)
-        expected_ids = set(db_matches(text, selection).values_list("pk", flat=True))
-        assert results.total == len(expected_ids)
-        assert set(results.ids) <= expected_ids
-        for name in FACET_KINDS:
-            expected = db_facet_counts(text, selection, name)
-            chosen = selection.get(name, set())
-            expected |= {pk: 0 for pk in chosen if pk not in expected}
-            assert getattr(results.facets, name) == expected, (name, selection)
-            # Ordered by count, then id.
-            assert list(getattr(results.facets, name).items()) == sorted(
-                expected.items(), key=lambda r: (-r[1], r[0])
-            )
-        authors = db_facet_counts(text, selection, "author")
-        assert results.facets.author == expected_authors(
-            authors, 3, selection.get("author", set())
-        ), selection
-        keywords = db_facet_counts(text, selection, "keyword")
-        assert results.facets.keyword == expected_authors(
-            keywords, counting.TOP_KEYWORDS, selection.get("keyword", set())
-        ), selection
-
-
 def test_cut_author_lists_are_made_exact_by_recounting_the_contenders(index_of, monkeypatch):
     # Prolific authors in every segment, one-paper authors cut off by each segment's list.
     for n in range(60):
@@ -624,43 +394,6 @@ def test_cut_author_lists_are_made_exact_by_recounting_the_contenders(index_of, 
     expected = expected_authors(db_facet_counts(None, {}, "author"), 2, set())
     assert results.facets.author == expected
     assert list(expected.values()) == [30, 20]
-
-
-def test_selected_authors_are_counted_even_outside_the_top(tagged_catalogue, index_of):
-    searcher = index_of()
-    counts = db_facet_counts(None, {}, "author")
-    least = min(counts, key=lambda pk: (counts[pk], -pk))
-    results = engine.search(searcher, browse(None, {"author": {least}}), author_facet_size=2)
-    assert results.facets.author[least] == counts[least]
-    assert len(results.facets.author) == 3
-    only_selected = engine.search(
-        searcher, browse(None, {"author": {least}}), author_facet_size=0
-    ).facets.author
-    assert only_selected == {least: counts[least]}
-
-
-def test_mine_counts_and_filters_matches(tagged_catalogue, index_of):
-    searcher = index_of()
-    quokkas = list(Paper.objects.filter(abstract__contains="quokka").order_by("pk"))
-    wombat = Paper.objects.filter(abstract__contains="wombat").first()
-    listed = frozenset(p.pk for p in quokkas[:5]) | {wombat.pk}
-    noted = frozenset(p.pk for p in quokkas[3:9])
-    oral = {"track": tag_ids(TRACK, "Oral")}
-    sets = {"lists": listed, "notes": noted}
-
-    results = engine.search(searcher, browse("quokka", oral, mine_sets=sets, limit=100))
-    base = set(db_matches("quokka", oral).values_list("pk", flat=True))
-    assert results.facets.mine == {"lists": len(base & listed), "notes": len(base & noted)}
-
-    # Selecting "mine" filters the matches; its counts stay over the matches without it.
-    selected = browse("quokka", oral, mine_ids=listed | noted, mine_sets=sets, limit=100)
-    results = engine.search(searcher, selected)
-    assert set(results.ids) == base & (listed | noted)
-    assert results.total == len(base & (listed | noted))
-    assert results.facets.mine == {"lists": len(base & listed), "notes": len(base & noted)}
-    assert results.facets.venue == db_facet_counts("quokka", oral, "venue", mine=listed | noted)
-    # A user with nothing in the lists sees nothing when selecting the facet.
-    assert engine.search(searcher, browse(None, {}, mine_ids=frozenset())).total == 0
 
 
 # --- Sorts ---------------------------------------------------------------------------------

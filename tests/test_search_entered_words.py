@@ -13,7 +13,8 @@ from django.urls import reverse
 from papers.search import engine, parse_query
 from papers.search.engine import BrowseQuery
 from tests.factories import make_paper
-from tests.test_search_engine import build_index, found
+from tests.search_engine_helpers import build_index
+from tests.test_search_engine import found
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from papers.search import engine, parse_query
 from papers.search.engine import BrowseQuery
 from papers.search.loose import FEW_MATCHES, LOOSE_STOP_WORDS, required_words
 from tests.factories import make_paper
-from tests.test_search_engine import build_index
+from tests.search_engine_helpers import build_index
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from papers.search import engine, meaning, parse_query
 from papers.search.engine import BrowseQuery
 from papers.search.fusion import FUSION_DEPTH, reciprocal_rank_fusion
 from tests.factories import make_paper, make_tag
-from tests.test_search_engine import build_index
+from tests.search_engine_helpers import build_index
 
 pytestmark = pytest.mark.django_db
 
