@@ -351,10 +351,12 @@ HOSTILE = {
     ids=lambda source: f"{source[:8]}...{len(source)}",
 )
 def test_hostile_input_renders_quickly(source):
-    # The quadratic version took over 30 s on the first of these; this one takes milliseconds.
+    # The quadratic version took over 30 s on the first of these. This one takes milliseconds
+    # to about a second (the 800,000-character case): a guard against runaway work, with room
+    # for a loaded CI machine; the linearity itself is counted in the next test.
     start = time.perf_counter()
     html = render(source)
-    assert time.perf_counter() - start < 1.0
+    assert time.perf_counter() - start < 5.0
     assert html.startswith("<p>") and "<script" not in html
 
 
