@@ -47,6 +47,16 @@ def _search_index_per_test(settings, tmp_path_factory):
     sync.reset()
 
 
+@pytest.fixture
+def index_of(tmp_path):
+    """Call it after making papers: a searcher over an index of the database as it is (each
+    call a new index under tmp_path; `commit_every=N` makes several segments)."""
+    from tests.search_engine_helpers import build_index
+
+    numbers = itertools.count()
+    return lambda **options: build_index(tmp_path / f"index{next(numbers)}", **options)
+
+
 @pytest.fixture(autouse=True)
 def _semantic_search_off(settings):
     """Search by meaning stays off unless a test turns it on (tests/semantic_helpers.py): a

@@ -1,18 +1,16 @@
 """Indexes built in tmp_path and the database queries the search engine tests compare with.
 
-Shared by tests/test_search_engine.py and tests/test_search_facet_counts.py (and the other
-search tests that build an index of their own).
+Shared by the search engine's tests; tests/conftest.py's `index_of` fixture builds with
+`build_index`.
 """
 
 from __future__ import annotations
-
-import itertools
 
 import tantivy
 from django.db.models import Count
 
 from papers.models import Authorship, Paper, PaperTag, TagKind
-from papers.search import documents, parse_query, schema
+from papers.search import documents, engine, parse_query, schema
 from papers.search.engine import BrowseQuery
 from tests.factories import make_tag
 
@@ -36,11 +34,10 @@ def build_index(path, *, commit_every: int | None = None) -> tantivy.Searcher:
     return index.searcher()
 
 
-def index_maker(tmp_path):
-    """What an `index_of` fixture returns: call it after making papers, for the searcher over an
-    index of the database as it is (each call in a new directory under tmp_path)."""
-    counter = itertools.count()
-    return lambda **options: build_index(tmp_path / f"index{next(counter)}", **options)
+def found(searcher, text: str, **fields) -> list[int]:
+    """The ids a search for `text` finds (at most 100), in rank order."""
+    query = BrowseQuery(parsed=parse_query(text), limit=100, **fields)
+    return engine.search(searcher, query).ids
 
 
 def tag_ids(kind, *names) -> set[int]:

@@ -27,23 +27,12 @@ from tests.search_engine_helpers import (
     browse,
     db_facet_counts,
     expected_authors,
-    index_maker,
+    found,
     tag_ids,
 )
 from tests.test_search_parser import ODD_QUERIES
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def index_of(tmp_path):
-    """Call it after making papers: the searcher over an index of the database as it is."""
-    return index_maker(tmp_path)
-
-
-def found(searcher, text: str, **fields) -> list[int]:
-    query = BrowseQuery(parsed=parse_query(text), limit=100, **fields)
-    return engine.search(searcher, query).ids
 
 
 def titles(searcher, text: str) -> list[str]:

@@ -13,17 +13,9 @@ from django.urls import reverse
 from papers.search import engine, parse_query
 from papers.search.engine import BrowseQuery
 from tests.factories import make_paper
-from tests.search_engine_helpers import build_index
-from tests.test_search_engine import found
+from tests.search_engine_helpers import found
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def index_of(tmp_path):
-    """Call it after making papers: a searcher over an index of the database as it is."""
-    counter = iter(range(1000))
-    return lambda: build_index(tmp_path / f"index{next(counter)}")
 
 
 @pytest.fixture

@@ -25,7 +25,6 @@ from tests.search_engine_helpers import (
     db_facet_counts,
     db_matches,
     expected_authors,
-    index_maker,
     tag_ids,
 )
 
@@ -67,12 +66,6 @@ def _make_catalogue():
 
 KEYWORDS = ["graphs", "bandits", "kernels", "diffusion", "sparsity", "agents", "privacy", "music"]
 AREAS = ["generative models", "optimization", "reinforcement learning"]
-
-
-@pytest.fixture
-def index_of(tmp_path):
-    """Call it after making papers: the searcher over an index of the database as it is."""
-    return index_maker(tmp_path)
 
 
 def selections():

@@ -15,16 +15,8 @@ from papers.search import engine, parse_query
 from papers.search.engine import BrowseQuery
 from papers.search.loose import FEW_MATCHES, LOOSE_STOP_WORDS, required_words
 from tests.factories import make_paper
-from tests.search_engine_helpers import build_index
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def index_of(tmp_path):
-    """Call it after making papers: a searcher over an index of the database as it is."""
-    counter = iter(range(1000))
-    return lambda: build_index(tmp_path / f"index{next(counter)}")
 
 
 QUESTION = "how can a small student network imitate a larger teacher"

@@ -15,15 +15,8 @@ from papers.search import engine, meaning, parse_query
 from papers.search.engine import BrowseQuery
 from papers.search.fusion import FUSION_DEPTH, reciprocal_rank_fusion
 from tests.factories import make_paper, make_tag
-from tests.search_engine_helpers import build_index
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def index_of(tmp_path):
-    counter = iter(range(1000))
-    return lambda: build_index(tmp_path / f"index{next(counter)}")
 
 
 def search(searcher, text: str, meaning=(), **fields) -> engine.Results:
