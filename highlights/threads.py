@@ -4,7 +4,8 @@ Sharing a highlight with the lab posts a comment under the paper in its author's
 quote, its page and the note), so the lab replies to it as to any comment: the highlight's
 author hears of replies, the members its note mentions are told, the paper's readers see it
 (annotations.discussion). A private highlight has no comment; making a lab highlight private
-again removes its comment as its author would (the replies keep their thread).
+again, or deleting it, withdraws its comment: its text is gone for good (blanked, or the comment
+deleted when nothing replies to it), so no restore in the admin can show it again.
 """
 
 from __future__ import annotations
@@ -68,10 +69,11 @@ def update_thread(highlight: Highlight) -> None:
 
 
 def close_thread(highlight: Highlight) -> None:
-    """The highlight is private again or deleted: its comment is removed, replies kept."""
+    """The highlight is private again or deleted: its comment is withdrawn, replies kept."""
     comment = highlight.comment
-    if comment is not None and not comment.is_removed:
-        services.remove_comment(comment=comment, by=highlight.author)
-    if highlight.pk is not None and highlight.comment_id is not None:
+    if comment is None:
+        return
+    if highlight.pk is not None:
         highlight.comment = None
         Highlight.objects.filter(pk=highlight.pk).update(comment=None)
+    services.withdraw_comment(comment=comment, by=highlight.author)
