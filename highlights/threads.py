@@ -10,39 +10,16 @@ deleted when nothing replies to it), so no restore in the admin can show it agai
 
 from __future__ import annotations
 
-import re
-
 from annotations import discussion, services
 from annotations.models import Comment
+from highlights.markdown_text import quoted_literal
 from highlights.models import Highlight
-
-# What Markdown (with annotations.markdown's math) reads as syntax within a line, and at a
-# line's start (headings, quotes, lists, rules). Escaping only these keeps the comment's
-# source, which recent activity and notifications quote, close to the PDF's words.
-_INLINE_SYNTAX = re.compile(r"([\\`*_$<&~|])")
-_LINE_START_SYNTAX = re.compile(r"^(\s*)([#>+=-])")
-_LINE_START_NUMBER = re.compile(r"^(\s*\d+)([.)])")
-
-
-def markdown_literal(text: str) -> str:
-    """`text` as Markdown that shows it as written: no emphasis, link, heading, list, math or
-    HTML made of a PDF's words. Brackets become character references, since "\\[" opens
-    display math (annotations.markdown's dollarmath)."""
-    lines = []
-    for line in text.splitlines():
-        line = _INLINE_SYNTAX.sub(r"\\\1", line)
-        line = _LINE_START_SYNTAX.sub(r"\1\\\2", line)
-        line = _LINE_START_NUMBER.sub(r"\1\\\2", line)
-        lines.append(line.replace("[", "&#91;").replace("]", "&#93;"))
-    return "\n".join(lines)
 
 
 def comment_body(highlight: Highlight) -> str:
     """Markdown: the quote (literal) as a block quote with its page, then the note (the
     member's Markdown, with its mentions)."""
-    lines = markdown_literal(highlight.exact).splitlines()
-    quoted = "\n".join(f"> {line}" if line.strip() else ">" for line in lines)
-    body = f"Highlighted on page {highlight.page} of the PDF:\n\n{quoted}"
+    body = f"Highlighted on page {highlight.page} of the PDF:\n\n{quoted_literal(highlight.exact)}"
     return f"{body}\n\n{highlight.note}" if highlight.note else body
 
 
