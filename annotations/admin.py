@@ -154,11 +154,27 @@ class CommentAdmin(GuardedAdmin, PreloadedPickersAdmin, admin.ModelAdmin):
 
     @admin.action(description="Restore selected comments", permissions=["change"])
     def restore_comments(self, request: HttpRequest, queryset: QuerySet[Comment]) -> None:
-        count = queryset.filter(removed_at__isnull=False).update(
+        removed = queryset.filter(removed_at__isnull=False)
+        # A withdrawn comment's text is gone for good (a highlight made private or deleted):
+        # restoring it would show an empty comment, or once showed the private text.
+        withdrawn = removed.filter(body="").count()
+        count = removed.exclude(body="").update(
             removed_at=None, removed_by=None, updated_at=timezone.now()
         )
         message = ngettext("Restored %(count)d comment.", "Restored %(count)d comments.", count)
         self.message_user(request, message % {"count": count}, messages.SUCCESS)
+        if withdrawn:
+            message = ngettext(
+                "%(count)d comment was withdrawn with its text and cannot be restored.",
+                "%(count)d comments were withdrawn with their text and cannot be restored.",
+                withdrawn,
+            )
+            self.message_user(request, message % {"count": withdrawn}, messages.WARNING)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Comment | None = None):
+        # A withdrawn comment has no text to edit, and an empty body would not validate.
+        fields = list(super().get_readonly_fields(request, obj))
+        return [*fields, "body"] if obj is not None and obj.is_withdrawn else fields
 
 
 @admin.register(Notification)

@@ -262,6 +262,12 @@ class Comment(models.Model):
         return self.removed_at is not None
 
     @property
+    def is_withdrawn(self) -> bool:
+        """Removed with its text for good (annotations.services.withdraw_comment): a comment
+        posted has a visible character, so only a withdrawal leaves its body blank."""
+        return self.is_removed and not self.body
+
+    @property
     def is_anchored(self) -> bool:
         return bool(self.quote)
 

@@ -135,6 +135,23 @@ def remove_comment(*, comment: Comment, by) -> None:
 
 
 @transaction.atomic
+def withdraw_comment(*, comment: Comment, by) -> None:
+    """Remove `comment` with its text for good, where a restore must not bring it back (its
+    text was a highlight that is private or gone): deleted when nothing replies to it, else
+    removed with its body and quote blanked so the replies keep their thread. A reply removed
+    by a moderator counts: deleting its parent would delete it too."""
+    if not comment.replies.exists():
+        comment.delete()
+        return
+    comment.body = comment.body_html = ""
+    comment.quote = comment.quote_prefix = comment.quote_suffix = comment.anchor_state = ""
+    comment.quote_start = None
+    if comment.removed_at is None:
+        comment.removed_at, comment.removed_by = timezone.now(), by
+    comment.save()
+
+
+@transaction.atomic
 def add_papers_to_list(*, reading_list: ReadingList, papers: list[Paper]) -> list[Paper]:
     """Append the papers not yet in the list, in the order given; returns those added.
 

@@ -34,6 +34,8 @@ class HighlightAdmin(GuardedAdmin, admin.ModelAdmin):
         "note",
         "orphaned",
         "pdf_sha256",
+        "anchored_by",
+        "anchored_at",
         "comment",
         "created_at",
         "updated_at",

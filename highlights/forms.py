@@ -18,6 +18,13 @@ from highlights.models import (
 )
 from papers.numbers import bounded_int
 from papers.text import has_visible_character, paper_text_problem
+from pdfs.pages import StoredPages
+
+# The reader counts positions in PDF.js's text of a page; the stored text is pypdf's. They differ
+# in spaces and line breaks, not in the words, so a position up to twice the stored page's
+# length, and a line more, may be the reader's; one past that is on no page of this file.
+POSITION_ROOM_FACTOR = 2
+POSITION_ROOM_EXTRA = 200
 
 
 class BoundedIntField(forms.CharField):
@@ -46,7 +53,12 @@ def _refuse_reordering(label: str, text: str) -> None:
 
 
 class _Selectors(forms.Form):
-    """Where a quote is: its page, its place in the page's text and the text either side."""
+    """Where a quote is: its page, its place in the page's text and the text either side.
+    `pages`, the stored PDF's (pdfs.pages) when known, bounds the page and the positions."""
+
+    def __init__(self, *args, pages: StoredPages | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.pages = pages
 
     page = BoundedIntField(low=1, high=PAGE_MAX)
     start = BoundedIntField(low=0, high=POSITION_MAX)
@@ -65,6 +77,31 @@ class _Selectors(forms.Form):
     def clean_suffix(self) -> str:
         _refuse_reordering("The text after the quote", self.cleaned_data["suffix"])
         return self.cleaned_data["suffix"]
+
+    def clean_page(self) -> int:
+        page = self.cleaned_data["page"]
+        count = self.pages.count if self.pages else None
+        if count is not None and page is not None and page > count:
+            raise forms.ValidationError(
+                f"This PDF has {count:,} pages: give a page from 1 to {count:,}.", code="page"
+            )
+        return page
+
+    def check_place(self) -> None:
+        """The positions must fit in the stored page's text (loosely: POSITION_ROOM_FACTOR)."""
+        page, end = self.cleaned_data.get("page"), self.cleaned_data.get("end")
+        if self.pages is None or page is None or end is None:
+            return
+        length = self.pages.text_length(page)
+        if not length:  # not read whole, or no text pypdf could read: nothing to compare
+            return
+        room = POSITION_ROOM_FACTOR * length + POSITION_ROOM_EXTRA
+        if end > room:
+            self.add_error(
+                "end",
+                f"Page {page:,} of this PDF holds about {length:,} characters: a quote ending "
+                f"at {end:,} is not on it.",
+            )
 
     def check_span(self, exact: str) -> None:
         """`start`..`end` must hold `exact`: as many code points as the quote has."""
@@ -88,25 +125,11 @@ def _clean_note(note: str) -> str:
 
 
 class HighlightForm(_Selectors):
-    """A new highlight. `visibility` left out means the member's remembered default.
-    `page_count`, when the PDF's is known, bounds the page."""
+    """A new highlight. `visibility` left out means the member's remembered default."""
 
     exact = forms.CharField(max_length=EXACT_MAX_LENGTH, strip=False)
     note = forms.CharField(max_length=NOTE_MAX_LENGTH, required=False)
     visibility = forms.ChoiceField(choices=HighlightVisibility.choices, required=False)
-
-    def __init__(self, *args, page_count: int | None = None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.page_count = page_count
-
-    def clean_page(self) -> int:
-        page = self.cleaned_data["page"]
-        pages = self.page_count
-        if pages is not None and page > pages:
-            raise forms.ValidationError(
-                f"This PDF has {pages:,} pages: give a page from 1 to {pages:,}."
-            )
-        return page
 
     def clean_exact(self) -> str:
         exact = self.cleaned_data["exact"]
@@ -121,6 +144,7 @@ class HighlightForm(_Selectors):
     def clean(self):
         cleaned = super().clean()
         self.check_span(self.cleaned_data.get("exact", ""))
+        self.check_place()
         return cleaned
 
 
@@ -154,6 +178,7 @@ class AnchorForm(_Selectors):
         cleaned = super().clean()
         if not self.orphaned:
             self.check_span(self.exact)
+            self.check_place()
         return cleaned
 
 

@@ -1,12 +1,21 @@
 """ "My notes and highlights" as Markdown: per paper, the member's notes, then their
 highlights' quotes with page numbers and notes; a reading list is its papers in list order.
-Plain text building; the rows are read through highlights.selectors."""
+Plain text building; the rows are read through highlights.selectors.
+
+The file is opened in Markdown viewers, some of which render raw HTML: titles, list names and
+quotes are written to show as written (highlights.markdown_text), and the member's own notes
+as their Markdown, with no raw HTML or autolink."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
 from annotations.models import Note
+from highlights.markdown_text import (
+    heading_literal,
+    member_markdown,
+    quoted_literal,
+)
 from highlights.models import Highlight
 from highlights.selectors import own_highlights
 from papers.latex import latex_to_plain_text
@@ -15,19 +24,14 @@ from papers.models import Paper
 MEDIA_TYPE = "text/markdown; charset=utf-8"
 
 
-def quoted(text: str) -> str:
-    """`text` as a Markdown block quote, each of its lines quoted."""
-    return "\n".join(f"> {line}".rstrip() for line in text.splitlines() or [""])
-
-
 def highlight_markdown(highlight: Highlight) -> str:
     where = f"page {highlight.page}"
     if highlight.orphaned:
         where += ", not found in the present PDF"
     shared = "shared with the lab" if highlight.is_shared else "private"
-    parts = [quoted(highlight.exact), f"— {where} ({shared})"]
+    parts = [quoted_literal(highlight.exact), f"— {where} ({shared})"]
     if highlight.note:
-        parts.append(highlight.note)
+        parts.append(member_markdown(highlight.note))
     return "\n\n".join(parts)
 
 
@@ -40,11 +44,11 @@ def paper_section(
     level: int = 1,
 ) -> str:
     heading = "#" * level
-    lines = [f"{heading} {latex_to_plain_text(paper.display_title)}", "", f"<{url}>"]
+    lines = [heading_literal(latex_to_plain_text(paper.display_title), level), "", f"<{url}>"]
     if notes:
         lines += ["", f"{heading}# Notes"]
         for note in notes:
-            lines += ["", note.body.strip()]
+            lines += ["", member_markdown(note.body.strip())]
     if highlights:
         lines += ["", f"{heading}# Highlights"]
         for highlight in highlights:
@@ -62,8 +66,9 @@ def papers_document(
     *,
     url_of: Callable[[Paper], str],
 ) -> str:
-    """A reading list's document: `title`, then each paper as a second-level section."""
-    sections = [f"# {title}\n"]
+    """A reading list's document: `title` (shown as written), then each paper as a
+    second-level section."""
+    sections = [heading_literal(title, 1) + "\n"]
     sections += [
         paper_section(
             paper,

@@ -85,6 +85,16 @@ class Highlight(models.Model):
         blank=True,
         related_name="highlight",
     )
+    # Who last moved the anchor (its author or a curator: may_be_anchored_by), and when; null
+    # until someone did. The reader's report after a new file counts as a move.
+    anchored_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    anchored_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -133,6 +143,11 @@ class Highlight(models.Model):
 
     def is_private_from(self, user) -> bool:
         return not self.is_shared and self.author_id != user.pk
+
+    def may_be_anchored_by(self, user) -> bool:
+        """Its author, or a curator (staff, as for removing a comment or a lab tag): another
+        member's reader only shows it."""
+        return user.is_authenticated and (self.author_id == user.pk or user.is_staff)
 
     def needs_anchor(self, current_sha256: str | None) -> bool:
         """Whether the paper's stored PDF (`current_sha256`, None without one) is not the file

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from highlights import threads
 from highlights.models import Highlight, HighlightPreference, HighlightVisibility
@@ -80,14 +81,18 @@ def delete_highlight(*, highlight: Highlight) -> None:
     highlight.delete()
 
 
-def anchor_highlight(*, highlight: Highlight, fields: dict[str, Any], orphaned: bool) -> Highlight:
-    """Where the reader found the highlight in the paper's present PDF, or that it could not.
-    Only the selectors change: not the quote, the note, the visibility or the author. An
-    orphaned highlight keeps its last place; the present file is recorded either way, so the
-    reader does not look again until the file changes."""
+def anchor_highlight(
+    *, highlight: Highlight, fields: dict[str, Any], orphaned: bool, by
+) -> Highlight:
+    """Where the reader found the highlight in the paper's present PDF, or that it could not,
+    as reported by `by` (Highlight.may_be_anchored_by), who is recorded with the time. Only the
+    selectors change: not the quote, the note, the visibility or the author. An orphaned
+    highlight keeps its last place; the present file is recorded either way, so the reader does
+    not look again until the file changes."""
     highlight.pdf_sha256 = current_pdf_sha256(highlight.paper)
     highlight.orphaned = orphaned
-    names = ["pdf_sha256", "orphaned"]
+    highlight.anchored_by, highlight.anchored_at = by, timezone.now()
+    names = ["pdf_sha256", "orphaned", "anchored_by", "anchored_at"]
     if not orphaned:
         for name in ("page", "start", "end", "prefix", "suffix"):
             setattr(highlight, name, fields[name])

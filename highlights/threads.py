@@ -4,44 +4,22 @@ Sharing a highlight with the lab posts a comment under the paper in its author's
 quote, its page and the note), so the lab replies to it as to any comment: the highlight's
 author hears of replies, the members its note mentions are told, the paper's readers see it
 (annotations.discussion). A private highlight has no comment; making a lab highlight private
-again removes its comment as its author would (the replies keep their thread).
+again, or deleting it, withdraws its comment: its text is gone for good (blanked, or the comment
+deleted when nothing replies to it), so no restore in the admin can show it again.
 """
 
 from __future__ import annotations
 
-import re
-
 from annotations import discussion, services
 from annotations.models import Comment
+from highlights.markdown_text import quoted_literal
 from highlights.models import Highlight
-
-# What Markdown (with annotations.markdown's math) reads as syntax within a line, and at a
-# line's start (headings, quotes, lists, rules). Escaping only these keeps the comment's
-# source, which recent activity and notifications quote, close to the PDF's words.
-_INLINE_SYNTAX = re.compile(r"([\\`*_$<&~|])")
-_LINE_START_SYNTAX = re.compile(r"^(\s*)([#>+=-])")
-_LINE_START_NUMBER = re.compile(r"^(\s*\d+)([.)])")
-
-
-def markdown_literal(text: str) -> str:
-    """`text` as Markdown that shows it as written: no emphasis, link, heading, list, math or
-    HTML made of a PDF's words. Brackets become character references, since "\\[" opens
-    display math (annotations.markdown's dollarmath)."""
-    lines = []
-    for line in text.splitlines():
-        line = _INLINE_SYNTAX.sub(r"\\\1", line)
-        line = _LINE_START_SYNTAX.sub(r"\1\\\2", line)
-        line = _LINE_START_NUMBER.sub(r"\1\\\2", line)
-        lines.append(line.replace("[", "&#91;").replace("]", "&#93;"))
-    return "\n".join(lines)
 
 
 def comment_body(highlight: Highlight) -> str:
     """Markdown: the quote (literal) as a block quote with its page, then the note (the
     member's Markdown, with its mentions)."""
-    lines = markdown_literal(highlight.exact).splitlines()
-    quoted = "\n".join(f"> {line}" if line.strip() else ">" for line in lines)
-    body = f"Highlighted on page {highlight.page} of the PDF:\n\n{quoted}"
+    body = f"Highlighted on page {highlight.page} of the PDF:\n\n{quoted_literal(highlight.exact)}"
     return f"{body}\n\n{highlight.note}" if highlight.note else body
 
 
@@ -68,10 +46,11 @@ def update_thread(highlight: Highlight) -> None:
 
 
 def close_thread(highlight: Highlight) -> None:
-    """The highlight is private again or deleted: its comment is removed, replies kept."""
+    """The highlight is private again or deleted: its comment is withdrawn, replies kept."""
     comment = highlight.comment
-    if comment is not None and not comment.is_removed:
-        services.remove_comment(comment=comment, by=highlight.author)
-    if highlight.pk is not None and highlight.comment_id is not None:
+    if comment is None:
+        return
+    if highlight.pk is not None:
         highlight.comment = None
         Highlight.objects.filter(pk=highlight.pk).update(comment=None)
+    services.withdraw_comment(comment=comment, by=highlight.author)

@@ -1,5 +1,6 @@
 """The reader's JSON endpoints (docs/highlights.md): list and create on a paper, then edit,
-delete and re-anchor one highlight. What the user may not see answers 404, never 403."""
+delete and re-anchor one highlight. What the user may not see, or may not change, answers
+404, never 403."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from highlights.forms import AnchorForm, HighlightEditForm, HighlightForm, error
 from highlights.models import Highlight
 from highlights.serialize import highlight_item
 from papers.models import Paper
+from pdfs.pages import stored_pages
 
 
 def member_required(view: Callable[..., JsonResponse]) -> Callable[..., JsonResponse]:
@@ -64,9 +66,8 @@ def paper_highlights(request: HttpRequest, paper_pk: int) -> JsonResponse:
 
 @member_required
 def _create(request: HttpRequest, paper: Paper) -> JsonResponse:
-    # The PDF's page count is not stored with it yet (pdfs.PaperPdf has none): the page is
-    # bounded by PAGE_MAX only until it is (HighlightForm's page_count).
-    form = HighlightForm(request.POST, page_count=None)
+    # Without a stored text of the present file, PAGE_MAX and POSITION_MAX bound the place.
+    form = HighlightForm(request.POST, pages=stored_pages(paper.pk))
     if not form.is_valid():
         return _refused(form)
     highlight = services.create_highlight(
@@ -102,17 +103,25 @@ def highlight_delete(request: HttpRequest, pk: int) -> JsonResponse:
     return JsonResponse({"deleted": pk})
 
 
+def _highlight_for_mover(request: HttpRequest, pk: int) -> Highlight:
+    highlight = selectors.visible_highlight(request.user, pk)
+    if highlight is None or not highlight.may_be_anchored_by(request.user):
+        raise Http404("No such highlight.")
+    return highlight
+
+
 @require_POST
 @member_required
 def highlight_anchor(request: HttpRequest, pk: int) -> JsonResponse:
-    """Anyone who sees the highlight may post where it is now; only its selectors change."""
-    highlight = selectors.visible_highlight(request.user, pk)
-    if highlight is None:
-        raise Http404("No such highlight.")
-    form = AnchorForm(request.POST, exact=highlight.exact)
+    """Its author or a curator posts where it is now, within the stored PDF; only its
+    selectors change, and who moved it is recorded."""
+    highlight = _highlight_for_mover(request, pk)
+    form = AnchorForm(request.POST, exact=highlight.exact, pages=stored_pages(highlight.paper_id))
     if not form.is_valid():
         return _refused(form)
-    services.anchor_highlight(highlight=highlight, fields=form.cleaned_data, orphaned=form.orphaned)
+    services.anchor_highlight(
+        highlight=highlight, fields=form.cleaned_data, orphaned=form.orphaned, by=request.user
+    )
     return _item(request, _reread(request, pk))
 
 

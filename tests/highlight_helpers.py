@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.utils import timezone
 
 from highlights.models import Highlight, HighlightVisibility
-from pdfs.models import PaperPdf
+from pdfs.extraction import PAGE_BREAK
+from pdfs.models import PaperPdf, PdfText
 
 SENTENCE = "We propose a simple method."
 
@@ -26,6 +27,17 @@ def store_pdf_row(paper, sha256: str = "a" * 64) -> PaperPdf:
         sha256=sha256,
         size=1,
         fetched_at=timezone.now(),
+    )
+
+
+def store_pdf_text(pdf: PaperPdf, pages: list[str]) -> PdfText:
+    """The text pdfs.texts would store for `pdf`, page by page."""
+    return PdfText.objects.create(
+        pdf=pdf,
+        sha256=pdf.sha256,
+        text=PAGE_BREAK.join(pages),
+        page_count=len(pages),
+        extracted_at=timezone.now(),
     )
 
 

@@ -12,7 +12,7 @@ from tests.highlight_helpers import SENTENCE, highlight_post, make_highlight, st
 
 ITEM_KEYS = {
     "id", "page", "exact", "prefix", "suffix", "start", "end", "note", "visibility", "author",
-    "mine", "orphaned", "needs_anchor", "replies", "thread_url", "created_at",
+    "mine", "can_anchor", "orphaned", "needs_anchor", "replies", "thread_url", "created_at",
 }  # fmt: skip
 
 
@@ -240,12 +240,19 @@ def anchor_post(**overrides) -> dict[str, str]:
     return data
 
 
-def test_reader_re_anchors_a_lab_highlight_it_shows(client, user, other_user, paper):
+def test_the_author_re_anchors_a_lab_highlight_another_member_may_not(
+    client, user, other_user, paper
+):
     store_pdf_row(paper, "1" * 64)
     highlight = make_highlight(
         other_user, paper, visibility="lab", note="bob's", pdf_sha256="0" * 64
     )
     client.force_login(user)
+    response = client.post(reverse("highlights:anchor", args=[highlight.pk]), anchor_post())
+    assert response.status_code == 404
+    highlight.refresh_from_db()
+    assert (highlight.page, highlight.pdf_sha256, highlight.anchored_by) == (1, "0" * 64, None)
+    client.force_login(other_user)
     response = client.post(reverse("highlights:anchor", args=[highlight.pk]), anchor_post())
     assert response.status_code == 200
     item = response.json()
@@ -254,6 +261,7 @@ def test_reader_re_anchors_a_lab_highlight_it_shows(client, user, other_user, pa
     highlight.refresh_from_db()
     assert (highlight.note, highlight.visibility, highlight.author) == ("bob's", "lab", other_user)
     assert (highlight.exact, highlight.pdf_sha256) == (SENTENCE, "1" * 64)
+    assert highlight.anchored_by == other_user and highlight.anchored_at is not None
 
 
 def test_anchor_changes_only_selectors(client, user, paper):
@@ -322,8 +330,10 @@ def test_another_member_is_a_user_not_a_visitor(client, paper):
 
 def test_page_past_a_known_page_count_is_refused():
     from highlights.forms import HighlightForm
+    from pdfs.pages import StoredPages
 
-    assert HighlightForm(highlight_post(page="5"), page_count=5).is_valid()
-    form = HighlightForm(highlight_post(page="6"), page_count=5)
+    five = StoredPages(count=5, texts=[], truncated=False)
+    assert HighlightForm(highlight_post(page="5"), pages=five).is_valid()
+    form = HighlightForm(highlight_post(page="6"), pages=five)
     assert not form.is_valid()
     assert form.errors["page"] == ["This PDF has 5 pages: give a page from 1 to 5."]

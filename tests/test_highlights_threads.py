@@ -89,7 +89,7 @@ def test_making_a_lab_highlight_private_removes_its_comment_keeping_replies(
     response = client.post(reverse("highlights:edit", args=[item["id"]]), {"visibility": "private"})
     assert response.json()["thread_url"] is None
     comment.refresh_from_db()
-    assert comment.is_removed
+    assert comment.is_removed and comment.body == ""  # withdrawn: its text is gone for good
     assert Comment.objects.filter(pk=reply.pk, removed_at__isnull=True).exists()
     client.force_login(other_user)
     page = client.get(paper.get_absolute_url()).content.decode()
@@ -107,12 +107,12 @@ def test_shared_again_opens_a_new_thread(client, user):
     assert again["thread_url"].endswith(f"#comment-{live.pk}")
 
 
-def test_deleting_a_lab_highlight_removes_its_comment(client, user):
+def test_deleting_a_lab_highlight_deletes_its_comment_when_nothing_replies(client, user):
     paper = make_paper()
     client.force_login(user)
     item = create(client, paper, visibility="lab", note="gone soon")
     client.post(reverse("highlights:delete", args=[item["id"]]))
-    assert Comment.objects.get().is_removed
+    assert not Comment.objects.exists()
     assert not Highlight.objects.exists()
 
 

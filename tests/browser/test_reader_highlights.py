@@ -134,17 +134,19 @@ def test_a_new_file_finds_a_moved_highlight_and_lists_a_lost_one_as_orphaned(
     mira, theo = make_user("mira"), make_user("theo")
     fields = {"paper": paper, "author": mira, "pdf_sha256": "0" * 64}
     # Made on page 2 of another version; page 3 also holds the sentence, but only page 1 has
-    # its context. A colleague's lab highlight is settled by whichever member opens it first.
-    moved = Highlight.objects.create(
-        visibility="lab",
-        page=2,
-        exact=SENTENCE,
-        prefix="An opening line.\n",
-        suffix="\nA closing line.",
-        start=3,
-        end=3 + len(SENTENCE),
-        **{**fields, "author": theo},
-    )
+    # its context. Mira's reader settles her own; a colleague's lab highlight it only draws
+    # where it found it (only its author or a curator moves it).
+    placed = {
+        "visibility": "lab",
+        "page": 2,
+        "exact": SENTENCE,
+        "prefix": "An opening line.\n",
+        "suffix": "\nA closing line.",
+        "start": 3,
+        "end": 3 + len(SENTENCE),
+    }
+    moved = Highlight.objects.create(**placed, **fields)
+    colleagues = Highlight.objects.create(**placed, **{**fields, "author": theo})
     lost = Highlight.objects.create(
         page=1, exact="A sentence this version dropped.", start=0, end=32, **fields
     )
@@ -152,11 +154,15 @@ def test_a_new_file_finds_a_moved_highlight_and_lists_a_lost_one_as_orphaned(
     # Anchored in page order: the lost one (page 1), then the moved one (page 2).
     with page.expect_response(lambda r: f"/highlights/{moved.pk}/anchor/" in r.url):
         open_reader(page, live_server, paper)
+    page.wait_for_selector(f"[data-highlight-id='{colleagues.pk}']", state="attached")
 
     moved.refresh_from_db()
     lost.refresh_from_db()
+    colleagues.refresh_from_db()
     assert (moved.page, moved.start, moved.orphaned) == (1, 17, False)
+    assert (moved.anchored_by, lost.anchored_by) == (mira, mira)
     assert lost.orphaned
+    assert (colleagues.page, colleagues.pdf_sha256, colleagues.anchored_by) == (2, "0" * 64, None)
     page.reload()
     open_reader(page, live_server, paper)
     page.get_by_role("button", name="Contents").click()

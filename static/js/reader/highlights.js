@@ -2,8 +2,9 @@
 // select text → "Highlight" → an optional note, private or lab → saved and drawn; the lab's
 // highlights drawn on their pages (who made them, a link to their thread); a click on one shows
 // its note, and the member's own can be edited or deleted. Positions are pagetext.js's.
-// A highlight the server asks to anchor again (a new file) is looked for by its quote and the
-// place found, or orphaned=1, is reported; orphaned ones stay listed in the sidebar.
+// A highlight the server asks to anchor again (a new file) is looked for by its quote; the place
+// found, or orphaned=1, is reported when the server lets this member move it (its author or a
+// curator: item.can_anchor), else only drawn there; orphaned ones stay listed in the sidebar.
 
 import { relocate } from "./pagetext.js";
 import { openSidebar } from "./keys.js";
@@ -55,17 +56,22 @@ export class Highlights {
     await this.anchorAgain();
   }
 
-  // Highlights made on another version of the file: found again by their quote, reported
-  // (by any member who sees them: the first to open the new file settles them for all).
+  // Highlights made on another version of the file: found again by their quote. Its author
+  // (or a curator) reports the place, which settles it for all; another member's reader only
+  // draws it where it was found, for this visit.
   async anchorAgain() {
     for (const item of [...this.items.values()]) {
-      if (!item.needs_anchor || !this.canAnnotate) continue;
+      if (!item.needs_anchor) continue;
       const place = await relocate(item, this.viewer.views.length, (n) => this.viewer.pageText(n));
       let fields = { orphaned: "1" };
       if (place) {
         const pageText = await this.viewer.pageText(place.page);
         const { prefix, suffix } = pageText.quote(place.start, place.end);
         fields = { page: place.page, start: place.start, end: place.end, prefix, suffix };
+      }
+      if (!item.can_anchor) {
+        if (place) this.replace({ ...item, ...fields, needs_anchor: false });
+        continue;
       }
       const saved = await this.post(this.url(item.id, "anchor"), fields);
       if (saved.ok) this.replace(saved.data);
