@@ -190,7 +190,10 @@ def test_fetch_arxiv_imports_both_records_and_the_page_shows_the_name_as_text(
     ]
     respx.get(ARXIV).mock(return_value=httpx.Response(200, text=feed(entries, total=2, start=0)))
     call_command("fetch_arxiv", "abs:hostile")  # raises (exit 1) if a record stops the run
-    assert "2 created" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    # Noted once, though the fetch and the import each validate the record.
+    assert "Total: 2 created, 0 updated, 0 unchanged, 0 conflicts; 1 value cleaned" in out
+    assert f"author name {HOSTILE_NAME!r}: kept as written" in out
     hostile = Paper.objects.get(arxiv_id="2404.00001")
     assert hostile.author_names == f"{HOSTILE_NAME}, Ann One"
     assert Paper.objects.get(arxiv_id="2404.00002").author_names == "Bo Two"
