@@ -45,6 +45,16 @@ def utf8_size(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
+# Control characters but tab and newline (NUL cannot even be stored by PostgreSQL).
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def without_control_characters(text: str) -> str:
+    """`text` with each control character (C0 and C1, but tab and newline) as a space: what
+    is left of a value kept as written when it could not be read as LaTeX."""
+    return _CONTROL_CHARACTERS.sub(" ", text)
+
+
 def collapse_whitespace(value: str) -> str:
     # str.split() and the regex \s agree on every code point (checked over all of Unicode);
     # split is three times faster, and an import calls this for every name it reads.

@@ -3,7 +3,8 @@
 A download is refused (PdfRefused, whose message names the URL and says why) unless:
 - every URL on the way, the first and each redirect's, is https on a host of PDF_FETCH_HOSTS, or
   exactly matches an entry written with its scheme (http://127.0.0.1:8765, a local stand-in);
-  redirects are followed here, one hop at a time, so that each is checked before it is asked;
+  redirects are followed here, one hop at a time, so that each is checked before it is asked
+  (papers.sources.redirects, shared with the metadata services' client);
 - the file is at most PDF_MAX_BYTES: refused up front from Content-Length, and while reading
   whatever the headers said (a server may send no length, or lie);
 - it starts with %PDF- (an HTML page, such as a login wall, answered with "200 OK" is not one);
@@ -22,16 +23,22 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import IO
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
 from django.conf import settings
 
 from papers.sources.client import BACKOFF, FetchError, retry_after_seconds, user_agent
+from papers.sources.redirects import (
+    Origin,
+    RedirectRefused,
+    follow,
+    has_credentials,
+    origin_of,
+)
 from pdfs.content import NotAPdf, PdfTooLarge, check_size, hash_chunks
 
 TRIES = 3
-MAX_REDIRECTS = 5
 # Answers worth asking again: rate limits and a server that is briefly unwell.
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 # Larger downloads spill from memory to a temporary file on disk.
@@ -58,30 +65,11 @@ class PdfRefused(FetchError):
         self.reason = reason
 
 
-@dataclass(frozen=True)
-class Origin:
-    scheme: str
-    host: str
-    port: int
-
-
-def _origin(url: str) -> Origin | None:
-    parts = urlsplit(url)
-    try:
-        port = parts.port
-    except ValueError:  # a port that is not a number, or out of range
-        return None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return None
-    default = 443 if parts.scheme == "https" else 80
-    return Origin(parts.scheme, parts.hostname.lower(), port or default)
-
-
 def allowed_origins(entries: Iterable[str]) -> frozenset[Origin]:
     """PDF_FETCH_HOSTS as origins: a bare host means https on port 443."""
     origins = set()
     for entry in entries:
-        origin = _origin(entry if "://" in entry else f"https://{entry}")
+        origin = origin_of(entry if "://" in entry else f"https://{entry}")
         if origin is not None:
             origins.add(origin)
     return frozenset(origins)
@@ -89,12 +77,15 @@ def allowed_origins(entries: Iterable[str]) -> frozenset[Origin]:
 
 def url_problem(url: str) -> str:
     """Why `url` may not be fetched from, or "" when it may."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https"):
+    try:
+        scheme = urlsplit(url).scheme
+    except ValueError:  # an unclosed "[" of an IPv6 host
+        return "not a usable URL"
+    if scheme not in ("http", "https"):
         return "not an http(s) URL"
-    if parts.username is not None or parts.password is not None:
+    if has_credentials(url):
         return "a URL with credentials in it is never fetched"
-    origin = _origin(url)
+    origin = origin_of(url)
     if origin is None:
         return "not a usable URL"
     if origin not in allowed_origins(settings.PDF_FETCH_HOSTS):
@@ -195,31 +186,29 @@ class PdfFetcher:
         raise AssertionError("unreachable")  # the loop returns or raises
 
     def _attempt(self, url: str, deadline: float) -> DownloadedPdf:
-        current = url
-        for hop in range(MAX_REDIRECTS + 1):
-            if hop:
-                problem = url_problem(current)
-                if problem:
-                    raise PdfRefused(
-                        url, f"redirected to {current}: {problem}", reason=Refusal.REDIRECT
-                    )
+        waits: list[float] = []  # each hop's wait for the server; the last one reads the body
+
+        def send(current: str) -> httpx.Response:
             response, wait = self._send(url, current, deadline)
-            try:
-                if response.is_redirect:
-                    current = urljoin(current, response.headers["Location"])
-                    continue
-                status = f"HTTP {response.status_code} {response.reason_phrase}".strip()
-                if response.status_code in RETRY_STATUSES:
-                    asked = retry_after_seconds(response.headers.get("Retry-After", ""))
-                    raise _TryAgain(status, asked)
-                if not response.is_success:
-                    raise PdfRefused(
-                        url, f"answered {status}", reason=Refusal.HTTP, status=response.status_code
-                    )
-                return self._read(url, current, response, deadline, wait)
-            finally:
-                response.close()
-        raise PdfRefused(url, f"more than {MAX_REDIRECTS} redirects", reason=Refusal.REDIRECT)
+            waits.append(wait)
+            return response
+
+        try:
+            response, final_url = follow(url, send, url_problem)
+        except RedirectRefused as refused:
+            raise PdfRefused(url, str(refused), reason=Refusal.REDIRECT) from None
+        try:
+            status = f"HTTP {response.status_code} {response.reason_phrase}".strip()
+            if response.status_code in RETRY_STATUSES:
+                asked = retry_after_seconds(response.headers.get("Retry-After", ""))
+                raise _TryAgain(status, asked)
+            if not response.is_success:
+                raise PdfRefused(
+                    url, f"answered {status}", reason=Refusal.HTTP, status=response.status_code
+                )
+            return self._read(url, final_url, response, deadline, waits[-1])
+        finally:
+            response.close()
 
     def _send(self, url: str, current: str, deadline: float) -> tuple[httpx.Response, float]:
         """The answer's headers (its body still to read), and the longest wait for the server

@@ -30,6 +30,9 @@ Field by field:
   with `archiveprefix` (or biblatex's `eprinttype`) arXiv, or an arXiv DOI, gives the arXiv id.
 - doi; keywords split on commas and semicolons.
 
+A value (or a name) whose LaTeX pylatexenc fails on (`\href{a}{b}` in a name) is kept as written,
+noted among the record's cleanings (cleaning.converted): the rest of the file still imports.
+
 A record's line is the line of its `@type{`. An entry bibtexparser cannot read, an `@string`
 name that is not defined, a field we read that is given twice, a malformed name or LaTeX nested
 deeper than latex_text.MAX_NESTING fails with ImportFailed at the line of the entry or of the field.
@@ -50,6 +53,7 @@ from bibtexparser.middlewares.names import (
 )
 from bibtexparser.model import Block, Entry, Field, ParsingFailedBlock, String
 
+from papers.importing.cleaning import converted
 from papers.importing.latex_text import latex_to_text
 from papers.importing.limits import RecordSize, numbered_lines
 from papers.importing.records import ImportFailed, PaperRecord
@@ -200,6 +204,7 @@ def _record(
 ) -> PaperRecord:
     line = _line(entry)
     fields = _fields(entry, source, line)
+    notes: list[str] = []  # values kept as written (cleaning.converted)
     parent = _crossref(fields, volumes, source)
     # What the paper does not give itself it takes from its volume, as BibTeX does; the
     # volume's title is the paper's booktitle (biblatex's rule for @proceedings).
@@ -222,12 +227,14 @@ def _record(
                     f"{MAX_WRITTEN} are read"
                 )
             # url is verbatim in biblatex, and a LaTeX decoder would take its `%` for a comment.
-            return expanded.strip() if name in ("url", "pdf") else latex_to_text(expanded)
+            if name in ("url", "pdf"):
+                return expanded.strip()
+            return converted(expanded, latex_to_text, name, notes)
         except ValueError as error:
             raise ImportFailed(source, field.start_line + 1, f"{name}: {error}") from None
 
     try:
-        authors = _authors(fields["author"].value, strings) if "author" in fields else []
+        authors = _authors(fields["author"].value, strings, notes) if "author" in fields else []
     except ValueError as error:
         raise ImportFailed(source, fields["author"].start_line + 1, f"author: {error}") from None
     # PMLR's own BibTeX gives the paper's PDF in `pdf` and its landing page in `url`.
@@ -259,6 +266,7 @@ def _record(
         ),
         year=year,
         doi=doi,
+        cleaned=notes,
     )
 
 
@@ -353,7 +361,7 @@ def _closing(raw: str, start: int) -> int:
     raise ValueError(f"the {raw[start]!r} opening the value is not closed")
 
 
-def _authors(raw: str, strings: Mapping[str, str]) -> list[str]:
+def _authors(raw: str, strings: Mapping[str, str], notes: list[str]) -> list[str]:
     names = []
     for name in split_multiple_persons_names(_expand(raw, strings)):
         if name.strip() == "others":  # BibTeX's "et al."
@@ -362,7 +370,9 @@ def _authors(raw: str, strings: Mapping[str, str]) -> list[str]:
             parts = parse_single_name_into_parts(name)
         except InvalidNameError as error:
             raise ValueError(f"cannot read the name {_shown(name)}: {error.reason}") from None
-        full = _one_line(latex_to_text(parts.merge_first_name_first))
+        full = _one_line(
+            converted(parts.merge_first_name_first, latex_to_text, "author name", notes)
+        )
         if full:
             names.append(full)
     return names

@@ -8,6 +8,9 @@ typing (forms and model validators stay strict).
   split on its semicolons.
 - A value still over its limit is cut at a word boundary (an ellipsis marks the cut); a list
   over its limit keeps its first items.
+- A value whose LaTeX the converter fails on (pylatexenc raises on `\\href{a}{b}`,
+  `\\sqrt`, `\\verb`, ...) is kept as written, its control characters as spaces (converted):
+  one author's name from upstream never costs its record, nor a fetch its run.
 
 Each cleaning is a note ("title: cut to 500 characters ..."), which the pipeline reports with
 the record's file and line. Nothing here reads the database.
@@ -17,8 +20,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from papers.importing.latex_text import NestedTooDeep
 from papers.tags.identity import stored_length
 from papers.text import (
     MAX_ABSTRACT,
@@ -31,6 +36,7 @@ from papers.text import (
     cut_at_word,
     has_visible_character,
     normalize_author_name,
+    without_control_characters,
 )
 
 if TYPE_CHECKING:
@@ -58,6 +64,25 @@ def without_invisible(text: str, keep: frozenset[str] = frozenset()) -> tuple[st
         if char == "\u200b" or char not in removed
     )
     return " ".join(kept.split()), removed
+
+
+def converted(value: str, convert: Callable[[str], str], label: str, notes: list[str]) -> str:
+    """`convert(value)`; or, when the converter fails on `value`, `value` as written without
+    its control characters, noted in `notes` (once: a fetched record is validated twice, by the
+    fetch and by the import). LaTeX nested past latex_text.MAX_NESTING is a limit, raised for
+    the caller to refuse."""
+    try:
+        return convert(value)
+    except NestedTooDeep:
+        raise
+    except Exception as error:  # pylatexenc raises IndexError, KeyError, ... on some macros
+        note = (
+            f"{label} {_quote(value)}: kept as written, its LaTeX could not be converted "
+            f"({type(error).__name__})"
+        )
+        if note not in notes:
+            notes.append(note)
+        return without_control_characters(value)
 
 
 def clean_record(record: PaperRecord) -> list[str]:

@@ -52,6 +52,11 @@ _CITATION = re.compile(
 )
 
 
+class NestedTooDeep(ValueError):
+    """LaTeX nested past MAX_NESTING: a limit of ours, which a BibTeX file is refused for
+    (at the field's line), not a failure of the decoder."""
+
+
 def _without_citations(value: str) -> str:
     """`value` without its citations and the space before each, so "models~\\cite{a}." reads
     "models.". At most one line break before a citation goes: a blank line (a paragraph
@@ -72,7 +77,9 @@ def _decoder() -> LatexNodes2Text:
     """pylatexenc as bibtexparser's LaTeX-decoding middleware sets it up (braces dropped, math
     verbatim, \\url's argument as is), ligatures kept, plus three text commands our BibTeX
     export writes and pylatexenc 2.11 gets wrong: it drops \\textbraceleft and
-    \\textbraceright and turns \\textasciicircum into U+02C6."""
+    \\textbraceright and turns \\textasciicircum into U+02C6. And \\maketitle prints
+    nothing: pylatexenc prints the \\title, \\author and \\date its one decoder was last
+    given, which would put one record's text (and today's date) into another's."""
     context = get_default_latex_context_db()
     context.add_context_category(
         "paperbrowser-bibtex",
@@ -82,6 +89,7 @@ def _decoder() -> LatexNodes2Text:
             MacroTextSpec("textbraceleft", simplify_repl="{"),
             MacroTextSpec("textbraceright", simplify_repl="}"),
             MacroTextSpec("textasciicircum", simplify_repl="^"),
+            MacroTextSpec("maketitle", simplify_repl=""),
         ],
         specials=[SpecialsTextSpec(ligature, simplify_repl=ligature) for ligature in _LIGATURES],
     )
@@ -101,7 +109,9 @@ def latex_to_text(value: str) -> str:
     most words in a field are plain text. So the value is cut at spaces that are outside
     braces, environments and math and do not follow a command (whose argument may come after
     the space), and only the pieces holding something LaTeX would change go through
-    pylatexenc. Raises ValueError for nesting deeper than MAX_NESTING.
+    pylatexenc. Raises NestedTooDeep for nesting deeper than MAX_NESTING; pylatexenc itself
+    raises on some macros (IndexError for \\href, KeyError for \\sqrt without an argument):
+    callers that must not lose a record go through cleaning.converted.
     """
     value = _BARE_SPECIAL.sub(r"\1\\\2", value)
     if "\\" in value:  # a citation is a command; most values have none
@@ -124,7 +134,7 @@ def latex_to_text(value: str) -> str:
         if text in ("{", "\\begin"):
             depth += 1
             if depth > MAX_NESTING:
-                raise ValueError(f"braces or environments nest deeper than {MAX_NESTING} levels")
+                raise NestedTooDeep(f"braces or environments nest deeper than {MAX_NESTING} levels")
         elif text in ("}", "\\end"):
             depth = max(depth - 1, 0)
         elif text == "$":
@@ -146,7 +156,7 @@ def _decode_piece(piece: str) -> str:
         return _DECODER.latex_to_text(piece, latex_context=_PARSING_CONTEXT)
     except RecursionError:
         # Unreachable within MAX_NESTING; kept so a construct it misses fails one file cleanly.
-        raise ValueError("the LaTeX nests too deeply to decode") from None
+        raise NestedTooDeep("the LaTeX nests too deeply to decode") from None
 
 
 def author_name_as_text(name: str) -> str:
@@ -154,12 +164,12 @@ def author_name_as_text(name: str) -> str:
     "Paul Erd\\H{o}s" -> "Paul Erdős", "S{\\o}ren" -> "Søren", "Stra\\ss{}er" -> "Straßer".
     Only a name with a backslash is decoded: braces alone ("{van der} Berg" from a reference
     manager) may be meant, and a name without LaTeX must stay byte for byte what it was, as the
-    key it is matched on. A name the decoder cannot read, or reads as nothing, is kept as
-    written."""
+    key it is matched on. A name nested past MAX_NESTING, or read as nothing, is kept as
+    written; the decoder's own failures are the caller's (cleaning.converted)."""
     if "\\" not in name:
         return name
     try:
         decoded = " ".join(latex_to_text(name).split())
-    except ValueError:  # nested past MAX_NESTING: kept, for the record's checks to judge
+    except NestedTooDeep:  # kept, for the record's checks to judge
         return name
     return decoded or name

@@ -15,7 +15,7 @@ from typing import NoReturn
 from urllib.parse import urlsplit
 
 from papers.importing import safe_json
-from papers.importing.cleaning import clean_record
+from papers.importing.cleaning import clean_record, converted
 from papers.importing.latex_text import author_name_as_text
 from papers.latex import accents_as_unicode
 from papers.tags.identity import normalize_tag_name, tag_key, tag_name_problem
@@ -215,17 +215,21 @@ def validate_record(record: PaperRecord) -> PaperRecord:
         fail(f"arxiv id {_quote(record.arxiv_id, 80)} is not an arXiv id (2310.01234)")
     # Schr\"odinger as Schrödinger, whichever source spelt it which way (math as written). An
     # accent ({\'{\i}}) is at most 8 characters a letter: longer text is over its limit anyway.
+    # Each value is converted on its own, kept as written if the converter fails on it.
+    notes = record.cleaned
     if len(record.title) <= 8 * MAX_TITLE:
-        record.title = accents_as_unicode(record.title)
+        record.title = converted(record.title, accents_as_unicode, "title", notes)
     if len(record.abstract) <= 8 * MAX_ABSTRACT:
-        record.abstract = accents_as_unicode(record.abstract)
+        record.abstract = converted(record.abstract, accents_as_unicode, "abstract", notes)
     # Erd\H{o}s as Erdős, S{\o}ren as Søren, whichever source spelt them so: one person is one
     # author whether arXiv, a RIS file or OpenReview names them (BibTeX's reader has decoded
     # its names already). Decoding takes about 15 ms a kilobyte of LaTeX, so only a list that
     # could be valid is decoded (as written it is longer than decoded, and no real list comes
     # near the limit): a hostile record costs a second at most, not minutes.
     if sum(map(len, record.authors)) <= MAX_AUTHOR_LIST:
-        record.authors = [author_name_as_text(name) for name in record.authors]
+        record.authors = [
+            converted(name, author_name_as_text, "author name", notes) for name in record.authors
+        ]
     record.cleaned.extend(clean_record(record))
     _check_length(fail, "abstract", record.abstract, MAX_ABSTRACT)
     _check_length(fail, "title", record.title, MAX_TITLE)

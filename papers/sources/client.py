@@ -8,6 +8,10 @@
   backoff with jitter (so that many clients do not retry in step); at most `tries` attempts.
 - Clear: whatever goes wrong (gave up, 4xx, not JSON, not the expected shape) is one
   FetchError whose message names the URL, for a command to print on one line.
+- Kept to the service: redirects are followed by hand (papers.sources.redirects), at most
+  MAX_REDIRECTS, and only within the service's own origin (the scheme, host and port of its
+  base URL); a redirect elsewhere, an internal address included, is a FetchError "redirected
+  off <service>" and is never asked.
 
 The sleep, clock and jitter are injectable, so tests run without waiting.
 """
@@ -26,6 +30,7 @@ import httpx
 from django.conf import settings
 
 from papers.importing import safe_json
+from papers.sources.redirects import RedirectRefused, follow, has_credentials, origin_of
 
 APP_NAME = "paperbrowser"
 # Attempts per request before giving up (the first one included).
@@ -113,7 +118,8 @@ class FetchClient:
             headers={"User-Agent": user_agent(), "Accept": "application/json"},
             timeout=float(settings.FETCH_TIMEOUT),
             transport=transport,
-            follow_redirects=True,
+            # Followed by hand: each hop is checked against the service's origin first.
+            follow_redirects=False,
         )
 
     def __enter__(self) -> FetchClient:
@@ -131,13 +137,17 @@ class FetchClient:
 
     def get(self, path: str, params: Params | None = None) -> httpx.Response:
         """A successful (2xx) answer, after retries; FetchError otherwise."""
-        request = self.http.build_request("GET", path, params=params)
-        url = str(request.url)
+        url = self.url(path, params)
         problem = ""
         for attempt in range(1, self.tries + 1):
-            self._wait_turn()
             try:
-                response = self.http.send(request)
+                response, _ = follow(url, self._send, self._off_service)
+            except RedirectRefused as refused:
+                if refused.hop:
+                    message = f"redirected off {self.service.name}, to {refused.hop}"
+                else:
+                    message = f"{self.service.name}: {refused}"
+                raise FetchError(url, message) from None
             except httpx.TransportError as error:
                 # Timeouts, refused or dropped connections: the next try may well get through.
                 problem = _describe(error)
@@ -175,6 +185,18 @@ class FetchClient:
             got = type(data).__name__
             raise FetchError(url, f"expected a JSON {expect.__name__}, got a {got}")
         return Fetched(url, data)
+
+    def _send(self, url: str) -> httpx.Response:
+        """One request, in its turn; a redirect is answered as it is (see follow)."""
+        self._wait_turn()
+        return self.http.send(self.http.build_request("GET", url))
+
+    def _off_service(self, url: str) -> str:
+        """Why a redirect to `url` is not followed ("" when it is): it leaves the origin of
+        the service's base URL, or carries credentials."""
+        if origin_of(url) != origin_of(self.service.base_url) or has_credentials(url):
+            return f"off {self.service.name}"
+        return ""
 
     def _wait_turn(self) -> None:
         """Keep the service's minimum delay since this client's previous request."""

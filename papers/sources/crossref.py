@@ -38,7 +38,9 @@ _TAG = re.compile(r"<[^>]*>")
 def fetch_work(doi: str, client: FetchClient) -> PaperRecord | None:
     """The record of `doi` (normalised), None when Crossref has no such work; FetchError when
     Crossref fails or answers something else than a work."""
-    path = f"/works/{quote(doi, safe='/')}"
+    # One path segment: a "/" of the DOI encoded too, so no dot segment ("10.5555/../../x")
+    # can take the request out of /works/ (papers.sources.identifiers refuses those first).
+    path = f"/works/{quote(doi, safe='')}"
     try:
         fetched = client.get_json(path)
     except FetchError as error:

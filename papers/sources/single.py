@@ -26,7 +26,7 @@ from papers.importing.records import ImportFailed, PaperRecord, Record
 from papers.models import Paper
 from papers.sources import arxiv_api, crossref, openreview_api
 from papers.sources.client import FetchClient, FetchError, service
-from papers.sources.identifiers import Identifier, Kind, parse_identifier
+from papers.sources.identifiers import Identifier, Kind, RefusedIdentifier, parse_identifier
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +68,10 @@ def paper_for_identifier(
     """The paper `text` names by an outside identifier: the catalogue's, else (for a logged-in
     `user`) fetched and added. None when `text` is no such identifier, or for a visitor when
     the catalogue does not have it. Raises LookupFailed."""
-    identifier = parse_identifier(text)
+    try:
+        identifier = parse_identifier(text)
+    except RefusedIdentifier as error:
+        raise LookupFailed(error.message) from None
     if identifier is None:
         return None
     known = Paper.objects.filter(identifier.lookup()).first()
