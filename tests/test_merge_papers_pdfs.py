@@ -18,6 +18,7 @@ from django.urls import reverse
 
 from papers.models import Paper
 from papers.services import merge_papers
+from pdfs import texts
 from pdfs.models import PaperPdf, PdfText, SetAsidePdf, pdf_storage
 from pdfs.storing import store_pdf
 from tests.factories import make_paper, make_user
@@ -137,6 +138,26 @@ def test_a_pdf_whose_text_was_not_read_yet_is_read_under_the_kept_paper(
     merge(django_capture_on_commit_callbacks, keep, duplicate)
 
     assert PdfText.objects.get(pdf__paper=keep).text == f"The {PHRASE} again."
+    assert found_titles(client, f'"{PHRASE}"') == {"Kept"}
+
+
+def test_a_text_read_while_its_pdf_moved_is_searched_under_the_kept_paper(
+    client, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    keep, duplicate = make_paper("Kept", abstract="Short."), make_paper("Duplicate")
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
+    store(duplicate, paper_pdf(f"The {PHRASE} again."), django_capture_on_commit_callbacks)
+    read = texts._extract
+
+    def read_while_a_curator_merges(pdf):
+        extracted = read(pdf)
+        merge_papers(target=keep, others=[duplicate])
+        assert found_titles(client, f'"{PHRASE}"') == set()  # the index caught up without it
+        return extracted
+
+    monkeypatch.setattr(texts, "_extract", read_while_a_curator_merges)
+    texts.extract_paper_text(duplicate.pk)
+
     assert found_titles(client, f'"{PHRASE}"') == {"Kept"}
 
 
