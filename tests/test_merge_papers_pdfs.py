@@ -225,6 +225,8 @@ def test_with_two_pdfs_the_kept_one_is_served_and_the_other_set_aside(
     assert download["Content-Disposition"].startswith("attachment;")
     client.force_login(user)
     assert client.get(url).status_code == 302  # to the admin's login page
+    client.force_login(make_user("clerk", is_staff=True))  # staff without the permission
+    assert client.get(url).status_code == 403
     assert (
         admin_client.get(reverse("admin:pdfs_setasidepdf_file", args=["9" * 40])).status_code == 404
     )
