@@ -20,7 +20,7 @@ import re
 import unicodedata
 import zlib
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping
 
 from django.db import transaction
 
@@ -201,10 +201,14 @@ def likely_duplicates(among: Collection[int] | None = None) -> dict[int, int]:
     return found
 
 
-def flag_duplicate_papers(among: Collection[int] | None = None) -> int:
+def flag_duplicate_papers(
+    among: Collection[int] | None = None, *, twins: Mapping[int, int] | None = None
+) -> int:
     """Put likely duplicates in the curation queue ("possible duplicate of #<id>"), all of the
-    catalogue's or, with `among`, those of these papers; the number flagged."""
-    return flag_likely_duplicates(likely_duplicates(among))
+    catalogue's or, with `among`, those of these papers; the number flagged. `twins` (paper
+    -> the paper it is like) are known to be alike already: an import's new papers that share
+    an abstract with a paper they were kept apart from, whatever the abstract's length."""
+    return flag_likely_duplicates({**likely_duplicates(among), **(twins or {})})
 
 
 @transaction.atomic

@@ -23,6 +23,7 @@ from papers.models import (
     SearchChange,
     SourceRecord,
 )
+from papers.signals import papers_merging
 
 # Names recorded in Paper.curator_edited_fields for the two inline-edited relations; the
 # scalar fields are recorded under their own names.
@@ -356,6 +357,7 @@ def merge_papers(*, target: Paper, others: Iterable[Paper]) -> PaperMergeResult:
     for relation in relations_to_paper():
         if relation.related_model is not Authorship:
             _move_rows(relation, target, other_ids, result)
+    papers_merging.send(Paper, target=target, other_ids=other_ids, result=result)
 
     # Deleting records the merged ids for the search index (papers.signals); the forum ids
     # the target takes over are free only once the others are gone.
@@ -388,9 +390,10 @@ def _fill_blank_fields(target: Paper, others: list[Paper], result: PaperMergeRes
 def relations_to_paper() -> list:
     """Every foreign key to Paper, from any app, hidden ones (related_name="+") included.
 
-    One-to-one keys are not among them: the stored PDF and the record of a refused PDF link
-    (pdfs.PaperPdf, pdfs.PdfFetchFailure) are the merged paper's own and are deleted with it;
-    the kept paper keeps its own, or fetches one from its PDF link.
+    One-to-one keys are not among them: a paper has at most one of such a row, so the app
+    that holds it decides, on papers.signals.papers_merging, what a merge does with the merged
+    papers' (pdfs.merging: the stored PDF moves to a kept paper without one, or is set aside
+    beside its own). A row no receiver takes is deleted with its paper.
     """
     return [
         rel

@@ -56,6 +56,13 @@ from papers.search.document_fields import PAPER_FIELDS, TAG_FIELDS
 # to know nothing about it.
 abstracts_changed = Signal()
 
+# Sent by services.merge_papers, inside its transaction and before the merged papers are
+# deleted, with `target` (the kept paper), `other_ids` (the merged papers' ids, in order) and
+# `result` (the PaperMergeResult, whose `moved` counts by model what a receiver moved).
+# Foreign keys to a paper move by themselves; what hangs on a paper one to one (the pdfs app's
+# stored PDF) listens here, so papers needs to know nothing about it.
+papers_merging = Signal()
+
 # Sent by a feed run (papers.sources.feeds), once its import is committed, with `paper_ids`:
 # the papers it added to the catalogue. The pdfs app fetches their PDFs in the background.
 feed_added_papers = Signal()

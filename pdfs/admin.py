@@ -1,13 +1,18 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
 from django.db.models.functions import Length
-from django.http import HttpRequest
+from django.http import FileResponse, Http404, HttpRequest
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
 from django.utils.html import format_html
 
 from papers.admin.guards import GuardedAdmin, ReadOnlyAdmin
+from papers.numbers import parse_id
 from pdfs.content import size_text
-from pdfs.models import PaperPdf, PdfFetchFailure, PdfText
+from pdfs.models import PaperPdf, PdfFetchFailure, PdfText, SetAsidePdf
 
 SHOWN = (
     "paper",
@@ -50,6 +55,74 @@ class PaperPdfAdmin(GuardedAdmin, admin.ModelAdmin):
     @admin.display(description="file")
     def open_file(self, pdf: PaperPdf) -> str:
         return format_html('<a href="{}">{}</a>', pdf.get_absolute_url(), pdf.file.name)
+
+
+SET_ASIDE_SHOWN = (
+    "paper",
+    "merged_paper_id",
+    "download",
+    "sha256",
+    "file_size",
+    "source_url",
+    "uploaded_by",
+    "fetched_at",
+    "set_aside_at",
+)
+
+
+@admin.register(SetAsidePdf)
+class SetAsidePdfAdmin(GuardedAdmin, admin.ModelAdmin):
+    """The PDFs of merged papers whose kept paper had its own (pdfs.merging): a curator
+    downloads one to compare, or deletes it (its file goes with it)."""
+
+    list_display = ["paper", "merged_paper_id", "file_size", "uploaded_by", "set_aside_at"]
+    list_select_related = ["paper", "uploaded_by"]
+    search_fields = ["paper__title", "=paper__id", "=merged_paper_id", "=sha256"]
+    fields = SET_ASIDE_SHOWN
+    readonly_fields = SET_ASIDE_SHOWN
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: SetAsidePdf | None = None) -> bool:
+        return False
+
+    def get_urls(self):
+        file = self.admin_site.admin_view(self.file_view)
+        return [
+            path("<path:object_id>/file/", file, name="pdfs_setasidepdf_file"),
+            *super().get_urls(),
+        ]
+
+    def file_view(self, request: HttpRequest, object_id: str) -> FileResponse:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        pk = parse_id(unquote(object_id))
+        pdf = get_object_or_404(SetAsidePdf, pk=pk) if pk is not None else None
+        if pdf is None:
+            raise Http404("No such set-aside PDF.")
+        try:
+            file = pdf.file.open("rb")
+        except FileNotFoundError:
+            raise Http404("This PDF is missing from storage.") from None
+        # A download, never shown inline: nothing in the file runs in the admin's origin.
+        response = FileResponse(
+            file,
+            as_attachment=True,
+            content_type="application/pdf",
+            filename=f"paper-{pdf.merged_paper_id}-set-aside.pdf",
+        )
+        response["X-Content-Type-Options"] = "nosniff"
+        return response
+
+    @admin.display(description="size", ordering="size")
+    def file_size(self, pdf: SetAsidePdf) -> str:
+        return size_text(pdf.size)
+
+    @admin.display(description="file")
+    def download(self, pdf: SetAsidePdf) -> str:
+        url = reverse("admin:pdfs_setasidepdf_file", args=[pdf.pk])
+        return format_html('<a href="{}">{}</a>', url, pdf.file.name)
 
 
 @admin.register(PdfFetchFailure)

@@ -52,6 +52,38 @@ class PaperPdf(models.Model):
         return int_url("pdfs:file", self.paper_id)
 
 
+class SetAsidePdf(models.Model):
+    """The PDF of a paper merged into one that had its own (pdfs.merging): the kept paper's
+    stays its PDF; this file stays on storage, its row saying where it came from, for a
+    curator to look at (admin) or delete. No merge deletes a file that no row replaces."""
+
+    # The kept paper; a later merge of it moves this row on, as any foreign key to a paper.
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="set_aside_pdfs")
+    # The merged paper's id (papers.MergedPaper.paper_id), whose PDF this was.
+    merged_paper_id = models.BigIntegerField()
+    file = models.FileField(storage=pdf_storage, max_length=200)
+    sha256 = models.CharField("SHA-256", max_length=64)
+    size = models.PositiveBigIntegerField(help_text="Bytes.")
+    source_url = models.URLField("source URL", max_length=2000, blank=True)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    fetched_at = models.DateTimeField()
+    set_aside_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "set-aside PDF"
+        verbose_name_plural = "set-aside PDFs"
+        ordering = ["-set_aside_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"PDF of merged paper {self.merged_paper_id}, set aside on paper {self.paper_id}"
+
+
 class PdfFetchFailure(models.Model):
     """The latest refused fetch of a paper's PDF link, so that runs do not ask it again and
     again: the next try waits a day, then twice as long after each refusal (at most

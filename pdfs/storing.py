@@ -71,7 +71,7 @@ def store_pdf(
         with transaction.atomic():
             current = PaperPdf.objects.select_for_update().filter(paper_id=paper_id).first()
             PdfFetchFailure.objects.filter(paper_id=paper_id).delete()
-            _read_text_after_commit(paper_id)
+            read_text_after_commit(paper_id)
             if current is None:
                 PaperPdf.objects.create(paper_id=paper_id, file=name, **fields)
                 SearchChange.objects.record([paper_id])  # the "Has PDF" facet
@@ -92,7 +92,7 @@ def store_pdf(
         raise
 
 
-def _read_text_after_commit(paper_id: int) -> None:
+def read_text_after_commit(paper_id: int) -> None:
     """A new file's text is read in the background once the file is the paper's: its text
     goes to search (pdfs.texts), replacing the old file's."""
     transaction.on_commit(lambda: extract_pdf_texts.enqueue([paper_id]))

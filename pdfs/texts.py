@@ -54,8 +54,11 @@ def extract_paper_text(paper_id: int, *, again: bool = False) -> tuple[Outcome, 
     extracted = _extract(pdf)
     with transaction.atomic():
         # The file may have been replaced while it was read: that file's own task reads it.
+        # Or moved to another paper by a merge (pdfs.merging): the text goes with it, to that
+        # paper's search document.
         current = PaperPdf.objects.select_for_update().filter(pk=pdf.pk, sha256=pdf.sha256)
-        if not current.exists():
+        owner = current.values_list("paper_id", flat=True).first()
+        if owner is None:
             return Outcome.GONE, extracted
         PdfText.objects.update_or_create(
             pdf=pdf,
@@ -69,7 +72,7 @@ def extract_paper_text(paper_id: int, *, again: bool = False) -> tuple[Outcome, 
                 "extracted_at": timezone.now(),
             },
         )
-        SearchChange.objects.record([paper_id])
+        SearchChange.objects.record([owner])
     return (Outcome.FAILED if extracted.failure else Outcome.READ), extracted
 
 

@@ -407,12 +407,17 @@ def test_a_stock_abstract_does_not_merge_records_with_different_dois(tmp_path, b
     assert not ImportConflict.objects.exists()
 
 
-def test_an_arxiv_doi_does_not_keep_the_published_version_apart(tmp_path):
+def test_a_published_version_with_its_own_doi_is_a_possible_duplicate_of_the_preprint(tmp_path):
+    # Its DOI, which the preprint lacks, keeps it from being taken for the preprint by the
+    # abstract alone (issue 43, finding 11: anyone can register a DOI for a copied abstract);
+    # a curator merges the two.
     preprint = {**FULL, "url": "", "doi": "10.48550/arXiv.2305.18290", "arxiv_id": "2305.18290"}
     published = {**FULL, "url": "", "doi": "10.5555/3666122.3668460"}
     run(write_jsonl(tmp_path / "arxiv.jsonl", preprint))
     run(write_jsonl(tmp_path / "acm.jsonl", published))
-    assert Paper.objects.count() == 1
+    first, second = Paper.objects.order_by("pk")
+    assert (first.doi, second.doi) == ("10.48550/arxiv.2305.18290", "10.5555/3666122.3668460")
+    assert second.curation_reason == f"possible duplicate of #{first.pk}"
 
 
 def test_papers_sharing_a_stock_abstract_are_read_only_when_a_record_could_be_them(tmp_path):

@@ -234,10 +234,12 @@ def test_curators_see_a_pdf_s_hash_and_size_read_only(admin_client):
 # The catalogue's own changes
 
 
-def test_merging_papers_keeps_the_kept_paper_s_pdf_and_deletes_the_merged_one_s(
+def test_merging_papers_keeps_the_kept_paper_s_pdf_and_sets_the_merged_one_s_aside(
     django_capture_on_commit_callbacks,
 ):
+    # (tests/test_merge_papers_pdfs.py: the PDF moves to a kept paper without one.)
     from papers.services import merge_papers
+    from pdfs.models import SetAsidePdf
 
     kept, duplicate = make_paper("Kept"), make_paper("Duplicate")
     kept_pdf = stored(kept)
@@ -248,4 +250,5 @@ def test_merging_papers_keeps_the_kept_paper_s_pdf_and_deletes_the_merged_one_s(
 
     assert list(PaperPdf.objects.values_list("paper_id", flat=True)) == [kept.pk]
     assert kept_pdf.file.storage.exists(kept_pdf.file.name)
-    assert not duplicate_pdf.file.storage.exists(duplicate_pdf.file.name)
+    assert duplicate_pdf.file.storage.exists(duplicate_pdf.file.name)
+    assert SetAsidePdf.objects.get().file.name == duplicate_pdf.file.name

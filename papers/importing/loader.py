@@ -13,7 +13,10 @@ Matching: by forum id, then arXiv id, then DOI, then abstract fingerprint. A for
 always the paper; any other match needs the record's and the paper's forum ids and arXiv ids
 not to differ, so two papers with different forum ids (or arXiv ids) are never merged; a match
 by abstract alone also needs their DOIs not to differ (an arXiv DOI aside), since exporters give
-many papers one stock abstract ("No abstract available."). A paper
+many papers one stock abstract ("No abstract available."), and the record to bring no forum
+id, arXiv id or DOI the paper lacks, unless the paper is only an abstract: anyone can copy an
+abstract into a record of their own (matching._known_by_abstract). Such a record becomes a new
+paper, flagged as a possible duplicate of the other (`abstract_twins`). A paper
 takes the forum id or arXiv id of a record that matched it another way, unless another paper
 holds it.
 
@@ -136,6 +139,9 @@ class Loader:
         self.abstract_changed_ids: set[int] = set()
         # Most catalogues never merged a paper: their imports skip those lookups.
         self.any_merged = MergedPaper.objects.exists()
+        # New papers that share an abstract with a paper their identifiers kept them from
+        # (matching._known_by_abstract), new id -> that paper's: possible duplicates.
+        self.abstract_twins: dict[int, int] = {}
         # Listed for the curators as ImportConflicts, written with the batch that found them.
         self.conflicts: list[tuple[Paper, Conflict]] = []
         # The tables each batch looks rows up in by identity, name and source key.
@@ -443,6 +449,11 @@ class Loader:
             target.paper.created_at = target.paper.updated_at = now
         # query: insert papers (COPY on PostgreSQL), their ids allocated first
         insert_objects([t.paper for t in new])
+        self.abstract_twins.update(
+            (m.target.paper.pk, m.abstract_twin.pk)
+            for m in matches
+            if m.abstract_twin and m.created
+        )
         changed = [
             t for t in unique if not t.is_new and (t.changed or t.authors_changed or t.tags_changed)
         ]

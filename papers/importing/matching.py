@@ -90,6 +90,9 @@ class Match:
     created: bool = False
     # Identities the record gave a paper that had none (CLAIMED_IDENTITIES).
     claimed: list[str] = field(default_factory=list)
+    # A paper whose abstract the record shares but which its own identifiers keep it from
+    # being (_known_by_abstract): flagged as a possible duplicate of the record's new paper.
+    abstract_twin: Paper | None = None
 
     @property
     def forum_id(self) -> str:
@@ -130,15 +133,24 @@ class PaperIndex:
         return bool(self.by[name].get(value))
 
     def match(self, match: Match) -> Target | None:
+        """The paper the record is, or None for a new one (match.abstract_twin then names the
+        paper it shares its abstract with, if its identifiers alone kept them apart)."""
         for name in IDENTITIES:
             value = getattr(match, name)
             for candidate in self.by[name].get(value, []) if value else []:
+                paper = candidate.paper
                 # The forum id is the strongest identity: its paper is the one, whatever else.
-                if name == "forum_id" or (
-                    _compatible(match, candidate.paper)
-                    and (name != "abstract_fingerprint" or _same_doi(match, candidate.paper))
-                ):
+                if name == "forum_id":
                     return candidate
+                if not _compatible(match, paper):
+                    continue
+                if name != "abstract_fingerprint":
+                    return candidate
+                if not _same_doi(match, paper):
+                    continue
+                if _known_by_abstract(match, paper):
+                    return candidate
+                match.abstract_twin = match.abstract_twin or paper
         return None
 
 
@@ -163,6 +175,43 @@ def _same_doi(match: Match, paper: Paper) -> bool:
     return not (ours and theirs and ours != theirs)
 
 
+def _known_by_abstract(match: Match, paper: Paper) -> bool:
+    """Whether the abstract may make record and paper one paper, given that none of their
+    identifiers differ (_compatible, _same_doi): when the record names no paper of its own
+    that this one is not, or this paper is only an abstract.
+
+    An abstract is public text: anyone can put a catalogue paper's into a record of their own
+    (a preprint, an OpenReview note, a DOI registered at Zenodo) that one member's lookup then
+    brings. Such a record has a forum id, arXiv id or DOI the paper lacks; merged, it would
+    replace the paper's title, PDF link, year and authors. It becomes a paper of its own, a
+    possible duplicate for a curator. A paper that is only an abstract (an abstract-only seed,
+    fixtures/001_*) has nothing such a record could replace: a full record completes it.
+    """
+    own_id = any(
+        getattr(match, name) not in ("", getattr(paper, name)) for name in CLAIMED_IDENTITIES
+    )
+    doi = match.doi.lower()
+    own_doi = doi not in ("", paper.doi.lower(), ARXIV_DOI_PREFIX + paper.arxiv_id.lower())
+    return not (own_id or own_doi) or _only_an_abstract(paper)
+
+
+# What a paper that is only an abstract (an abstract-only seed's record) has none of.
+NOT_IN_AN_ABSTRACT_ONLY_PAPER = (
+    "title",
+    "author_names",
+    "year",
+    "pdf_url",
+    "forum_id",
+    "forum_url",
+    "arxiv_id",
+    "doi",
+)
+
+
+def _only_an_abstract(paper: Paper) -> bool:
+    return not any(getattr(paper, name) for name in NOT_IN_AN_ABSTRACT_ONLY_PAPER)
+
+
 # Records per query for papers sharing their abstracts: each adds an OR term, and SQLite
 # parses a chain of ORs to a tree as deep as it is long (at most 1,000).
 ABSTRACT_CHUNK = 100
@@ -170,7 +219,8 @@ ABSTRACT_CHUNK = 100
 
 def papers_sharing_an_abstract(matches: list[Match]) -> Iterator[tuple[int, Paper]]:
     """(id, paper) of the papers each match could be by its abstract: same fingerprint, and no
-    forum id, arXiv id or publisher DOI that differs from the record's (PaperIndex.match's rules).
+    forum id, arXiv id or publisher DOI that differs from the record's (PaperIndex.match's rules;
+    it then tells those the record is from those it is only a possible duplicate of).
 
     Only those are read: exporters give many papers one stock abstract, and reading every
     paper holding it for each record made a file of them quadratic (1,000 records: 3 minutes).

@@ -375,7 +375,9 @@ def _load(
         load_reviews(stream.reviews, report, source=source)
         # Duplicates are found where they arise: among what this import added or changed.
         if loader.changed_paper_ids:  # an unchanged re-import has nothing to look for
-            report.duplicates_flagged = flag_duplicate_papers(among=loader.changed_paper_ids)
+            report.duplicates_flagged = flag_duplicate_papers(
+                among=loader.changed_paper_ids, twins=loader.abstract_twins
+            )
         stream.remember_files()
         if dry_run:
             transaction.set_rollback(True)
