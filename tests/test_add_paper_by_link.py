@@ -197,7 +197,7 @@ def test_a_member_adds_a_paper_by_its_arxiv_link(client, user):
     assert "Added “Schrödinger bridges" in response.content.decode()
     run = ImportRun.objects.get()
     assert run.user == user
-    assert "To read" in run.invoked_by
+    assert run.invoked_by == f"Add paper to a reading list ({user})"
 
 
 @respx.mock

@@ -191,7 +191,8 @@ def list_item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     form = AddPaperForm(
         request.POST,
         member=request.user,
-        invoked_by=f"Add paper to “{reading_list.name}” ({request.user})",
+        # Never the list's name: curators read the import history, and a list may be private.
+        invoked_by=f"Add paper to a reading list ({request.user})",
     )
     if not form.is_valid():
         template = (
