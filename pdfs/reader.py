@@ -53,7 +53,7 @@ def missing_pdf(paper: Paper) -> MissingPdf:
     return MissingPdf.FETCHABLE
 
 
-def ask_for_pdf(paper: Paper, *, member_id: int) -> MissingPdf:
+def ask_for_pdf(paper: Paper, *, member_id: str) -> MissingPdf:
     """Enqueue the fetch of a paper's PDF for the member `member_id` unless there is nothing
     to fetch or it was asked for lately; say which. Raises TooManyFetches (nothing queued)
     past a limit."""
@@ -67,7 +67,7 @@ def ask_for_pdf(paper: Paper, *, member_id: int) -> MissingPdf:
         )
     if not throttle.allow(
         "pdf-fetch",
-        str(member_id),
+        member_id,
         limit=settings.PDF_FETCHES_PER_MEMBER,
         window=settings.PDF_FETCHES_WINDOW_SECONDS,
     ):

@@ -123,7 +123,7 @@ def pdf_fetch(request: HttpRequest, pk: int) -> HttpResponse:
     if hasattr(paper, "pdf_file"):
         return redirect(back)
     try:
-        ask_for_pdf(paper, member_id=request.user.pk)
+        ask_for_pdf(paper, member_id=str(request.user.pk))
     except TooManyFetches as refused:
         return throttle.too_many_requests(request, refused.message, retry_after=60)
     return redirect(back)

@@ -37,6 +37,52 @@ def arxiv_answer(*entries: str) -> httpx.Response:
     return httpx.Response(200, text=text, headers={"Content-Type": "application/atom+xml"})
 
 
+def crossref_work(doi: str = DOI) -> dict:
+    """A work as Crossref's REST API answers /works/{doi} (api_format.md)."""
+    return {
+        "status": "ok",
+        "message-type": "work",
+        "message-version": "1.0.0",
+        "message": {
+            "DOI": doi.upper(),
+            "type": "proceedings-article",
+            "title": ["Optuna: A Next-generation Hyperparameter Optimization Framework"],
+            "author": [
+                {
+                    "given": "Takuya",
+                    "family": "Akiba",
+                    "sequence": "first",
+                    "ORCID": "http://orcid.org/0000-0002-1825-0097",
+                    "authenticated-orcid": False,
+                    "affiliation": [{"name": "Preferred Networks"}],
+                },
+                {"given": "Shotaro", "family": "Sano", "sequence": "additional"},
+                {"name": "The Optuna Consortium", "sequence": "additional"},
+            ],
+            "container-title": [
+                "Proceedings of the 25th ACM SIGKDD International Conference on Knowledge "
+                "Discovery &amp; Data Mining"
+            ],
+            "issued": {"date-parts": [[2019, 7, 25]]},
+            "abstract": (
+                "<jats:title>Abstract</jats:title><jats:p>The purpose of this study is to "
+                "introduce new design-criteria for <jats:italic>next-generation</jats:italic> "
+                "hyperparameter optimization software.</jats:p><jats:p>Second &amp; last.</jats:p>"
+            ),
+            "URL": f"https://doi.org/{doi}",
+            "link": [
+                {
+                    "URL": "https://dl.acm.org/doi/pdf/10.1145/3292500.3330701",
+                    "content-type": "application/pdf",
+                    "content-version": "vor",
+                    "intended-application": "similarity-checking",
+                }
+            ],
+            "subject": ["Software"],
+        },
+    }
+
+
 def row_counts() -> dict[str, int]:
     """Every table's row count (the cache's and the task queue's included)."""
     with connection.cursor() as cursor:

@@ -52,9 +52,7 @@ def test_a_curator_sees_who_added_a_paper_never_the_private_lists_name(client, u
     pages = {
         "list": client.get(reverse("admin:papers_importrun_changelist")),
         "change": client.get(reverse("admin:papers_importrun_change", args=[run.pk])),
-        "search by name": client.get(
-            reverse("admin:papers_importrun_changelist"), {"q": "Zephyr"}
-        ),
+        "search by name": client.get(reverse("admin:papers_importrun_changelist"), {"q": "Zephyr"}),
         "search by member": client.get(
             reverse("admin:papers_importrun_changelist"), {"q": user.username}
         ),
