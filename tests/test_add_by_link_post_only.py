@@ -15,12 +15,12 @@ import time
 import httpx
 import pytest
 import respx
-from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
 from papers.models import ImportRun, Paper
 from papers.sources import single
+from papers.sources.client import _claim_turn as claim_turn
 from papers.sources.identifiers import parse_identifier
 from tests.factories import make_paper, make_reading_list, make_user
 from tests.link_lookup_helpers import (
@@ -237,9 +237,9 @@ def test_a_lookup_whose_arxiv_turn_is_far_off_is_refused_not_held(client, user, 
     settings.ARXIV_LOOKUP_MAX_WAIT = 1
     route = respx.get(ARXIV).mock(return_value=arxiv_answer(SCHRODINGER))
     client.force_login(user)
-    # A fetch of the site's (another worker) holds arXiv's turns for the next seconds.
-    for slot in range(int(time.time() // 3), int(time.time() // 3) + 4):
-        cache.add(f"fetch-turn:arXiv:{slot}", 1, 60)
+    # A fetch of the site's (another worker) has taken arXiv's turns for the next seconds.
+    for _ in range(4):
+        assert claim_turn("arXiv", 3.0, time.time(), None) is not None
 
     response = client.post(ADD, {"link": "2402.01234"}, follow=True)
 

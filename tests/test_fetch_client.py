@@ -180,9 +180,11 @@ def test_a_polite_service_waits_its_delay_between_requests(fake_time):
         fake_time.now += 1.0  # one second of parsing before the next request
         http.get("/query")
         http.get("/query")
-    # The first at once (1000 lies in the slot 999-1002, whose next slot it holds too), then
-    # one at the start of each next free slot.
-    assert times == [1000.0, 1005.0, 1008.0]
+    # The first at once (holding its turn and the next), then one at the start of each next
+    # free turn: 3 s and a little (TURN_MARGIN) apart at least.
+    assert times[0] == 1000.0
+    gaps = [later - earlier for earlier, later in zip(times, times[1:], strict=False)]
+    assert all(3.0 < gap < 7.0 for gap in gaps), gaps
 
 
 @pytest.mark.django_db
