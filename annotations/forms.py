@@ -17,7 +17,7 @@ from annotations.anchors import Anchor, anchor_problem, context_of, locate, plai
 from annotations.models import Comment, Note, Priority, ReadingList, ReadingStatus
 from papers.models import Paper
 from papers.numbers import bounded_int, parse_id
-from papers.sources.single import LookupFailed, paper_for_identifier
+from papers.sources.single import LookupFailed, TooManyLookups, paper_for_identifier
 from papers.suggest import identifier_lookups, papers_titled
 from papers.tags.identity import normalize_tag_name, tag_name_problem
 from papers.text import MAX_TITLE, has_visible_character, paper_text_problem
@@ -228,7 +228,9 @@ class AddPaperForm(forms.Form):
 
     Given the `member` adding it, a link or identifier of a paper not yet in the catalogue
     fetches it from arXiv, OpenReview or Crossref and adds it (papers.sources.single), so
-    that the view puts it on the list in the same step."""
+    that the view puts it on the list in the same step: a POST only, counted against the
+    member's share of lookups (TooManyLookups is raised, not a form error: the view answers
+    429)."""
 
     paper = forms.CharField(
         max_length=MAX_TITLE,
@@ -269,6 +271,8 @@ class AddPaperForm(forms.Form):
         if self.member is not None:
             try:
                 fetched = paper_for_identifier(raw, user=self.member, invoked_by=self.invoked_by)
+            except TooManyLookups:
+                raise
             except LookupFailed as error:
                 raise forms.ValidationError(error.message) from None
             if fetched is not None:

@@ -13,6 +13,8 @@ import hashlib
 import ipaddress
 
 from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 
 # An IPv6 host is handed a /64 network: counting single addresses would give it 2**64 tries.
 _IPV6_CLIENT_PREFIX = 64
@@ -39,3 +41,10 @@ def allow(scope: str, key: str, *, limit: int, window: int) -> bool:
     taken = cache.get_many(slots)
     # A slot free a moment ago may be claimed meanwhile by another request: try the next.
     return any(cache.add(slot, 1, timeout=window) for slot in slots if slot not in taken)
+
+
+def too_many_requests(request: HttpRequest, message: str, *, retry_after: int) -> HttpResponse:
+    """The 429 page saying `message`, which says what was refused and when to try again."""
+    response = render(request, "429.html", {"message": message}, status=429)
+    response["Retry-After"] = str(retry_after)
+    return response

@@ -438,6 +438,20 @@ for _name in ("OPENREVIEW_API_URL", "OPENREVIEW_API_V1_URL", "ARXIV_API_URL", "C
         raise ImproperlyConfigured(f"{_name}: expected an http(s) URL, got {globals()[_name]!r}")
 if ARXIV_API_DELAY < 0 or FETCH_TIMEOUT < 1:
     raise ImproperlyConfigured("ARXIV_API_DELAY must be at least 0, FETCH_TIMEOUT at least 1")
+# Adding a paper by link (papers/sources/single.py): each member may look up at most
+# LINK_LOOKUPS_PER_MINUTE papers not yet in the catalogue in any minute and LINK_LOOKUPS_PER_HOUR
+# in any hour (annotations/throttle.py); one lookup, retries and its turn for arXiv included,
+# is given up after LINK_LOOKUP_DEADLINE seconds, well inside gunicorn's 30 s worker timeout;
+# a lookup whose turn for arXiv (ARXIV_API_DELAY, kept site-wide) is more than
+# ARXIV_LOOKUP_MAX_WAIT seconds away is refused ("arXiv is busy") rather than held.
+LINK_LOOKUPS_PER_MINUTE = env_int("LINK_LOOKUPS_PER_MINUTE", 10)
+LINK_LOOKUPS_PER_HOUR = env_int("LINK_LOOKUPS_PER_HOUR", 60)
+LINK_LOOKUP_DEADLINE = env_int("LINK_LOOKUP_DEADLINE", 15)
+ARXIV_LOOKUP_MAX_WAIT = env_int("ARXIV_LOOKUP_MAX_WAIT", 5)
+if min(LINK_LOOKUPS_PER_MINUTE, LINK_LOOKUPS_PER_HOUR, LINK_LOOKUP_DEADLINE) < 1:
+    raise ImproperlyConfigured(
+        "LINK_LOOKUPS_PER_MINUTE, LINK_LOOKUPS_PER_HOUR and LINK_LOOKUP_DEADLINE must be at least 1"
+    )
 
 
 # PDFs in the catalogue (pdfs/, docs/pdfs.md): fetched server-side only from these hosts, over
@@ -463,6 +477,17 @@ if PDF_MAX_BYTES < 1 or PDF_FETCH_TIMEOUT < 1:
     raise ImproperlyConfigured("PDF_MAX_BYTES and PDF_FETCH_TIMEOUT must be at least 1")
 if PDF_STORAGE not in STORAGES:
     raise ImproperlyConfigured(f"PDF_STORAGE: {PDF_STORAGE!r} is not a storage in STORAGES")
+# A paper's PDF is fetched when a member asks on the reader page (pdfs/reader.py), never when a
+# page is opened: at most PDF_FETCHES_PER_MEMBER asks per member in any
+# PDF_FETCHES_WINDOW_SECONDS, and none while PDF_FETCHES_PENDING fetch tasks wait or run.
+PDF_FETCHES_PER_MEMBER = env_int("PDF_FETCHES_PER_MEMBER", 20)
+PDF_FETCHES_WINDOW_SECONDS = env_int("PDF_FETCHES_WINDOW_SECONDS", 3600)
+PDF_FETCHES_PENDING = env_int("PDF_FETCHES_PENDING", 50)
+if min(PDF_FETCHES_PER_MEMBER, PDF_FETCHES_WINDOW_SECONDS, PDF_FETCHES_PENDING) < 1:
+    raise ImproperlyConfigured(
+        "PDF_FETCHES_PER_MEMBER, PDF_FETCHES_WINDOW_SECONDS and PDF_FETCHES_PENDING must be "
+        "at least 1"
+    )
 # A stored PDF's text (pdfs/extraction.py) is read in a child process given at most
 # PDF_TEXT_TIMEOUT seconds and PDF_TEXT_MEMORY_MB of address space; at most PDF_TEXT_MAX_CHARS
 # characters of it are kept and indexed per paper (the rest of a very long PDF is left out).

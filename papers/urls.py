@@ -6,6 +6,7 @@ app_name = "papers"
 
 urlpatterns = [
     path("", views.paper_list, name="list"),
+    path("add-by-link/", views.add_by_link, name="add-by-link"),
     path("papers/<int:pk>/", views.paper_detail, name="detail"),
     path("authors/<int:pk>/", views.author_detail, name="author"),
     path("tags/<str:kind>/<str:slug>/", views.tag_detail, name="tag"),

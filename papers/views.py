@@ -8,6 +8,7 @@ import math
 from dataclasses import replace
 
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models.functions import Substr
 from django.http import (
@@ -18,9 +19,13 @@ from django.http import (
     QueryDict,
 )
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.cache import patch_vary_headers
+from django.utils.http import urlencode
+from django.views.decorators.http import require_POST
 from django_htmx.middleware import HtmxDetails
 
+from annotations import throttle
 from papers.facet_registry import facet_of_kind
 from papers.facets import cleared_query, listing_facets, selection_chips, top_authors
 from papers.filters import (
@@ -38,8 +43,15 @@ from papers.routes import int_url
 from papers.search import engine, meaning
 from papers.search.query import excludes_only
 from papers.search.sync import IndexUnavailable, current_searcher
-from papers.sources.single import LookupFailed, paper_for_identifier
+from papers.sources.single import (
+    LookupFailed,
+    TooManyLookups,
+    known_paper,
+    paper_for_identifier,
+    service_name,
+)
 from papers.tags import service as tag_service
+from papers.text import MAX_TITLE
 
 logger = logging.getLogger(__name__)
 
@@ -64,23 +76,24 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-def _paper_named_by_search(request: HtmxHttpRequest) -> Paper | None:
-    """The paper a search for exactly an arXiv, OpenReview or DOI link or id names, fetched
-    and added first if a member asks (papers.sources.single); a visitor's only if the
-    catalogue has it. Never while htmx refreshes results as one types: that would fetch on
-    every keystroke. What cannot be had is said above the search's results."""
-    q = request.GET.get("q", "")
-    if request.htmx or not q.strip():
-        return None
-    try:
-        return paper_for_identifier(q, user=request.user, invoked_by=f"search ({request.user})")
-    except LookupFailed as error:
-        messages.warning(request, error.message)
-        return None
+def _paper_named_by_search(request: HtmxHttpRequest) -> tuple[Paper | None, dict | None]:
+    """A search for exactly an arXiv, OpenReview or DOI link or id: the catalogue's paper it
+    names, else what the page offers to add (for a member, a button that POSTs it to
+    add_by_link; a visitor is told members can). Read only: a page elsewhere can send a
+    member's browser here, so a GET never fetches or adds (issue 43)."""
+    q = request.GET.get("q", "").strip()
+    if not q:
+        return None, None
+    identifier, known = known_paper(q)
+    if identifier is None or known is not None:
+        return known, None
+    return None, {"link": q, "service": service_name(identifier)}
 
 
 def paper_list(request: HtmxHttpRequest) -> HttpResponse:
-    if (named := _paper_named_by_search(request)) is not None:
+    named, addable = _paper_named_by_search(request)
+    # Not while htmx refreshes results as one types: the page would leave under the typing.
+    if named is not None and not request.htmx:
         return redirect(named)
     filters = PaperFilter(request.GET, request=request)
     if (canonical := filters.query_without_merged_tags()) is not None:
@@ -167,6 +180,7 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
             ],
             "per_page_choices": PER_PAGE_CHOICES,
             "result_link_prefix": result_link_prefix(link_query),
+            "addable": addable,
         },
     )
     if partial:
@@ -175,6 +189,28 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
     # One URL, two bodies: a cache must not serve the fragment as the page, or the reverse.
     patch_vary_headers(response, ["HX-Request", "HX-History-Restore-Request"])
     return response
+
+
+@require_POST
+@login_required
+def add_by_link(request: HttpRequest) -> HttpResponse:
+    """Add the paper a link names (the list page's "Add from arXiv" button), fetched from its
+    service unless the catalogue has it; then open it. Counted against the member's share of
+    lookups (papers.sources.single)."""
+    link = request.POST.get("link", "").strip()[:MAX_TITLE]
+    try:
+        paper = paper_for_identifier(link, user=request.user, invoked_by=f"link ({request.user})")
+    except TooManyLookups as refused:
+        return throttle.too_many_requests(request, refused.message, retry_after=refused.retry_after)
+    except LookupFailed as error:
+        messages.warning(request, error.message)
+        paper = None
+    else:
+        if paper is None:
+            messages.warning(request, "That is no arXiv, OpenReview or DOI link or id.")
+    if paper is None:
+        return redirect(f"{reverse('papers:list')}?{urlencode({'q': link})}")
+    return redirect(paper)
 
 
 def paper_detail(request: HttpRequest, pk: int) -> HttpResponse:

@@ -6,6 +6,8 @@ from collections.abc import Iterable
 
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
+from django_tasks import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
 
 from papers.models import Paper
 
@@ -42,3 +44,10 @@ def waiting_after_refusal() -> Q:
 
 def waiting_count() -> int:
     return Paper.objects.exclude(pdf_url="").filter(waiting_after_refusal()).count()
+
+
+def pending_tasks(task_path: str) -> int:
+    """Tasks of `task_path` waiting for the worker or running, whoever queued them."""
+    return DBTaskResult.objects.filter(
+        task_path=task_path, status__in=[TaskResultStatus.READY, TaskResultStatus.RUNNING]
+    ).count()

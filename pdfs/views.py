@@ -20,13 +20,14 @@ from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST, require_safe
 
+from annotations import throttle
 from papers.models import MergedPaper, Paper
 from papers.numbers import MAX_ID
 from papers.routes import int_url
 from pdfs.forms import PdfUploadForm
 from pdfs.models import PaperPdf
 from pdfs.ranges import RangeNotSatisfiable, file_part, requested_range
-from pdfs.reader import ask_for_pdf
+from pdfs.reader import TooManyFetches, ask_for_pdf, missing_pdf
 from pdfs.storing import PdfExists, store_pdf
 
 # A filename's length, before ".pdf": long titles are cut.
@@ -107,9 +108,25 @@ def reader(request: HttpRequest, pk: int) -> HttpResponse:
         pdf = paper.pdf_file
     except PaperPdf.DoesNotExist:
         pdf = None
-    missing = None if pdf is not None else ask_for_pdf(paper)
+    # Read only: a visitor's (or a crawler's) open never makes the site download.
+    missing = None if pdf is not None else missing_pdf(paper)
     context = {"paper": paper, "pdf": pdf, "missing": missing, "reader_modules": READER_MODULES}
     return render(request, "pdfs/reader.html", context)
+
+
+@require_POST
+@login_required
+def pdf_fetch(request: HttpRequest, pk: int) -> HttpResponse:
+    """A member's "Fetch the PDF" on the reader page: queue the fetch (pdfs.reader)."""
+    paper = get_object_or_404(Paper.objects.select_related("pdf_file"), pk=pk)
+    back = int_url("pdfs:reader", pk)
+    if hasattr(paper, "pdf_file"):
+        return redirect(back)
+    try:
+        ask_for_pdf(paper, member_id=str(request.user.pk))
+    except TooManyFetches as refused:
+        return throttle.too_many_requests(request, refused.message, retry_after=60)
+    return redirect(back)
 
 
 @require_POST

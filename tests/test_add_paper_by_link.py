@@ -18,87 +18,27 @@ from papers.models import ImportRun, Paper
 from papers.sources import single
 from papers.sources.crossref import jats_text, work_record
 from papers.sources.identifiers import Kind, parse_identifier
-from tests.arxiv_feed import atom_entry, feed
 from tests.factories import make_paper, make_reading_list
+from tests.link_lookup_helpers import (
+    ARXIV,
+    CROSSREF,
+    DOI,
+    OPENREVIEW,
+    OPENREVIEW_V1,
+    SCHRODINGER,
+    arxiv_answer,
+    crossref_work,
+    use_test_services,
+)
 
 pytestmark = pytest.mark.django_db
-
-ARXIV = "https://arxiv.test/api/query"
-CROSSREF = "https://crossref.test"
-OPENREVIEW = "https://openreview.test"
-OPENREVIEW_V1 = "https://openreview-v1.test"
-DOI = "10.1145/3292500.3330701"
 
 
 @pytest.fixture(autouse=True)
 def outside_services(settings, monkeypatch):
-    settings.ARXIV_API_URL = ARXIV
-    settings.ARXIV_API_DELAY = 0
-    settings.CROSSREF_API_URL = CROSSREF
-    settings.OPENREVIEW_API_URL = OPENREVIEW
-    settings.OPENREVIEW_API_V1_URL = OPENREVIEW_V1
+    use_test_services(settings)
     # A retry after no wait: the tests see the tries, not the backoff.
     monkeypatch.setattr(single, "LOOKUP_BACKOFF", 0.0)
-
-
-def arxiv_answer(*entries: str) -> httpx.Response:
-    text = feed(list(entries), total=len(entries))
-    return httpx.Response(200, text=text, headers={"Content-Type": "application/atom+xml"})
-
-
-SCHRODINGER = atom_entry(
-    "2402.01234",
-    version=2,
-    title='Schr\\"odinger bridges for\n      Lévy processes',
-    summary="We bridge $\\alpha$-stable noise; Erd\\H{o}s would approve.",
-    authors=("Zoë Müller", "Jürgen Schmidhuber"),
-)
-
-
-def crossref_work(doi: str = DOI) -> dict:
-    """A work as Crossref's REST API answers /works/{doi} (api_format.md)."""
-    return {
-        "status": "ok",
-        "message-type": "work",
-        "message-version": "1.0.0",
-        "message": {
-            "DOI": doi.upper(),
-            "type": "proceedings-article",
-            "title": ["Optuna: A Next-generation Hyperparameter Optimization Framework"],
-            "author": [
-                {
-                    "given": "Takuya",
-                    "family": "Akiba",
-                    "sequence": "first",
-                    "ORCID": "http://orcid.org/0000-0002-1825-0097",
-                    "authenticated-orcid": False,
-                    "affiliation": [{"name": "Preferred Networks"}],
-                },
-                {"given": "Shotaro", "family": "Sano", "sequence": "additional"},
-                {"name": "The Optuna Consortium", "sequence": "additional"},
-            ],
-            "container-title": [
-                "Proceedings of the 25th ACM SIGKDD International Conference on Knowledge "
-                "Discovery &amp; Data Mining"
-            ],
-            "issued": {"date-parts": [[2019, 7, 25]]},
-            "abstract": (
-                "<jats:title>Abstract</jats:title><jats:p>The purpose of this study is to "
-                "introduce new design-criteria for <jats:italic>next-generation</jats:italic> "
-                "hyperparameter optimization software.</jats:p><jats:p>Second &amp; last.</jats:p>"
-            ),
-            "URL": f"https://doi.org/{doi}",
-            "link": [
-                {
-                    "URL": "https://dl.acm.org/doi/pdf/10.1145/3292500.3330701",
-                    "content-type": "application/pdf",
-                    "content-version": "vor",
-                    "intended-application": "similarity-checking",
-                }
-            ],
-            "subject": ["Software"],
-        },
-    }
 
 
 def add_paper_form(client, reading_list) -> tuple[str, str]:
@@ -197,7 +137,7 @@ def test_a_member_adds_a_paper_by_its_arxiv_link(client, user):
     assert "Added “Schrödinger bridges" in response.content.decode()
     run = ImportRun.objects.get()
     assert run.user == user
-    assert "To read" in run.invoked_by
+    assert run.invoked_by == f"Add paper to a reading list ({user})"
 
 
 @respx.mock
@@ -311,14 +251,20 @@ def test_a_dropped_connection_to_arxiv_is_no_server_error(client, user):
 
 
 # --- The header search -------------------------------------------------------------------------
+# A search opens a paper the catalogue has; one it has not is added by the page's POST button
+# (tests/test_add_by_link_post_only.py), never by the search.
 
 
 @respx.mock
-def test_a_members_search_for_an_arxiv_link_opens_the_paper(client, user):
-    respx.get(ARXIV).mock(return_value=arxiv_answer(SCHRODINGER))
+def test_a_members_search_for_an_arxiv_link_offers_it_and_the_button_adds_it(client, user):
+    route = respx.get(ARXIV).mock(return_value=arxiv_answer(SCHRODINGER))
     client.force_login(user)
 
-    response = client.get(reverse("papers:list"), {"q": "https://arxiv.org/abs/2402.01234v2"})
+    offered = client.get(reverse("papers:list"), {"q": "https://arxiv.org/abs/2402.01234v2"})
+    assert not route.called and "Add from arXiv" in offered.content.decode()
+    response = client.post(
+        reverse("papers:add-by-link"), {"link": "https://arxiv.org/abs/2402.01234v2"}
+    )
 
     paper = Paper.objects.get(arxiv_id="2402.01234")
     assert response.status_code == 302
@@ -347,11 +293,11 @@ def test_a_visitors_search_for_a_known_doi_opens_the_paper(client):
 
 
 @respx.mock
-def test_a_search_whose_service_fails_shows_the_results_and_says_so(client, user):
+def test_an_add_whose_service_fails_shows_the_results_and_says_so(client, user):
     respx.get(f"{CROSSREF}/works/{DOI}").mock(return_value=httpx.Response(503))
     client.force_login(user)
 
-    response = client.get(reverse("papers:list"), {"q": DOI})
+    response = client.post(reverse("papers:add-by-link"), {"link": DOI}, follow=True)
 
     assert response.status_code == 200
     assert "Crossref did not answer; try again later." in response.content.decode()

@@ -13,6 +13,7 @@ from papers.sources.client import (
     FetchClient,
     FetchError,
     Service,
+    ServiceBusy,
     retry_after_seconds,
 )
 
@@ -157,12 +158,71 @@ def test_the_user_agent_names_the_app_and_the_contact(fake_time, settings):
     assert "mailto:lab-admin@example.org" in agent
 
 
+def sent_at(fake_time) -> tuple[list[float], httpx.Response]:
+    """When each request was sent, by the fake clock."""
+    times: list[float] = []
+
+    def answer(request):
+        times.append(fake_time.now)
+        return httpx.Response(200)
+
+    return times, answer
+
+
+# The delay is kept site-wide: turns are taken in the shared cache (the database's here).
+@pytest.mark.django_db
 @respx.mock
 def test_a_polite_service_waits_its_delay_between_requests(fake_time):
-    respx.get(f"{BASE}/query").mock(return_value=httpx.Response(200))
+    times, answer = sent_at(fake_time)
+    respx.get(f"{BASE}/query").mock(side_effect=answer)
     with client(fake_time, Service("arXiv", BASE, delay=3.0)) as http:
         http.get("/query")
         fake_time.now += 1.0  # one second of parsing before the next request
         http.get("/query")
         http.get("/query")
-    assert fake_time.sleeps == [2.0, 3.0]
+    # The first at once (holding its turn and the next), then one at the start of each next
+    # free turn: 3 s and a little (TURN_MARGIN) apart at least.
+    assert times[0] == 1000.0
+    gaps = [later - earlier for earlier, later in zip(times, times[1:], strict=False)]
+    assert all(3.0 < gap < 7.0 for gap in gaps), gaps
+
+
+@pytest.mark.django_db
+@respx.mock
+def test_two_clients_requests_in_a_row_are_spaced_by_the_delay(fake_time):
+    """Two clients (two workers, two servers) of one service share its delay: the second
+    waits for its turn although it has sent nothing before."""
+    times, answer = sent_at(fake_time)
+    respx.get(f"{BASE}/query").mock(side_effect=answer)
+    arxiv = Service("arXiv", BASE, delay=3.0)
+    with client(fake_time, arxiv) as first, client(fake_time, arxiv) as second:
+        for _ in range(3):
+            first.get("/query")
+            second.get("/query")
+    gaps = [later - earlier for earlier, later in zip(times, times[1:], strict=False)]
+    assert len(times) == 6
+    assert min(gaps) >= 3.0
+    # Positive control: a service without a delay is asked at once, each time.
+    times.clear()
+    with client(fake_time, Service("Example", BASE)) as first, client(fake_time) as second:
+        first.get("/query")
+        second.get("/query")
+    assert times[0] == times[1]
+
+
+@pytest.mark.django_db
+@respx.mock
+def test_a_client_that_may_not_wait_long_is_refused_rather_than_held(fake_time):
+    route = respx.get(f"{BASE}/query").mock(return_value=httpx.Response(200))
+    arxiv = Service("arXiv", BASE, delay=3.0)
+    with client(fake_time, arxiv) as busy:
+        busy.get("/query")  # at once, holding its slot and the next
+        busy.get("/query")  # 5 s on
+    with client(fake_time, arxiv, max_turn_wait=2.0) as lookup:
+        with pytest.raises(ServiceBusy, match="arXiv is busy; try again in a moment"):
+            lookup.get("/query")
+    assert route.call_count == 2
+    # Its turn comes within 5 s: it waits for it.
+    with client(fake_time, arxiv, max_turn_wait=5.0) as lookup:
+        lookup.get("/query")
+    assert route.call_count == 3

@@ -87,6 +87,7 @@ def _world(user) -> World:
         "papers:detail": {"pk": pk},
         "pdfs:file": {"pk": pk},
         "pdfs:upload": {"pk": pk},
+        "pdfs:fetch": {"pk": pk},
         "pdfs:reader": {"pk": pk},
         "papers:author": {"pk": author.pk},
         "papers:tag": tag,
@@ -268,6 +269,8 @@ _FORM_MODULES = [annotation_forms, triage_forms]
 _RAW_READ = re.compile(r"""\.(?:data|POST|GET)\.(?:get|getlist)\(\s*["'](\w+)["']""")
 _NOT_NUMBERS = {"next", "confirmed", "quote", "quote_prefix", "quote_suffix", "new_list_name"}
 _NOT_NUMBERS |= {"layout", "query", "select_all", "cancel", "q", "period", "name", "from", "path"}
+# A link to add a paper by (papers.views.add_by_link): any text, parsed as an identifier.
+_NOT_NUMBERS |= {"link"}
 # How a curator settles an import conflict: a choice name (papers/admin/conflict.py).
 _NOT_NUMBERS |= {"resolution"}
 # Fields of an OpenReview or Crossref answer (papers/sources: `fetched.data.get(...)`), not of a

@@ -1,6 +1,6 @@
 """The reader page (pdfs:reader): shown to whoever may see the paper, its policy allowing
 WebAssembly there and nowhere else, PDF.js's files served with the types browsers demand, and
-a first open of a paper without a stored PDF asking for it once."""
+a member's "Fetch the PDF" on a paper without a stored PDF asking for it once."""
 
 from __future__ import annotations
 
@@ -148,15 +148,20 @@ def test_nothing_vendored_points_elsewhere_or_carries_source_maps():
 # No stored PDF
 
 
-def test_a_first_open_asks_for_the_pdf_once_and_says_so(client):
+def test_an_open_asks_for_nothing_and_a_members_fetch_asks_once(client, user):
     paper = make_paper(pdf_url="https://arxiv.org/pdf/2310.01234")
 
     first = client.get(reader_url(paper))
+    client.force_login(user)
+    offered = client.get(reader_url(paper))
+    client.post(reverse("pdfs:fetch", args=[paper.pk]))
+    client.post(reverse("pdfs:fetch", args=[paper.pk]))
     again = client.get(reader_url(paper))
 
-    assert "We have asked for it from its PDF link" in first.content.decode()
-    assert "We have asked for it from its PDF link" in again.content.decode()
-    assert enqueued() == [[paper.pk]]  # reloading does not queue it again
+    assert "Members can fetch it from its PDF link" in first.content.decode()
+    assert "Fetch the PDF" in offered.content.decode()
+    assert "It has been asked for from its PDF link" in again.content.decode()
+    assert enqueued() == [[paper.pk]]  # asking again does not queue it again
     assert f'href="{paper.get_absolute_url()}"' in first.content.decode()
     assert WASM in first["Content-Security-Policy"]
 

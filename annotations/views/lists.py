@@ -10,7 +10,7 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotations import drafts, selectors, services
+from annotations import drafts, selectors, services, throttle
 from annotations.export_sources import reading_list_source
 from annotations.forms import (
     AddPaperForm,
@@ -31,6 +31,7 @@ from annotations.views.common import (
 )
 from annotations.views.exports import export_response
 from papers.models import Paper
+from papers.sources.single import TooManyLookups
 
 
 def _get_list_for_reader(request: HttpRequest, pk: int) -> ReadingList:
@@ -191,9 +192,14 @@ def list_item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     form = AddPaperForm(
         request.POST,
         member=request.user,
-        invoked_by=f"Add paper to “{reading_list.name}” ({request.user})",
+        # Never the list's name: curators read the import history, and a list may be private.
+        invoked_by=f"Add paper to a reading list ({request.user})",
     )
-    if not form.is_valid():
+    try:
+        valid = form.is_valid()
+    except TooManyLookups as refused:
+        return throttle.too_many_requests(request, refused.message, retry_after=refused.retry_after)
+    if not valid:
         template = (
             "annotations/_list_items.html" if request.htmx else "annotations/list_detail.html"
         )

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils.text import Truncator
 from django.views.decorators.http import require_POST
 
-from annotations import services, triage
+from annotations import services, throttle, triage
 from annotations.models import ReadingStatus
 from annotations.triage_forms import (
     BulkTriageForm,
@@ -27,6 +27,7 @@ from annotations.triage_forms import (
 )
 from annotations.views.common import HtmxHttpRequest, form_errors_text, next_url
 from papers.models import DISPLAY_TITLE_FIELDS, Paper
+from papers.sources.single import TooManyLookups
 
 
 def _paper(paper_pk: int) -> Paper:
@@ -200,7 +201,11 @@ def triage_bulk(request: HtmxHttpRequest) -> HttpResponse:
         invoked_by=f"Triage, add to list ({request.user})",
     )
     papers: list[Paper] = []
-    if not form.is_valid():
+    try:
+        valid = form.is_valid()
+    except TooManyLookups as refused:
+        return throttle.too_many_requests(request, refused.message, retry_after=refused.retry_after)
+    if not valid:
         message, level = "Nothing changed: " + form_errors_text(form), messages.ERROR
     else:
         try:

@@ -1,31 +1,46 @@
 """A paper by its link or identifier, for a member: from the catalogue, else fetched and added.
 
-Used by the header search, a reading list's "Add paper" box (annotations.forms.AddPaperForm)
-and whatever else takes a paper by what a member pastes. The text is parsed by
-papers.sources.identifiers; a paper the catalogue has is returned without any request. Else,
-for a member only (a visitor must not make the site fetch), the one service that knows the
-paper is asked once, and its record goes through the one loader (import_records), recorded in
-the import history as added by that member.
+Used by every box that takes a paper by what a member pastes: the list page's search (and the
+header's, which opens it), a reading list's "Add paper" box (annotations.forms.AddPaperForm)
+and the results' "Add to list" (annotations.triage_forms). The text is parsed by
+papers.sources.identifiers.
 
-A member is waiting, so a lookup is bounded more tightly than a command's fetch: LOOKUP_TRIES
-attempts with a short backoff, FETCH_TIMEOUT each, and no arXiv delay (one client, one request).
-What fails is a LookupFailed whose message is for the member: PaperNotFound ("arXiv has no
-paper 2402.99999") or ServiceUnavailable ("arXiv did not answer; try again later").
+`known_paper` only reads the catalogue: what a GET may call. `paper_for_identifier` also
+fetches a paper the catalogue does not have and adds it: only for a member's POST (a page
+elsewhere can send a member's browser to a GET of ours, cookie and all, but not a POST with
+our CSRF token). The one service that knows the paper is asked once, and its record goes
+through the one loader (import_records), recorded in the import history as added by that
+member.
+
+Each member may look up LINK_LOOKUPS_PER_MINUTE and LINK_LOOKUPS_PER_HOUR papers not yet here
+(annotations.throttle); past that, TooManyLookups. A member is waiting, so a lookup is bounded
+more tightly than a command's fetch: LOOKUP_TRIES attempts with a short backoff, and the whole
+lookup (its turn for arXiv, tries and waits included) ends after LINK_LOOKUP_DEADLINE seconds,
+well inside gunicorn's worker timeout. arXiv's delay between requests is kept site-wide
+(papers.sources.client): a lookup whose turn is more than ARXIV_LOOKUP_MAX_WAIT seconds away
+is refused as "busy" rather than held. What fails is a LookupFailed whose message is for the
+member: PaperNotFound ("arXiv has no paper 2402.99999") or ServiceUnavailable ("arXiv did not
+answer; try again later").
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import NamedTuple
 
+import httpx
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 
+from annotations import throttle
 from papers.importing.pipeline import ImportErrors, import_records
 from papers.importing.records import ImportFailed, PaperRecord, Record
 from papers.models import Paper
 from papers.sources import arxiv_api, crossref, openreview_api
-from papers.sources.client import FetchClient, FetchError, service
+from papers.sources.client import FetchClient, FetchError, ServiceBusy, service
 from papers.sources.identifiers import Identifier, Kind, RefusedIdentifier, parse_identifier
 
 logger = logging.getLogger(__name__)
@@ -53,13 +68,100 @@ class ServiceUnavailable(LookupFailed):
     pass
 
 
-def lookup_client(name: str) -> FetchClient:
+class TooManyLookups(LookupFailed):
+    """The member has looked up as many papers as they may for now; nothing was fetched."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class _OutOfTime(FetchError):
+    """The lookup's deadline came before an answer."""
+
+
+class _Deadline:
+    """One lookup's time, every try, wait and turn included: a wait that would end past it is
+    not waited, a request is given what is left and cut off once it is gone."""
+
+    def __init__(self, seconds: float):
+        self.ends = time.monotonic() + seconds
+
+    def left(self) -> float:
+        return self.ends - time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        if seconds >= self.left():
+            raise _OutOfTime("", "no time left to wait for")
+        time.sleep(seconds)
+
+
+class _DeadlineStream(httpx.SyncByteStream):
+    def __init__(self, stream: httpx.SyncByteStream, deadline: _Deadline):
+        self.stream = stream
+        self.deadline = deadline
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.stream:
+            if self.deadline.left() <= 0:  # a slow answer, a byte at a time
+                raise httpx.ReadTimeout("the lookup's time is up")
+            yield chunk
+
+    def close(self) -> None:
+        self.stream.close()
+
+
+class _DeadlineTransport(httpx.HTTPTransport):
+    """Each request (connecting, sending, every read) within what is left of the deadline."""
+
+    def __init__(self, deadline: _Deadline):
+        super().__init__()
+        self.deadline = deadline
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        left = min(self.deadline.left(), float(settings.FETCH_TIMEOUT))
+        if left <= 0:
+            raise httpx.ConnectTimeout("the lookup's time is up", request=request)
+        request.extensions = {
+            **request.extensions,
+            "timeout": {"connect": left, "read": left, "write": left, "pool": left},
+        }
+        response = super().handle_request(request)
+        assert isinstance(response.stream, httpx.SyncByteStream)
+        response.stream = _DeadlineStream(response.stream, self.deadline)
+        return response
+
+
+def lookup_client(name: str, *, deadline: _Deadline | None = None) -> FetchClient:
+    deadline = deadline or _Deadline(settings.LINK_LOOKUP_DEADLINE)
     return FetchClient(
         service(name),
+        transport=_DeadlineTransport(deadline),
         tries=LOOKUP_TRIES,
         backoff=LOOKUP_BACKOFF,
         max_wait=LOOKUP_MAX_WAIT,
+        sleep=deadline.sleep,
+        max_turn_wait=float(settings.ARXIV_LOOKUP_MAX_WAIT),
     )
+
+
+def known_paper(text: str) -> tuple[Identifier | None, Paper | None]:
+    """The outside identifier `text` is (None if it is none) and the catalogue's paper for it
+    (None if the catalogue does not have it). Never a request, never a write: a GET may ask.
+    Text shaped like a DOI that no request may be made with is no identifier here: a search
+    for its words (paper_for_identifier says why it is refused)."""
+    try:
+        identifier = parse_identifier(text)
+    except RefusedIdentifier:
+        return None, None
+    if identifier is None:
+        return None, None
+    return identifier, Paper.objects.filter(identifier.lookup()).first()
+
+
+def service_name(identifier: Identifier) -> str:
+    """The service a paper not yet here is fetched from, as members read it."""
+    return SERVICE_NAMES[identifier.kind]
 
 
 def paper_for_identifier(
@@ -67,17 +169,34 @@ def paper_for_identifier(
 ) -> Paper | None:
     """The paper `text` names by an outside identifier: the catalogue's, else (for a logged-in
     `user`) fetched and added. None when `text` is no such identifier, or for a visitor when
-    the catalogue does not have it. Raises LookupFailed."""
+    the catalogue does not have it. Raises LookupFailed (TooManyLookups past the member's
+    share; the refusal's message for a DOI no request may be made with). Writes and reaches
+    outside: call it for a POST only."""
     try:
-        identifier = parse_identifier(text)
+        parse_identifier(text)
     except RefusedIdentifier as error:
         raise LookupFailed(error.message) from None
-    if identifier is None:
-        return None
-    known = Paper.objects.filter(identifier.lookup()).first()
-    if known is not None or not isinstance(user, User) or not user.is_authenticated:
+    identifier, known = known_paper(text)
+    if identifier is None or known is not None:
         return known
+    if not isinstance(user, User) or not user.is_authenticated:
+        return None
+    _count_lookup(user)
     return _add(_fetch(identifier), identifier, user=user, invoked_by=invoked_by)
+
+
+def _count_lookup(user: User) -> None:
+    """Count one lookup against the member's share, or raise TooManyLookups."""
+    for limit, window, period in (
+        (settings.LINK_LOOKUPS_PER_MINUTE, 60, "minute"),
+        (settings.LINK_LOOKUPS_PER_HOUR, 3600, "hour"),
+    ):
+        if not throttle.allow(f"link-lookup-{period}", str(user.pk), limit=limit, window=window):
+            raise TooManyLookups(
+                f"You have added {limit} papers by link in the last {period}, as many as one "
+                f"member may. Try again in a {period}; papers already here can be added now.",
+                retry_after=window,
+            )
 
 
 class _Fetched(NamedTuple):
@@ -90,7 +209,14 @@ class _Fetched(NamedTuple):
 def _fetch(identifier: Identifier) -> _Fetched:
     name = SERVICE_NAMES[identifier.kind]
     try:
-        found = _FETCHERS[identifier.kind](identifier.value)
+        found = _FETCHERS[identifier.kind](
+            identifier.value, _Deadline(settings.LINK_LOOKUP_DEADLINE)
+        )
+    except ServiceBusy:
+        raise ServiceUnavailable(f"{name} is busy, try again in a moment.") from None
+    except _OutOfTime:
+        logger.warning("looking up %s %s: no answer within the deadline", name, identifier)
+        raise ServiceUnavailable(f"{name} did not answer in time; try again later.") from None
     except FetchError as error:
         logger.warning("looking up %s %s: %s", name, identifier, error)
         raise ServiceUnavailable(f"{name} did not answer; try again later.") from None
@@ -104,27 +230,27 @@ def _fetch(identifier: Identifier) -> _Fetched:
     return found
 
 
-def _arxiv(arxiv_id: str) -> _Fetched | None:
+def _arxiv(arxiv_id: str, deadline: _Deadline) -> _Fetched | None:
     arxiv = service("arxiv")
-    with lookup_client("arxiv") as client:
+    with lookup_client("arxiv", deadline=deadline) as client:
         # The base URL is the query endpoint itself (see manage.py fetch_arxiv).
         text = client.get(arxiv.base_url, arxiv_api.id_params(arxiv_id)).text
     record = arxiv_api.read_one(text, arxiv_id)
     return _Fetched([record], arxiv_api.SOURCE) if record else None
 
 
-def _openreview(forum_id: str) -> _Fetched | None:
-    fetch = openreview_api.fetch_forum(forum_id, client=lookup_client)
+def _openreview(forum_id: str, deadline: _Deadline) -> _Fetched | None:
+    fetch = openreview_api.fetch_forum(forum_id, client=partial(lookup_client, deadline=deadline))
     return _Fetched(fetch.records, fetch.source, fetch.warnings) if fetch else None
 
 
-def _crossref(doi: str) -> _Fetched | None:
-    with lookup_client("crossref") as client:
+def _crossref(doi: str, deadline: _Deadline) -> _Fetched | None:
+    with lookup_client("crossref", deadline=deadline) as client:
         record = crossref.fetch_work(doi, client)
     return _Fetched([record], crossref.SOURCE) if record else None
 
 
-_FETCHERS: dict[Kind, Callable[[str], _Fetched | None]] = {
+_FETCHERS: dict[Kind, Callable[[str, _Deadline], _Fetched | None]] = {
     Kind.ARXIV: _arxiv,
     Kind.OPENREVIEW: _openreview,
     Kind.DOI: _crossref,

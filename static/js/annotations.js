@@ -109,8 +109,19 @@
     // A form: at its top; a link or button: right after it.
     source.insertAdjacentElement(source.tagName === "FORM" ? "afterbegin" : "afterend", flash);
   }
+  // A limit reached (429): its page says which and when to try again (templates/429.html).
+  function limitMessage(xhr) {
+    var page = new DOMParser().parseFromString(xhr.responseText || "", "text/html");
+    var said = page.querySelector("main p");
+    return said ? said.textContent.trim() : "";
+  }
   document.addEventListener("htmx:responseError", function (event) {
-    var status = event.detail && event.detail.xhr ? event.detail.xhr.status : 0;
+    var xhr = event.detail && event.detail.xhr;
+    var status = xhr ? xhr.status : 0;
+    if (status === 429) {
+      sayFailed(event, limitMessage(xhr) || "Too many requests for now. Try again later.");
+      return;
+    }
     sayFailed(event, FAILURES[status] ||
       "Something went wrong on the server, so this was not saved. Try again in a moment.");
   });

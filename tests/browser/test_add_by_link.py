@@ -1,11 +1,14 @@
 """Adding a paper by its arXiv link in a real Chromium, as a member does: paste the link into a
-reading list's "Add paper" box and press Enter. arXiv is the local stand-in of bench/standins.py
-(ARXIV_API_URL points at it), so nothing reaches the internet: once it answers, the paper is on
-the list; once it is down (503 to every try), the page says so and loses nothing, neither the
-list nor what was typed.
+reading list's "Add paper" box and press Enter, or search for it and press "Add from arXiv"
+(a link opened from elsewhere, `/?q=<link>`, adds nothing by itself: issue 43). arXiv is the
+local stand-in of bench/standins.py (ARXIV_API_URL points at it), so nothing reaches the
+internet: once it answers, the paper is on the list; once it is down (503 to every try), the
+page says so and loses nothing, neither the list nor what was typed.
 """
 
 from __future__ import annotations
+
+from urllib.parse import quote
 
 import pytest
 
@@ -96,4 +99,26 @@ def test_an_arxiv_that_is_down_is_said_and_nothing_is_lost(page, arxiv, member_l
     page.get_by_role("combobox", name="Paper:", exact=True).press("Enter")
     expect(items).to_have_count(2)
     expect(items.nth(1)).to_contain_text(TITLE)
+    assert console.problems == []
+
+
+def test_a_search_for_a_link_adds_nothing_until_the_member_presses_add(page, arxiv, live_server):
+    from playwright.sync_api import expect
+
+    make_user("dana")
+    log_in(page, live_server, "dana")
+    console = ConsoleWatch().attach(page)
+
+    # As a link on another site would send the member's browser, cookie and all.
+    page.goto(f"{live_server.url}/?q={quote(LINK, safe='')}")
+
+    expect(page.locator(".add-by-link")).to_contain_text("is not in the catalogue yet")
+    assert not arxiv.log and not Paper.objects.exists() and not ImportRun.objects.exists()
+
+    page.get_by_role("button", name="Add from arXiv").click()
+
+    expect(page.get_by_role("heading", level=1)).to_contain_text(TITLE)
+    paper = Paper.objects.get(arxiv_id=arxiv_id_of(INDEX))
+    assert page.url == f"{live_server.url}{paper.get_absolute_url()}"
+    assert ImportRun.objects.get().user.username == "dana"
     assert console.problems == []

@@ -177,6 +177,31 @@ def test_a_paper_without_a_stored_pdf_says_so_and_offers_the_upload(
     assert console.problems == []
 
 
+def test_a_member_asks_for_a_missing_pdf_with_the_fetch_button(
+    page, live_server, settings, tmp_path
+):
+    """Opening the reader queues nothing (issue 43); the member's button does, once."""
+    from django_tasks_db.models import DBTaskResult
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+    make_user("mira")
+    paper = make_paper("PDF not fetched yet", pdf_url="https://arxiv.org/pdf/2310.01234")
+    console = ConsoleWatch().attach(page)
+    log_in(page, live_server, "mira")
+    page.goto(f"{live_server.url}/papers/{paper.pk}/read/")
+    assert "not here yet" in page.locator(".reader-missing [role=status]").text_content()
+    assert not DBTaskResult.objects.exists()
+
+    page.get_by_role("button", name="Fetch the PDF").click()
+
+    page.wait_for_url(f"{live_server.url}/papers/{paper.pk}/read/")
+    status = page.locator(".reader-missing [role=status]").text_content()
+    assert "It has been asked for from its PDF link" in status
+    assert DBTaskResult.objects.count() == 1
+    assert console.problems == []
+
+
 def test_the_paper_page_has_a_read_button(page, live_server, reader_paper):
     page.set_viewport_size(PHONE)
     page.goto(f"{live_server.url}{reader_paper.get_absolute_url()}")
