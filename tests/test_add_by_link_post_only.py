@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -217,7 +218,8 @@ def test_a_lookup_answered_a_byte_at_a_time_ends_at_its_deadline(settings):
             outcome.append(error)
 
     with PdfServer() as server:
-        server.routes[f"/works/{DOI}"] = server.routes["/slow.pdf"]
+        # Crossref is asked for the DOI as one path segment (papers.sources.crossref).
+        server.routes[f"/works/{quote(DOI, safe='')}"] = server.routes["/slow.pdf"]
         settings.CROSSREF_API_URL = server.base
         started = time.monotonic()
         lookup = threading.Thread(target=look_up, daemon=True)
