@@ -81,7 +81,8 @@ def extract_text(
 
 def count_pages(data: bytes, *, timeout: float, memory_mb: int) -> Extracted:
     """The page count of the PDF `data`, read in the child as extraction reads it, no text."""
-    answer = _run_child(data, timeout=timeout, memory_mb=memory_mb, limits=(0, 0))  # no page
+    # No page may be read: the child answers with the count alone.
+    answer = _run_child(data, timeout=timeout, memory_mb=memory_mb, limits=(0, 0))
     if isinstance(answer, Extracted):
         return answer
     return Extracted(page_count=answer["page_count"])
@@ -119,8 +120,7 @@ def _run_child(
         return Extracted(
             failure=Failure.MEMORY_LIMIT, message=f"the reader needed more than {memory_mb} MB"
         )
-    if child.returncode == -signal.SIGXCPU or child.returncode == -signal.SIGKILL:
-        # Its own CPU limit (a second guard behind the timeout) or the kernel stopped it.
+    if child.returncode == -signal.SIGXCPU:  # its own CPU limit, the guard behind the timeout
         return Extracted(failure=Failure.TIME_LIMIT, message=f"no text within {timeout:g} s")
     if child.returncode != 0:
         last = err.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]

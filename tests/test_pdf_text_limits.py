@@ -198,3 +198,21 @@ def test_a_worker_killed_with_sigkill_takes_its_reader_with_it():
         for pid in reader:  # only on failure: the reader this test started
             if is_running(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.slow  # a child process reading for two seconds of CPU
+def test_the_reader_stops_itself_at_its_cpu_limit_when_nobody_kills_it():
+    """The third guard, for a system without PR_SET_PDEATHSIG: given 1 s, the child is
+    stopped by the kernel after 2 s of CPU time (reading all the text takes 7 s)."""
+    child = subprocess.run(
+        [sys.executable, "-m", "pdfs.extraction", str(os.getpid()), "1024", "1"]
+        + [str(10**9), str(10**6)],
+        input=LONG_PDF,
+        capture_output=True,
+        cwd=BASE_DIR,
+        env={"PYTHONPATH": str(BASE_DIR)},
+        timeout=120,
+        check=False,
+    )
+
+    assert child.returncode == -signal.SIGXCPU
