@@ -7,15 +7,12 @@ one member had 41 exports (166 MB) prepared in 60 s."""
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 from datetime import timedelta
 from io import StringIO
 
 import pytest
 from django.core.files.base import ContentFile
 from django.core.management import call_command
-from django.db import connection
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -67,89 +64,27 @@ def written_job(owner, tag) -> ExportJob:
 # --- One job per member under concurrency -----------------------------------------------------
 
 
-@pytest.fixture
-def share_database(tmp_path):
-    """Call it once the test's data is written: from then on, threads that each open their
-    own connection see that data.
-
-    PostgreSQL's test database is shared as it is. SQLite's lives in this process's memory,
-    where connections lock whole tables and fail rather than wait: it is copied to a file,
-    which new connections open instead (the test's own connection stays on the in-memory one,
-    so the test reads its results in a thread too: `in_thread`)."""
-    settings_dict = connection.settings_dict  # what every new connection is made from
-    in_memory = settings_dict["NAME"]
-
-    def share() -> None:
-        if connection.vendor != "sqlite":
-            return
-        connection.ensure_connection()
-        copy = sqlite3.connect(tmp_path / "threads.sqlite3")
-        connection.connection.backup(copy)
-        copy.close()
-        settings_dict["NAME"] = str(tmp_path / "threads.sqlite3")
-
-    yield share
-    settings_dict["NAME"] = in_memory
-
-
-def in_thread(work):
-    """`work()` run in a thread of its own, with its own connection; its result."""
-    results: list = []
-    errors: list[BaseException] = []
-
-    def run():
-        try:
-            results.append(work())
-        except BaseException as error:  # noqa: BLE001 - raised again below
-            errors.append(error)
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join(60)
-    if errors:
-        raise errors[0]
-    return results[0]
-
-
 @pytest.mark.slow  # ten threads, each with its own database connection
 @pytest.mark.django_db(transaction=True)
-def test_ten_prepare_requests_at_once_make_one_job(track, share_database):
+def test_ten_prepare_requests_at_once_make_one_job(track, shared_database):
     member, other = make_user("member"), make_user("other")
     clients = [Client() for _ in range(REQUESTS)]
     for client in clients:
         client.force_login(member)
-    share_database()
-    start = threading.Barrier(REQUESTS)
-    answers: list[tuple[int, str]] = []
-    errors: list[BaseException] = []
+    shared_database.share()
 
-    def ask(client):
-        try:
-            start.wait()
-            response = client.post(
-                reverse("annotations:export-prepare"), {"path": tag_export(track)}
-            )
-            answers.append((response.status_code, response.get("Location")))
-        except BaseException as error:  # noqa: BLE001 - reported by the assertion below
-            errors.append(error)
-        finally:
-            connection.close()
+    def ask(client) -> tuple[int, str]:
+        response = client.post(reverse("annotations:export-prepare"), {"path": tag_export(track)})
+        return response.status_code, response.get("Location")
 
-    threads = [threading.Thread(target=ask, args=(client,)) for client in clients]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
+    answers = shared_database.at_once([lambda client=client: ask(client) for client in clients])
 
-    assert errors == []
     # Each to the list of exports (where the one job is shown): none is an error.
     assert answers == [(302, reverse("annotations:export-list"))] * REQUESTS
-    assert in_thread(lambda: ExportJob.objects.filter(owner=member).count()) == 1
+    assert shared_database.read(lambda: ExportJob.objects.filter(owner=member).count()) == 1
     # Another member's request is not one of them.
-    in_thread(lambda: tasks.start_export(other, tag_export(track)))
-    assert in_thread(lambda: ExportJob.objects.count()) == 2
+    shared_database.read(lambda: tasks.start_export(other, tag_export(track)))
+    assert shared_database.read(lambda: ExportJob.objects.count()) == 2
 
 
 def test_a_second_request_is_answered_with_the_job_there_is(track):

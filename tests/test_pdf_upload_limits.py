@@ -199,3 +199,31 @@ def test_the_quota_is_checked_again_where_the_upload_is_stored(user, settings):
         source_url="https://arxiv.org/pdf/2310.01234",
     )
     assert PaperPdf.objects.count() == 2
+
+
+@pytest.mark.slow  # five threads, each with its own database connection
+@pytest.mark.django_db(transaction=True)
+def test_uploads_sent_at_once_are_counted_one_after_the_other(user, settings, shared_database):
+    settings.PDF_UPLOAD_MEMBER_DAILY_FILES = 2
+    papers = [make_paper(f"Paper {n}") for n in range(5)]
+    shared_database.share()
+
+    def store(paper) -> str:
+        try:
+            store_pdf(
+                paper_id=paper.pk,
+                file=BytesIO(PDF),
+                sha256=hashlib.sha256(PDF).hexdigest(),
+                size=len(PDF),
+                uploaded_by=user,
+                replace=False,
+            )
+        except UploadQuotaFull:
+            return "refused"
+        return "stored"
+
+    outcomes = shared_database.at_once([lambda paper=paper: store(paper) for paper in papers])
+
+    assert sorted(outcomes) == ["refused"] * 3 + ["stored"] * 2
+    assert shared_database.read(lambda: PaperPdf.objects.filter(uploaded_by=user).count()) == 2
+    assert len(stored_files(settings)) == 2  # the refused ones' files are deleted again
