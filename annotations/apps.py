@@ -9,5 +9,5 @@ class AnnotationsConfig(AppConfig):
     def ready(self) -> None:
         from annotations import (
             checks,  # noqa: F401  (registers the deploy checks)
-            signals,  # noqa: F401  (anchored comments follow the abstract)
+            signals,  # noqa: F401  (anchored comments follow the abstract; export files their jobs)
         )

@@ -356,6 +356,12 @@ class ExportStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
+PENDING_EXPORT_STATUSES = (ExportStatus.QUEUED, ExportStatus.RUNNING)
+# Where prepared exports are kept in the default storage; prune_exports sweeps files there
+# that no job names.
+EXPORT_FILES_FOLDER = "exports/"
+
+
 class ExportJob(models.Model):
     """An export too large for one request, written in the background for its owner.
 
@@ -374,7 +380,9 @@ class ExportJob(models.Model):
         max_length=10, choices=ExportStatus, default=ExportStatus.QUEUED, db_index=True
     )
     entries = models.PositiveIntegerField(null=True, blank=True)
-    file = models.FileField(upload_to="exports/", blank=True)
+    file = models.FileField(upload_to=EXPORT_FILES_FOLDER, blank=True)
+    # The file's bytes once written: what its owner keeps counts against their quota.
+    size = models.PositiveBigIntegerField(null=True, blank=True)
     error = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -382,6 +390,15 @@ class ExportJob(models.Model):
     class Meta:
         ordering = ["-created_at", "-pk"]
         indexes = [models.Index(fields=["owner", "-created_at"], name="annotations_export_owner")]
+        constraints = [
+            # One export being prepared per member, however many requests ask at once
+            # (annotations.tasks.start_export answers the others with the one there is).
+            models.UniqueConstraint(
+                fields=["owner"],
+                condition=models.Q(status__in=PENDING_EXPORT_STATUSES),
+                name="annotations_export_one_pending_per_owner",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.filename} for {self.owner}"
@@ -391,7 +408,7 @@ class ExportJob(models.Model):
 
     @property
     def is_pending(self) -> bool:
-        return self.status in (ExportStatus.QUEUED, ExportStatus.RUNNING)
+        return self.status in PENDING_EXPORT_STATUSES
 
 
 def _stored_markdown(html: str) -> SafeString:

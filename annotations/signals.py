@@ -1,4 +1,5 @@
-"""Anchored comments follow their paper's abstract (annotations.anchors).
+"""Anchored comments follow their paper's abstract (annotations.anchors); a prepared export's
+file goes with its job.
 
 Two write paths change an abstract: a save of the Paper (the admin, curation) sends post_save;
 an import writes in bulk and sends papers.signals.abstracts_changed with the papers' ids.
@@ -8,10 +9,12 @@ was rolled back.
 
 from __future__ import annotations
 
-from django.db.models.signals import post_save
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from annotations.anchors import reanchor_papers
+from annotations.models import ExportJob
 from papers.models import Paper
 from papers.signals import abstracts_changed
 
@@ -26,3 +29,13 @@ def _paper_saved(sender, instance: Paper, created: bool, using: str, update_fiel
 @receiver(abstracts_changed, dispatch_uid="annotations_reanchor_imported_papers")
 def _abstracts_changed(sender, paper_ids, using: str = "default", **kwargs):
     reanchor_papers(paper_ids, using=using)
+
+
+@receiver(post_delete, sender=ExportJob, dispatch_uid="annotations_delete_export_file")
+def _export_job_deleted(sender, instance: ExportJob, using: str, **kwargs):
+    """A deleted job (its member deleted, or the member's own delete) takes its file, which
+    holds the member's private notes, once the deletion is committed: storage is not part of
+    the transaction. A file left by a process that died in between is swept by prune_exports."""
+    name, storage = instance.file.name, instance.file.storage
+    if name:
+        transaction.on_commit(lambda: storage.delete(name), using=using)

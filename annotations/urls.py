@@ -85,6 +85,7 @@ urlpatterns = [
     path("exports/", exports.export_list, name="export-list"),
     path("exports/prepare/", exports.export_prepare, name="export-prepare"),
     path("exports/<int:pk>/download/", exports.export_download, name="export-download"),
+    path("exports/<int:pk>/delete/", exports.export_delete, name="export-delete"),
     # Triage from lists of papers (search results, author and tag pages)
     path("papers/<int:paper_pk>/triage/save/", triage_views.triage_save, name="triage-save"),
     path("papers/<int:paper_pk>/triage/unsave/", triage_views.triage_unsave, name="triage-unsave"),

@@ -72,7 +72,7 @@ def generated_pdf(sentences: Iterator[str], pages: int) -> bytes:
 def extraction(pdfs: list[bytes], label: str) -> None:
     from pdfs.extraction import extract_text
 
-    limits = {"timeout": 60, "memory_mb": 1024, "max_chars": 10**9}
+    limits = {"timeout": 60, "memory_mb": 1024, "max_chars": 10**9, "max_pages": 10**6}
     started = time.perf_counter()
     pages = chars = failed = 0
     for data in pdfs:

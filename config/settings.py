@@ -410,6 +410,15 @@ if (
         "EXPORT_MAX_ANONYMOUS, EXPORT_MAX_MEMBER and EXPORT_FILE_DAYS must be at least 0, "
         "EXPORT_CONCURRENCY and EXPORT_TIME_LIMIT at least 1"
     )
+# A member keeps at most EXPORT_JOBS_MEMBER_KEPT prepared exports, and at most
+# EXPORT_JOBS_MEMBER_BYTES of them, before another is prepared (annotations/tasks.py): one
+# member once had 41 prepared (166 MB) in 60 s.
+EXPORT_JOBS_MEMBER_KEPT = env_int("EXPORT_JOBS_MEMBER_KEPT", 5)
+EXPORT_JOBS_MEMBER_BYTES = env_int("EXPORT_JOBS_MEMBER_BYTES", 250 * 1024 * 1024)
+if min(EXPORT_JOBS_MEMBER_KEPT, EXPORT_JOBS_MEMBER_BYTES) < 1:
+    raise ImproperlyConfigured(
+        "EXPORT_JOBS_MEMBER_KEPT and EXPORT_JOBS_MEMBER_BYTES must be at least 1"
+    )
 
 # Imports (papers/importing/limits.py): the largest record a file may hold (a JSON line, a CSV or
 # table row, an abstract, a note, an Atom entry, a BibTeX entry, a RIS record), refused before
@@ -491,13 +500,34 @@ if min(PDF_FETCHES_PER_MEMBER, PDF_FETCHES_WINDOW_SECONDS, PDF_FETCHES_PENDING) 
 # A stored PDF's text (pdfs/extraction.py) is read in a child process given at most
 # PDF_TEXT_TIMEOUT seconds and PDF_TEXT_MEMORY_MB of address space; at most PDF_TEXT_MAX_CHARS
 # characters of it are kept and indexed per paper (the rest of a very long PDF is left out).
+# A PDF of more than PDF_TEXT_MAX_PAGES pages or PDF_TEXT_MAX_BYTES is kept and served but
+# not read ("too long to index", for curators): 500 pages leave room for a thesis or a paper
+# with long appendices; a 10,000-page file of 1.6 MB held the worker for its whole time limit.
 PDF_TEXT_TIMEOUT = env_int("PDF_TEXT_TIMEOUT", 60)
 PDF_TEXT_MEMORY_MB = env_int("PDF_TEXT_MEMORY_MB", 1024)
 PDF_TEXT_MAX_CHARS = env_int("PDF_TEXT_MAX_CHARS", 200_000)
-if PDF_TEXT_TIMEOUT < 1 or PDF_TEXT_MEMORY_MB < 64 or PDF_TEXT_MAX_CHARS < 1:
+PDF_TEXT_MAX_PAGES = env_int("PDF_TEXT_MAX_PAGES", 500)
+PDF_TEXT_MAX_BYTES = env_int("PDF_TEXT_MAX_BYTES", 30 * 1024 * 1024)
+if (
+    PDF_TEXT_TIMEOUT < 1
+    or PDF_TEXT_MEMORY_MB < 64
+    or min(PDF_TEXT_MAX_CHARS, PDF_TEXT_MAX_PAGES, PDF_TEXT_MAX_BYTES) < 1
+):
     raise ImproperlyConfigured(
         "PDF_TEXT_TIMEOUT must be at least 1, PDF_TEXT_MEMORY_MB at least 64 and "
-        "PDF_TEXT_MAX_CHARS at least 1"
+        "PDF_TEXT_MAX_CHARS, PDF_TEXT_MAX_PAGES and PDF_TEXT_MAX_BYTES at least 1"
+    )
+# A member's upload (pdfs/uploads.py) must be a PDF whose pages the reader can count within
+# PDF_UPLOAD_CHECK_TIMEOUT seconds; one member may upload at most PDF_UPLOAD_MEMBER_DAILY_FILES
+# files and PDF_UPLOAD_MEMBER_DAILY_BYTES in any 24 hours (one member once stored 257 MB in
+# 2.2 s).
+PDF_UPLOAD_CHECK_TIMEOUT = env_int("PDF_UPLOAD_CHECK_TIMEOUT", 10)
+PDF_UPLOAD_MEMBER_DAILY_FILES = env_int("PDF_UPLOAD_MEMBER_DAILY_FILES", 50)
+PDF_UPLOAD_MEMBER_DAILY_BYTES = env_int("PDF_UPLOAD_MEMBER_DAILY_BYTES", 200 * 1024 * 1024)
+if min(PDF_UPLOAD_CHECK_TIMEOUT, PDF_UPLOAD_MEMBER_DAILY_FILES, PDF_UPLOAD_MEMBER_DAILY_BYTES) < 1:
+    raise ImproperlyConfigured(
+        "PDF_UPLOAD_CHECK_TIMEOUT, PDF_UPLOAD_MEMBER_DAILY_FILES and "
+        "PDF_UPLOAD_MEMBER_DAILY_BYTES must be at least 1"
     )
 
 # Errors reach someone: the people in DJANGO_ADMINS ("Ana <ana@lab.org>, ops@lab.org") are

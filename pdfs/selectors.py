@@ -19,15 +19,20 @@ def papers_to_fetch(
     retry_refused: bool = False,
     limit: int | None = None,
 ) -> QuerySet[Paper]:
-    """Papers with a PDF link and, unless `refetch`, no stored PDF; only `paper_ids` if given.
-    A link refused lately waits (pdfs.storing.record_refusal) unless `retry_refused`, or the
-    papers are named. Oldest first, so a run cut short by `limit` is continued by the next."""
+    """Papers with a PDF link and, unless `refetch`, no PDF from that source: none stored,
+    or only a member's upload; only `paper_ids` if given. A link refused lately waits
+    (pdfs.storing.record_refusal) unless `retry_refused`, or the papers are named. Oldest
+    first, so a run cut short by `limit` is continued by the next.
+
+    An upload never stops the source's file from being fetched (a member's junk once did):
+    where the link gives a PDF, it replaces the upload; where the link is refused, the upload
+    stays and the link waits as any refused link does."""
     papers = Paper.objects.exclude(pdf_url="")
     ids = list(paper_ids)
     if ids:
         papers = papers.filter(pk__in=ids)
     if not refetch:
-        papers = papers.filter(pdf_file__isnull=True)
+        papers = papers.filter(Q(pdf_file__isnull=True) | Q(pdf_file__source_url=""))
     if not (ids or retry_refused):
         papers = papers.exclude(waiting_after_refusal())
     papers = papers.order_by("pk")

@@ -18,6 +18,7 @@ from django.utils import timezone
 from papers.models import SearchChange
 from pdfs.models import PaperPdf, PdfFetchFailure, pdf_storage
 from pdfs.text_tasks import extract_pdf_texts
+from pdfs.uploads import check_quota
 
 # The longest a refused link waits before a run asks it again.
 MAX_RETRY_DAYS = 30
@@ -43,7 +44,8 @@ def store_pdf(
     uploaded_by=None,
     replace: bool = True,
 ) -> Stored:
-    """Keep `file` (checked already, at its start) as the PDF of paper `paper_id`."""
+    """Keep `file` (checked already, at its start) as the PDF of paper `paper_id`. An upload
+    (`uploaded_by`) is counted against its member's quota: UploadQuotaFull, nothing kept."""
     now = timezone.now()
     current = PaperPdf.objects.filter(paper_id=paper_id).first()
     if current is not None and not replace:
@@ -70,7 +72,12 @@ def store_pdf(
     try:
         with transaction.atomic():
             current = PaperPdf.objects.select_for_update().filter(paper_id=paper_id).first()
-            PdfFetchFailure.objects.filter(paper_id=paper_id).delete()
+            if uploaded_by is not None:
+                check_quota(uploaded_by, size, lock=True)
+            else:
+                # A fetched file ends the wait after a refusal; an upload leaves the refused
+                # link's wait as it is (the next fetch of it may replace the upload).
+                PdfFetchFailure.objects.filter(paper_id=paper_id).delete()
             read_text_after_commit(paper_id)
             if current is None:
                 PaperPdf.objects.create(paper_id=paper_id, file=name, **fields)

@@ -1,7 +1,8 @@
 """Reading a stored PDF's text into its PdfText row, and telling the search index.
 
 The file is read through the storage API and its text extracted in a child process
-(pdfs.extraction, with PDF_TEXT_TIMEOUT and PDF_TEXT_MEMORY_MB); the row is written, and the
+(pdfs.extraction, with PDF_TEXT_TIMEOUT and PDF_TEXT_MEMORY_MB); a file over PDF_TEXT_MAX_BYTES
+or PDF_TEXT_MAX_PAGES is "too long to index" and not read. The row is written, and the
 paper's search document recorded as changed (papers' change log), in one transaction. A
 failure is an outcome: its reason is kept on the row for curators, nothing is raised.
 """
@@ -19,6 +20,7 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from papers.models import SearchChange
+from pdfs.content import size_text
 from pdfs.extraction import Extracted, Failure, extract_text
 from pdfs.models import PaperPdf, PdfText
 
@@ -77,6 +79,12 @@ def extract_paper_text(paper_id: int, *, again: bool = False) -> tuple[Outcome, 
 
 
 def _extract(pdf: PaperPdf) -> Extracted:
+    if pdf.size > settings.PDF_TEXT_MAX_BYTES:  # not even read: the child's start is saved
+        limit = size_text(settings.PDF_TEXT_MAX_BYTES)
+        return Extracted(
+            failure=Failure.TOO_LONG,
+            message=f"{size_text(pdf.size)}, more than the limit of {limit}",
+        )
     try:
         with pdf.file.open("rb") as file:
             # Stored files were checked against PDF_MAX_BYTES; the bound holds if one was not.
@@ -88,6 +96,7 @@ def _extract(pdf: PaperPdf) -> Extracted:
         timeout=settings.PDF_TEXT_TIMEOUT,
         memory_mb=settings.PDF_TEXT_MEMORY_MB,
         max_chars=settings.PDF_TEXT_MAX_CHARS,
+        max_pages=settings.PDF_TEXT_MAX_PAGES,
     )
 
 

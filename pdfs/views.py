@@ -29,6 +29,7 @@ from pdfs.models import PaperPdf
 from pdfs.ranges import RangeNotSatisfiable, file_part, requested_range
 from pdfs.reader import TooManyFetches, ask_for_pdf, missing_pdf
 from pdfs.storing import PdfExists, store_pdf
+from pdfs.uploads import UploadQuotaFull
 
 # A filename's length, before ".pdf": long titles are cut.
 FILENAME_CHARS = 80
@@ -136,7 +137,7 @@ def pdf_upload(request: HttpRequest, pk: int) -> HttpResponse:
     # Back where the form was: the reader's page (which reads the new file) or the paper's.
     # A fixed choice, never a URL taken from the request.
     back = int_url("pdfs:reader", pk) if request.POST.get("from") == "reader" else paper
-    form = PdfUploadForm(request.POST, request.FILES)
+    form = PdfUploadForm(request.POST, request.FILES, user=request.user)
     if not form.is_valid():
         for errors in form.errors.values():
             for error in errors:
@@ -153,6 +154,8 @@ def pdf_upload(request: HttpRequest, pk: int) -> HttpResponse:
         )
     except PdfExists:
         messages.error(request, "This paper has a PDF already.")
+    except UploadQuotaFull as full:  # another upload of theirs was stored meanwhile
+        messages.error(request, full.message)
     else:
         messages.success(request, "PDF uploaded.")
     return redirect(back)

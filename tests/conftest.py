@@ -98,3 +98,14 @@ def statement_timeout(db):
     yield
     with connection.cursor() as cursor:
         cursor.execute("RESET statement_timeout")
+
+
+@pytest.fixture
+def shared_database(tmp_path):
+    """For tests with threads that each open their own database connection (mark the test
+    `django_db(transaction=True)`): see tests/database_threads.py."""
+    from tests.database_threads import SharedDatabase
+
+    shared = SharedDatabase(tmp_path)
+    yield shared
+    shared.restore()

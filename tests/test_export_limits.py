@@ -246,7 +246,7 @@ def test_old_exports_are_pruned_with_their_files(track, settings):
     storage, name = job.file.storage, job.file.name
     assert storage.exists(name)
     later = timezone.now() + timedelta(days=settings.EXPORT_FILE_DAYS, minutes=1)
-    assert export_jobs.prune_exports(now=later) == 1
+    assert export_jobs.prune_exports(now=later) == (1, 0)
     assert not storage.exists(name) and not ExportJob.objects.exists()
 
 

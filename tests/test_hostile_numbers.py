@@ -126,6 +126,7 @@ def _world(user) -> World:
     # Deletes last in each sweep, so the objects stay for the other URLs.
     kwargs["annotations:note-delete"] = kwargs["annotations:note-edit"]
     kwargs["annotations:comment-delete"] = kwargs["annotations:comment-edit"]
+    kwargs["annotations:export-delete"] = kwargs["annotations:export-download"]
     for name in ["triage-save", "triage-unsave", "triage-list", "triage-status", "triage-tag"]:
         kwargs[f"annotations:{name}"] = {"paper_pk": pk}
     for name in ["open", "rename", "toggle-alert", "delete"]:

@@ -11,7 +11,7 @@ from pdfs import extraction
 from pdfs.extraction import Failure, extract_text, normalise_page
 from tests.pdf_files import make_pdf, make_positioned_pdf, two_column_page
 
-LIMITS = {"timeout": 30, "memory_mb": 512, "max_chars": 200_000}
+LIMITS = {"timeout": 30, "memory_mb": 512, "max_chars": 200_000, "max_pages": 500}
 
 
 def read(data: bytes, **limits) -> extraction.Extracted:

@@ -28,6 +28,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotations import exports, tasks
 from annotations.export_files import ExportTooSlow, write_export
+from annotations.export_jobs import ExportQuotaFull
 from annotations.export_limits import ExportBusy, export_limit, export_slot
 from annotations.export_sources import (
     ExportSource,
@@ -36,7 +37,12 @@ from annotations.export_sources import (
     tag_source,
     with_member_notes,
 )
-from annotations.models import EXPORT_PATH_MAX_LENGTH, ExportJob, ExportStatus
+from annotations.models import (
+    EXPORT_PATH_MAX_LENGTH,
+    PENDING_EXPORT_STATUSES,
+    ExportJob,
+    ExportStatus,
+)
 from papers.models import Author
 from papers.views import HtmxHttpRequest, tag_at
 
@@ -146,6 +152,9 @@ def export_prepare(request: HttpRequest) -> HttpResponse:
     except tasks.ExportPending as pending:
         messages.info(request, f"“{pending.job.filename}” is still being prepared.")
         return redirect("annotations:export-list")
+    except ExportQuotaFull as full:
+        messages.error(request, full.message)
+        return redirect("annotations:export-list")
     messages.success(request, f"Preparing “{job.filename}”; it will be listed here when ready.")
     return redirect("annotations:export-list")
 
@@ -166,6 +175,17 @@ def export_list(request: HtmxHttpRequest) -> HttpResponse:
     }
     template = "annotations/_export_jobs.html" if request.htmx else "annotations/export_list.html"
     return render(request, template, context)
+
+
+@require_POST
+@login_required
+def export_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    """Delete one of the member's finished exports (its file goes with it), making room for
+    another; anyone else's is a 404, as a missing one."""
+    job = get_object_or_404(_own_jobs(request).exclude(status__in=PENDING_EXPORT_STATUSES), pk=pk)
+    job.delete()
+    messages.success(request, f"“{job.filename}” deleted.")
+    return redirect("annotations:export-list")
 
 
 @require_GET
