@@ -154,7 +154,7 @@ def test_postgresql_a_terminated_backend_and_refused_connections(
     def run() -> None:
         try:
             worker.run()
-        except BaseException as error:  # the stock worker's exit, reported to the test
+        except BaseException as error:  # an exit (django-tasks-db's own worker exits here)
             failure.append(error)
         finally:
             connection.close()
