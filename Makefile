@@ -110,7 +110,7 @@ run: $(RUNTIME)
 	@echo
 	@echo "To create an admin user: DJANGO_DEBUG=1 $(BIN)/python manage.py createsuperuser"
 	@echo "Serving on http://$(HOST):$(PORT)/ (and a task worker for background exports)"
-	@$(RUN_ENV) $(BIN)/python manage.py db_worker --no-startup-delay & worker=$$!; \
+	@$(RUN_ENV) $(BIN)/python manage.py task_worker --no-startup-delay & worker=$$!; \
 		trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 		$(RUN_ENV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
@@ -135,7 +135,7 @@ serve: $(RUNTIME)
 
 ## worker: the background task worker (large exports) against DATABASE_URL; one or more per site
 worker: $(RUNTIME)
-	$(BIN)/python manage.py db_worker --no-startup-delay
+	$(BIN)/python manage.py task_worker --no-startup-delay
 
 ## test: install test dependencies, lint, type-check (mypy), check migrations and run the whole suite
 ##       in TEST_WORKERS processes (pytest-xdist; default one per core, each test module kept in

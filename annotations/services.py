@@ -75,22 +75,41 @@ def remove_item(*, item: ReadingListItem) -> None:
     _renumber(list(reading_list.items.order_by("position", "pk")))
 
 
+def _removed(item: ReadingListItem) -> ReadingListItem.DoesNotExist:
+    # The view found the item, then another request removed it: the page answers as for an
+    # item that never existed (404), not with a 500.
+    return ReadingListItem.DoesNotExist(f"Reading list item {item.pk} was removed.")
+
+
 @transaction.atomic
 def move_item(*, item: ReadingListItem, direction: str) -> bool:
     """Swap the item with its neighbour ("up" or "down"); False when already at that end.
 
     Positions are rewritten as 0..n-1 so gaps or ties left by older data heal on the way.
+    Raises ReadingListItem.DoesNotExist when the item was removed since it was read.
     """
     reading_list = item.reading_list
     _lock_list(reading_list)
     items = list(reading_list.items.order_by("position", "pk"))
-    index = next(i for i, candidate in enumerate(items) if candidate.pk == item.pk)
+    index = next((i for i, candidate in enumerate(items) if candidate.pk == item.pk), None)
+    if index is None:
+        raise _removed(item)
     target = index - 1 if direction == "up" else index + 1
     moved = 0 <= target < len(items)
     if moved:
         items[index], items[target] = items[target], items[index]
     _renumber(items)
     return moved
+
+
+def set_item_status(*, item: ReadingListItem, status: str, priority: int | None) -> None:
+    """Raises ReadingListItem.DoesNotExist when the item was removed since it was read."""
+    item.status, item.priority, item.updated_at = status, priority, timezone.now()
+    changed = ReadingListItem.objects.filter(pk=item.pk).update(
+        status=status, priority=priority, updated_at=item.updated_at
+    )
+    if not changed:
+        raise _removed(item)
 
 
 def _refuse_slug_clash(name: str) -> None:

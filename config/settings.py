@@ -389,7 +389,7 @@ SEMANTIC_EMBEDDER = "semantic.minilm.load"
 SEMANTIC_MIN_COSINE = float(os.environ.get("SEMANTIC_MIN_COSINE", "0.3"))
 
 # Background work (django-tasks): the database backend needs nothing beyond the database; a
-# worker (`manage.py db_worker`, docs/operations.md) runs what pages enqueue.
+# worker (`manage.py task_worker`, docs/operations.md) runs what pages enqueue.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
 # Exports (annotations/export_limits.py): how many papers one request may write, for visitors

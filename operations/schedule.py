@@ -160,7 +160,7 @@ def systemd_units(deployment: Deployment) -> dict[str, str]:
             deployment,
             "background task worker",
             [
-                f"ExecStart={manage} db_worker --no-startup-delay",
+                f"ExecStart={manage} task_worker --no-startup-delay",
                 "Restart=always",
                 "Nice=5",
             ],

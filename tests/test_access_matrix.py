@@ -1,8 +1,16 @@
-"""Who may do what with each annotation URL (DESIGN.md, "Annotations: who sees what").
+"""Who may do what with each URL.
 
-Every annotation URL is listed once with its method. A second user gets 404 for another
-user's private objects and read-only access to shared lists; anonymous users are sent to
-log in; GET on a mutation URL is refused with 405 and changes nothing.
+First the annotation URLs, listed once with their method: a second user gets 404 for another
+user's private objects and read-only access to shared lists; anonymous users are sent to log
+in; GET on a mutation URL is refused with 405 and changes nothing.
+
+Then every route of the site (issue 43), for five roles: visitor, owner, another member,
+curator, superuser. tests/access_table.py holds one row per route, object and method with the
+answer each role gets; tests/access_world.py the world (a private note, list, highlight, saved
+search and prepared export, a member's uploaded PDF). Every refusal has a positive control
+beside it, no response to anyone but the owner holds the owner's private text, and a route
+missing from the table fails test_every_route_of_the_site_is_in_the_matrix_or_exempt. The
+admin's model pages are swept for every model and object of the world.
 """
 
 from __future__ import annotations
@@ -10,11 +18,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from django.contrib import admin
 from django.test import Client
-from django.urls import reverse
+from django.urls import URLResolver, get_resolver, resolve, reverse
 
 from annotations.models import Comment, Note, ReadingList, ReadingListItem, Visibility
 from papers.models import PaperTag
+from tests.access_table import POSITIVE, ROWS, Row
+from tests.access_world import ROLES, SECRETS, build_world, snapshot
+from tests.access_world import World as RouteWorld
 from tests.factories import (
     make_comment,
     make_lab_tag,
@@ -387,3 +399,166 @@ def test_each_url_acts_on_the_object_it_names_and_on_no_other(world, client):
     assert not PaperTag.objects.filter(pk=lab_tag.pk).exists()
     assert not Note.objects.filter(pk=note.pk).exists()
     assert _snapshot(world) == before
+
+
+# Every route, five roles (tests/access_table.py: one row per route, object and method).
+
+
+@pytest.fixture
+def route_world(db, settings, tmp_path) -> RouteWorld:
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return build_world()
+
+
+def _body(response) -> str:
+    # Read whole, the test client closes it (closing it here would also close the database
+    # connection, as a request's end does).
+    content = b"".join(response.streaming_content) if response.streaming else response.content
+    return content.decode("utf-8", errors="replace")
+
+
+def _answer(response, row: Row) -> str:
+    if response.status_code in (301, 302):
+        login = reverse("admin:login" if row.route.startswith("admin:") else "login")
+        return "login" if response["Location"].startswith(login) else "302"
+    return str(response.status_code)
+
+
+def _check(w: RouteWorld, row: Row, role: str) -> None:
+    before = snapshot(w)
+    client, url = w.client_for(role), row.url(w)
+    if row.method == "get":
+        response = client.get(url)
+    else:
+        response = client.post(url, row.payload(w))
+    expected, body = row.answers()[role], _body(response)
+    assert _answer(response, row) == expected.rstrip("+-"), f"{row} as {role}"
+    if role != "owner":
+        assert [s for s in SECRETS if s in body] == [], f"{row} as {role}"
+    if expected.endswith("+"):
+        assert row.shows in body, f"{row} as {role}: the positive control"
+        if role == "owner" and row.owner_sees:
+            assert row.owner_sees in body, f"{row} as the owner"
+    if row.method == "get" or expected not in POSITIVE:
+        assert snapshot(w) == before, f"{row} as {role} changed something"
+    elif expected == "302":
+        assert snapshot(w) != before, f"{row} as {role}: the positive control changed nothing"
+
+
+@pytest.mark.parametrize("row", [row for row in ROWS if row.method == "get"], ids=str)
+def test_every_page_answers_each_role_as_the_table_says(route_world, row):
+    for role in ROLES:  # a GET changes nothing (checked), so one world serves the five
+        _check(route_world, row, role)
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("row", [row for row in ROWS if row.method == "post"], ids=str)
+def test_every_form_answers_each_role_as_the_table_says(route_world, row, role):
+    _check(route_world, row, role)
+
+
+def test_every_route_has_a_positive_control_beside_its_refusals():
+    # 302-: a form answered with a message (an upload onto a stored PDF; its control is the
+    # upload onto a paper without one).
+    allowed = POSITIVE | {"302-"}
+    answers: dict[str, set[str]] = {}
+    for row in ROWS:
+        answers.setdefault(row.route, set()).update(row.answers().values())
+    alone = [route for route, seen in answers.items() if not allowed & seen]
+    assert alone == ["signup"]  # test_signup_when_it_is_allowed
+
+
+def test_signup_when_it_is_allowed(client, db, settings):
+    settings.ALLOW_SIGNUP = True
+    assert client.get(reverse("signup")).status_code == 200
+
+
+def _patterns(patterns=None, prefix: str = "", namespace: str = ""):
+    """(key, route) of every URL pattern the site resolves: its name, or its route if it has
+    none."""
+    for pattern in get_resolver().url_patterns if patterns is None else patterns:
+        route = prefix + str(pattern.pattern)
+        if isinstance(pattern, URLResolver):
+            inner = ":".join(filter(None, [namespace, pattern.namespace or ""]))
+            yield from _patterns(pattern.url_patterns, route, inner)
+        elif pattern.name:
+            yield ":".join(filter(None, [namespace, pattern.name])), route
+        else:
+            yield route, route
+
+
+def _key_of(row: Row) -> str:
+    if not row.route.startswith("/"):
+        return row.route
+    match = resolve(row.route)
+    return match.route if match.url_name is None else match.view_name
+
+
+def test_every_route_of_the_site_is_in_the_matrix_or_exempt():
+    """A new route fails here until it has a row in tests/access_table.py (or is one of the
+    admin's model pages, which the admin sweep below visits)."""
+    covered = {_key_of(row) for row in ROWS} | ADMIN_SWEEP_KEYS | set(EXEMPT)
+    missing = sorted({key for key, route in _patterns()} - covered)
+    assert missing == [], "routes without a row in tests/access_table.py: " + ", ".join(missing)
+    stale = sorted(set(EXEMPT) - {key for key, _ in _patterns()})
+    assert stale == [], "exemptions of routes that are gone: " + ", ".join(stale)
+
+
+# The admin's model pages: every registered model's list, add, history, delete and change
+# pages (and the bare "<id>/" address that redirects to the change page), for every object
+# of the world of that model, and a page the admin does not have.
+
+
+def _admin_sweep_urls() -> list[str]:
+    urls = [reverse("admin:index") + "no-such-page/"]
+    for model in admin.site._registry:
+        info = f"admin:{model._meta.app_label}_{model._meta.model_name}"
+        urls += [reverse(f"{info}_changelist"), reverse(f"{info}_add")]
+        for pk in model._default_manager.order_by("pk").values_list("pk", flat=True)[:10]:
+            change = reverse(f"{info}_change", args=[pk])
+            urls += [
+                change,
+                change.removesuffix("change/"),
+                reverse(f"{info}_history", args=[pk]),
+                reverse(f"{info}_delete", args=[pk]),
+            ]
+    return urls
+
+
+def _admin_sweep_keys() -> set[str]:
+    keys = {"admin/(?P<url>.*)$"}
+    for model in admin.site._registry:
+        info = f"admin:{model._meta.app_label}_{model._meta.model_name}"
+        keys |= {f"{info}_{view}" for view in ("changelist", "add", "change", "history", "delete")}
+        keys.add(f"admin/{model._meta.app_label}/{model._meta.model_name}/<path:object_id>/")
+    return keys
+
+
+ADMIN_SWEEP_KEYS = _admin_sweep_keys()
+
+# Routes neither in the table nor in the sweep, each with the reason.
+EXEMPT: dict[str, str] = {}
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_every_admin_page_keeps_private_text_from_every_role(route_world, role):
+    """Visitors and members are sent to the admin's login; curators and superusers get the
+    page, a refusal or a redirect, and never another member's private text."""
+    client, before = route_world.client_for(role), snapshot(route_world)
+    urls = _admin_sweep_urls()
+    answers = {}
+    for url in urls:
+        response = client.get(url)
+        body = _body(response)
+        assert [s for s in SECRETS if s in body] == [], f"{url} as {role}"
+        if response.status_code == 302:
+            login = response["Location"].startswith(reverse("admin:login"))
+            answers[url] = "login" if login else "302"
+        else:
+            answers[url] = str(response.status_code)
+    if role in ("visitor", "owner", "member"):
+        assert set(answers.values()) == {"login"}, answers
+    else:
+        assert set(answers.values()) <= {"200", "302", "403", "404"}, answers
+        assert "login" not in answers.values()
+    assert snapshot(route_world) == before

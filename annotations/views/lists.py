@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError, transaction
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -52,6 +52,14 @@ def _get_item_for_owner(request: HttpRequest, pk: int, item_pk: int) -> ReadingL
         reading_list__pk=pk,
         reading_list__owner=request.user,
     )
+
+
+def _unless_removed(write, **kwargs):
+    """The write, or the 404 _get_item_for_owner gives when the item was removed meanwhile."""
+    try:
+        return write(**kwargs)
+    except ReadingListItem.DoesNotExist:
+        raise Http404("No such reading list item.") from None
 
 
 def _list_page_context(request, reading_list: ReadingList, **overrides) -> dict:
@@ -289,7 +297,7 @@ def list_item_move(request: HtmxHttpRequest, pk: int, item_pk: int) -> HttpRespo
     form = MoveItemForm(request.POST)
     if not form.is_valid():
         message, level = "Unknown direction: use up or down.", messages.ERROR
-    elif services.move_item(item=item, direction=form.cleaned_data["direction"]):
+    elif _unless_removed(services.move_item, item=item, direction=form.cleaned_data["direction"]):
         message, level = (
             f"Moved “{item.paper.display_title}” {form.cleaned_data['direction']}.",
             messages.SUCCESS,
@@ -312,9 +320,12 @@ def list_item_status(request: HtmxHttpRequest, pk: int, item_pk: int) -> HttpRes
     item = _get_item_for_owner(request, pk, item_pk)
     form = ItemStatusForm(request.POST)
     if form.is_valid():
-        item.status = form.cleaned_data["status"]
-        item.priority = form.cleaned_data["priority"]
-        item.save(update_fields=["status", "priority", "updated_at"])
+        _unless_removed(
+            services.set_item_status,
+            item=item,
+            status=form.cleaned_data["status"],
+            priority=form.cleaned_data["priority"],
+        )
         message, level = f"Updated “{item.paper.display_title}”.", messages.SUCCESS
     else:
         message, level = "Not saved: " + form_errors_text(form), messages.ERROR

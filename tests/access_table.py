@@ -1,0 +1,550 @@
+"""Who gets what from every route: one row per route, object and method, one expected answer
+per role (tests/test_access_matrix.py runs it; tests/access_world.py builds the world).
+
+Columns, in this order: visitor, owner (the member who owns the private objects), member
+(another member), curator (staff with the curation permissions), superuser. Answers:
+
+  200+   200, and the body holds the row's `shows` text (a positive control)
+  200    200 (a page of the role's own things, none of them here)
+  201+   201 with `shows` (a highlight created)
+  302    a redirect that is not to a login page, after a change (the snapshot differs)
+  302-   the same, changing nothing (refused with a message, or nothing to do)
+  login  a redirect to the site's login page; admin: a redirect to the admin's login page
+  400 403 404 405   refused
+
+Whatever the answer, a response to anyone but the owner holds none of the owner's private
+texts (access_world.SECRETS), and a refused request or any GET changes nothing
+(access_world.snapshot). Rows another change of issue 43 is about to move are marked with
+the helper's name (H1: anchors; adding by link; the reader's fetches): adjust them at merge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.contrib.contenttypes.models import ContentType
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from papers.models import Paper
+from tests import access_world as aw
+from tests.highlight_helpers import highlight_post
+from tests.pdf_files import make_pdf
+
+GET, POST = "get", "post"
+POSITIVE = {"200+", "200", "201+", "302"}  # a change is allowed (302: required)
+
+
+@dataclass(frozen=True)
+class Row:
+    route: str  # a URL name, or a path ("/favicon.ico") for the routes that have none
+    target: str  # a key of TARGETS: which of the world's objects the URL names
+    method: str
+    expect: str  # five answers, one per role (access_world.ROLES)
+    shows: str = ""  # what a 200+/201+ holds
+    owner_sees: str = ""  # what the owner's 200+ also holds (their private text)
+    data: Callable[[aw.World], dict] | dict | None = None
+    query: str = ""
+
+    def answers(self) -> dict[str, str]:
+        codes = self.expect.split()
+        assert len(codes) == len(aw.ROLES), self
+        return dict(zip(aw.ROLES, codes, strict=True))
+
+    def url(self, w: aw.World) -> str:
+        if self.route.startswith("/"):
+            return self.route
+        return reverse(self.route, args=TARGETS[self.target](w)) + self.query
+
+    def payload(self, w: aw.World) -> dict:
+        return self.data(w) if callable(self.data) else dict(self.data or {})
+
+    def __str__(self) -> str:
+        return f"{self.method.upper()} {self.route} [{self.target}]{self.query}"
+
+
+TARGETS: dict[str, Callable[[aw.World], list]] = {
+    "-": lambda w: [],
+    "paper": lambda w: [w.paper.pk],
+    "bare paper": lambda w: [w.bare_paper.pk],
+    "spare paper": lambda w: [w.spare_paper.pk],
+    "author": lambda w: [w.paper.authors.get().pk],
+    "lab tag": lambda w: [w.lab_tag.tag.kind, w.lab_tag.tag.slug],
+    "lab tag csv": lambda w: [w.lab_tag.tag.kind, w.lab_tag.tag.slug, "csv"],
+    "author csv": lambda w: [w.paper.authors.get().pk, "csv"],
+    "csv": lambda w: ["csv"],
+    "note": lambda w: [w.note.pk],
+    "private list": lambda w: [w.private_list.pk],
+    "shared list": lambda w: [w.shared_list.pk],
+    "private item": lambda w: [w.private_list.pk, w.private_item.pk],
+    "shared item": lambda w: [w.shared_list.pk, w.shared_item.pk],
+    "private highlight": lambda w: [w.private_highlight.pk],
+    "lab highlight": lambda w: [w.lab_highlight.pk],
+    "comment": lambda w: [w.comment.pk],
+    "lab tag on paper": lambda w: [w.lab_tag.pk],
+    "search": lambda w: [w.search.pk],
+    "token": lambda w: [w.digest.token],
+    "notification": lambda w: [w.notification.pk],
+    "export": lambda w: [w.export.pk],
+    "feed": lambda w: [w.feed.pk],
+    "conflict": lambda w: [w.conflict.pk],
+    "import run": lambda w: [w.import_run.pk],
+    "reset": lambda w: ["MQ", "set-password"],
+    "papers app": lambda w: ["papers"],
+    "owner account": lambda w: [w.owner.pk],
+    "paper on site": lambda w: [ContentType.objects.get_for_model(Paper).pk, w.paper.pk],
+}
+
+
+def _upload(w: aw.World) -> dict:
+    return {"file": SimpleUploadedFile("paper.pdf", make_pdf("Another upload"), "application/pdf")}
+
+
+def _admin_action(action: str, pk: Callable[[aw.World], int]):
+    return lambda w: {"action": action, "_selected_action": [pk(w)]}
+
+
+_LIST = {"name": "Renamed", "visibility": "private", "description": ""}
+_STATUS = {"status": "read", "priority": "1"}
+
+
+def _anchor(exact: str) -> dict:
+    return {"page": "2", "start": "5", "end": str(5 + len(exact)), "prefix": "", "suffix": ""}
+
+
+def _triage(field: str, value: Callable[[aw.World], str]):
+    # Each paper's triage controls are a form of their own, prefixed with its number.
+    return lambda w: {f"p{w.spare_paper.pk}-{field}": value(w)}
+
+
+ROWS: list[Row] = [
+    # The catalogue: everyone who may browse (REQUIRE_LOGIN off, the default).
+    Row("healthz", "-", GET, "200 200 200 200 200"),
+    Row("/favicon.ico", "-", GET, "302 302 302 302 302"),
+    Row("papers:list", "-", GET, "200+ 200+ 200+ 200+ 200+", shows=aw.PAPER_TITLE),
+    Row(
+        "papers:detail",
+        "paper",
+        GET,
+        "200+ 200+ 200+ 200+ 200+",
+        shows=aw.PAPER_TITLE,
+        owner_sees=aw.SECRET_NOTE,
+    ),
+    Row("papers:author", "author", GET, "200+ 200+ 200+ 200+ 200+", shows=aw.PAPER_TITLE),
+    Row("papers:tag", "lab tag", GET, "200+ 200+ 200+ 200+ 200+", shows=aw.PAPER_TITLE),
+    Row("papers:suggest", "-", GET, "200 200 200 200 200", query="?q=matrix"),
+    Row("annotations:paper-cite", "paper", GET, "200+ 200+ 200+ 200+ 200+", shows=aw.PAPER_TITLE),
+    Row("annotations:papers-export", "csv", GET, "200+ 200+ 200+ 200+ 200+", shows=aw.PAPER_TITLE),
+    Row(
+        "annotations:author-export",
+        "author csv",
+        GET,
+        "200+ 200+ 200+ 200+ 200+",
+        shows=aw.PAPER_TITLE,
+    ),
+    Row(
+        "annotations:tag-export",
+        "lab tag csv",
+        GET,
+        "200+ 200+ 200+ 200+ 200+",
+        shows=aw.PAPER_TITLE,
+    ),
+    # The PDF (a member's upload: served to whoever may see the paper) and the reader.
+    Row("pdfs:file", "paper", GET, "200+ 200+ 200+ 200+ 200+", shows="%PDF-"),
+    Row("pdfs:reader", "paper", GET, "200+ 200+ 200+ 200+ 200+", shows=aw.PAPER_TITLE),
+    # Without a PDF (nor a link to fetch one from; the reader's fetch on GET is another helper's).
+    Row("pdfs:reader", "bare paper", GET, "200+ 200+ 200+ 200+ 200+", shows="Paper without a PDF"),
+    Row("pdfs:upload", "bare paper", POST, "login 302 302 302 302", data=_upload),
+    # Onto the owner's upload: never replaced, not even by its uploader.
+    Row("pdfs:upload", "paper", POST, "login 302- 302- 302- 302-", data=_upload),
+    # Highlights: JSON for the reader, JSON-LD, the member's Markdown.
+    # Lab highlights are the lab's: members only.
+    Row(
+        "highlights:list",
+        "paper",
+        GET,
+        "200 200+ 200+ 200+ 200+",
+        shows=aw.LAB_HIGHLIGHT,
+        owner_sees=aw.SECRET_HIGHLIGHT_NOTE,
+    ),
+    Row(
+        "highlights:list",
+        "paper",
+        POST,
+        "403 201+ 201+ 201+ 201+",
+        data=lambda w: highlight_post(exact="We propose a simple method."),
+        shows="We propose a simple method.",
+    ),
+    Row(
+        "highlights:edit",
+        "private highlight",
+        POST,
+        "403 200+ 404 404 404",
+        data={"note": "edited"},
+        shows="edited",
+    ),
+    Row(
+        "highlights:edit",
+        "lab highlight",
+        POST,
+        "403 200+ 404 404 404",
+        data={"note": "edited"},
+        shows="edited",
+    ),
+    Row("highlights:delete", "private highlight", POST, "403 200 404 404 404"),
+    Row("highlights:delete", "lab highlight", POST, "403 200 404 404 404"),
+    Row(
+        "highlights:anchor",
+        "private highlight",
+        POST,
+        "403 200+ 404 404 404",
+        data=_anchor(aw.SECRET_HIGHLIGHT),
+        shows=aw.SECRET_HIGHLIGHT,
+    ),
+    # H1: only its author or a curator may move a lab highlight (finding 12): member -> 404.
+    Row(
+        "highlights:anchor",
+        "lab highlight",
+        POST,
+        "403 200+ 200+ 200+ 200+",
+        data=_anchor(aw.LAB_HIGHLIGHT),
+        shows=aw.LAB_HIGHLIGHT,
+    ),
+    Row(
+        "highlights:jsonld",
+        "private highlight",
+        GET,
+        "404 200+ 404 404 404",
+        shows=aw.SECRET_HIGHLIGHT,
+    ),
+    Row(
+        "highlights:jsonld", "lab highlight", GET, "404 200+ 200+ 200+ 200+", shows=aw.LAB_HIGHLIGHT
+    ),
+    Row(
+        "highlights:paper-export",
+        "paper",
+        GET,
+        "login 200+ 200+ 200+ 200+",
+        shows=aw.PAPER_TITLE,
+        owner_sees=aw.SECRET_HIGHLIGHT,
+    ),
+    Row(
+        "highlights:list-export",
+        "private list",
+        GET,
+        "login 200+ 404 404 404",
+        shows=aw.SECRET_LIST,
+        owner_sees=aw.SECRET_NOTE,
+    ),
+    Row(
+        "highlights:list-export",
+        "shared list",
+        GET,
+        "login 200+ 200+ 200+ 200+",
+        shows=aw.SHARED_LIST,
+        owner_sees=aw.SECRET_NOTE,
+    ),
+    # Notes.
+    Row("annotations:notes", "-", GET, "login 200+ 200 200 200", owner_sees=aw.SECRET_NOTE),
+    Row("annotations:note-add", "bare paper", POST, "login 302 302 302 302", data={"body": "x"}),
+    Row("annotations:note-edit", "note", GET, "login 200+ 404 404 404", shows=aw.SECRET_NOTE),
+    Row("annotations:note-edit", "note", POST, "login 302 404 404 404", data={"body": "x"}),
+    Row(
+        "annotations:note-delete", "note", POST, "login 302 404 404 404", data={"confirmed": "yes"}
+    ),
+    # Reading lists.
+    Row("annotations:lists", "-", GET, "login 200+ 200 200 200", owner_sees=aw.SECRET_LIST),
+    Row("annotations:lists-shared", "-", GET, "login 200+ 200+ 200+ 200+", shows=aw.SHARED_LIST),
+    Row("annotations:list-create", "-", POST, "login 302 302 302 302", data=_LIST),
+    Row(
+        "annotations:paper-list-add",
+        "bare paper",
+        POST,
+        "login 302 302 302 302",
+        data={"new_list_name": "New list"},
+    ),
+    Row(
+        "annotations:list-detail",
+        "private list",
+        GET,
+        "login 200+ 404 404 404",
+        shows=aw.SECRET_LIST,
+    ),
+    Row(
+        "annotations:list-detail",
+        "shared list",
+        GET,
+        "login 200+ 200+ 200+ 200+",
+        shows=aw.SHARED_LIST,
+    ),
+    Row(
+        "annotations:list-edit", "private list", GET, "login 200+ 404 404 404", shows=aw.SECRET_LIST
+    ),
+    Row(
+        "annotations:list-edit", "shared list", GET, "login 200+ 404 404 404", shows=aw.SHARED_LIST
+    ),
+    Row("annotations:list-edit", "private list", POST, "login 302 404 404 404", data=_LIST),
+    Row("annotations:list-edit", "shared list", POST, "login 302 404 404 404", data=_LIST),
+    Row(
+        "annotations:list-delete",
+        "private list",
+        POST,
+        "login 302 404 404 404",
+        data={"confirmed": "yes"},
+    ),
+    Row(
+        "annotations:list-delete",
+        "shared list",
+        POST,
+        "login 302 404 404 404",
+        data={"confirmed": "yes"},
+    ),
+    *[
+        Row(f"annotations:list-export-{kind}", target, GET, expect, shows=aw.PAPER_TITLE)
+        for kind in ("bibtex", "ris", "csl", "csv")
+        for target, expect in [
+            ("private list", "login 200+ 404 404 404"),
+            ("shared list", "login 200+ 200+ 200+ 200+"),
+        ]
+    ],
+    *[
+        Row(
+            f"annotations:list-item-{action}",
+            f"{kind} item",
+            POST,
+            "login 302 404 404 404",
+            data=data,
+        )
+        for action, data in [("remove", {}), ("move", {"direction": "down"}), ("status", _STATUS)]
+        for kind in ("private", "shared")
+    ],
+    *[
+        Row(
+            "annotations:list-item-add",
+            f"{kind} list",
+            POST,
+            "login 302 404 404 404",
+            data=lambda w: {"paper": str(w.spare_paper.pk)},
+        )
+        for kind in ("private", "shared")
+    ],
+    Row("recommendations:recommended", "-", GET, "login 200 200 200 200"),
+    Row(
+        "recommendations:list-similar",
+        "private list",
+        GET,
+        "login 200+ 404 404 404",
+        shows=aw.SECRET_LIST,
+    ),
+    Row(
+        "recommendations:list-similar",
+        "shared list",
+        GET,
+        "login 200+ 200+ 200+ 200+",
+        shows=aw.SHARED_LIST,
+    ),
+    # Comments, lab tags, activity, notifications.
+    Row("annotations:comment-add", "paper", POST, "login 302 302 302 302", data={"body": "Hi"}),
+    Row("annotations:comment-edit", "comment", GET, "login 200+ 404 404 404", shows=aw.COMMENT),
+    Row("annotations:comment-edit", "comment", POST, "login 302 404 404 404", data={"body": "x"}),
+    Row(
+        "annotations:comment-delete",
+        "comment",
+        POST,
+        "login 302 404 302 302",
+        data={"confirmed": "yes"},
+    ),
+    Row(
+        "annotations:tag-add",
+        "bare paper",
+        POST,
+        "login 302 302 302 302",
+        data={"name": "another-tag"},
+    ),
+    Row("annotations:tag-remove", "lab tag on paper", POST, "login 302 404 302 302"),
+    Row("annotations:activity", "-", GET, "login 200+ 200+ 200+ 200+", shows=aw.COMMENT),
+    Row(
+        "annotations:notifications",
+        "-",
+        GET,
+        "login 200+ 200 200 200",
+        owner_sees="A reply to the owner",
+    ),
+    Row("annotations:notifications-mark-all-read", "-", POST, "login 302 302- 302- 302-"),
+    Row("annotations:notification-open", "notification", GET, "login 302 404 404 404"),
+    Row("annotations:notification-open", "notification", POST, "login 302 404 404 404"),
+    # Triage from lists of papers.
+    *[
+        Row(f"annotations:triage-{action}", "spare paper", POST, expect, data=data)
+        for action, expect, data in [
+            ("save", "login 302 302 302 302", {}),
+            ("unsave", "login 302- 302- 302- 302-", {}),  # nothing saved: nothing to do
+            ("status", "login 302 302 302 302", _triage("status", lambda w: "reading")),
+            ("tag", "login 302 302 302 302", _triage("name", lambda w: "triaged")),
+        ]
+    ],
+    # Into the owner's private list: refused to everyone else, as a list they cannot see.
+    Row(
+        "annotations:triage-list",
+        "spare paper",
+        POST,
+        "login 302 302- 302- 302-",
+        data=_triage("reading_list", lambda w: str(w.private_list.pk)),
+    ),
+    Row(
+        "annotations:triage-bulk",
+        "-",
+        POST,
+        "login 302 302 302 302",
+        data=lambda w: {"paper": [str(w.spare_paper.pk)], "action": "save"},
+    ),
+    Row(
+        "annotations:triage-bulk",
+        "-",
+        POST,
+        "login 302 302- 302- 302-",
+        data=lambda w: {
+            "paper": [str(w.spare_paper.pk)],
+            "action": "list",
+            "reading_list": str(w.private_list.pk),
+        },
+    ),
+    # Prepared exports: the owner's files only.
+    Row("annotations:export-list", "-", GET, "login 200+ 200 200 200", owner_sees="papers.csv"),
+    Row(
+        "annotations:export-prepare",
+        "-",
+        POST,
+        "login 302 302 302 302",
+        data={"path": "/export/papers.csv"},
+    ),
+    Row(
+        "annotations:export-download",
+        "export",
+        GET,
+        "login 200+ 404 404 404",
+        shows=aw.SECRET_EXPORT,
+    ),
+    # Saved searches and the digest.
+    Row("alerts:searches", "-", GET, "login 200+ 200 200 200", owner_sees=aw.SECRET_SEARCH),
+    Row(
+        "alerts:save",
+        "-",
+        POST,
+        "login 302 302 302 302",
+        data={"name": "Matrix search", "query": "q=matrix"},
+    ),
+    Row("alerts:open", "search", GET, "login 302 404 404 404"),
+    Row("alerts:open", "search", POST, "login 302 404 404 404"),
+    Row("alerts:rename", "search", POST, "login 302 404 404 404", data={"name": "Renamed"}),
+    Row("alerts:toggle-alert", "search", POST, "login 302 404 404 404"),
+    Row("alerts:delete", "search", POST, "login 302 404 404 404", data={"confirmed": "yes"}),
+    # The token is the key: whoever has the mail's link may unsubscribe (after asking).
+    Row("alerts:unsubscribe", "token", GET, "200 200 200 200 200"),
+    Row("alerts:unsubscribe", "token", POST, "200 200 200 200 200"),
+    Row("alerts:resubscribe", "-", POST, "login 302- 302- 302- 302-"),  # none unsubscribed
+    Row("alerts:lab", "-", GET, "login 200 200 200 200"),
+    # Accounts (Django's views, with the site's login and reset throttles).
+    Row("login", "-", GET, "200 200 200 200 200"),
+    # ALLOW_SIGNUP off, the default (its positive control: test_signup_when_it_is_allowed).
+    Row("signup", "-", GET, "404 404 404 404 404"),
+    Row("logout", "-", POST, "302- 302- 302- 302- 302-"),
+    Row("password_change", "-", GET, "login 200 200 200 200"),
+    Row("password_change_done", "-", GET, "login 200 200 200 200"),
+    Row("password_reset", "-", GET, "200 200 200 200 200"),
+    Row("password_reset_done", "-", GET, "200 200 200 200 200"),
+    Row("password_reset_confirm", "reset", GET, "200 200 200 200 200"),
+    Row("password_reset_complete", "-", GET, "200 200 200 200 200"),
+    # The admin: curators and superusers; members and visitors are sent to its login.
+    Row("admin:index", "-", GET, "login login login 200 200"),
+    Row("admin:login", "-", GET, "200 200 200 302 302"),
+    Row("admin:logout", "-", POST, "302- 302- 302- 302- 302-"),
+    Row("admin:password_change", "-", GET, "login login login 200 200"),
+    Row("admin:password_change_done", "-", GET, "login login login 200 200"),
+    Row("admin:autocomplete", "-", GET, "login login login 403 403"),  # no field named
+    Row(
+        "admin:autocomplete",
+        "-",
+        GET,
+        "login login login 200+ 200+",
+        query="?app_label=papers&model_name=authorship&field_name=author&term=Ann",
+        shows="Ann Author",
+    ),
+    Row("admin:jsi18n", "-", GET, "login login login 200 200"),
+    Row("admin:view_on_site", "paper on site", GET, "login login login 302 302"),
+    Row("admin:app_list", "papers app", GET, "login login login 200+ 200+", shows="Feeds"),
+    Row("admin:auth_user_password_change", "owner account", GET, "login login login 403 200"),
+    Row(
+        "admin:papers_feed_changelist", "-", GET, "login login login 200+ 200+", shows=aw.FEED_NAME
+    ),
+    Row("admin:papers_feed_change", "feed", GET, "login login login 200+ 200+", shows=aw.FEED_NAME),
+    Row(
+        "admin:papers_feed_changelist",
+        "-",
+        POST,
+        "login login login 302 302",
+        data=_admin_action("fetch_now", lambda w: w.feed.pk),
+    ),
+    Row(
+        "admin:papers_importconflict_changelist",
+        "-",
+        GET,
+        "login login login 200+ 200+",
+        shows="Incoming",
+    ),
+    Row(
+        "admin:papers_importconflict_change",
+        "conflict",
+        GET,
+        "login login login 200+ 200+",
+        shows=aw.CONFLICT_INCOMING,
+    ),
+    Row(
+        "admin:papers_importconflict_settle",
+        "conflict",
+        POST,
+        "login login login 302 302",
+        data={"resolution": "kept"},
+    ),
+    Row(
+        "admin:papers_importconflict_changelist",
+        "-",
+        POST,
+        "login login login 302 302",
+        data=_admin_action("mark_resolved", lambda w: w.conflict.pk),
+    ),
+    # Duplicates: the paper list's action (the world has none to find).
+    Row(
+        "admin:papers_paper_changelist",
+        "-",
+        POST,
+        "login login login 302- 302-",
+        data=_admin_action("find_duplicates", lambda w: w.paper.pk),
+    ),
+    Row("admin:papers_importrun_change", "import run", GET, "login login login 200 200"),
+    # Private highlights are hidden from every admin, superusers included.
+    Row(
+        "admin:highlights_highlight_changelist",
+        "-",
+        GET,
+        "login login login 200+ 200+",
+        shows=aw.LAB_HIGHLIGHT,
+    ),
+    Row("admin:highlights_highlight_change", "private highlight", GET, "login login login 302 302"),
+    Row(
+        "admin:highlights_highlight_change",
+        "lab highlight",
+        GET,
+        "login login login 200+ 200+",
+        shows=aw.LAB_HIGHLIGHT,
+    ),
+    Row("admin:annotations_readinglist_change", "private list", GET, "login login login 403 302"),
+    Row(
+        "admin:pdfs_paperpdf_changelist",
+        "-",
+        GET,
+        "login login login 200+ 200+",
+        shows=aw.PAPER_TITLE,
+    ),
+]

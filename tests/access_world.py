@@ -1,0 +1,239 @@
+"""The access matrix's world (tests/access_table.py, tests/test_access_matrix.py): five roles,
+one paper with a member's uploaded PDF, and one private object of each kind, whose text is a
+marker that must never reach anyone but its owner."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from io import BytesIO
+
+from django.contrib.auth.models import Permission
+from django.core.files.base import ContentFile
+from django.test import Client
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
+
+from alerts.models import DigestState, SavedSearch
+from annotations.models import (
+    Comment,
+    ExportJob,
+    ExportStatus,
+    Note,
+    Notification,
+    NotificationKind,
+    ReadingList,
+    ReadingListItem,
+    Visibility,
+)
+from highlights.models import Highlight, HighlightVisibility
+from papers.models import Feed, ImportConflict, ImportRun, Paper, PaperTag
+from pdfs.models import PaperPdf
+from pdfs.storing import store_pdf
+from tests.factories import (
+    make_comment,
+    make_lab_tag,
+    make_note,
+    make_paper,
+    make_reading_list,
+    make_user,
+)
+from tests.highlight_helpers import make_highlight
+from tests.pdf_files import make_pdf
+
+ROLES = ("visitor", "owner", "member", "curator", "superuser")
+
+# The owner's private texts: any response to anyone else holding one of them is a leak.
+SECRET_NOTE = "SECRET-NOTE-body"
+SECRET_LIST = "SECRET-LIST-name"
+SECRET_HIGHLIGHT = "SECRET-HIGHLIGHT-quote"
+SECRET_HIGHLIGHT_NOTE = "SECRET-HIGHLIGHT-note"
+SECRET_SEARCH = "SECRET-SEARCH-name"
+SECRET_EXPORT = "SECRET-EXPORT-content"
+SECRETS = (
+    SECRET_NOTE,
+    SECRET_LIST,
+    SECRET_HIGHLIGHT,
+    SECRET_HIGHLIGHT_NOTE,
+    SECRET_SEARCH,
+    SECRET_EXPORT,
+)
+
+# What each role may see where it may (the positive controls' texts).
+# Lower case: BibTeX would brace a capitalised word ({Matrix}).
+PAPER_TITLE = "matrix paper"
+SHARED_LIST = "Shared matrix list"
+LAB_HIGHLIGHT = "Lab highlight quote"
+COMMENT = "A public comment of the owner"
+FEED_NAME = "Matrix feed"
+CONFLICT_INCOMING = "Incoming matrix title"
+PDF_TEXT = "Uploaded matrix text"
+PDF_BYTES = make_pdf(PDF_TEXT)
+
+# A curator: staff with the catalogue permissions docs/features.md ("Curator accounts") lists,
+# comment moderation, and the curation pages of feeds, PDFs and highlights.
+CURATOR_PERMISSIONS = [
+    f"{action}_{model}"
+    for model, actions in {
+        "paper": "view change delete",
+        "author": "view change add delete",
+        "tag": "view change add delete",
+        "importrun": "view",
+        "importconflict": "view",
+        "review": "view",
+        "feed": "view change add delete",
+        "comment": "view change delete",
+        "paperpdf": "view",
+        "pdffetchfailure": "view",
+        "highlight": "view delete",
+    }.items()
+    for action in actions.split()
+]
+
+
+@dataclass
+class World:
+    users: dict  # role -> user (None for the visitor)
+    paper: Paper
+    bare_paper: Paper  # no PDF: where an upload goes
+    spare_paper: Paper  # in no list: what is added to one
+    pdf: PaperPdf
+    note: Note
+    private_list: ReadingList
+    shared_list: ReadingList
+    private_item: ReadingListItem
+    shared_item: ReadingListItem
+    private_highlight: Highlight
+    lab_highlight: Highlight
+    comment: Comment
+    lab_tag: PaperTag
+    search: SavedSearch
+    digest: DigestState
+    notification: Notification
+    export: ExportJob
+    feed: Feed
+    conflict: ImportConflict
+    import_run: ImportRun
+
+    @property
+    def owner(self):
+        return self.users["owner"]
+
+    def client_for(self, role: str) -> Client:
+        client = Client()
+        if self.users[role] is not None:
+            client.force_login(self.users[role])
+        return client
+
+
+def make_curator(username: str = "curator"):
+    curator = make_user(username, is_staff=True)
+    curator.user_permissions.set(Permission.objects.filter(codename__in=CURATOR_PERMISSIONS))
+    return curator
+
+
+def build_world() -> World:
+    owner, member = make_user("owner"), make_user("member")
+    users = {
+        "visitor": None,
+        "owner": owner,
+        "member": member,
+        "curator": make_curator(),
+        "superuser": make_user("root", is_staff=True, is_superuser=True),
+    }
+    paper = make_paper(PAPER_TITLE, authors=["Ann Author"])
+    bare_paper = make_paper("Paper without a PDF")
+    store_pdf(
+        paper_id=paper.pk,
+        file=BytesIO(PDF_BYTES),
+        sha256=hashlib.sha256(PDF_BYTES).hexdigest(),
+        size=len(PDF_BYTES),
+        uploaded_by=owner,
+    )
+    private_list = make_reading_list(owner, SECRET_LIST, papers=[paper, bare_paper])
+    shared_list = make_reading_list(
+        owner, SHARED_LIST, papers=[paper, bare_paper], visibility=Visibility.SHARED
+    )
+    comment = make_comment(owner, paper, COMMENT)
+    export = ExportJob.objects.create(
+        owner=owner,
+        path="/export/papers.csv",
+        extension="csv",
+        filename="papers.csv",
+        status=ExportStatus.DONE,
+        entries=1,
+        finished_at=timezone.now(),
+    )
+    export.file.save("papers.csv", ContentFile(f"title\n{SECRET_EXPORT}\n".encode()))
+    run = ImportRun.objects.create(started_at=timezone.now(), finished_at=timezone.now())
+    return World(
+        users=users,
+        paper=paper,
+        bare_paper=bare_paper,
+        spare_paper=make_paper("Spare paper"),
+        pdf=PaperPdf.objects.get(paper=paper),
+        note=make_note(owner, paper, SECRET_NOTE),
+        private_list=private_list,
+        shared_list=shared_list,
+        private_item=private_list.items.get(paper=paper),
+        shared_item=shared_list.items.get(paper=paper),
+        private_highlight=make_highlight(
+            owner, paper, exact=SECRET_HIGHLIGHT, note=SECRET_HIGHLIGHT_NOTE
+        ),
+        lab_highlight=make_highlight(
+            owner, paper, exact=LAB_HIGHLIGHT, start=200, visibility=HighlightVisibility.LAB
+        ),
+        comment=comment,
+        lab_tag=make_lab_tag(paper, "matrix-tag", added_by=owner),
+        search=SavedSearch.objects.create(owner=owner, name=SECRET_SEARCH, query="q=matrix"),
+        digest=DigestState.objects.create(user=owner),
+        notification=Notification.objects.create(
+            recipient=owner,
+            kind=NotificationKind.REPLY,
+            comment=make_comment(member, paper, "A reply to the owner", parent=comment),
+        ),
+        export=export,
+        feed=Feed.objects.create(name=FEED_NAME, target="ICLR.cc/2025/Conference"),
+        conflict=ImportConflict.objects.create(
+            paper=paper,
+            kind=ImportConflict.Kind.SOURCES,
+            field="title",
+            source="matrix.jsonl",
+            previous=PAPER_TITLE,
+            incoming=CONFLICT_INCOMING,
+            import_run=run,
+        ),
+        import_run=run,
+    )
+
+
+def snapshot(w: World) -> tuple:
+    """Everything a refused request (and any GET) must leave as it was."""
+    return (
+        list(Note.objects.order_by("pk").values_list("owner", "paper", "body")),
+        list(ReadingList.objects.order_by("pk").values_list("owner", "name", "visibility")),
+        list(
+            ReadingListItem.objects.order_by("pk").values_list(
+                "reading_list", "paper", "position", "status", "priority"
+            )
+        ),
+        list(
+            Highlight.objects.order_by("pk").values_list(
+                "author", "paper", "visibility", "page", "start", "end", "exact", "note"
+            )
+        ),
+        list(Comment.objects.order_by("pk").values_list("author", "body", "removed_at")),
+        list(PaperTag.objects.order_by("pk").values_list("paper", "tag")),
+        list(PaperPdf.objects.order_by("pk").values_list("paper", "sha256", "uploaded_by")),
+        list(
+            SavedSearch.objects.order_by("pk").values_list("owner", "name", "alert", "last_seen_at")
+        ),
+        list(DigestState.objects.order_by("pk").values_list("user", "token", "unsubscribed_at")),
+        list(Notification.objects.order_by("pk").values_list("recipient", "read_at")),
+        list(ExportJob.objects.order_by("pk").values_list("owner", "status", "file")),
+        list(Feed.objects.order_by("pk").values_list("name", "target", "last_status")),
+        list(ImportConflict.objects.order_by("pk").values_list("paper", "resolved_at")),
+        list(Paper.objects.order_by("pk").values_list("title", "needs_curation", "reviewed_at")),
+        # Background work queued (a fetch, an export): never by a GET.
+        DBTaskResult.objects.count(),
+    )
