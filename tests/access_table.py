@@ -202,12 +202,13 @@ ROWS: list[Row] = [
         data=_anchor(aw.SECRET_HIGHLIGHT),
         shows=aw.SECRET_HIGHLIGHT,
     ),
-    # H1: only its author or a curator may move a lab highlight (finding 12): member -> 404.
+    # Only its author or a curator moves a lab highlight (issue 43, finding 12): another
+    # member who can read it is answered as for an object of theirs they may not change.
     Row(
         "highlights:anchor",
         "lab highlight",
         POST,
-        "403 200+ 200+ 200+ 200+",
+        "403 200+ 404 200+ 200+",
         data=_anchor(aw.LAB_HIGHLIGHT),
         shows=aw.LAB_HIGHLIGHT,
     ),
