@@ -7,6 +7,8 @@ import re
 from collections.abc import Iterator
 from typing import IO
 
+from papers.numbers import bounded_int
+
 # ASCII digits only (`\d` would take other scripts' digits, which int() reads too). A number may
 # be any length: it is compared by its count of digits before it is converted (_position).
 _RANGE_SPEC = re.compile(r"([0-9]*)-([0-9]*)")
@@ -20,10 +22,8 @@ def _position(digits: str, size: int) -> int:
     """The number `digits` spells, or `size` for any number past the end of the file: a
     client may send thousands of digits (or of leading zeros), and int() refuses more than
     4,300. For every use below a number past the end means the same as `size` itself."""
-    significant = digits.lstrip("0")
-    if len(significant) > len(str(size)):
-        return size
-    return min(int(significant or "0"), size)
+    number = bounded_int(digits.lstrip("0") or "0", low=0, high=size)
+    return size if number is None else number
 
 
 def range_to_honour(range_header: str | None, if_range: str | None, etag: str) -> str | None:

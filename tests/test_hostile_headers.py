@@ -11,11 +11,17 @@ headers, the request id, and a port past any number in `Host`, `Origin` and `Ref
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
+import httpx
 import pytest
 from django.test import Client
 from django.urls import reverse
 
 from papers.models import Paper
+from papers.sources.client import FetchClient, Service, retry_after_seconds
+from pdfs.fetching import PdfFetcher
 from tests.factories import make_user
 from tests.pdf_files import make_pdf
 from tests.pdf_storing import store_test_pdf
@@ -145,3 +151,85 @@ def test_hostile_headers_on_a_static_file_are_never_a_server_error(static_client
     for header in RANGES:
         _assert_no_server_error(static_client.get(url, headers={"Range": header}), header[:30])
     _assert_no_server_error(static_client.get(url, headers=EVERY_OTHER_HEADER), "others")
+
+
+# The sweep's headers are checked against what the code reads: a new read of a header fails
+# here until the sweep sends it.
+ROOT = Path(__file__).resolve().parent.parent
+APPS = ["papers", "annotations", "alerts", "recommendations", "operations", "pdfs"]
+APPS += ["highlights", "semantic", "config"]
+_HEADER_READ = re.compile(r"""request\.headers(?:\.get\(|\[)\s*["']([\w-]+)["']""")
+_META_READ = re.compile(r"""request\.META(?:\.get\(|\[)\s*["']HTTP_(\w+)["']""")
+
+
+def _headers_read_by_the_site() -> set[str]:
+    read: set[str] = set()
+    for app in APPS:
+        for path in (ROOT / app).rglob("*.py"):
+            text = path.read_text()
+            read |= {name.lower() for name in _HEADER_READ.findall(text)}
+            read |= {name.lower().replace("_", "-") for name in _META_READ.findall(text)}
+    return read
+
+
+def test_the_sweep_sends_every_header_the_site_reads():
+    swept = {"range", "host", "origin", "referer", "content-length"}
+    swept |= {name.lower() for name in EVERY_OTHER_HEADER}
+    read = _headers_read_by_the_site()
+    assert {"range", "if-range", "x-forwarded-for", "referer"} <= read  # the scan finds them
+    assert read <= swept
+
+
+# --- Answers of outside services -------------------------------------------------------------
+# Their headers are read as numbers and dates too: a 429's Retry-After (the sources client and
+# the PDF fetcher), a PDF's Content-Length. h11 refuses a Content-Length that is not a number
+# before it reaches us; Retry-After it passes on as it came.
+
+OVERFLOWING_DATES = [
+    "Sun, 06 Nov 99999999999 08:49:37 GMT",
+    f"Sun, 06 Nov {10**30} 08:49:37 GMT",
+    "Sun, 06 Nov 1994 99999999999999999999:49:37 GMT",
+    HUGE_DATE,
+]
+
+
+@pytest.mark.parametrize("value", [BIG, PAST_BIGINT, "\u00b2", "\u0663", *OVERFLOWING_DATES])
+def test_a_hostile_retry_after_is_a_bounded_wait_or_none(value):
+    seconds = retry_after_seconds(value)
+
+    assert seconds is None or 0 <= seconds <= 86_400
+
+
+def test_a_retry_after_within_a_day_is_read_as_it_is():
+    assert retry_after_seconds("7") == 7.0
+    assert retry_after_seconds(f"{'0' * 5_000}7") == 86_400.0  # no wait is written like that
+    assert retry_after_seconds("86401") == 86_400.0
+
+
+@pytest.mark.parametrize("retry_after", OVERFLOWING_DATES)
+def test_a_429_with_an_overflowing_date_is_retried_after_the_usual_backoff(retry_after):
+    sleeps: list[float] = []
+    answers = iter([httpx.Response(429, headers={"Retry-After": retry_after}), httpx.Response(200)])
+    transport = httpx.MockTransport(lambda request: next(answers))
+    service = Service("Example", "https://api.example.org")
+    with FetchClient(
+        service, sleep=sleeps.append, clock=lambda: 0.0, jitter=lambda: 0.0, transport=transport
+    ) as http:
+        assert http.get("/notes").status_code == 200
+    assert sleeps == [1.0]
+
+
+@pytest.mark.parametrize("length", [BIG, "-1"])
+def test_a_pdf_with_a_hostile_content_length_is_read_up_to_the_limit(settings, length):
+    settings.PDF_FETCH_HOSTS = ["arxiv.org"]
+    content = make_pdf("Fetched.")
+
+    def answer(request):
+        response = httpx.Response(200, content=content)
+        response.headers["Content-Length"] = length
+        return response
+
+    with PdfFetcher(transport=httpx.MockTransport(answer), sleep=lambda s: None) as fetcher:
+        downloaded = fetcher.fetch("https://arxiv.org/pdf/2310.01234")
+    assert downloaded.size == len(content)
+    downloaded.close()
