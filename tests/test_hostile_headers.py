@@ -69,11 +69,16 @@ HOSTILE_PORT = f"testserver:{BIG}"
 
 
 @pytest.fixture(params=["visitor", "member", "staff"])
-def world(request, db, settings, tmp_path) -> World:
+def role(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def world(role, db, settings, tmp_path) -> World:
     settings.MEDIA_ROOT = tmp_path / "media"
     # X-Forwarded-For is read only from a trusted proxy: the test client's address is one.
     settings.BEHIND_PROXY = True
-    staff = request.param == "staff"
+    staff = role == "staff"
     user = make_user("someone", is_staff=staff, is_superuser=staff)
     world = _world(user)
     paper = Paper.objects.get(pk=world.kwargs["papers:detail"]["pk"])
@@ -82,12 +87,13 @@ def world(request, db, settings, tmp_path) -> World:
 
 
 @pytest.fixture
-def client_as(request, world):
-    """A client for the world's role; `csrf=True` one that checks CSRF tokens and origins."""
+def client_as(role, world):
+    """A client for the role (a visitor is not logged in); `csrf=True`: one that checks CSRF
+    tokens and origins."""
 
     def make(*, csrf: bool = False) -> Client:
         client = Client(enforce_csrf_checks=csrf)
-        if "visitor" not in request.node.callspec.id:
+        if role != "visitor":
             client.force_login(world.user)
         return client
 
