@@ -6,7 +6,8 @@ one sends the same URLs, as a visitor, a member and staff, every header the site
 django-htmx reads as a number, a date or an address: `Range` in every form (the paper's PDF is
 stored, so its view reads it), `If-Range`, the conditional dates, `Content-Length` of a POST,
 `X-Forwarded-For` behind a trusted proxy (login lockouts and reset throttles read it), htmx's
-headers, the request id, and a port past any number in `Host`, `Origin` and `Referer`.
+headers, the request id, and a port past any number in `Host`, `Origin` and `Referer`. Last,
+the headers of outside services' answers that the fetchers read as numbers and dates.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from config.proxies import client_address
 from papers.models import Paper
 from papers.sources.client import FetchClient, Service, retry_after_seconds
 from pdfs.fetching import PdfFetcher
@@ -48,7 +50,8 @@ EVERY_OTHER_HEADER = {
     "If-Modified-Since": HUGE_DATE,
     "If-Unmodified-Since": PAST_YEAR_9999,
     "If-None-Match": f'"{BIG}"',
-    "X-Forwarded-For": f"{BIG}, 1.2.3.4:{BIG}, [::1]:{BIG}, 127.0.0.1",
+    # Read from the right: a trusted proxy with a huge port, then a huge "address".
+    "X-Forwarded-For": f"1.2.3.4, {BIG}:{BIG}, [::1]:{BIG}",
     "X-Forwarded-Port": BIG,
     "X-Request-ID": BIG,
     "Accept": f"text/html;q={BIG}",
@@ -141,6 +144,15 @@ def test_the_sweep_sends_range_to_a_stored_pdf(client_as, world):
     )
     assert response.status_code == 206
     assert b"".join(response.streaming_content) == b"%PDF"
+
+
+def test_the_sweeps_forwarded_address_is_read_and_names_no_client(rf, settings):
+    # A positive control: behind a trusted proxy the sweep's X-Forwarded-For is parsed hop by
+    # hop; its huge "address" is none, so such requests share one count (config/proxies.py).
+    settings.BEHIND_PROXY = True
+    forwarded = EVERY_OTHER_HEADER["X-Forwarded-For"]
+    assert client_address(rf.get("/", headers={"X-Forwarded-For": forwarded})) is None
+    assert client_address(rf.get("/", headers={"X-Forwarded-For": "1.2.3.4"})) == "1.2.3.4"
 
 
 @pytest.fixture
