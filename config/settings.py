@@ -539,6 +539,11 @@ ADMINS = [
     if address
 ]
 SERVER_EMAIL = os.environ.get("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
+# One mail per kind of error (its type and traceback) per ERROR_MAIL_WINDOW_SECONDS: repeats are
+# counted in the default cache and the next mail of the kind says how many (config/error_mail.py).
+ERROR_MAIL_WINDOW_SECONDS = env_int("ERROR_MAIL_WINDOW_SECONDS", 600)
+if ERROR_MAIL_WINDOW_SECONDS < 1:
+    raise ImproperlyConfigured("ERROR_MAIL_WINDOW_SECONDS must be at least 1")
 LOG_LEVEL = os.environ.get("DJANGO_LOG_LEVEL", "WARNING")
 
 LOGGING = {
@@ -559,7 +564,7 @@ LOGGING = {
             "formatter": "lines",
         },
         "mail_admins": {
-            "class": "django.utils.log.AdminEmailHandler",
+            "class": "config.error_mail.ThrottledAdminEmailHandler",
             "level": "ERROR",
             "filters": ["require_debug_false"],
         },
@@ -568,7 +573,8 @@ LOGGING = {
     "loggers": {
         # Replaces Django's default handlers for its loggers (a console of its own in DEBUG
         # only, and the admins' mail): its lines reach the console through the root logger,
-        # in our format, and its errors (500s, django.security) are mailed to the admins.
+        # in our format, and its errors (500s, django.security) are mailed to the admins, one
+        # per kind of error per ERROR_MAIL_WINDOW_SECONDS.
         "django": {"handlers": ["mail_admins"], "level": LOG_LEVEL},
         # bibtexparser warns about each block it cannot read, with 0-based line numbers; the
         # importer reports the same problem as file:line itself.

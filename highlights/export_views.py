@@ -11,17 +11,17 @@ from django.views.decorators.http import require_safe
 
 from annotations.selectors import visible_lists
 from highlights import markdown_export, selectors
+from papers.downloads import served_as_file
 from papers.models import Paper
 
 
 def _download(text: str, name: str) -> HttpResponse:
     response = HttpResponse(text, content_type=markdown_export.MEDIA_TYPE)
-    response["Content-Disposition"] = f'attachment; filename="{name}.md"'
-    return response
+    return served_as_file(response, filename=f"{name}.md", attachment=True)
 
 
 def _name(text: str, fallback: str) -> str:
-    # ASCII letters, digits and hyphens only: safe in the header as it is.
+    # ASCII letters, digits and hyphens only.
     return f"notes-{slugify(text)[:60].strip('-') or fallback}"
 
 

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 import httpx
 from django.conf import settings
 
+from papers.numbers import MAX_ID, bounded_int
 from papers.sources.client import BACKOFF, FetchError, retry_after_seconds, user_agent
 from papers.sources.redirects import (
     Origin,
@@ -225,11 +226,12 @@ class PdfFetcher:
     def _read(
         self, url: str, final_url: str, response: httpx.Response, deadline: float, wait: float
     ) -> DownloadedPdf:
-        announced = response.headers.get("Content-Length", "")
+        # Not a number, or past any file's size: the read below stops at PDF_MAX_BYTES anyway.
+        announced = bounded_int(response.headers.get("Content-Length", ""), low=0, high=MAX_ID)
         file = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
         try:
-            if announced.isdigit():
-                check_size(int(announced))
+            if announced is not None:
+                check_size(announced)
             sha256, size = hash_chunks(self._chunks(url, response, deadline, wait), file)
         except PdfTooLarge as error:
             file.close()

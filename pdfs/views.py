@@ -16,17 +16,17 @@ from django.http import (
     StreamingHttpResponse,
 )
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST, require_safe
 
 from annotations import throttle
+from papers.downloads import served_as_file
 from papers.models import MergedPaper, Paper
 from papers.numbers import MAX_ID
 from papers.routes import int_url
 from pdfs.forms import PdfUploadForm
 from pdfs.models import PaperPdf
-from pdfs.ranges import RangeNotSatisfiable, file_part, requested_range
+from pdfs.ranges import RangeNotSatisfiable, file_part, range_to_honour, requested_range
 from pdfs.reader import TooManyFetches, ask_for_pdf, missing_pdf
 from pdfs.storing import PdfExists, store_pdf
 from pdfs.uploads import UploadQuotaFull
@@ -53,8 +53,13 @@ def pdf_file(request: HttpRequest, pk: int) -> HttpResponseBase:
     if pk > MAX_ID:  # a foreign key lookup, unlike a primary key's, does not check the range
         raise Http404("No such paper.")
     pdf = get_object_or_404(PaperPdf.objects.select_related("paper"), paper_id=pk)
+    # The file's hash names its version: a replaced PDF has another tag.
+    etag = f'"{pdf.sha256}"'
+    range_header = range_to_honour(
+        request.headers.get("Range"), request.headers.get("If-Range"), etag
+    )
     try:
-        part = requested_range(request.headers.get("Range"), pdf.size)
+        part = requested_range(range_header, pdf.size)
     except RangeNotSatisfiable:
         refused = HttpResponse(status=416)
         refused["Content-Range"] = f"bytes */{pdf.size}"
@@ -65,9 +70,7 @@ def pdf_file(request: HttpRequest, pk: int) -> HttpResponseBase:
         raise Http404("This paper's PDF is missing from storage.") from None
     response: HttpResponseBase
     if part is None:
-        response = FileResponse(
-            file, content_type="application/pdf", filename=download_name(pdf.paper)
-        )
+        response = FileResponse(file, content_type="application/pdf")
         response.block_size = SEND_BLOCK_BYTES
     else:
         start, end = part
@@ -78,16 +81,11 @@ def pdf_file(request: HttpRequest, pk: int) -> HttpResponseBase:
         )
         response["Content-Length"] = str(end - start + 1)
         response["Content-Range"] = f"bytes {start}-{end}/{pdf.size}"
-        # Never None: a filename is given.
-        response["Content-Disposition"] = str(
-            content_disposition_header(False, download_name(pdf.paper))
-        )
     # The reader (PDF.js) asks for parts of a long file rather than waiting for all of it.
     response["Accept-Ranges"] = "bytes"
-    # Also set site-wide (SECURE_CONTENT_TYPE_NOSNIFF); a member's upload must never be
-    # sniffed into HTML, whatever the settings become.
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
+    response["ETag"] = etag
+    # Inline: the reader fetches it, and "Stored PDF" opens it in the browser's own viewer.
+    return served_as_file(response, filename=download_name(pdf.paper), attachment=False)
 
 
 @require_safe

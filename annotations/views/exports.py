@@ -43,6 +43,7 @@ from annotations.models import (
     ExportJob,
     ExportStatus,
 )
+from papers.downloads import served_as_file
 from papers.models import Author
 from papers.views import HtmxHttpRequest, tag_at
 
@@ -84,16 +85,11 @@ def export_response(request: HttpRequest, source: ExportSource, extension: str) 
         return refusal
     except ExportTooSlow:
         return _refusal(request, source, "too_slow", status=503)
-    response = FileResponse(
-        written.file,
-        as_attachment=True,
-        filename=source.filename(extension),
-        content_type=exports.FORMATS[extension].content_type,
-    )
+    response = FileResponse(written.file, content_type=exports.FORMATS[extension].content_type)
     response.block_size = _SEND_BLOCK_BYTES
     # How many papers the file holds: a script can check it got them all.
     response["X-Export-Entries"] = str(written.entries)
-    return response
+    return served_as_file(response, filename=source.filename(extension), attachment=True)
 
 
 def _refusal(
@@ -197,12 +193,7 @@ def export_download(request: HttpRequest, pk: int) -> FileResponse:
         file = job.file.open("rb")
     except FileNotFoundError:
         raise Http404("This export's file is no longer kept.") from None
-    response = FileResponse(
-        file,
-        as_attachment=True,
-        filename=job.filename,
-        content_type=exports.FORMATS[job.extension].content_type,
-    )
+    response = FileResponse(file, content_type=exports.FORMATS[job.extension].content_type)
     response.block_size = _SEND_BLOCK_BYTES
     response["X-Export-Entries"] = str(job.entries)
-    return response
+    return served_as_file(response, filename=job.filename, attachment=True)

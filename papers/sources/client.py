@@ -33,7 +33,9 @@ from django.conf import settings
 from django.core.cache import cache
 
 from papers.importing import safe_json
+from papers.numbers import bounded_int
 from papers.sources.redirects import RedirectRefused, follow, has_credentials, origin_of
+from papers.text import is_number
 
 APP_NAME = "paperbrowser"
 # Attempts per request before giving up (the first one included).
@@ -43,6 +45,7 @@ BACKOFF = 1.0
 # The longest we wait before one retry, whatever a Retry-After asks: a server asking for an
 # hour is better answered by a failed fetch that the next run completes.
 MAX_WAIT = 120.0
+_DAY_SECONDS = 86_400
 
 Params = Mapping[str, str | int]
 # How far ahead a request looks for a free turn (slots of the service's delay) before it gives
@@ -279,11 +282,14 @@ def retry_after_seconds(value: str, now: datetime | None = None) -> float | None
     value = value.strip()
     if not value:
         return None
-    if value.isdigit():
-        return float(value)
+    if is_number(value):
+        # Every caller caps the wait far below a day; int() would refuse 4,300 digits.
+        seconds = bounded_int(value, low=0, high=_DAY_SECONDS)
+        return float(_DAY_SECONDS if seconds is None else seconds)
     try:
         when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+    # A year past datetime's (or past a C long: OverflowError) is no date either.
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
