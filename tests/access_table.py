@@ -69,6 +69,8 @@ TARGETS: dict[str, Callable[[aw.World], list]] = {
     "paper": lambda w: [w.paper.pk],
     "bare paper": lambda w: [w.bare_paper.pk],
     "spare paper": lambda w: [w.spare_paper.pk],
+    "linked paper": lambda w: [w.linked_paper.pk],
+    "set-aside pdf": lambda w: [w.set_aside_pdf.pk],
     "author": lambda w: [w.paper.authors.get().pk],
     "lab tag": lambda w: [w.lab_tag.tag.kind, w.lab_tag.tag.slug],
     "lab tag csv": lambda w: [w.lab_tag.tag.kind, w.lab_tag.tag.slug, "csv"],
@@ -111,6 +113,10 @@ _STATUS = {"status": "read", "priority": "1"}
 
 def _anchor(exact: str) -> dict:
     return {"page": "2", "start": "5", "end": str(5 + len(exact)), "prefix": "", "suffix": ""}
+
+
+def _known_link(w: aw.World) -> dict:
+    return {"link": f"https://openreview.net/forum?id={w.paper.forum_id}"}
 
 
 def _triage(field: str, value: Callable[[aw.World], str]):
@@ -156,6 +162,12 @@ ROWS: list[Row] = [
     # Without a PDF (nor a link to fetch one from; the reader's fetch on GET is another helper's).
     Row("pdfs:reader", "bare paper", GET, "200+ 200+ 200+ 200+ 200+", shows="Paper without a PDF"),
     Row("pdfs:upload", "bare paper", POST, "login 302 302 302 302", data=_upload),
+    # "Fetch the PDF": a member's POST queues it (the snapshot counts the task); a GET of the
+    # reader never does (the reader rows above change nothing), nor a paper without a link.
+    Row("pdfs:reader", "linked paper", GET, "200+ 200+ 200+ 200+ 200+", shows=aw.LINKED_TITLE),
+    Row("pdfs:fetch", "linked paper", POST, "login 302 302 302 302"),
+    Row("pdfs:fetch", "bare paper", POST, "login 302- 302- 302- 302-"),
+    Row("pdfs:fetch", "paper", POST, "login 302- 302- 302- 302-"),
     # Onto the owner's upload: never replaced, not even by its uploader.
     Row("pdfs:upload", "paper", POST, "login 302- 302- 302- 302-", data=_upload),
     # Highlights: JSON for the reader, JSON-LD, the member's Markdown.
@@ -427,6 +439,10 @@ ROWS: list[Row] = [
         "login 200+ 404 404 404",
         shows=aw.SECRET_EXPORT,
     ),
+    Row("annotations:export-delete", "export", POST, "login 302 404 404 404"),
+    # Adding by link is a member's POST; a paper the catalogue has is opened, no request made
+    # (the lookups themselves: tests/test_add_by_link_post_only.py).
+    Row("papers:add-by-link", "-", POST, "login 302- 302- 302- 302-", data=_known_link),
     # Saved searches and the digest.
     Row("alerts:searches", "-", GET, "login 200+ 200 200 200", owner_sees=aw.SECRET_SEARCH),
     Row(
@@ -541,6 +557,14 @@ ROWS: list[Row] = [
         shows=aw.LAB_HIGHLIGHT,
     ),
     Row("admin:annotations_readinglist_change", "private list", GET, "login login login 403 302"),
+    # A merged paper's PDF set aside: curators download it, members never.
+    Row(
+        "admin:pdfs_setasidepdf_file",
+        "set-aside pdf",
+        GET,
+        "login login login 200+ 200+",
+        shows="%PDF-",
+    ),
     Row(
         "admin:pdfs_paperpdf_changelist",
         "-",

@@ -28,7 +28,7 @@ from annotations.models import (
 )
 from highlights.models import Highlight, HighlightVisibility
 from papers.models import Feed, ImportConflict, ImportRun, Paper, PaperTag
-from pdfs.models import PaperPdf
+from pdfs.models import PaperPdf, SetAsidePdf
 from pdfs.storing import store_pdf
 from tests.factories import (
     make_comment,
@@ -62,6 +62,7 @@ SECRETS = (
 # What each role may see where it may (the positive controls' texts).
 # Lower case: BibTeX would brace a capitalised word ({Matrix}).
 PAPER_TITLE = "matrix paper"
+LINKED_TITLE = "Paper with a PDF link"
 SHARED_LIST = "Shared matrix list"
 LAB_HIGHLIGHT = "Lab highlight quote"
 COMMENT = "A public comment of the owner"
@@ -84,6 +85,7 @@ CURATOR_PERMISSIONS = [
         "feed": "view change add delete",
         "comment": "view change delete",
         "paperpdf": "view",
+        "setasidepdf": "view delete",
         "pdffetchfailure": "view",
         "highlight": "view delete",
     }.items()
@@ -97,7 +99,9 @@ class World:
     paper: Paper
     bare_paper: Paper  # no PDF: where an upload goes
     spare_paper: Paper  # in no list: what is added to one
+    linked_paper: Paper  # no PDF, a link to fetch it from: what "Fetch the PDF" queues
     pdf: PaperPdf
+    set_aside_pdf: SetAsidePdf  # a merged paper's PDF kept beside the paper's own
     note: Note
     private_list: ReadingList
     shared_list: ReadingList
@@ -130,6 +134,18 @@ def make_curator(username: str = "curator"):
     curator = make_user(username, is_staff=True)
     curator.user_permissions.set(Permission.objects.filter(codename__in=CURATOR_PERMISSIONS))
     return curator
+
+
+def _set_aside_pdf(paper: Paper) -> SetAsidePdf:
+    pdf = SetAsidePdf(
+        paper=paper,
+        merged_paper_id=paper.pk + 1000,
+        sha256=hashlib.sha256(PDF_BYTES).hexdigest(),
+        size=len(PDF_BYTES),
+        fetched_at=timezone.now(),
+    )
+    pdf.file.save("set-aside.pdf", ContentFile(PDF_BYTES))  # saves the row too
+    return pdf
 
 
 def build_world() -> World:
@@ -171,7 +187,9 @@ def build_world() -> World:
         paper=paper,
         bare_paper=bare_paper,
         spare_paper=make_paper("Spare paper"),
+        linked_paper=make_paper(LINKED_TITLE, pdf_url="https://openreview.net/pdf?id=matrix"),
         pdf=PaperPdf.objects.get(paper=paper),
+        set_aside_pdf=_set_aside_pdf(paper),
         note=make_note(owner, paper, SECRET_NOTE),
         private_list=private_list,
         shared_list=shared_list,
