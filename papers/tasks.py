@@ -1,4 +1,4 @@
-"""Background tasks of the papers app, run by the task worker (`manage.py db_worker`), and
+"""Background tasks of the papers app, run by the task worker (`manage.py task_worker`), and
 the functions that queue them (which is why this module imports the work, and the work never
 imports it)."""
 

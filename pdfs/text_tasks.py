@@ -1,5 +1,5 @@
 """The background task that reads a stored PDF's text (enqueued when a PDF is stored or
-replaced: pdfs.storing), run by the task worker (`manage.py db_worker`).
+replaced: pdfs.storing), run by the task worker (`manage.py task_worker`).
 
 Its own module, not pdfs/tasks.py: storing enqueues it, and tasks.py imports the fetch runs,
 which import storing."""

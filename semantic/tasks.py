@@ -1,4 +1,4 @@
-"""Background tasks of the semantic app, run by the task worker (`manage.py db_worker`)."""
+"""Background tasks of the semantic app, run by the task worker (`manage.py task_worker`)."""
 
 from __future__ import annotations
 

@@ -31,7 +31,7 @@ def test_a_member_prepares_a_large_export_and_downloads_it(page, live_server, se
     page.click("button:has-text('Prepare the export')")
     page.wait_for_url(f"{live_server.url}/exports/")
     page.wait_for_selector("[role=status]:has-text('Being prepared')")
-    # The worker's part, as `manage.py db_worker` would run it; the page asks again by itself.
+    # The worker's part, as `manage.py task_worker` would run it; the page asks again by itself.
     export_jobs.write_job(ExportJob.objects.get().pk)
     link = page.locator("#export-jobs a", has_text="papers.bib")
     link.wait_for()
