@@ -192,3 +192,8 @@ def make_long_pdf(
     )
     objects += [page] * pages
     return _pdf_file(objects)
+
+
+def one_line_pages_pdf(*pages: str) -> bytes:
+    """A PDF with one line of text on each page."""
+    return make_positioned_pdf([[(72, 700, text)] for text in pages])

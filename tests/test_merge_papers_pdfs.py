@@ -23,7 +23,7 @@ from pdfs.models import PaperPdf, PdfText, SetAsidePdf, pdf_storage
 from pdfs.storing import store_pdf
 from tests.factories import make_paper, make_user
 from tests.highlight_helpers import make_highlight
-from tests.pdf_files import make_positioned_pdf
+from tests.pdf_files import one_line_pages_pdf as paper_pdf
 
 pytestmark = pytest.mark.django_db
 
@@ -35,10 +35,6 @@ def _media_and_tasks(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
     # Tasks run when enqueued, as the worker would run them (the PDF's text is read).
     settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
-
-
-def paper_pdf(*pages: str) -> bytes:
-    return make_positioned_pdf([[(72, 700, text)] for text in pages])
 
 
 def store(paper, content: bytes, capture, **fields) -> PaperPdf:

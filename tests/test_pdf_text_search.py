@@ -21,6 +21,7 @@ from pdfs.storing import store_pdf
 from pdfs.texts import extract_paper_text
 from tests.factories import make_paper
 from tests.pdf_files import make_positioned_pdf, two_column_page
+from tests.pdf_files import one_line_pages_pdf as paper_pdf
 
 pytestmark = pytest.mark.django_db
 
@@ -32,11 +33,6 @@ def _media_and_tasks(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
     # Tasks run when enqueued, as the worker would run them.
     settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
-
-
-def paper_pdf(*pages: str) -> bytes:
-    """A PDF with one line of text on each page."""
-    return make_positioned_pdf([[(72, 700, text)] for text in pages])
 
 
 def store(paper, content: bytes, django_capture_on_commit_callbacks) -> None:
