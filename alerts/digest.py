@@ -18,6 +18,7 @@ from django.template.loader import render_to_string
 
 from alerts.models import DigestState, SavedSearch
 from alerts.queries import new_ids
+from operations import claims
 from papers.models import DISPLAY_TITLE_FIELDS, Paper
 
 # Papers listed per saved search in one e-mail; the rest are counted and linked.
@@ -100,22 +101,13 @@ def recipients(username: str | None = None):
     return users
 
 
-def claim(user, now: datetime) -> DigestState | None:
-    """`user`'s digest state, held by this run until mark_done or release; None when another
-    run holds it. One conditional UPDATE decides: of two runs at once, exactly one changes the
-    row. The state is read after the claim, so a run that just finished this member is seen
+def claim(user, now: datetime) -> claims.Claim[DigestState] | None:
+    """`user`'s digest state, held by this run until mark_done (or the claim's release,
+    which gives the member back for the next run to try again); None when another run holds
+    it. The state is read after the claim, so a run that just finished this member is seen
     (its last run time), and what it mailed is not mailed again."""
     state, _ = DigestState.objects.get_or_create(user=user)
-    free = Q(claimed_until__isnull=True) | Q(claimed_until__lte=now)
-    if not DigestState.objects.filter(free, pk=state.pk).update(claimed_until=now + CLAIM_FOR):
-        return None
-    state.refresh_from_db()
-    return state
-
-
-def release(state: DigestState) -> None:
-    """Give the member back without recording a run: the next run tries again."""
-    DigestState.objects.filter(pk=state.pk).update(claimed_until=None)
+    return claims.claim(DigestState, state.pk, CLAIM_FOR, now=now)
 
 
 def build_digest(user, state: DigestState) -> Digest:
@@ -144,14 +136,16 @@ def build_digest(user, state: DigestState) -> Digest:
     return digest
 
 
-def mark_done(digest: Digest, now: datetime, *, sent: bool) -> None:
-    """Record the run (and what was mailed) and give the member back."""
+def mark_done(
+    digest: Digest, claim: claims.Claim[DigestState], now: datetime, *, sent: bool
+) -> bool:
+    """Record the run (and what was mailed) and give the member back; False, and nothing
+    recorded, when this run outlived its claim and another run took the member over."""
     state = digest.state
-    state.claimed_until = None
-    state.last_run_at = now
+    done: dict = {"last_run_at": now}
     if sent:
-        state.last_sent_at = now
-        state.recommended_ids = sorted(
+        done["last_sent_at"] = now
+        done["recommended_ids"] = sorted(
             set(state.recommended_ids) | {r.paper_id for r in digest.recommendations}
         )
-    state.save(update_fields=["claimed_until", "last_run_at", "last_sent_at", "recommended_ids"])
+    return claim.release(**done)

@@ -11,6 +11,8 @@ from django.http import QueryDict
 from django.urls import reverse
 from django.utils import timezone
 
+from operations.claims import Claimable
+
 MAX_NAME = 100
 # A saved query is the list page's normalised query string: search text (200 characters at
 # most) and up to 20 values per facet fit well within this.
@@ -73,8 +75,11 @@ class SavedSearch(models.Model):
         return f"{path}?{self.query}" if self.query else path
 
 
-class DigestState(models.Model):
-    """What the digest e-mail already told a member, and the link that stops it."""
+class DigestState(Claimable):
+    """What the digest e-mail already told a member, and the link that stops it. A running
+    `send_digests` holds the member's state while it builds and sends their digest
+    (held_by, held_until: alerts.digest.claim), so two runs at once, on one server or two,
+    never mail it twice."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="digest_state"
@@ -88,9 +93,6 @@ class DigestState(models.Model):
     # on each resubscription, so only the newest digests' links work.
     token = models.CharField(max_length=64, unique=True, default=new_token, editable=False)
     unsubscribed_at = models.DateTimeField(null=True, blank=True)
-    # Until when a running `send_digests` holds this member's digest (alerts.digest.claim), so
-    # two runs at once, on one server or two, never mail it twice. Null: nobody holds it.
-    claimed_until = models.DateTimeField(null=True, blank=True, editable=False)
 
     def __str__(self) -> str:
         return f"digest of {self.user}"

@@ -1,21 +1,27 @@
 """Exports prepared in the background: started from a page, written by a worker, kept a while.
 
 `annotations.tasks.start_export` records the job and enqueues the task that writes it; the
-worker calls `write_job`, which claims the job first so that two workers never write one job
-twice. A member keeps at most EXPORT_JOBS_MEMBER_KEPT prepared files and
-EXPORT_JOBS_MEMBER_BYTES of them (`check_kept`); a job's file is deleted with its row
-(annotations.signals), and `prune_exports` sweeps files no row names.
+worker calls `write_job`, which claims the job first (operations.claims) so that two workers
+never write one job twice, renews the claim as it writes, and records the outcome with it. A
+job whose claim lapsed lost its worker (killed, restarted): it is shown failed ("The worker
+stopped; ask again"), and marked so by its owner's next request or `prune_exports`; a worker
+that outlived its claim records nothing and deletes what it wrote. A member keeps at most
+EXPORT_JOBS_MEMBER_KEPT prepared files and EXPORT_JOBS_MEMBER_BYTES of them (`check_kept`); a
+job's file is deleted with its row (annotations.signals), and `prune_exports` sweeps files no
+row names.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Iterable, Iterator
 from datetime import timedelta
+from typing import TYPE_CHECKING, TypedDict, TypeVar
 
 from django.conf import settings
 from django.core.files import File
-from django.db.models import Count, Sum
+from django.db.models import BooleanField, Count, ExpressionWrapper, Q, QuerySet, Sum
 from django.http import Http404
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
@@ -23,12 +29,21 @@ from django.utils.formats import date_format
 
 from annotations.export_files import write_export
 from annotations.export_sources import source_for_path
-from annotations.models import EXPORT_FILES_FOLDER, PENDING_EXPORT_STATUSES, ExportJob, ExportStatus
+from annotations.models import EXPORT_FILES_FOLDER, ExportJob, ExportStatus
+from operations import claims
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 logger = logging.getLogger(__name__)
-# A job still unfinished this long after it was asked for lost its worker (killed, restarted):
-# it no longer stops its owner from asking again.
+T = TypeVar("T")
+# How long a worker holds the job it writes without renewing its claim: it renews as the
+# batches are written (claims.Claim.keep), so a lost worker shows within this.
+CLAIM_FOR = timedelta(minutes=10)
+# A job still waiting this long after it was asked for was not taken by a worker: no longer
+# written, it stops holding its owner's one pending place.
 STALE_AFTER = timedelta(hours=1)
+WORKER_STOPPED = "The worker stopped; ask again."
 
 
 class ExportQuotaFull(Exception):
@@ -59,63 +74,101 @@ def check_kept(user) -> None:
     )
 
 
-def fail_stale_jobs(user) -> None:
-    """A job unfinished STALE_AFTER after it was asked for lost its worker: failed, it stops
-    holding the member's one pending place."""
-    ExportJob.objects.filter(
-        owner=user,
-        status__in=PENDING_EXPORT_STATUSES,
-        created_at__lt=timezone.now() - STALE_AFTER,
-    ).update(
-        status=ExportStatus.FAILED,
-        error="The export was not written in time. Try again.",
-        finished_at=timezone.now(),
+def stopped(now) -> Q:
+    """Jobs no worker will finish: running but no longer held (the worker's claim lapsed), or
+    waiting since STALE_AFTER."""
+    running_unheld = Q(status=ExportStatus.RUNNING) & claims.free(now)
+    return running_unheld | Q(status=ExportStatus.QUEUED, created_at__lt=now - STALE_AFTER)
+
+
+class Stopped(TypedDict):
+    stopped: bool
+
+
+def with_stopped(
+    jobs: QuerySet[ExportJob], now=None
+) -> QuerySet[WithAnnotations[ExportJob, Stopped]]:
+    """`jobs`, each with `stopped`: what a page shows as failed (WORKER_STOPPED) and stops
+    waiting for, before a write marks it so (a GET writes nothing)."""
+    flag = ExpressionWrapper(stopped(now or timezone.now()), output_field=BooleanField())
+    return jobs.annotate(stopped=flag)
+
+
+def fail_stopped_jobs(jobs: QuerySet[ExportJob]) -> int:
+    """Mark the stopped jobs among `jobs` failed: each stops holding its member's one pending
+    place. Conditional as a claim is: a job taken meanwhile is left alone. How many."""
+    now = timezone.now()
+    return claims.let_go(
+        jobs.filter(stopped(now)), status=ExportStatus.FAILED, error=WORKER_STOPPED, finished_at=now
     )
 
 
-def _claim(job_id: int) -> ExportJob | None:
-    """The queued job, now marked running; None if another worker has it or it is gone."""
-    claimed = ExportJob.objects.filter(pk=job_id, status=ExportStatus.QUEUED).update(
-        status=ExportStatus.RUNNING
+def _claim(job_id: int) -> claims.Claim[ExportJob] | None:
+    """The queued job, now held and marked running; None if another worker has it, it has
+    waited too long (stopped) or it is gone."""
+    now = timezone.now()
+    waiting = ExportJob.objects.filter(
+        status=ExportStatus.QUEUED, created_at__gte=now - STALE_AFTER
     )
-    if not claimed:
-        return None
-    return ExportJob.objects.select_related("owner").get(pk=job_id)
+    return claims.claim(waiting, job_id, CLAIM_FOR, now=now, status=ExportStatus.RUNNING)
 
 
 def write_job(job_id: int) -> None:
     """Write a queued job's file through the storage API and mark it done (or failed, with a
-    reason its owner can read)."""
-    job = _claim(job_id)
-    if job is None:
+    reason its owner can read), with the worker's claim: a worker that lost it records
+    nothing, and deletes the file it wrote."""
+    claim = _claim(job_id)
+    if claim is None:
         return
+    job = claim.row
     try:
         source, extension = source_for_path(job.owner, job.path)
-        written = write_export(extension, source.batches(), list_columns=source.list_columns)
+        batches = _kept(claim, source.batches())
+        written = write_export(extension, batches, list_columns=source.list_columns)
         with written.file:
             name = f"{job.pk}-{secrets.token_hex(8)}.{extension}"
             job.file.save(name, File(written.file), save=False)
-        job.entries = written.entries
-        job.size = written.size
-        job.status = ExportStatus.DONE
+        outcome = {
+            "status": ExportStatus.DONE,
+            "file": job.file.name,
+            "entries": written.entries,
+            "size": written.size,
+        }
+    except claims.ClaimLost:
+        logger.warning("export job %s: the worker lost its claim; the job is left alone", job.pk)
+        return
     except Http404:
-        job.status = ExportStatus.FAILED
-        job.error = (
-            "These papers are no longer there for you (the list was deleted or made private)."
-        )
+        outcome = {
+            "status": ExportStatus.FAILED,
+            "error": "These papers are no longer there for you (the list was deleted or made "
+            "private).",
+        }
     except Exception:
         logger.exception("export job %s failed", job.pk)
-        job.status = ExportStatus.FAILED
-        job.error = "The export could not be written. Try again, or tell a curator."
-    job.finished_at = timezone.now()
-    job.save(update_fields=["file", "entries", "size", "status", "error", "finished_at"])
+        outcome = {
+            "status": ExportStatus.FAILED,
+            "error": "The export could not be written. Try again, or tell a curator.",
+        }
+    if not claim.release(**outcome, finished_at=timezone.now()):
+        logger.warning("export job %s: written after the worker lost its claim; dropped", job.pk)
+        if job.file:
+            job.file.delete(save=False)
+
+
+def _kept(claim: claims.Claim[ExportJob], batches: Iterable[T]) -> Iterator[T]:
+    """`batches`, the claim renewed as they are read (ClaimLost, stopping the writing, when
+    another took the job)."""
+    for batch in batches:
+        claim.keep()
+        yield batch
 
 
 def prune_exports(now=None) -> tuple[int, int]:
-    """Delete jobs older than EXPORT_FILE_DAYS days (days past any worker's run), their
-    files with them, then the files of the exports folder that no job names (`sweep_files`);
-    how many of each."""
+    """Mark the stopped jobs failed (fail_stopped_jobs); delete jobs older than
+    EXPORT_FILE_DAYS days (days past any worker's run), their files with them, then the files
+    of the exports folder that no job names (`sweep_files`); how many of each deleted."""
     now = now or timezone.now()
+    fail_stopped_jobs(ExportJob.objects.all())
     cutoff = now - timedelta(days=settings.EXPORT_FILE_DAYS)
     old = ExportJob.objects.filter(created_at__lt=cutoff)
     count = 0

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from annotations.markdown import render_markdown
+from operations.claims import Claimable
 from papers.models import Paper
 from papers.text import MAX_BODY
 
@@ -362,12 +363,13 @@ PENDING_EXPORT_STATUSES = (ExportStatus.QUEUED, ExportStatus.RUNNING)
 EXPORT_FILES_FOLDER = "exports/"
 
 
-class ExportJob(models.Model):
+class ExportJob(Claimable):
     """An export too large for one request, written in the background for its owner.
 
     `path` is the export's own URL (path and query string): the job writes what that URL
     would, as its owner would see it when the job runs. The file goes through the storage
-    API and is handed out to its owner only (annotations.views.exports.export_download).
+    API and is handed out to its owner only (annotations.views.exports.export_download). The
+    worker writing it holds it with a claim (held_by, held_until: operations.claims).
     """
 
     owner = models.ForeignKey(

@@ -42,7 +42,7 @@ def start_export(user, path: str) -> ExportJob:
     could not do it: before the first job exists there is no row to lock."""
     source, extension = source_for_path(user, path)
     export_jobs.check_kept(user)
-    export_jobs.fail_stale_jobs(user)
+    export_jobs.fail_stopped_jobs(ExportJob.objects.filter(owner=user))
 
     def create() -> ExportJob:
         with transaction.atomic():

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from django.db import models
 
+from operations.claims import Claimable
 
-class ScheduledJob(models.Model):
+
+class ScheduledJob(Claimable):
     """One scheduled command (send_digests, fetch_feeds, ...): its last run's outcome, and the
-    run holding it now, so that two servers' crontabs never run it at once."""
+    run holding it now (held_by, held_until: operations.claims), so that two servers'
+    crontabs never run it at once."""
 
     name = models.CharField(max_length=100, unique=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -15,14 +18,15 @@ class ScheduledJob(models.Model):
     failed_at = models.DateTimeField(null=True, blank=True)
     # The last failure's exception, as its message says it (the traceback is in the log).
     error = models.TextField(blank=True)
-    # Until when a running command holds the job (operations.runs.scheduled_run); null: free.
-    held_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["name"]
 
     def __str__(self) -> str:
         return self.name
+
+    def claim_label(self) -> str:
+        return f"scheduled job {self.name}"
 
     @property
     def failing(self) -> bool:

@@ -11,6 +11,8 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from operations.claims import Claimable
+
 # A venue id within a source name ("openreview:" + id, papers.models.MAX_SOURCE_NAME).
 MAX_VENUE_ID = 180
 # Longer than any query a person writes; arXiv's URLs stay well within what servers accept.
@@ -20,7 +22,8 @@ MAX_EVERY_HOURS = 24 * 366
 # than the day before when the feeds ahead of it took longer: without this allowance a feed
 # due every 24 hours would be a few seconds short of due, and run every other day.
 DUE_ALLOWANCE = timedelta(minutes=30)
-# A feed queued or running this long lost its worker (killed, restarted): it may be run again.
+# A feed queued this long was not taken by a worker (none running, or it was lost): it may be
+# queued or run again.
 STALE_AFTER = timedelta(hours=2)
 
 # OpenReview's group ids: path segments of letters, digits and ._- ("ICLR.cc/2025/Conference",
@@ -39,7 +42,10 @@ def venue_id_problem(value: str) -> str:
     return ""
 
 
-class Feed(models.Model):
+class Feed(Claimable):
+    """A venue or query the lab follows; a run holds it with a claim (held_by, held_until:
+    operations.claims) so that the worker and the cron line never run it twice."""
+
     class Kind(models.TextChoices):
         OPENREVIEW = "openreview", "OpenReview venue"
         ARXIV = "arxiv", "arXiv query"
@@ -76,7 +82,7 @@ class Feed(models.Model):
     # The last run: when it started (what "due" counts from), its state, and what it did.
     last_run_at = models.DateTimeField(null=True, blank=True)
     last_status = models.CharField(max_length=10, choices=Status, default=Status.NEW, blank=True)
-    # When last_status was last set: a queued or running feed's age (STALE_AFTER).
+    # When last_status was last set: a queued feed's age (STALE_AFTER).
     status_changed_at = models.DateTimeField(null=True, blank=True)
     last_created = models.PositiveIntegerField(default=0)
     last_updated = models.PositiveIntegerField(default=0)
@@ -91,6 +97,9 @@ class Feed(models.Model):
 
     def __str__(self) -> str:
         return self.name or f"{self.get_kind_display()} {self.target}"
+
+    def claim_label(self) -> str:
+        return f"feed {self}"
 
     def clean(self) -> None:
         self.target = self.target.strip()

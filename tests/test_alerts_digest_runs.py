@@ -63,7 +63,7 @@ def test_a_run_started_while_another_is_sending_mails_nobody_twice(monkeypatch):
     assert mailed_to() == sorted(member.email for member in members)
     assert "send_digests is already running (another server): skipped." in second_run[0]
     assert f"{MEMBERS} digests sent." in first_run
-    assert not DigestState.objects.filter(claimed_until__isnull=False).exists()
+    assert not DigestState.objects.filter(held_until__isnull=False).exists()
 
 
 @pytest.mark.django_db

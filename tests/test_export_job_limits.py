@@ -107,7 +107,7 @@ def test_a_job_whose_worker_was_lost_no_longer_holds_the_members_place(track):
     job = tasks.start_export(member, tag_export(track, "csv"))
 
     lost.refresh_from_db()
-    assert lost.status == ExportStatus.FAILED and "not written in time" in lost.error
+    assert lost.status == ExportStatus.FAILED and lost.error == export_jobs.WORKER_STOPPED
     assert job.status == ExportStatus.QUEUED
 
 

@@ -20,6 +20,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from bench.standins import VENUE, page, v2_note
+from operations import claims
 from papers import tasks
 from papers.models import Feed, ImportRun, Paper
 from papers.models_feeds import STALE_AFTER
@@ -73,6 +74,13 @@ def venue_feed(**fields) -> Feed:
 def arxiv_feed(**fields) -> Feed:
     fields.setdefault("target", "cat:cs.LG")
     return Feed.objects.create(kind=Feed.Kind.ARXIV, **fields)
+
+
+def running_feed(**fields) -> Feed:
+    """A feed another worker is running: marked so, and held by its claim."""
+    feed = venue_feed(**fields)
+    assert claims.claim(Feed, feed.pk, feeds.CLAIM_FOR, last_status=Feed.Status.RUNNING)
+    return feed
 
 
 def fetch_feeds(*args: str, out: io.StringIO | None = None) -> str:
@@ -177,7 +185,18 @@ def test_no_feed_due_says_so():
 @respx.mock
 def test_a_feed_another_worker_is_running_is_skipped_unless_its_worker_is_long_gone():
     route = serve_venue()
-    feed = venue_feed(last_status=Feed.Status.RUNNING, status_changed_at=timezone.now())
+    feed = running_feed()
+    assert "skipped, another worker is running it" in fetch_feeds()
+    assert not route.called
+    Feed.objects.filter(pk=feed.pk).update(held_until=timezone.now() - timedelta(minutes=1))
+    fetch_feeds()
+    assert Feed.objects.get(pk=feed.pk).last_status == Feed.Status.OK
+
+
+@respx.mock
+def test_a_feed_queued_for_a_worker_is_left_to_it_unless_no_worker_took_it():
+    route = serve_venue()
+    feed = venue_feed(last_status=Feed.Status.QUEUED, status_changed_at=timezone.now())
     assert "skipped, another worker is running it" in fetch_feeds()
     assert not route.called
     Feed.objects.filter(pk=feed.pk).update(
@@ -251,9 +270,7 @@ def test_fetch_now_only_queues_a_task_and_fetches_nothing_in_the_request(client,
 
 def test_a_queued_or_running_feed_is_not_queued_twice(client, curator):
     queued = venue_feed(name="ICLR")
-    running = arxiv_feed(
-        name="running", last_status=Feed.Status.RUNNING, status_changed_at=timezone.now()
-    )
+    running = running_feed(name="running")
     fetch_now(client, queued)
     response = fetch_now(client, queued, running)
     assert "Already queued or running: ICLR, running." in response.content.decode()
@@ -262,7 +279,7 @@ def test_a_queued_or_running_feed_is_not_queued_twice(client, curator):
 
 
 def test_a_task_for_a_feed_that_is_no_longer_queued_does_nothing():
-    feed = venue_feed(last_status=Feed.Status.RUNNING, status_changed_at=timezone.now())
+    feed = running_feed()
     with respx.mock:
         assert feeds.run_queued_feed(feed.pk) is None
     assert Feed.objects.get(pk=feed.pk).last_status == Feed.Status.RUNNING

@@ -260,10 +260,10 @@ def test_curators_find_refused_links_in_admin(server, admin_client):
 
 def test_a_scheduled_run_is_skipped_while_another_server_runs_one(server):
     from operations.models import ScheduledJob
-    from operations.runs import LEASE
+    from operations.runs import CLAIM_FOR
 
     paper = make_paper(pdf_url=server.url("/good.pdf"))
-    ScheduledJob.objects.create(name="fetch_pdfs", held_until=timezone.now() + LEASE)
+    ScheduledJob.objects.create(name="fetch_pdfs", held_until=timezone.now() + CLAIM_FOR)
 
     assert "fetch_pdfs is already running (another server): skipped." in fetch_pdfs()
     assert not PaperPdf.objects.exists()

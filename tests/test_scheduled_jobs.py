@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from operations.models import ScheduledJob
-from operations.runs import LEASE, AlreadyRunning, scheduled_run
+from operations.runs import CLAIM_FOR, AlreadyRunning, scheduled_run
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +39,7 @@ def test_a_command_another_server_is_running_is_skipped():
 
 
 def test_a_hold_left_by_a_killed_run_expires():
-    job = ScheduledJob.objects.create(name="prune_exports", held_until=timezone.now() + LEASE)
+    job = ScheduledJob.objects.create(name="prune_exports", held_until=timezone.now() + CLAIM_FOR)
     with pytest.raises(AlreadyRunning), scheduled_run("prune_exports"):
         pass
     ScheduledJob.objects.filter(pk=job.pk).update(held_until=timezone.now() - timedelta(1))

@@ -26,7 +26,7 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotations import exports, tasks
+from annotations import export_jobs, exports, tasks
 from annotations.export_files import ExportTooSlow, write_export
 from annotations.export_jobs import ExportQuotaFull
 from annotations.export_limits import ExportBusy, export_limit, export_slot
@@ -162,12 +162,14 @@ def _own_jobs(request: HttpRequest) -> QuerySet[ExportJob]:
 @require_GET
 @login_required
 def export_list(request: HtmxHttpRequest) -> HttpResponse:
-    """The member's prepared exports, newest first; refreshed while one is being written."""
-    jobs = list(_own_jobs(request)[:20])
+    """The member's prepared exports, newest first; refreshed while one is being written. A
+    job whose worker stopped is shown failed and not waited for."""
+    jobs = list(export_jobs.with_stopped(_own_jobs(request))[:20])
     context = {
         "jobs": jobs,
-        "pending": any(job.is_pending for job in jobs),
+        "pending": any(job.is_pending and not job.stopped for job in jobs),
         "days": settings.EXPORT_FILE_DAYS,
+        "worker_stopped": export_jobs.WORKER_STOPPED,
     }
     template = "annotations/_export_jobs.html" if request.htmx else "annotations/export_list.html"
     return render(request, template, context)
@@ -177,7 +179,8 @@ def export_list(request: HtmxHttpRequest) -> HttpResponse:
 @login_required
 def export_delete(request: HttpRequest, pk: int) -> HttpResponse:
     """Delete one of the member's finished exports (its file goes with it), making room for
-    another; anyone else's is a 404, as a missing one."""
+    another (one whose worker stopped too); anyone else's is a 404, as a missing one."""
+    export_jobs.fail_stopped_jobs(_own_jobs(request))
     job = get_object_or_404(_own_jobs(request).exclude(status__in=PENDING_EXPORT_STATUSES), pk=pk)
     job.delete()
     messages.success(request, f"“{job.filename}” deleted.")

@@ -49,6 +49,7 @@ class FeedAdmin(GuardedAdmin, admin.ModelAdmin):
         ("last_created", "last_updated", "last_unchanged"),
         "last_error",
         "import_link",
+        "holding",
         "created_at",
     ]
     readonly_fields = [
@@ -59,12 +60,17 @@ class FeedAdmin(GuardedAdmin, admin.ModelAdmin):
         "last_unchanged",
         "last_error",
         "import_link",
+        "holding",
         "created_at",
     ]
 
     @admin.display(description="last error")
     def error_excerpt(self, feed: Feed) -> str:
         return Truncator(" ".join(feed.last_error.split())).chars(ERROR_EXCERPT) or "-"
+
+    @admin.display(description="held by a run")
+    def holding(self, feed: Feed) -> str:
+        return feed.holding()
 
     @admin.display(description="last import")
     def import_link(self, feed: Feed) -> str:

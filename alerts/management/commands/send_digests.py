@@ -15,7 +15,7 @@ from django.core.management.base import CommandError
 from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
-from alerts.digest import Digest, build_digest, claim, mark_done, recipients, release
+from alerts.digest import Digest, build_digest, claim, mark_done, recipients
 from alerts.models import DigestState
 from operations.commands import ScheduledCommand
 
@@ -51,25 +51,30 @@ class Command(ScheduledCommand):
                     f"{_summary(name, build_digest(member, state))} (dry run: not sent)"
                 )
                 continue
-            claimed = claim(member, now)
-            if claimed is None:
+            held = claim(member, now)
+            if held is None:
                 self.stdout.write(f"{name}: skipped, another run is sending it")
                 continue
             try:
-                digest = build_digest(member, claimed)
+                digest = build_digest(member, held.row)
                 if not digest.empty:
                     digest.message().send()
             except Exception:
                 # One member's failure (a refused address, an SMTP timeout) must not stop the
                 # others' digests; theirs is tried again by the next run.
-                release(claimed)
+                held.release()
                 logger.exception("digest for %s failed", name)
                 self.stderr.write(f"{name}: failed, left for the next run (see the log)")
                 failed += 1
                 continue
-            mark_done(digest, now, sent=not digest.empty)
             sent += not digest.empty
-            self.stdout.write(_summary(name, digest))
+            if mark_done(digest, held, now, sent=not digest.empty):
+                self.stdout.write(_summary(name, digest))
+            else:
+                self.stderr.write(
+                    f"{_summary(name, digest)}; not recorded: this run outlived its claim on "
+                    "the member and another run took it over"
+                )
         self.stdout.write(f"{sent} digest{pluralize(sent)} sent.")
         if failed:
             raise CommandError(f"{failed} digest{pluralize(failed)} could not be sent.")
