@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from papers.duplicates import flag_duplicate_papers
@@ -360,8 +360,10 @@ def _load(
     user: User | None,
     source: str | None,
 ) -> Report:
-    """The one transaction of every import: run, records, reviews, history."""
+    """The one transaction of every import: run, records, reviews, history; then the likely
+    duplicates of what it added or changed, flagged after it commits."""
     with transaction.atomic():
+        _one_import_at_a_time()
         # A dry run creates its run too, so that it loads exactly as the real import would.
         run = ImportRun.objects.create(
             started_at=started_at, invoked_by=invoked_by[:MAX_INVOKED_BY], user=user
@@ -385,6 +387,27 @@ def _load(
             _complete(run, report)
             report.import_run_id = run.pk
     return report
+
+
+# The key of PostgreSQL's advisory lock that imports take in turn (any fixed number no other
+# lock of the site uses: "p38" as a number).
+IMPORT_LOCK_KEY = 0x703338
+
+
+def _one_import_at_a_time() -> None:
+    """Wait until no other import of this database is running; held until this one's
+    transaction ends.
+
+    An import reads which papers exist, then writes the new ones: two imports of one new paper
+    at once would each find none and write it, and the second's insert would fail on the unique
+    identifier (an error for the member adding it, a failed feed). Taken in turn, the second
+    reads after the first committed and finds the paper. On SQLite the site's immediate
+    transactions already do this: an import's transaction takes the write lock when it begins
+    (settings: transaction_mode IMMEDIATE), and a second import waits for it (busy timeout).
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [IMPORT_LOCK_KEY])
 
 
 # Allocations between two young-generation collections while an import loads (Python's own
