@@ -89,9 +89,7 @@ def test_an_import_reads_its_own_papers_not_the_catalogue(monkeypatch):
     # (each pair flagged both ways).
     assert report.duplicates_flagged == 4
     assert Paper.objects.get(arxiv_id="2401.00001").curation_reason.endswith(f"#{same_title.pk}")
-    assert Paper.objects.get(arxiv_id="2401.00002").curation_reason.endswith(
-        f"#{same_opening.pk}"
-    )
+    assert Paper.objects.get(arxiv_id="2401.00002").curation_reason.endswith(f"#{same_opening.pk}")
 
 
 @pytest.mark.django_db
