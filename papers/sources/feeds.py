@@ -44,6 +44,7 @@ OUTCOME_FIELDS = [
     "last_updated",
     "last_unchanged",
     "last_import",
+    "arxiv_resume_start",
 ]
 
 
@@ -94,7 +95,8 @@ def run_feed(feed: Feed, *, dry_run: bool = False) -> Outcome:
             run = _fetch(feed, dry_run=True, invoked_by="", user=None)
         except RunFailed as error:
             return Outcome(feed, False, f"{feed}: failed: {error}")
-        return Outcome(feed, True, f"{feed}: {_counts_line(run)}")
+        broken = f"incomplete: {run.broken}; " if run.broken else ""
+        return Outcome(feed, run.broken is None, f"{feed}: {broken}{_counts_line(run)}")
     claimed = _claim(feed.pk, queued=False)
     if claimed is None:
         return Outcome(feed, True, f"{feed}: skipped, another worker is running it")
@@ -116,8 +118,16 @@ def _run_claimed(feed: Feed, *, invoked_by: str, user: User | None) -> Outcome:
         feed.save(update_fields=["last_status", "last_error", "status_changed_at"])
         return Outcome(feed, False, f"{feed}: failed: {feed.last_error}")
     total = run.report.total
-    feed.last_status = Feed.Status.OK
-    feed.last_error = ""
+    if run.broken:
+        # What it fetched is imported; the curators see the feed failed, and why, and its next
+        # run goes on from the page that broke it off.
+        feed.last_status = Feed.Status.FAILED
+        feed.last_error = f"{run.broken}; the next run goes on from start={run.broken.start}"
+        feed.arxiv_resume_start = run.broken.start
+    else:
+        feed.last_status = Feed.Status.OK
+        feed.last_error = ""
+        feed.arxiv_resume_start = None
     feed.last_created, feed.last_updated = total.created, total.updated
     feed.last_unchanged = total.unchanged
     feed.last_import_id = run.report.import_run_id
@@ -126,13 +136,20 @@ def _run_claimed(feed: Feed, *, invoked_by: str, user: User | None) -> Outcome:
     if total.created:
         added = Paper.objects.filter(created_at__gte=started).values_list("pk", flat=True)
         feed_added_papers.send(Feed, paper_ids=list(added))
+    if run.broken:
+        return Outcome(feed, False, f"{feed}: failed: {feed.last_error}; {_counts_line(run)}")
     return Outcome(feed, True, f"{feed}: {_counts_line(run)}")
 
 
 def _fetch(feed: Feed, *, dry_run: bool, invoked_by: str, user: User | None) -> Run:
     if feed.kind == Feed.Kind.ARXIV:
         return fetch_arxiv_into_catalogue(
-            feed.target, sort=feed.arxiv_sort, dry_run=dry_run, invoked_by=invoked_by, user=user
+            feed.target,
+            start=feed.arxiv_resume_start or 0,
+            sort=feed.arxiv_sort,
+            dry_run=dry_run,
+            invoked_by=invoked_by,
+            user=user,
         )
     return fetch_venue_into_catalogue(
         feed.target, dry_run=dry_run, invoked_by=invoked_by, user=user
