@@ -1,13 +1,16 @@
 """How long an add-by-link import holds the write transaction, at a catalogue of N papers.
 
-    DATABASE_URL=sqlite:////tmp/hold.sqlite3 python -m bench.import_hold --papers 20000
+    DJANGO_DEBUG=1 DATABASE_URL=sqlite:////tmp/hold.sqlite3 \
+        python -m bench.import_hold --papers 20000
 
 Fills the database named by DATABASE_URL (migrated first) with generated papers up to
 `--papers` (bench.generate_corpus, through import_papers), then imports `--adds` new papers one
 at a time as adding by link does (one arXiv record, papers.sources.single), and prints the
 median and maximum of: the time from the import transaction's start to its commit (SQLite's
 write lock, or PostgreSQL's import lock, is held that long), and the whole call (duplicate
-flagging after the commit included). Use a database of its own: it is written to.
+flagging after the commit included). Use a database of its own: it is written to (it refuses
+to run without DATABASE_URL, which would be the project's db.sqlite3). Unlike the harness's
+scripts it runs Django in its own process: what it times is inside the import.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--papers", type=int, default=20_000)
     parser.add_argument("--adds", type=int, default=15)
     args = parser.parse_args(argv)
+    if not os.environ.get("DATABASE_URL"):
+        parser.error("set DATABASE_URL to a database of its own: this fills it with papers")
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
