@@ -2,27 +2,35 @@
 
 from django.db import migrations, models
 
-from papers.duplicate_keys import stored_keys
+from papers.duplicate_keys import KEY_COLUMNS, stored_keys
 
 CHUNK = 2_000
 
 
 def set_duplicate_keys(apps, schema_editor):
-    """Every paper's keys, from its title and abstract (a pass over the catalogue, once)."""
+    """Every paper's keys, from its title and abstract (a pass over the catalogue, once). One
+    UPDATE per paper through executemany: bulk_update's CASE over three columns took 160 s at
+    20,000 papers on SQLite."""
     Paper = apps.get_model("papers", "Paper")
-    columns = list(stored_keys("", ""))
+    connection = schema_editor.connection
+    quote = connection.ops.quote_name
+    update = (
+        f"UPDATE {quote(Paper._meta.db_table)} SET "  # noqa: S608 - names, not values
+        + ", ".join(f"{quote(column)} = %s" for column in KEY_COLUMNS.values())
+        + " WHERE id = %s"
+    )
+    papers = Paper.objects.using(connection.alias).order_by("pk")
     last = 0
-    while True:
-        rows = list(
-            Paper.objects.filter(pk__gt=last)
-            .order_by("pk")
-            .values_list("pk", "title", "abstract")[:CHUNK]
-        )
-        if not rows:
-            return
-        papers = [Paper(pk=pk, **stored_keys(title, abstract)) for pk, title, abstract in rows]
-        Paper.objects.bulk_update(papers, columns)
-        last = rows[-1][0]
+    with connection.cursor() as cursor:
+        while True:
+            rows = list(papers.filter(pk__gt=last).values_list("pk", "title", "abstract")[:CHUNK])
+            if not rows:
+                return
+            cursor.executemany(
+                update,
+                [(*stored_keys(title, abstract).values(), pk) for pk, title, abstract in rows],
+            )
+            last = rows[-1][0]
 
 
 class Migration(migrations.Migration):
