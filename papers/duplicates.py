@@ -8,10 +8,13 @@ record of the same paper often differ in a sentence at each end ("trained/fine-t
 the same. (Passages are compared only with the untitled papers, which are few: keeping every
 paper's passages cost 860 MB at 100,000 papers.)
 
-Every import and fetch flags the likely duplicates of the papers it added or changed
-(papers.importing.pipeline); `flag_duplicate_papers` with no papers named sweeps the whole
-catalogue (the flag_duplicate_papers command). Both are one pass over the papers, grouped by
-key in a dict: linear in the catalogue, never a comparison of every pair.
+Every import and fetch flags the likely duplicates of the papers it added or changed, once it
+has committed (papers.importing.pipeline): the papers sharing one of their keys are found by
+the keys each paper keeps (papers.duplicate_keys, indexed), so the catalogue is not read; only
+an untitled paper among them has every titled abstract read, for passages. `flag_duplicate_papers`
+with no papers named (the flag_duplicate_papers command), or with more than KEYS_READ_FIRST,
+sweeps the whole catalogue: one pass over the papers, grouped by key in a dict, linear in the
+catalogue, never a comparison of every pair.
 """
 
 from __future__ import annotations
