@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 from papers.arxiv_categories import category_label
 from papers.choices import TagKind as TagKind  # a leaf module: querysets need it too
+from papers.duplicate_keys import KEY_COLUMNS, set_duplicate_keys
 from papers.models_feeds import Feed as Feed  # its own module: this one is long enough
 from papers.models_search import (  # the search change log: its own module
     SEARCH_SEQUENCE_PK as SEARCH_SEQUENCE_PK,
@@ -319,6 +320,11 @@ class Paper(models.Model):
     abstract_fingerprint = models.CharField(max_length=64, blank=True, editable=False)
     # Denormalised "First Last, First Last" in author order: feeds full-text search.
     author_names = models.TextField(blank=True, editable=False)
+    # What a likely duplicate shares with this paper (papers.duplicate_keys), set on every save
+    # and by the loader. None: no title, or a short abstract.
+    duplicate_title_key = models.BigIntegerField(null=True, blank=True, editable=False)
+    duplicate_opening_key = models.BigIntegerField(null=True, blank=True, editable=False)
+    duplicate_ending_key = models.BigIntegerField(null=True, blank=True, editable=False)
     needs_curation = models.BooleanField(default=False)
     curation_reason = models.CharField(max_length=200, blank=True)
     reviewed_at = models.DateTimeField(null=True, blank=True)
@@ -395,10 +401,23 @@ class Paper(models.Model):
                 condition=Q(needs_curation=True),
                 name="papers_paper_curation_queue",
             ),
+            # Likely duplicates of an import's papers, by each kind of key (papers.duplicates).
+            models.Index(fields=["duplicate_title_key"], name="papers_paper_dup_title"),
+            models.Index(fields=["duplicate_opening_key"], name="papers_paper_dup_opening"),
+            models.Index(fields=["duplicate_ending_key"], name="papers_paper_dup_ending"),
+            # The untitled papers, whose abstracts every import's papers are compared with.
+            models.Index(fields=["id"], condition=Q(title=""), name="papers_paper_untitled"),
         ]
 
     def __str__(self) -> str:
         return self.display_title
+
+    def save(self, *args, **kwargs) -> None:
+        fields = kwargs.get("update_fields")
+        if fields is None or {"title", "abstract"}.intersection(fields):
+            set_duplicate_keys(self)
+            kwargs["update_fields"] = None if fields is None else {*fields, *KEY_COLUMNS.values()}
+        super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         return int_url("papers:detail", self.pk)

@@ -91,6 +91,12 @@ class Feed(Claimable):
     last_import = models.ForeignKey(
         "papers.ImportRun", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # Where an arXiv query's last run broke off (a page it could not read, the pages before it
+    # imported): its next run starts there, the one after from the newest again. None: from
+    # the newest.
+    arxiv_resume_start = models.PositiveIntegerField(
+        "arXiv resume start", null=True, blank=True, editable=False
+    )
 
     class Meta:
         ordering = ["name", "target", "pk"]

@@ -14,12 +14,8 @@ import respx
 from django.core.management import call_command
 
 from bench.standins import VENUE, page, v2_note
-from papers.duplicates import (
-    DUPLICATE_ABSTRACT_WORDS,
-    _end_words,
-    flag_duplicate_papers,
-    likely_duplicates,
-)
+from papers.duplicate_keys import DUPLICATE_ABSTRACT_WORDS, _end_words
+from papers.duplicates import flag_duplicate_papers, likely_duplicates
 from papers.models import Paper
 from papers.sources.runs import fetch_venue_into_catalogue
 

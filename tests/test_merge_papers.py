@@ -18,11 +18,8 @@ from django.utils import timezone
 
 from annotations.models import Comment, Note, Priority, ReadingListItem, ReadingStatus
 from highlights.models import Highlight
-from papers.duplicates import (
-    DUPLICATE_ABSTRACT_GROUP_MAX,
-    DUPLICATE_ABSTRACT_WORDS,
-    flag_duplicate_papers,
-)
+from papers.duplicate_keys import DUPLICATE_ABSTRACT_WORDS
+from papers.duplicates import DUPLICATE_ABSTRACT_GROUP_MAX, flag_duplicate_papers
 from papers.importing.pipeline import import_paths
 from papers.models import MergedPaper, Paper, PaperTag, TagKind
 from papers.search import schema, sync

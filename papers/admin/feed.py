@@ -48,6 +48,7 @@ class FeedAdmin(GuardedAdmin, admin.ModelAdmin):
         "last_status",
         ("last_created", "last_updated", "last_unchanged"),
         "last_error",
+        "arxiv_resume_start",
         "import_link",
         "holding",
         "created_at",
@@ -59,10 +60,17 @@ class FeedAdmin(GuardedAdmin, admin.ModelAdmin):
         "last_updated",
         "last_unchanged",
         "last_error",
+        "arxiv_resume_start",
         "import_link",
         "holding",
         "created_at",
     ]
+
+    def save_model(self, request: HttpRequest, obj: Feed, form, change: bool) -> None:
+        # Where the last run broke off is a place in that query's results, not another's.
+        if change and {"target", "arxiv_sort"}.intersection(form.changed_data):
+            obj.arxiv_resume_start = None
+        super().save_model(request, obj, form, change)
 
     @admin.display(description="last error")
     def error_excerpt(self, feed: Feed) -> str:

@@ -50,6 +50,7 @@ from functools import cached_property
 from django.db import connection
 from django.utils import timezone
 
+from papers.duplicate_keys import KEY_COLUMNS, set_duplicate_keys
 from papers.importing.authors import (
     AuthorRow,
     Person,
@@ -462,6 +463,9 @@ class Loader:
             for target in changed:
                 target.paper.updated_at = now
                 target.paper.changed_by_import = self.import_run
+                if target.changed & {"title", "abstract"}:
+                    set_duplicate_keys(target.paper)
+                    target.changed.update(KEY_COLUMNS.values())
                 fields |= target.changed
             # query: update changed papers
             Paper.objects.bulk_update([t.paper for t in changed], sorted(fields))
@@ -613,6 +617,7 @@ def _new_paper(match: Match) -> Paper:
     if not record.title:
         paper.needs_curation = True
         paper.curation_reason = UNTITLED_REASON
+    set_duplicate_keys(paper)
     return paper
 
 

@@ -1,9 +1,11 @@
 """import_paths and import_records: stream the records of files, or fetched from a service,
-validated, into the loader, all in one transaction."""
+validated, into the loader, all in one transaction, one import at a time; then flag the likely
+duplicates of what it added or changed, after the commit."""
 
 from __future__ import annotations
 
 import gc
+import logging
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
@@ -11,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from papers.duplicates import flag_duplicate_papers
@@ -30,6 +32,8 @@ from papers.importing.report import WARNINGS_LISTED, Report
 from papers.importing.review_rows import load_reviews
 from papers.importing.sources import source_name
 from papers.models import MAX_INVOKED_BY, ImportRun
+
+logger = logging.getLogger(__name__)
 
 
 class ImportErrors(Exception):
@@ -360,8 +364,10 @@ def _load(
     user: User | None,
     source: str | None,
 ) -> Report:
-    """The one transaction of every import: run, records, reviews, history."""
+    """The one transaction of every import: run, records, reviews, history; then the likely
+    duplicates of what it added or changed, flagged after it commits."""
     with transaction.atomic():
+        _one_import_at_a_time()
         # A dry run creates its run too, so that it loads exactly as the real import would.
         run = ImportRun.objects.create(
             started_at=started_at, invoked_by=invoked_by[:MAX_INVOKED_BY], user=user
@@ -373,18 +379,52 @@ def _load(
         # Raised inside the transaction: what the good files loaded is rolled back.
         stream.raise_errors()
         load_reviews(stream.reviews, report, source=source)
-        # Duplicates are found where they arise: among what this import added or changed.
-        if loader.changed_paper_ids:  # an unchanged re-import has nothing to look for
-            report.duplicates_flagged = flag_duplicate_papers(
-                among=loader.changed_paper_ids, twins=loader.abstract_twins
-            )
         stream.remember_files()
         if dry_run:
+            # What it would flag, in the transaction that is rolled back.
+            report.duplicates_flagged = _flag_duplicates(loader)
             transaction.set_rollback(True)
         else:
             _complete(run, report)
             report.import_run_id = run.pk
+    if not dry_run:
+        # Once the import has committed: inside its transaction the search held SQLite's
+        # write lock (and PostgreSQL's import lock) that much longer.
+        try:
+            report.duplicates_flagged = _flag_duplicates(loader)
+        except DatabaseError:
+            # The papers are in; the flag_duplicate_papers command finds them later.
+            logger.exception("flagging the duplicates of import #%s failed", run.pk)
     return report
+
+
+def _flag_duplicates(loader: Loader) -> int:
+    """Duplicates are found where they arise: among what the import added or changed (an
+    unchanged re-import has nothing to look for)."""
+    if not loader.changed_paper_ids:
+        return 0
+    return flag_duplicate_papers(among=loader.changed_paper_ids, twins=loader.abstract_twins)
+
+
+# The key of PostgreSQL's advisory lock that imports take in turn (any fixed number no other
+# lock of the site uses: "p38" as a number).
+IMPORT_LOCK_KEY = 0x703338
+
+
+def _one_import_at_a_time() -> None:
+    """Wait until no other import of this database is running; held until this one's
+    transaction ends.
+
+    An import reads which papers exist, then writes the new ones: two imports of one new paper
+    at once would each find none and write it, and the second's insert would fail on the unique
+    identifier (an error for the member adding it, a failed feed). Taken in turn, the second
+    reads after the first committed and finds the paper. On SQLite the site's immediate
+    transactions already do this: an import's transaction takes the write lock when it begins
+    (settings: transaction_mode IMMEDIATE), and a second import waits for it (busy timeout).
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [IMPORT_LOCK_KEY])
 
 
 # Allocations between two young-generation collections while an import loads (Python's own

@@ -94,6 +94,7 @@ def fetch_pages(
     query: str,
     fetch_page: FetchPage,
     *,
+    start: int = 0,
     page_size: int = DEFAULT_PAGE_SIZE,
     max_results: int | None = None,
     since: date | None = None,
@@ -101,11 +102,14 @@ def fetch_pages(
     sort: str = "submittedDate",
     source: str = SOURCE,
 ) -> Iterator[FetchedPage]:
-    """Pages of `query` until one of the stops in the module's docstring; raises ImportFailed
-    for arXiv's error entry, a malformed page, an invalid record or a query matching nothing."""
-    _check_arguments(query, page_size, max_results, sort)
-    limit = min(max_results or API_RESULT_LIMIT, API_RESULT_LIMIT)
-    start = 0  # entries consumed, all given: a cut by `since` is the last page
+    """Pages of `query` from result `start` (0: the newest; more: where an earlier run broke
+    off) until one of the stops in the module's docstring; raises ImportFailed for arXiv's
+    error entry, a malformed page, an invalid record or a query matching nothing. The pages
+    already given are the caller's to keep when a later one fails."""
+    _check_arguments(query, start, page_size, max_results, sort)
+    limit = min(start + max_results if max_results else API_RESULT_LIMIT, API_RESULT_LIMIT)
+    by_max = max_results is not None and start + max_results <= API_RESULT_LIMIT
+    first = start
     while True:
         size = min(page_size, limit - start)
         params = query_url_params(query, start, size, sort)
@@ -113,11 +117,11 @@ def fetch_pages(
         entries = page.entries[:size]  # never past --max, whatever a response holds
         # Entries on the page, those left out too: how far the results are read.
         read = min(len(page.entries) + len(skipped), size)
-        if not read and start == 0:
+        if not read and start == first == 0:
             raise ImportFailed(source, None, _nothing_matches(query, page.total_results))
         kept = _newer(entries, since, sort)
-        start += read
-        stop = _stop(start, limit, max_results, page.total_results, read, len(kept) < len(entries))
+        start += read  # entries consumed, all given: a cut by `since` is the last page
+        stop = _stop(start, limit, by_max, page.total_results, read, len(kept) < len(entries))
         records = [entry.record for entry in kept]
         # A page whose every entry was left out says nothing of what the catalogue has.
         if stop is None and known is not None and records and _all_known(records, known):
@@ -152,9 +156,13 @@ def read_one(text: str, arxiv_id: str, *, source: str = SOURCE) -> PaperRecord |
     return None
 
 
-def _check_arguments(query: str, page_size: int, max_results: int | None, sort: str) -> None:
+def _check_arguments(
+    query: str, start: int, page_size: int, max_results: int | None, sort: str
+) -> None:
     if not query.strip():
         raise ValueError("the query is empty")
+    if not 0 <= start < API_RESULT_LIMIT:
+        raise ValueError(f"start {start}: arXiv gives results 0 to {API_RESULT_LIMIT - 1}")
     if not 1 <= page_size <= API_PAGE_LIMIT:
         raise ValueError(f"page size {page_size}: arXiv gives 1 to {API_PAGE_LIMIT} a call")
     if max_results is not None and max_results < 1:
@@ -221,13 +229,14 @@ def _newer(
 def _stop(
     start: int,
     limit: int,
-    max_results: int | None,
+    by_max: bool,
     total: int | None,
     read: int,
     cut_by_since: bool,
 ) -> Stop | None:
     """Why the page that brought `start` up to where it is is the last, if it is: `read`
-    entries were on it, and `since` cut some of them off."""
+    entries were on it, `since` cut some of them off, and `limit` is --max's (`by_max`) or
+    arXiv's."""
     if cut_by_since:
         return Stop.SINCE
     if not read:
@@ -235,7 +244,7 @@ def _stop(
     if total is not None and start >= total:
         return Stop.END
     if start >= limit:
-        return Stop.MAX if max_results is not None and max_results <= limit else Stop.API_LIMIT
+        return Stop.MAX if by_max else Stop.API_LIMIT
     return None
 
 

@@ -98,7 +98,8 @@ def run_feed(feed: Feed, *, dry_run: bool = False) -> Outcome:
             run = _fetch(feed, dry_run=True, invoked_by="", user=None)
         except RunFailed as error:
             return Outcome(feed, False, f"{feed}: failed: {error}")
-        return Outcome(feed, True, f"{feed}: {_counts_line(run)}")
+        broken = f"incomplete: {run.broken}; " if run.broken else ""
+        return Outcome(feed, run.broken is None, f"{feed}: {broken}{_counts_line(run)}")
     claim = _claim(feed.pk, queued=False)
     if claim is None:
         return Outcome(feed, True, f"{feed}: skipped, another worker is running it")
@@ -122,9 +123,18 @@ def _run_claimed(claim: claims.Claim[Feed], *, invoked_by: str, user: User | Non
         )
         return _outcome(feed, recorded, ok=False, line=f"failed: {message}")
     total = run.report.total
+    if run.broken:
+        # What it fetched is imported; the curators see the feed failed, and why, and its next
+        # run goes on from the page that broke it off.
+        status = Feed.Status.FAILED
+        error = f"{run.broken}; the next run goes on from start={run.broken.start}"
+        resume_start = run.broken.start
+    else:
+        status, error, resume_start = Feed.Status.OK, "", None
     recorded = claim.release(
-        last_status=Feed.Status.OK,
-        last_error="",
+        last_status=status,
+        last_error=error,
+        arxiv_resume_start=resume_start,
         last_created=total.created,
         last_updated=total.updated,
         last_unchanged=total.unchanged,
@@ -134,6 +144,9 @@ def _run_claimed(claim: claims.Claim[Feed], *, invoked_by: str, user: User | Non
     if total.created:  # imported and committed, whoever holds the feed now
         added = Paper.objects.filter(created_at__gte=started).values_list("pk", flat=True)
         feed_added_papers.send(Feed, paper_ids=list(added))
+    if run.broken:
+        line = f"failed: {error}; {_counts_line(run)}"
+        return _outcome(feed, recorded, ok=False, line=line)
     return _outcome(feed, recorded, ok=True, line=_counts_line(run))
 
 
@@ -149,7 +162,12 @@ def _outcome(feed: Feed, recorded: bool, *, ok: bool, line: str) -> Outcome:
 def _fetch(feed: Feed, *, dry_run: bool, invoked_by: str, user: User | None) -> Run:
     if feed.kind == Feed.Kind.ARXIV:
         return fetch_arxiv_into_catalogue(
-            feed.target, sort=feed.arxiv_sort, dry_run=dry_run, invoked_by=invoked_by, user=user
+            feed.target,
+            start=feed.arxiv_resume_start or 0,
+            sort=feed.arxiv_sort,
+            dry_run=dry_run,
+            invoked_by=invoked_by,
+            user=user,
         )
     return fetch_venue_into_catalogue(
         feed.target, dry_run=dry_run, invoked_by=invoked_by, user=user

@@ -3,7 +3,9 @@ feeds (papers.sources.feeds) and their background task share.
 
 Each run fetches everything first and only then opens the import's transaction, so the
 database is not held while a service is slow or asks us to wait; a failure at either step is
-one RunFailed whose message names what went wrong, and nothing was written.
+one RunFailed whose message names what went wrong, and nothing was written. One exception: an
+arXiv query whose later page fails (malformed, or no answer) imports the pages before it and
+names the page in its Run's `broken`, so that the next run goes on from there.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date
 from typing import TYPE_CHECKING, NamedTuple
+from urllib.parse import urlencode
 
 from papers.importing.pipeline import ImportErrors, import_records
 from papers.importing.records import ImportFailed, PaperRecord
@@ -32,9 +35,26 @@ class RunFailed(Exception):
     """A fetch or an import that failed; nothing was written. The message is for a person."""
 
 
+class BrokenPage(NamedTuple):
+    """The page of an arXiv query that could not be had (malformed, or arXiv did not answer):
+    the pages before it were imported, and the query goes on from `start` next time."""
+
+    url: str
+    start: int
+    error: str
+
+    def __str__(self) -> str:
+        return (
+            f"the page at start={self.start} could not be read ({self.url}): {self.error}; "
+            "the pages before it were imported"
+        )
+
+
 class Run(NamedTuple):
     summary: str  # one line on what was fetched, e.g. "arXiv 'abs:x': 12 papers (end of results)"
     report: Report
+    # An arXiv query's page that broke the fetch off after some pages: the run is incomplete.
+    broken: BrokenPage | None = None
 
 
 def fetch_venue_into_catalogue(
@@ -70,6 +90,7 @@ def fetch_venue_into_catalogue(
 def fetch_arxiv_into_catalogue(
     query: str,
     *,
+    start: int = 0,
     since: date | None = None,
     max_results: int | None = None,
     sort: str = SORTS[0],
@@ -80,11 +101,19 @@ def fetch_arxiv_into_catalogue(
     user: User | None = None,
     invoked_by: str = "",
 ) -> Run:
-    """Fetch an arXiv query newest first (papers.sources.arxiv_api, stopping at what the
-    catalogue has) and import it as the source arxiv-api. RunFailed when either step fails."""
+    """Fetch an arXiv query newest first from result `start` (papers.sources.arxiv_api,
+    stopping at what the catalogue has) and import it as the source arxiv-api. RunFailed when
+    either step fails. A page that fails after others were fetched does not lose them: they
+    are imported, and the run's `broken` names that page and where to start next time."""
     with _one_line_failures():
-        records, stop, warnings = _fetch_arxiv(
-            query, since, max_results, sort, page_size, fetch_progress or (lambda d, t: None)
+        records, stop, warnings, broken = _fetch_arxiv(
+            query,
+            start,
+            since,
+            max_results,
+            sort,
+            page_size,
+            fetch_progress or (lambda d, t: None),
         )
         report = import_records(
             records,
@@ -96,7 +125,7 @@ def fetch_arxiv_into_catalogue(
             user=user,
             warnings=warnings,
         )
-    return Run(f"arXiv {query!r}: {len(records)} papers ({stop})", report)
+    return Run(f"arXiv {query!r}: {len(records)} papers ({stop})", report, broken)
 
 
 @contextmanager
@@ -113,38 +142,56 @@ def _one_line_failures() -> Iterator[None]:
 
 def _fetch_arxiv(
     query: str,
+    start: int,
     since: date | None,
     max_results: int | None,
     sort: str,
     page_size: int,
     progress: Progress,
-) -> tuple[list[PaperRecord], str, list[str]]:
-    """The query's records, why paging stopped, and the entries left out."""
+) -> tuple[list[PaperRecord], str, list[str], BrokenPage | None]:
+    """The query's records, why paging stopped, the entries left out, and the page that broke
+    the fetch off after others (its failure is raised when it is the first page)."""
     arxiv = service("arxiv")
     records: dict[str, PaperRecord] = {}
     warnings: list[str] = []
     stop = ""
+    asked: list[dict[str, str]] = []  # the parameters of each page asked for
+    pages_read = 0
+    broken = None
     with FetchClient(arxiv) as client:
         # The base URL is the query endpoint itself, asked with an absolute URL: a base
         # URL's path would gain a trailing slash, which is another address.
         def fetch_page(params: dict[str, str]) -> str:
+            asked.append(params)
             return client.get(arxiv.base_url, params).text
 
         pages = fetch_pages(
             query,
             fetch_page,
+            start=start,
             page_size=page_size,
             max_results=max_results,
             since=since,
             known=Paper.objects.known_arxiv_ids,
             sort=sort,
         )
-        for page in pages:
-            for record in page.records:
-                # A paper submitted while paging pushes older ones onto the next page: the
-                # first (newest) copy is kept.
-                records.setdefault(record.arxiv_id, record)
-            warnings.extend(page.warnings)
-            progress(len(records), page.total or 0)
-            stop = str(page.stop or "")
-    return list(records.values()), stop, warnings
+        try:
+            for page in pages:
+                for record in page.records:
+                    # A paper submitted while paging pushes older ones onto the next page:
+                    # the first (newest) copy is kept.
+                    records.setdefault(record.arxiv_id, record)
+                warnings.extend(page.warnings)
+                progress(len(records), page.total or 0)
+                stop = str(page.stop or "")
+                pages_read += 1
+        except (FetchError, ImportFailed) as error:
+            if not pages_read:
+                raise
+            # The pages before it stay good: a newest-first query that lost them would, next
+            # time, stop at the first of them it had, and never see the rest.
+            params = asked[-1]
+            url = f"{arxiv.base_url}?{urlencode(params)}"
+            broken = BrokenPage(url, int(params["start"]), str(error))
+            stop = f"broken off at start={broken.start}"
+    return list(records.values()), stop, warnings, broken

@@ -1,7 +1,12 @@
-"""manage.py fetch_arxiv QUERY [--since DATE] [--max N] [--sort submittedDate|lastUpdatedDate]"""
+"""manage.py fetch_arxiv QUERY [--since DATE] [--max N] [--sort submittedDate|lastUpdatedDate]
+[--start N]
+
+A page that cannot be read after others were fetched: those are imported, the page is named,
+and the command exits non-zero telling the --start that goes on from there."""
 
 from __future__ import annotations
 
+import shlex
 from datetime import date
 
 from django.core.management.base import BaseCommand, CommandError
@@ -23,7 +28,8 @@ class Command(BaseCommand):
     help = (
         "Fetch the papers of an arXiv API query (e.g. 'cat:cs.LG AND abs:diffusion'), newest "
         "first, stopping at what the catalogue already has, and import them as the source "
-        f"{SOURCE}. Nothing is written until every page is fetched and valid."
+        f"{SOURCE}. Nothing is written until the pages are fetched; a page that cannot be "
+        "read after others is named, the others imported, and --start says where to go on."
     )
 
     def add_arguments(self, parser):
@@ -38,14 +44,21 @@ class Command(BaseCommand):
         )
         parser.add_argument("--page-size", type=int, default=DEFAULT_PAGE_SIZE)
         parser.add_argument(
+            "--start",
+            type=int,
+            default=0,
+            help="the result to start at (0, the newest): where a broken-off run says to go on",
+        )
+        parser.add_argument(
             "--dry-run", action="store_true", help="report what would change, write nothing"
         )
 
-    def handle(self, *args, query, since, max_results, sort, page_size, dry_run, **options):
+    def handle(self, *args, query, since, max_results, sort, page_size, start, dry_run, **options):
         try:
             with fetch_progress_bars(self.stderr, unit=" papers") as (fetching, importing):
                 run = fetch_arxiv_into_catalogue(
                     query,
+                    start=start,
                     since=since,
                     max_results=max_results,
                     sort=sort,
@@ -60,3 +73,6 @@ class Command(BaseCommand):
         self.stdout.write(run.summary)
         for line in run.report.lines():
             self.stdout.write(line)
+        if run.broken:
+            again = f"manage.py fetch_arxiv {shlex.quote(query)} --start {run.broken.start}"
+            raise CommandError(f"Incomplete: {run.broken}. To go on from there: {again}")
