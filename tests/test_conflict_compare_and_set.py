@@ -80,6 +80,7 @@ def test_three_sources_settle_one_by_one_in_any_order_without_writing_an_older_t
         content = settle(admin_client, chain[source], choice_of[source]).content.decode()
         # Never a's or o's title back: only the newest conflict, c's, is settled.
         assert Paper.objects.get().title in ("Title B", "Title C")
+        assert_settled_values_are_the_papers()
         if source == "c":
             assert "1 conflict settled" in content
         else:
@@ -148,11 +149,11 @@ def test_a_choice_on_a_value_changed_since_writes_and_records_nothing(
         assert "1 conflict settled" in content
         assert conflict.resolution == resolution and paper.title == chosen(conflict)
         return
+    assert paper.title == "Edited By Hand"
+    assert (conflict.resolved_at, conflict.resolution) == (None, "")
     assert f"#{conflict.pk}: the title changed since" in content
     paper_url = reverse("admin:papers_paper_change", args=[paper.pk])
     assert f'<a href="{paper_url}">the paper</a>' in content
-    assert (conflict.resolved_at, conflict.resolution) == (None, "")
-    assert paper.title == "Edited By Hand"
     # Marking it resolved writes no value, so it is allowed.
     settle(admin_client, conflict, "marked")
     conflict.refresh_from_db()
@@ -235,8 +236,8 @@ def test_a_tag_conflict_is_refused_once_the_paper_has_an_incoming_tag(
     content = settle(admin_client, conflict, resolution).content.decode()
     conflict.refresh_from_db()
     if tagged_since:
-        assert f"#{conflict.pk}: the tags changed since" in content
         assert conflict.resolution == ""
+        assert f"#{conflict.pk}: the tags changed since" in content
     else:
         assert "1 conflict settled" in content and conflict.resolution == resolution
     expected = ["Diffusion"] if resolution == "kept" and not tagged_since else None
