@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 from pathlib import Path
 
 import pytest
+from django.db import connection, transaction
 from django.urls import reverse
 
 from papers.conflicts import settle_conflicts
@@ -242,3 +244,52 @@ def test_a_tag_conflict_is_refused_once_the_paper_has_an_incoming_tag(
         assert "1 conflict settled" in content and conflict.resolution == resolution
     expected = ["Diffusion"] if resolution == "kept" and not tagged_since else None
     assert keywords_of(paper) == (expected or ["Diffusion", "Sparsity"])
+
+
+def waiting_on_a_lock() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE wait_event_type = 'Lock' AND datname = current_database()"
+        )
+        return cursor.fetchone()[0] > 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_choice_waits_for_an_edit_in_progress_and_compares_with_its_value(tmp_path):
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite's IMMEDIATE transactions let one writer at a time begin at all")
+    import_from(tmp_path, "o")
+    import_from(tmp_path, "a")
+    conflict, paper = ImportConflict.objects.get(), Paper.objects.get()
+    assert paper.title == "Title A"  # what the conflict calls current: a's, applied
+    edit_holds_the_row, release = threading.Event(), threading.Event()
+    results: list = []
+
+    def edit_by_hand() -> None:
+        with transaction.atomic():
+            Paper.objects.select_for_update().filter(pk=paper.pk).update(title="Edited By Hand")
+            edit_holds_the_row.set()
+            release.wait(30)
+        connection.close()
+
+    def take_incoming() -> None:
+        results.append(settle_conflicts([conflict.pk], resolution="taken", user=None))
+        connection.close()
+
+    editor, settler = threading.Thread(target=edit_by_hand), threading.Thread(target=take_incoming)
+    editor.start()
+    assert edit_holds_the_row.wait(30)
+    settler.start()
+    for _ in range(3000):  # the settle blocks on the edited row, then the edit commits
+        if waiting_on_a_lock():
+            break
+    else:
+        pytest.fail("the settle never waited for the row being edited")
+    release.set()
+    editor.join(30)
+    settler.join(30)
+    (result,) = results
+    assert result.settled == 0 and [r.changed_since for r in result.refused] == [True]
+    conflict.refresh_from_db()
+    assert (conflict.resolution, Paper.objects.get().title) == ("", "Edited By Hand")

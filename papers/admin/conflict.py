@@ -96,6 +96,7 @@ class ImportConflictAdmin(GuardedAdmin, admin.ModelAdmin):
         "resolved_at",
         "resolution",
         "resolved_by",
+        "superseded_by",
     )
 
     def has_add_permission(self, request) -> bool:
