@@ -162,7 +162,7 @@ def test_a_choice_on_a_value_changed_since_writes_and_records_nothing(
     assert conflict.resolution == "marked" and Paper.objects.get().title == "Edited By Hand"
 
 
-def test_a_newer_conflict_supersedes_older_open_ones_whatever_their_source(tmp_path):
+def test_a_newer_conflict_supersedes_older_open_ones_whatever_their_source(admin_client, tmp_path):
     import_from(tmp_path, "o")
     import_from(tmp_path, "a")
     import_from(tmp_path, "b", abstract="Another abstract.")  # title and abstract disputed
@@ -179,6 +179,8 @@ def test_a_newer_conflict_supersedes_older_open_ones_whatever_their_source(tmp_p
     # The newest about the title, and the one about the abstract, stay open.
     assert c.resolved_at is None
     assert conflicts[("b.jsonl", "abstract")].resolved_at is None
+    # The older one's page names the conflict that superseded it.
+    assert f'href="{conflict_url(c)}"' in admin_client.get(conflict_url(b)).content.decode()
 
 
 def test_a_curators_conflict_supersedes_an_open_one_of_two_sources(tmp_path):
