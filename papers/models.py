@@ -45,7 +45,7 @@ from papers.models_search import (
 from papers.models_search import (
     db_column as db_column,
 )
-from papers.querysets import AuthorQuerySet, PaperQuerySet
+from papers.querysets import AuthorQuerySet, ImportConflictQuerySet, PaperQuerySet
 from papers.routes import int_url
 from papers.tags.identity import (
     MAX_TAG_KEY,
@@ -612,7 +612,7 @@ class ImportConflict(models.Model):
         KEPT = "kept", "Kept current"
         TAKEN = "taken", "Took incoming"
         MARKED = "marked", "Marked resolved"
-        SUPERSEDED = "superseded", "Superseded by the source's next value"
+        SUPERSEDED = "superseded", "Superseded by a newer conflict"
 
     # How and by whom it was settled (papers.conflicts); blank while open, and for conflicts
     # settled before this was recorded.
@@ -624,6 +624,12 @@ class ImportConflict(models.Model):
         blank=True,
         related_name="+",
     )
+    # SUPERSEDED: the newer conflict about the field that closed this one (papers.conflicts).
+    superseded_by = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    objects = ImportConflictQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-pk"]

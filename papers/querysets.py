@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from django.apps import apps
 from django.conf import settings
 from django.db import models
-from django.db.models import Case, Count, OuterRef, Prefetch, Q, Subquery, Value, When
+from django.db.models import Case, Count, Max, OuterRef, Prefetch, Q, Subquery, Value, When
 from django.db.models.functions import Length, Substr
 
 from papers.choices import TagKind
@@ -185,6 +185,29 @@ class AuthorQuerySet(models.QuerySet):
     def name_contains(self, fragment: str) -> list[int]:
         """Ids of the authors named like `fragment` (named_like), by id."""
         return list(self.named_like(fragment).order_by("pk").values_list("pk", flat=True))
+
+
+class ImportConflictQuerySet(models.QuerySet):
+    def open(self) -> ImportConflictQuerySet:
+        return self.filter(resolved_at__isnull=True)
+
+    def newest_by_field(self) -> dict[tuple[int, str], int]:
+        """The id of the newest of these conflicts about each (paper, field): ids are given in
+        creation order, where the conflicts of one import share their creation time."""
+        rows = self.order_by().values_list("paper_id", "field").annotate(newest=Max("pk"))
+        return {(paper_id, field): newest for paper_id, field, newest in rows}
+
+    def not_newest(self) -> ImportConflictQuerySet:
+        """These conflicts but the newest about each paper's field (newest_about_field)."""
+        return self.exclude(pk=newest_about_field())
+
+
+def newest_about_field() -> Subquery:
+    """The id of the newest conflict about the outer conflict's paper and field."""
+    same = _model("ImportConflict").objects.filter(
+        paper_id=OuterRef("paper_id"), field=OuterRef("field")
+    )
+    return Subquery(same.order_by("-pk").values("pk")[:1])
 
 
 def keywords_containing(fragment: str, *, limit: int) -> list[int]:

@@ -212,9 +212,11 @@ def build_world() -> World:
         ),
         export=export,
         feed=Feed.objects.create(name=FEED_NAME, target="ICLR.cc/2025/Conference"),
+        # A curator's title kept against a file's: the paper holds `previous`, so "keep
+        # current" is the conflict's own value, not a stale one (papers.conflicts).
         conflict=ImportConflict.objects.create(
             paper=paper,
-            kind=ImportConflict.Kind.SOURCES,
+            kind=ImportConflict.Kind.CURATED,
             field="title",
             source="matrix.jsonl",
             previous=PAPER_TITLE,

@@ -172,8 +172,9 @@ def test_the_bulk_action_settles_list_conflicts_and_refuses_old_ones(admin_clien
     new = list(ImportConflict.objects.order_by("field"))
     assert [c.field for c in new] == ["authors", "tags"]
     # One recorded before the structured values were kept: its names alone cannot be written.
+    # (Of another paper: one listed after these about the same paper would be the newest.)
     old = ImportConflict.objects.create(
-        paper=Paper.objects.get(),
+        paper=Paper.objects.create(title="Another Paper", author_names="Ann One"),
         kind="curated",
         field="authors",
         source="old.jsonl",
@@ -188,7 +189,7 @@ def test_the_bulk_action_settles_list_conflicts_and_refuses_old_ones(admin_clien
     assert "Take incoming: 2 conflicts settled." in content
     assert f"#{old.pk}: recorded without the authors as a list" in content
     assert "edit the authors on the paper&#x27;s page, then mark the conflict resolved" in content
-    paper = Paper.objects.get()
+    paper = Paper.objects.get(forum_id="conf1")
     assert paper.author_names == "Bo Two" and keywords_of(paper) == ["Diffusion", "Sparsity"]
     old.refresh_from_db()
     assert old.resolved_at is None

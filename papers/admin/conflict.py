@@ -20,7 +20,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from papers.admin.guards import GuardedAdmin
-from papers.conflicts import Resolution, settle_conflicts
+from papers.conflicts import Refusal, Resolution, settle_conflicts
 from papers.models import ImportConflict
 from papers.word_diff import diff_html, short_diff
 
@@ -96,6 +96,7 @@ class ImportConflictAdmin(GuardedAdmin, admin.ModelAdmin):
         "resolved_at",
         "resolution",
         "resolved_by",
+        "superseded_by",
     )
 
     def has_add_permission(self, request) -> bool:
@@ -168,19 +169,18 @@ class ImportConflictAdmin(GuardedAdmin, admin.ModelAdmin):
         self._settle(request, queryset, Resolution.MARKED)
 
     def _settle(self, request: HttpRequest, queryset: QuerySet[ImportConflict], resolution) -> None:
-        conflicts = list(queryset.filter(resolved_at__isnull=True).select_related("paper"))
         user = request.user if isinstance(request.user, User) else None
-        result = settle_conflicts(conflicts, resolution=resolution, user=user)
+        ids = queryset.values_list("pk", flat=True)
+        result = settle_conflicts(ids, resolution=resolution, user=user)
         choice = CHOICES[resolution]
-        for conflict in conflicts:
-            if conflict.resolved_at is not None and conflict.resolution == resolution:
-                # The paper's history says what a curator chose, and from which source.
-                self.log_change(
-                    request,
-                    conflict.paper,
-                    f"Import conflict #{conflict.pk} ({conflict.field}, {conflict.source}): "
-                    f"{choice.lower()}.",
-                )
+        for conflict in result.done:
+            # The paper's history says what a curator chose, and from which source.
+            self.log_change(
+                request,
+                conflict.paper,
+                f"Import conflict #{conflict.pk} ({conflict.field}, {conflict.source}): "
+                f"{choice.lower()}.",
+            )
         message = ngettext(
             "%(choice)s: %(count)d conflict settled.",
             "%(choice)s: %(count)d conflicts settled.",
@@ -188,4 +188,23 @@ class ImportConflictAdmin(GuardedAdmin, admin.ModelAdmin):
         ) % {"choice": choice, "count": result.settled}
         self.message_user(request, message, messages.SUCCESS)
         for refusal in result.refused:
-            self.message_user(request, refusal, messages.WARNING)
+            self.message_user(request, refusal_message(refusal), messages.WARNING)
+
+
+def refusal_message(refusal: Refusal) -> str:
+    """Why a conflict was left as it was, with where to go instead: the newer conflict about
+    its field, or the paper whose field was changed by hand."""
+    if refusal.newer_id is not None:
+        url = reverse("admin:papers_importconflict_change", args=[refusal.newer_id])
+        return format_html(
+            '{} Settle the newer one: <a href="{}">conflict #{}</a>.',
+            str(refusal),
+            url,
+            refusal.newer_id,
+        )
+    if refusal.changed_since:
+        url = reverse("admin:papers_paper_change", args=[refusal.paper_id])
+        return format_html(
+            '{} See <a href="{}">the paper</a>, or mark the conflict resolved.', str(refusal), url
+        )
+    return str(refusal)

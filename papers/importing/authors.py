@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from papers.importing.bulk_rows import IN_CHUNK, allocate_ids, chunks, insert_rows
 from papers.importing.records import PaperRecord
-from papers.models import Author
+from papers.models import Author, Authorship
 from papers.text import fold_author_name, normalize_author_name
 
 
@@ -95,6 +95,16 @@ def people_of_data(data: list[dict[str, str]]) -> list[Person]:
     return people_named(
         [entry["name"] for entry in data], [entry.get("profile_id", "") for entry in data]
     )
+
+
+def people_of_paper(paper_id: int) -> list[Person]:
+    """A paper's authors in order, as the loader reads them to compare a record's list."""
+    rows = (
+        Authorship.objects.filter(paper_id=paper_id)
+        .order_by("position")
+        .values_list("author__normalized_name", "author__name", "author__openreview_id")
+    )
+    return [Person(key, name, profile or "") for key, name, profile in rows]
 
 
 def authorship_rows(

@@ -26,10 +26,12 @@ source B never brings A's old values back over B's. A record its source already 
 unchanged, costs one lookup and no write. A missing field never blanks a stored one, imported
 tags are only added, and fields in curator_edited_fields are never overwritten. Both a
 differing value for a curator's field and a value that replaces another source's are listed
-once, in the report and as an ImportConflict for the curators. An abstract whose fingerprint
-equals the stored one counts as unchanged, so two sources that differ only in whitespace do not
-disagree; nor do two that write one value two ways (papers.importing.equivalence: math as
-`$Ω$` or `$\\Omega$`, one OpenReview PDF as `/pdf?id=X` or `/pdf/<hash>.pdf`).
+once, in the report and as an ImportConflict for the curators; a newer conflict about a field
+closes the older open ones (papers.conflicts.supersede_older_conflicts). An abstract whose
+fingerprint equals the stored one counts as unchanged, so two sources that differ only in
+whitespace do not disagree; nor do two that write one value two ways
+(papers.importing.equivalence: math as `$Ω$` or `$\\Omega$`, one OpenReview PDF as `/pdf?id=X`
+or `/pdf/<hash>.pdf`).
 
 The stages that need no batch state live beside it: which paper each record is
 (`matching.py`), the reviews stored after the papers (`review_rows.py`), the authors each name
@@ -50,6 +52,7 @@ from functools import cached_property
 from django.db import connection
 from django.utils import timezone
 
+from papers.conflicts import supersede_older_conflicts
 from papers.duplicate_keys import KEY_COLUMNS, set_duplicate_keys
 from papers.importing.authors import (
     AuthorRow,
@@ -557,9 +560,11 @@ class Loader:
             )
             for paper, conflict in self.conflicts
         ]
-        _settle_superseded_conflicts(rows)
         # query: list the batch's conflicts for the curators
         ImportConflict.objects.bulk_create(rows)
+        # Each is the newest about its field: it closes the older open ones, whatever their
+        # source (and an earlier one of this batch), so only it can be settled.
+        supersede_older_conflicts(row.paper.pk for row in rows)
         self.conflicts = []
 
     def _tags_for(self, wanted: set[tuple[str, str]]) -> dict[tuple[str, str], Tag]:
@@ -581,25 +586,6 @@ class Loader:
         kept tag's (TagAlias)."""
         ident = (kind, tag_key(name))
         return self.aliases.get(ident, ident)
-
-
-def _settle_superseded_conflicts(rows: list[ImportConflict]) -> None:
-    """A source that changes a disputed field again brings a new conflict in place of its
-    open one about that field: the old one, a value the source no longer gives, is marked
-    resolved, so the curators' list shows each dispute once."""
-    disputes = {(row.paper.pk, row.field, row.source) for row in rows}
-    sources = {source for _, _, source in disputes}
-    stale = []
-    for chunk in chunks({paper_id for paper_id, _, _ in disputes}):
-        # query: the open conflicts of the batch's disputed papers
-        open_ones = ImportConflict.objects.filter(
-            resolved_at__isnull=True, paper_id__in=chunk, source__in=sources
-        ).values_list("pk", "paper_id", "field", "source")
-        stale += [pk for pk, *dispute in open_ones if tuple(dispute) in disputes]
-    for chunk in chunks(stale):  # query: settle the superseded ones
-        ImportConflict.objects.filter(pk__in=chunk).update(
-            resolved_at=timezone.now(), resolution=ImportConflict.Resolution.SUPERSEDED
-        )
 
 
 def _new_paper(match: Match) -> Paper:
