@@ -127,13 +127,13 @@ def _run_claimed(claim: claims.Claim[Feed], *, invoked_by: str, user: User | Non
         # What it fetched is imported; the curators see the feed failed, and why, and its next
         # run goes on from the page that broke it off.
         status = Feed.Status.FAILED
-        error = f"{run.broken}; the next run goes on from start={run.broken.start}"
+        problem = f"{run.broken}; the next run goes on from start={run.broken.start}"
         resume_start = run.broken.start
     else:
-        status, error, resume_start = Feed.Status.OK, "", None
+        status, problem, resume_start = Feed.Status.OK, "", None
     recorded = claim.release(
         last_status=status,
-        last_error=error,
+        last_error=problem,
         arxiv_resume_start=resume_start,
         last_created=total.created,
         last_updated=total.updated,
@@ -145,7 +145,7 @@ def _run_claimed(claim: claims.Claim[Feed], *, invoked_by: str, user: User | Non
         added = Paper.objects.filter(created_at__gte=started).values_list("pk", flat=True)
         feed_added_papers.send(Feed, paper_ids=list(added))
     if run.broken:
-        line = f"failed: {error}; {_counts_line(run)}"
+        line = f"failed: {problem}; {_counts_line(run)}"
         return _outcome(feed, recorded, ok=False, line=line)
     return _outcome(feed, recorded, ok=True, line=_counts_line(run))
 
