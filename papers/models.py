@@ -3,7 +3,8 @@ that wrote them.
 
 Over 600 lines: the catalogue's models that refer to each other (papers, authors, tags, imports,
 reviews) stay together; what needs none of them has its own module, re-exported here: the search
-change log (models_search.py), feeds (models_feeds.py), tag kinds (choices.py).
+change log (models_search.py), feeds (models_feeds.py), import conflicts (models_conflicts.py),
+tag kinds (choices.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 from papers.arxiv_categories import category_label
 from papers.choices import TagKind as TagKind  # a leaf module: querysets need it too
 from papers.duplicate_keys import KEY_COLUMNS, set_duplicate_keys
+from papers.models_conflicts import ImportConflict as ImportConflict  # its own module
 from papers.models_feeds import Feed as Feed  # its own module: this one is long enough
 from papers.models_search import (  # the search change log: its own module
     SEARCH_SEQUENCE_PK as SEARCH_SEQUENCE_PK,
@@ -45,7 +47,7 @@ from papers.models_search import (
 from papers.models_search import (
     db_column as db_column,
 )
-from papers.querysets import AuthorQuerySet, ImportConflictQuerySet, PaperQuerySet
+from papers.querysets import AuthorQuerySet, PaperQuerySet
 from papers.routes import int_url
 from papers.tags.identity import (
     MAX_TAG_KEY,
@@ -62,6 +64,7 @@ from papers.text import (
     MAX_DOI,
     MAX_FORUM_ID,
     MAX_OPENREVIEW_ID,
+    MAX_SOURCE_NAME,
     MAX_TAG_NAME,
     MAX_TITLE,
     MAX_URL,
@@ -524,7 +527,6 @@ class MergedPaper(models.Model):
         return f"#{self.paper_id} merged into #{self.into_id}"
 
 
-MAX_SOURCE_NAME = 200
 # "id:" + a forum id, "arxiv:" + an arXiv id, "doi:" + a DOI or "fp:" + an abstract fingerprint.
 MAX_SOURCE_KEY = max(MAX_FORUM_ID, MAX_ARXIV_ID, MAX_DOI, 64) + len("arxiv:")
 
@@ -577,72 +579,6 @@ class SourceFile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source} ({self.records} records)"
-
-
-class ImportConflict(models.Model):
-    """A value an import could not simply apply, listed once for the curators."""
-
-    class Kind(models.TextChoices):
-        CURATED = "curated", "Curator's value kept"
-        SOURCES = "sources", "Sources disagree"
-
-    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="import_conflicts")
-    kind = models.CharField(max_length=10, choices=Kind.choices)
-    field = models.CharField(max_length=20)
-    # The file (and line) whose value is involved.
-    source = models.CharField(max_length=MAX_SOURCE_NAME)
-    line = models.PositiveIntegerField(null=True, blank=True)
-    # CURATED: the curator's value (kept) and the file's (not applied).
-    # SOURCES: the value another source had supplied (replaced) and this file's (applied).
-    previous = models.TextField(blank=True)
-    incoming = models.TextField(blank=True)
-    # The two values of an author list or tags as an import reads them, for settling the
-    # conflict (papers.conflicts): authors as [{"name", "profile_id" when known}] in order,
-    # tags as [{"kind", "name"}]. Null for scalar fields, whose text above is the value, and
-    # for conflicts recorded before these were kept (those are settled on the paper's page).
-    previous_data = models.JSONField(null=True, blank=True)
-    incoming_data = models.JSONField(null=True, blank=True)
-    import_run = models.ForeignKey(
-        ImportRun, on_delete=models.SET_NULL, null=True, blank=True, related_name="conflicts_found"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    resolved_at = models.DateTimeField(null=True, blank=True)
-
-    class Resolution(models.TextChoices):
-        KEPT = "kept", "Kept current"
-        TAKEN = "taken", "Took incoming"
-        MARKED = "marked", "Marked resolved"
-        SUPERSEDED = "superseded", "Superseded by a newer conflict"
-
-    # How and by whom it was settled (papers.conflicts); blank while open, and for conflicts
-    # settled before this was recorded.
-    resolution = models.CharField(max_length=12, choices=Resolution.choices, blank=True)
-    resolved_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
-    # SUPERSEDED: the newer conflict about the field that closed this one (papers.conflicts).
-    superseded_by = models.ForeignKey(
-        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-
-    objects = ImportConflictQuerySet.as_manager()
-
-    class Meta:
-        ordering = ["-created_at", "-pk"]
-        indexes = [
-            models.Index(
-                fields=["-created_at"],
-                condition=Q(resolved_at__isnull=True),
-                name="papers_conflict_open",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.get_kind_display()}: {self.field} of paper {self.paper_id}"
 
 
 # --- Reviews --------------------------------------------------------------------------------

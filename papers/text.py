@@ -32,6 +32,8 @@ MAX_TAGS_PER_PAPER = 100  # imported tags of one record
 MAX_URL = 500
 MAX_FORUM_ID = 100
 MAX_ARXIV_ID = 50
+# A source as the import history names it: a file name, or "openreview:" + a venue id.
+MAX_SOURCE_NAME = 200
 MAX_DOI = 200
 MAX_OPENREVIEW_ID = 100  # an author's OpenReview profile id, "~Jane_Doe1"
 MAX_BODY = 20_000  # a note or a comment
