@@ -11,14 +11,8 @@ from django.http import QueryDict
 from django.utils.http import urlencode
 
 from alerts.models import MAX_QUERY, SavedSearch
-from papers.facet_registry import FACETS, RESOLVED_FACETS
-from papers.filters import (
-    MAX_VALUES_PER_FACET,
-    BrowseState,
-    PaperFilter,
-    Selection,
-    listing_options,
-)
+from papers.facet_registry import FACETS
+from papers.filters import BrowseState, PaperFilter, states_of
 from papers.models import Paper
 from papers.search import engine
 from papers.search.engine import BrowseQuery
@@ -56,92 +50,74 @@ def normalise_query(raw: str, user) -> Normalised:
     return Normalised(urlencode(params), list(state.selection.ignored))
 
 
-def _engine_query(state: BrowseState, mine_sets: dict[str, frozenset[int]]):
-    return state.engine_query(page=1, mine_sets=mine_sets if _uses_mine(state) else {})
-
-
 def _uses_mine(state: BrowseState) -> bool:
     """Whether the search selects the member's own papers (the "mine" facet)."""
     return bool(state.selection.choices.get("mine"))
 
 
 def browse_states(searches: list[SavedSearch], user) -> list[BrowseState]:
-    """Each search's list page state, as PaperFilter.state reads its URL, with the facet
-    values of all the searches resolved to rows in one query: the list page's own resolution
-    (PaperFilter.selection) run once over them all, then handed back to each search. Falls
-    back to a query per search when together they pass the limit of values per facet."""
-    request = SimpleNamespace(user=user)
-    filters = [PaperFilter(QueryDict(search.query), request=request) for search in searches]
-    merged = QueryDict(mutable=True)
-    resolved_params = [spec.param for spec in RESOLVED_FACETS]
-    for name in resolved_params:
-        values = {str(v): None for f in filters for v in f.cleaned.get(name) or []}
-        if len(values) > MAX_VALUES_PER_FACET:
-            return [f.state for f in filters]
-        merged.setlist(name, list(values))
-    resolved = PaperFilter(merged, request=request).selection
-    states = []
-    for f in filters:
-        # A slug of a tag merged into another (TagAlias) stands for the kept tag, whose slug
-        # the shared resolution holds: without this, a search on a merged keyword lost its
-        # keyword and matched every paper.
-        wanted = {
-            name: {resolved.moved.get(name, {}).get(value, value) for value in values}
-            for name in resolved_params
-            for values in [f.cleaned.get(name) or []]
-        }
-        selection = Selection(
-            tags={
-                name: [tag for tag in tags if tag.slug in wanted[name]]
-                for name, tags in resolved.tags.items()
-            },
-            authors=[author for author in resolved.authors if author.pk in wanted["author"]],
-            choices=f.chosen(),
-        )
-        # As PaperFilter.state builds it, with the shared resolution (a saved search has no
-        # page and never the as-you-type flag).
-        states.append(
-            BrowseState(
-                options=listing_options(f.data),
-                selection=selection,
-                logged_in=f.user is not None,
-            )
-        )
-    return states
+    """Each search's list page state, read by the list page's own code (papers.filters), their
+    facet values resolved together: a merged tag or author stands for the kept one."""
+    queries = [QueryDict(search.query) for search in searches]
+    return states_of(queries, request=SimpleNamespace(user=user))
 
 
-def _mine_sets(user, states: list[BrowseState]) -> dict[str, frozenset[int]]:
-    # One query, only when a search uses the "mine" facet; always the owner's own papers.
-    return Paper.objects.mine_sets(user) if any(_uses_mine(s) for s in states) else {}
+@dataclass(frozen=True)
+class Standing:
+    """Where a saved search stands: its new papers, or why it matches nothing."""
+
+    new: int
+    # When a facet's values all name nothing any more (an author deleted, not merged), the
+    # values left out: the search then matches nothing rather than every paper.
+    gone: list[str]
 
 
-def _engine_queries(user, searches) -> list[tuple[SavedSearch, BrowseQuery]]:
-    """Each search with its query for the index: their facet values resolved in one query,
+def _engine_queries(user, searches) -> list[tuple[SavedSearch, BrowseQuery | None, BrowseState]]:
+    """Each search with its query for the index (None for a search that matches nothing) and
+    its state: their facet values resolved in one query (two if one names a merged record),
     the member's own papers in one more if a search uses "mine"."""
     searches = list(searches)
     if not searches:
         return []
     states = browse_states(searches, user)
-    mine_sets = _mine_sets(user, states)
+    # One query, only when a search uses the "mine" facet; always the owner's own papers.
+    uses_mine = any(_uses_mine(state) for state in states)
+    mine_sets = Paper.objects.mine_sets(user) if uses_mine else {}
     return [
-        (search, _engine_query(state, mine_sets))
+        (search, _engine_query(state, mine_sets), state)
         for search, state in zip(searches, states, strict=True)
     ]
 
 
-def new_counts(user, searches) -> dict[int, int]:
-    """Saved search pk -> how many of its papers were created after its last_seen_at.
+def _engine_query(state: BrowseState, mine_sets: dict[str, frozenset[int]]) -> BrowseQuery | None:
+    if state.selection.vanished:
+        return None
+    return state.engine_query(page=1, mine_sets=mine_sets if _uses_mine(state) else {})
 
-    At most three queries, however many searches: their facet values resolved to rows, the
-    member's own papers if a search uses "mine", and the index's catch-up check."""
+
+def standings(user, searches) -> dict[int, Standing]:
+    """Saved search pk -> how many of its papers were created after its last_seen_at, and what
+    vanished if it matches nothing.
+
+    At most four queries, however many searches: their facet values resolved to rows (and to
+    the kept ones of merged values, when any is not found), the member's own papers if a
+    search uses "mine", and the index's catch-up check."""
     queries = _engine_queries(user, searches)
     if not queries:
         return {}
     searcher = current_searcher()
     return {
-        search.pk: engine.count_created_after(searcher, query, search.last_seen_at)
-        for search, query in queries
+        search.pk: Standing(
+            new=engine.count_created_after(searcher, query, search.last_seen_at) if query else 0,
+            gone=[] if query else list(state.selection.ignored),
+        )
+        for search, query, state in queries
     }
+
+
+def new_counts(user, searches) -> dict[int, int]:
+    """Saved search pk -> how many of its papers were created after its last_seen_at."""
+    return {pk: standing.new for pk, standing in standings(user, searches).items()}
 
 
 def new_ids(
@@ -153,6 +129,8 @@ def new_ids(
         return {}
     searcher = current_searcher()
     return {
-        search.pk: engine.ids_created_after(searcher, query, since[search.pk], limit)
-        for search, query in queries
+        search.pk: (
+            engine.ids_created_after(searcher, query, since[search.pk], limit) if query else ([], 0)
+        )
+        for search, query, _state in queries
     }

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from alerts.forms import RenameForm, SaveSearchForm
 from alerts.lab import DEFAULT_PERIOD, PERIODS, lab_page
 from alerts.models import DigestState, SavedSearch, new_token
-from alerts.queries import new_counts
+from alerts.queries import standings
 from annotations.views.common import unconfirmed_delete
 from papers.views import HtmxHttpRequest
 
@@ -33,13 +33,13 @@ def _get_search_for_user(request: MemberRequest, pk: int) -> SavedSearch:
 @login_required
 def searches(request: MemberRequest) -> HttpResponse:
     saved = list(request.user.saved_searches.all())
-    counts = new_counts(request.user, saved)
+    standing = standings(request.user, saved)
     digest = DigestState.objects.filter(user=request.user).first()
     return render(
         request,
         "alerts/searches.html",
         {
-            "rows": [(s, counts[s.pk]) for s in saved],
+            "rows": [(s, standing[s.pk]) for s in saved],
             "unsubscribed": bool(digest and digest.unsubscribed_at),
         },
     )

@@ -20,11 +20,11 @@ from django.utils.text import slugify
 
 from annotations import export_data, export_notes, selectors
 from annotations.models import ReadingList
+from papers import identity
 from papers.filters import PaperFilter
 from papers.models import Author, Paper, Tag
 from papers.search import engine
 from papers.search.sync import current_searcher
-from papers.tags import service as tag_service
 
 
 @dataclass(frozen=True)
@@ -126,12 +126,16 @@ def _list_export(user, params: QueryDict, pk: int) -> ExportSource:
 
 
 def _author_export(user, params: QueryDict, pk: int) -> ExportSource:
-    return author_source(get_object_or_404(Author, pk=pk))
+    # A merged author's address exports the kept author, as their page shows.
+    found = identity.author_at(pk)
+    if found is None:
+        raise Http404("No such author.")
+    return author_source(found[0])
 
 
 def _tag_export(user, params: QueryDict, kind: str, slug: str) -> ExportSource:
     # A merged spelling's address exports the kept tag, as its page shows.
-    found = tag_service.tag_at(kind, slug)
+    found = identity.tag_at(kind, slug)
     if found is None:
         raise Http404("No tag at this address.")
     return tag_source(found[0])

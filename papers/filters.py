@@ -10,16 +10,16 @@ whose filters would only have built the form.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from django import forms
-from django.db.models import Q, QuerySet, Value
 from django.http import QueryDict
 from django.utils.datastructures import MultiValueDict
 
+from papers import identity
 from papers.facet_registry import (
     FACETS,
     INDEXED_FACETS,
@@ -30,12 +30,10 @@ from papers.facet_registry import (
     FacetSpec,
     Resolves,
 )
-from papers.models import Author, Tag
 from papers.numbers import parse_id
 from papers.search import meaning
 from papers.search.engine import NOT_GIVEN, BrowseQuery
 from papers.search.query import parse_query
-from papers.tags import service as tag_service
 from papers.tags.identity import looks_like_slug
 
 MAX_VALUES_PER_FACET = 20
@@ -108,15 +106,19 @@ class ResolvedAuthor:
 
 @dataclass
 class Selection:
-    """The facet values of the request that exist in the database, in the order given."""
+    """The facet values of the request that name a record, in the order given: a merged tag's
+    or author's as the kept one (papers.identity)."""
 
     tags: dict[str, list[ResolvedTag]] = field(default_factory=dict)
     authors: list[ResolvedAuthor] = field(default_factory=list)
     # The choice facets' values (FacetSpec.choices keys), by parameter.
     choices: dict[str, list[str]] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
-    # Slugs of tags merged into others (TagAlias), by parameter: old slug -> kept tag's slug.
+    # Values of merged tags and authors, by parameter: old slug or id -> the kept one's.
     moved: dict[str, dict[str, str]] = field(default_factory=dict)
+    # The facets (parameters) given values of which none names a record (deleted, or never
+    # was): left out, the facet would not filter at all, so a saved search matches nothing.
+    vanished: list[str] = field(default_factory=list)
 
     def ids(self, facet: str) -> frozenset[int]:
         """The selected tags' or authors' ids."""
@@ -126,7 +128,7 @@ class Selection:
 
     def values(self, spec: FacetSpec) -> list[str | int]:
         """The selected values as a URL names them, in the order given: slugs (a merged tag's
-        as the kept tag's), author ids or choices."""
+        as the kept tag's), author ids (a merged author's as the kept one's) or choices."""
         if spec.resolves == Resolves.TAG:
             return [tag.slug for tag in self.tags.get(spec.param, [])]
         if spec.resolves == Resolves.AUTHOR:
@@ -142,15 +144,25 @@ class Selection:
 
 
 class PaperFilter:
-    """The list page's parameters (a QueryDict, or None for none) as `user` may use them."""
+    """The list page's parameters (a QueryDict, or None for none) as `user` may use them.
 
-    def __init__(self, data: QueryDict | None = None, *, request=None) -> None:
+    `resolved`: the facet values already resolved (identity.resolve), for callers reading many
+    queries at once (a member's saved searches); it must hold every value of `data`."""
+
+    def __init__(
+        self,
+        data: QueryDict | None = None,
+        *,
+        request=None,
+        resolved: identity.Resolved | None = None,
+    ) -> None:
         self.data = data
         self.is_bound = data is not None
         self.form = FacetForm(data)
         user = getattr(request, "user", None)
         # The "mine" facet exists only for a logged-in user; otherwise it is ignored.
         self.user = user if user is not None and user.is_authenticated else None
+        self._resolved = resolved
 
     @cached_property
     def cleaned(self) -> dict:
@@ -159,67 +171,61 @@ class PaperFilter:
         self.form.is_valid()  # ValueListField never fails; this only fills cleaned_data.
         return self.form.cleaned_data
 
+    def wanted(self) -> tuple[dict[str, list[str]], list[int]]:
+        """The tag slugs (by tag kind) and author ids the parameters name, to resolve."""
+        tags: dict[str, list[str]] = {}
+        for name, kind in _TAG_KINDS.items():
+            tags.setdefault(kind, []).extend(self.cleaned.get(name) or [])
+        return tags, list(self.cleaned.get("author") or [])
+
     @cached_property
     def selection(self) -> Selection:
-        """Resolve slugs and ids to rows: one UNION query if anything is selected, else none."""
-        wanted_tags = {name: self.cleaned.get(name) or [] for name in _TAG_KINDS}
-        wanted_authors = self.cleaned.get("author") or []
-        parts: list[QuerySet] = []  # rows of (tag kind or "author", pk, slug, name)
-        tag_condition = Q()
-        for name, slugs in wanted_tags.items():
-            if slugs:
-                tag_condition |= Q(kind=_TAG_KINDS[name], slug__in=slugs)
-        if tag_condition:
-            parts.append(
-                Tag.objects.filter(tag_condition)
-                .order_by()
-                .values_list("kind", "pk", "slug", "name")
-            )
-        if wanted_authors:
-            parts.append(
-                Author.objects.filter(pk__in=wanted_authors)
-                .order_by()
-                .annotate(facet=Value("author"), no_slug=Value(""))
-                .values_list("facet", "pk", "no_slug", "name")
-            )
-        rows = list(parts[0].union(*parts[1:], all=True)) if parts else []
-
-        found_tags = {(kind, slug): (pk, name) for kind, pk, slug, name in rows if kind != "author"}
+        """The records the facet values stand for (papers.identity.resolve: none, one or two
+        queries; none when given `resolved`)."""
+        resolved = self._resolved
+        if resolved is None:
+            resolved = identity.resolve(*self.wanted())
         spec_of = {spec.param: spec for spec in TAG_FACETS}
-        found_authors = {pk: name for kind, pk, _slug, name in rows if kind == "author"}
-        merged = self._merged_tags(wanted_tags, found_tags)
-        selection = Selection(
-            moved={
-                name: {old: tag.slug for old, tag in tags.items()} for name, tags in merged.items()
-            }
-        )
-        for name, slugs in wanted_tags.items():
+        selection = Selection(choices=self.chosen())
+        for name, kind in _TAG_KINDS.items():
             selection.tags[name] = []
-            for slug in slugs:
-                hit = found_tags.get((_TAG_KINDS[name], slug))
+            for slug in self.cleaned.get(name) or []:
+                kept = resolved.tag(kind, slug)
                 if slug == NOT_GIVEN_SLUG and spec_of[name].has_not_given:
-                    hit = (NOT_GIVEN, NOT_GIVEN_LABEL)
-                if hit:
-                    selection.tags[name].append(ResolvedTag(pk=hit[0], slug=slug, name=hit[1]))
-                elif slug in merged.get(name, {}):  # saved searches, feeds: the kept tag
-                    into = merged[name][slug]
-                    if all(tag.pk != into.pk for tag in selection.tags[name]):
-                        selection.tags[name].append(into)
-                else:
-                    selection.ignored.append(f"{name} “{slug}”")
-        for pk in wanted_authors:
-            if pk in found_authors:
-                selection.authors.append(ResolvedAuthor(pk=pk, name=found_authors[pk]))
-            else:
-                selection.ignored.append(f"author #{pk}")
-        selection.choices = self.chosen()
+                    kept = identity.Kept(NOT_GIVEN, slug, NOT_GIVEN_LABEL)
+                if added := self._select(selection, name, slug, kept, f"{name} “{slug}”"):
+                    selection.tags[name].append(ResolvedTag(added.pk, added.slug, added.name))
+        for pk in self.cleaned.get("author") or []:
+            kept = resolved.author(pk)
+            if added := self._select(selection, "author", str(pk), kept, f"author #{pk}"):
+                selection.authors.append(ResolvedAuthor(added.pk, added.name))
         # Invalid raw values (author=abc, bad slugs) are reported too.
         for name in (spec.param for spec in RESOLVED_FACETS):
-            kept = {str(v) for v in self.cleaned.get(name) or []}
-            for raw in self.data.getlist(name) if isinstance(self.data, MultiValueDict) else []:
-                if raw.strip() and raw.strip() not in kept:
-                    selection.ignored.append(f"{name} “{raw.strip()[:40]}”")
+            kept_values = {str(v) for v in self.cleaned.get(name) or []}
+            raw_values = [raw.strip() for raw in self._raw(name) if raw.strip()]
+            for raw in raw_values:
+                if raw not in kept_values:
+                    selection.ignored.append(f"{name} “{raw[:40]}”")
+            if raw_values and not selection.ids(name):
+                selection.vanished.append(name)
         return selection
+
+    @staticmethod
+    def _select(
+        selection: Selection, name: str, value: str, kept: identity.Kept | None, label: str
+    ) -> identity.Kept | None:
+        """`kept` (what `value` of facet `name` stands for) if it joins the selection: not
+        when it names nothing (noted as ignored, as `label`) or a record already selected (a
+        merged one's value given beside the kept one's)."""
+        if kept is None:
+            selection.ignored.append(label)
+            return None
+        if kept.merged:  # a tag's value is its slug, an author's (who has none) their id
+            selection.moved.setdefault(name, {})[value] = kept.slug or str(kept.pk)
+        return None if kept.pk in selection.ids(name) else kept
+
+    def _raw(self, name: str) -> list[str]:
+        return self.data.getlist(name) if isinstance(self.data, MultiValueDict) else []
 
     def chosen(self) -> dict[str, list[str]]:
         """The choice facets' values (no database row names them), by parameter; a facet for
@@ -230,34 +236,17 @@ class PaperFilter:
             if spec.resolves == Resolves.CHOICE and (self.user or not spec.logged_in_only)
         }
 
-    @staticmethod
-    def _merged_tags(
-        wanted_tags: dict[str, list], found_tags: dict
-    ) -> dict[str, dict[str, ResolvedTag]]:
-        """The wanted slugs no tag has that name a tag merged into another, with the kept tag:
-        one query, and only when some slug was not found."""
-        unknown = {
-            _TAG_KINDS[name]: [slug for slug in slugs if (_TAG_KINDS[name], slug) not in found_tags]
-            for name, slugs in wanted_tags.items()
-        }
-        if not any(unknown.values()):
-            return {}
-        params = {kind: name for name, kind in _TAG_KINDS.items()}
-        merged: dict[str, dict[str, ResolvedTag]] = {}
-        for (kind, slug), kept in tag_service.kept_tags_of_slugs(unknown).items():
-            merged.setdefault(params[kind], {})[slug] = ResolvedTag(kept.pk, kept.slug, kept.name)
-        return merged
-
-    def query_without_merged_tags(self) -> QueryDict | None:
-        """The request's parameters with each merged tag's slug replaced by its kept tag's,
-        or None when no parameter names a merged tag: old links to a merged tag keep working."""
+    def canonical_query(self) -> QueryDict | None:
+        """The request's parameters with each merged tag's slug and merged author's id
+        replaced by the kept one's, or None when no parameter names a merged record: old
+        links keep working, and the address bar shows what the page shows."""
         moved = self.selection.moved
         if not moved or not isinstance(self.data, QueryDict):
             return None
         query = self.data.copy()
-        for name, slugs in moved.items():
-            values = [slugs.get(value.strip(), value) for value in query.getlist(name)]
-            query.setlist(name, list(dict.fromkeys(values)))
+        for name, values in moved.items():
+            kept = [values.get(value.strip(), value) for value in query.getlist(name)]
+            query.setlist(name, list(dict.fromkeys(kept)))
         return query
 
     @cached_property
@@ -273,6 +262,22 @@ class PaperFilter:
             # An as-you-type request whose last word is unfinished (no space typed after it).
             typing=data.get(TYPING_PARAM) == "1" and bool(raw_q) and not raw_q[-1].isspace(),
         )
+
+
+def states_of(queries: Sequence[QueryDict], *, request) -> list[BrowseState]:
+    """The list page's state for each of several query strings (a member's saved searches),
+    as PaperFilter.state reads each, with the facet values of all of them resolved together:
+    one or two queries however many (papers.identity.resolve)."""
+    filters = [PaperFilter(query, request=request) for query in queries]
+    tags: dict[str, list[str]] = {}
+    authors: list[int] = []
+    for each in filters:
+        wanted_tags, wanted_authors = each.wanted()
+        for kind, slugs in wanted_tags.items():
+            tags.setdefault(kind, []).extend(slugs)
+        authors += wanted_authors
+    resolved = identity.resolve(tags, authors)
+    return [PaperFilter(each.data, request=request, resolved=resolved).state for each in filters]
 
 
 SORT_CHOICES = {

@@ -4,7 +4,7 @@ that wrote them.
 Over 600 lines: the catalogue's models that refer to each other (papers, authors, tags, imports,
 reviews) stay together; what needs none of them has its own module, re-exported here: the search
 change log (models_search.py), feeds (models_feeds.py), import conflicts (models_conflicts.py),
-tag kinds (choices.py).
+merged papers' and authors' identities (models_merged.py), tag kinds (choices.py).
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ from papers.choices import TagKind as TagKind  # a leaf module: querysets need i
 from papers.duplicate_keys import KEY_COLUMNS, set_duplicate_keys
 from papers.models_conflicts import ImportConflict as ImportConflict  # its own module
 from papers.models_feeds import Feed as Feed  # its own module: this one is long enough
+from papers.models_merged import MergedAuthor as MergedAuthor  # what merges leave: their own
+from papers.models_merged import MergedPaper as MergedPaper
 from papers.models_search import (  # the search change log: its own module
     SEARCH_SEQUENCE_PK as SEARCH_SEQUENCE_PK,
 )
@@ -500,31 +502,6 @@ class PaperTag(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tag} on {self.paper}"
-
-
-class MergedPaper(models.Model):
-    """A paper a curator merged into another, kept by its identity: an import that brings its
-    forum id (or, lacking one, its abstract) again updates the paper it was merged into."""
-
-    # The deleted paper's id: its old URL redirects to `into` (papers.views.paper_detail).
-    paper_id = models.BigIntegerField()
-    forum_id = models.CharField(max_length=MAX_FORUM_ID, blank=True)
-    abstract_fingerprint = models.CharField(max_length=64, blank=True)
-    title = models.CharField(max_length=MAX_TITLE, blank=True)
-    # Merging `into` later moves these rows on to its own kept paper.
-    into = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="merged_papers")
-    merged_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-merged_at", "-pk"]
-        indexes = [
-            # The importer looks forum ids and fingerprints up here when no paper has them.
-            models.Index(fields=["forum_id"], name="papers_merged_forum_id"),
-            models.Index(fields=["abstract_fingerprint"], name="papers_merged_fingerprint"),
-        ]
-
-    def __str__(self) -> str:
-        return f"#{self.paper_id} merged into #{self.into_id}"
 
 
 # "id:" + a forum id, "arxiv:" + an arXiv id, "doi:" + a DOI or "fp:" + an abstract fingerprint.

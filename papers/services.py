@@ -18,6 +18,7 @@ from papers.importing.sources import RELEASED
 from papers.models import (
     Author,
     Authorship,
+    MergedAuthor,
     MergedPaper,
     Paper,
     SearchChange,
@@ -78,7 +79,8 @@ def profiles_of(authors: Iterable[Author]) -> list[str]:
 
 @transaction.atomic
 def merge_authors(*, target: Author, others: Iterable[Author]) -> MergeResult:
-    """Give every paper of `others` to `target`, then delete `others`; the target keeps the
+    """Give every paper of `others` to `target`, then delete `others`, remembering their ids
+    (MergedAuthor: their old addresses lead to the target); the target keeps the
     OpenReview profile id one of them had. Raises TwoProfiles, merging nothing, when two of
     them have different profile ids: imports would split them again by their ids.
 
@@ -123,6 +125,12 @@ def merge_authors(*, target: Author, others: Iterable[Author]) -> MergeResult:
     # Delete first: the kept row may take over the (paper, author) slot of a dropped one.
     Authorship.objects.filter(pk__in=to_delete).delete()
     Authorship.objects.filter(pk__in=to_retarget).update(author=target)
+    # Their ids stand for the target from now on (papers.identity: their pages, saved
+    # searches, filters), and so do the ids of authors merged into them before.
+    MergedAuthor.objects.filter(into_id__in=other_ids).update(into=target)
+    MergedAuthor.objects.bulk_create(
+        MergedAuthor(author_id=author.pk, name=author.name, into=target) for author in others
+    )
     Author.objects.filter(pk__in=other_ids).delete()
     if profiles and target.openreview_id != profiles[0]:  # freed by the delete
         target.openreview_id = profiles[0]

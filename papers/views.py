@@ -18,7 +18,7 @@ from django.http import (
     HttpResponsePermanentRedirect,
     QueryDict,
 )
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.http import urlencode
@@ -26,6 +26,7 @@ from django.views.decorators.http import require_POST
 from django_htmx.middleware import HtmxDetails
 
 from annotations import throttle
+from papers import identity
 from papers.facet_registry import facet_of_kind
 from papers.facets import cleared_query, listing_facets, selection_chips, top_authors
 from papers.filters import (
@@ -36,7 +37,7 @@ from papers.filters import (
     shareable_query,
 )
 from papers.listing import with_listing
-from papers.models import Author, Authorship, MergedPaper, Paper, PaperTag, Tag
+from papers.models import Author, Authorship, Paper, PaperTag, Tag
 from papers.navigation import result_link_prefix, results_navigation
 from papers.querysets import keywords_containing
 from papers.routes import int_url
@@ -50,7 +51,6 @@ from papers.sources.single import (
     paper_for_identifier,
     service_name,
 )
-from papers.tags import service as tag_service
 from papers.text import MAX_TITLE
 
 logger = logging.getLogger(__name__)
@@ -96,7 +96,7 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
     if named is not None and not request.htmx:
         return redirect(named)
     filters = PaperFilter(request.GET, request=request)
-    if (canonical := filters.query_without_merged_tags()) is not None:
+    if (canonical := filters.canonical_query()) is not None:
         return redirect(f"{request.path}?{canonical.urlencode()}", permanent=True)
     state = filters.state
     searcher = current_searcher()
@@ -236,10 +236,15 @@ def paper_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def _merged_paper(request: HttpRequest, pk: int) -> HttpResponse:
     """A paper merged into another lives on as that one: links to it (a member's notes, an
     export, a bookmark) lead there. Any other missing paper is a 404."""
-    kept = MergedPaper.objects.filter(paper_id=pk).values_list("into_id", flat=True).first()
+    kept = identity.paper_merged_into(pk)
     if kept is None:
         raise Http404("No such paper.")
-    url = int_url("papers:detail", kept)
+    return _moved_to(request, int_url("papers:detail", kept))
+
+
+def _moved_to(request: HttpRequest, url: str) -> HttpResponsePermanentRedirect:
+    """The permanent redirect of a merged record's page to the kept one's, with the page
+    asked for (its query string)."""
     query = request.GET.urlencode()
     return HttpResponsePermanentRedirect(f"{url}?{query}" if query else url)
 
@@ -255,8 +260,19 @@ def _similar_papers(searcher, paper: Paper) -> list[Paper]:
     return papers
 
 
+def author_at(pk: int) -> tuple[Author, bool]:
+    """The author at the address of id `pk`, and whether that is the address of an author
+    merged into them (their pages redirect to the kept author's); 404 for neither."""
+    found = identity.author_at(pk)
+    if found is None:
+        raise Http404("No such author.")
+    return found
+
+
 def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    author = get_object_or_404(Author, pk=pk)
+    author, merged = author_at(pk)
+    if merged:  # merged into another author: their page is the kept author's
+        return _moved_to(request, int_url("papers:author", author.pk))
     total = Authorship.objects.filter(author=author).count()  # index-only on (author, paper)
     papers = Paper.objects.for_browsing().by_author(author.pk, many=total > MANY_PAPERS)
     page = _page(papers.sorted_by("newest"), total, request)
@@ -275,7 +291,7 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def tag_at(kind: str, slug: str) -> tuple[Tag, bool]:
     """The tag at the address of `kind` and `slug`, and whether that is the address of a
     spelling merged into it (its pages redirect to the tag's own); 404 for neither."""
-    found = tag_service.tag_at(kind, slug)
+    found = identity.tag_at(kind, slug)
     if found is None:
         raise Http404("No tag at this address.")
     return found
@@ -284,9 +300,7 @@ def tag_at(kind: str, slug: str) -> tuple[Tag, bool]:
 def tag_detail(request: HttpRequest, kind: str, slug: str) -> HttpResponse:
     tag, merged = tag_at(kind, slug)
     if merged:  # merged into another tag: its page is the kept tag's
-        query = request.GET.urlencode()  # the page asked for
-        url = tag.get_absolute_url()
-        return HttpResponsePermanentRedirect(f"{url}?{query}" if query else url)
+        return _moved_to(request, tag.get_absolute_url())
     total = PaperTag.objects.filter(tag=tag).count()  # index-only on (tag, paper)
     papers = Paper.objects.for_browsing().with_tag(tag.pk, many=total > MANY_PAPERS)
     page = _page(papers.sorted_by("newest"), total, request)

@@ -20,8 +20,9 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_POST, require_safe
 
 from annotations import throttle
+from papers import identity
 from papers.downloads import served_as_file
-from papers.models import MergedPaper, Paper
+from papers.models import Paper
 from papers.numbers import MAX_ID
 from papers.routes import int_url
 from pdfs.forms import PdfUploadForm
@@ -99,7 +100,7 @@ def reader(request: HttpRequest, pk: int) -> HttpResponse:
     paper = Paper.objects.with_people_and_tags().select_related("pdf_file").filter(pk=pk).first()
     if paper is None:
         # A paper merged into another is read there (highlights moved with it), as its page is.
-        kept = MergedPaper.objects.filter(paper_id=pk).values_list("into_id", flat=True).first()
+        kept = identity.paper_merged_into(pk)
         if kept is None:
             raise Http404("No such paper.")
         return HttpResponsePermanentRedirect(int_url("pdfs:reader", kept))

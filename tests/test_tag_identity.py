@@ -182,8 +182,10 @@ def test_a_decision_whose_key_is_too_long_is_cut_as_an_imported_tag_is():
     assert list(paper.tags.all()) == [decision]
 
 
-def test_only_the_tag_service_reads_or_writes_merged_spellings():
-    """One home: a new caller that looked TagAlias up itself would miss the service's rules."""
+def test_only_the_tag_service_and_the_resolver_read_or_write_merged_spellings():
+    """Two homes: the tag service matches spellings by name and writes them; papers.identity
+    answers old addresses (slugs), with merged papers' and authors' ids. A new caller that
+    looked TagAlias up itself would miss their rules."""
     root = Path(__file__).resolve().parents[1]
     apps = ["papers", "annotations", "alerts", "recommendations", "operations", "pdfs"]
     readers = {
@@ -192,7 +194,7 @@ def test_only_the_tag_service_reads_or_writes_merged_spellings():
         for path in (root / app).rglob("*.py")
         if "migrations" not in path.parts and "TagAlias.objects" in path.read_text("utf-8")
     }
-    assert readers == {"papers/tags/service.py"}
+    assert readers == {"papers/tags/service.py", "papers/identity.py"}
 
 
 # --- Numbering slugs that several tags would share (pure: the stored slugs are a stand-in) ---

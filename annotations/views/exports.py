@@ -44,8 +44,7 @@ from annotations.models import (
     ExportStatus,
 )
 from papers.downloads import served_as_file
-from papers.models import Author
-from papers.views import HtmxHttpRequest, tag_at
+from papers.views import HtmxHttpRequest, author_at, tag_at
 
 # Sent in pieces of this size: a few system calls per megabyte, not hundreds.
 _SEND_BLOCK_BYTES = 256 * 1024
@@ -118,7 +117,9 @@ def paper_list_export(request: HttpRequest, extension: str) -> HttpResponseBase:
 @require_GET
 def author_export(request: HttpRequest, pk: int, extension: str) -> HttpResponseBase:
     """An author's papers, newest first as on their page."""
-    author = get_object_or_404(Author, pk=pk)
+    author, merged = author_at(pk)
+    if merged:  # merged into another author: their export is the kept author's, as their page
+        return redirect("annotations:author-export", author.pk, extension, permanent=True)
     return export_response(request, author_source(author), extension)
 
 

@@ -22,7 +22,7 @@ from papers.admin.merging import (
     merge_page,
     merge_size_refused,
 )
-from papers.models import UNTITLED_PLACEHOLDER, Author, Authorship
+from papers.models import UNTITLED_PLACEHOLDER, Author, Authorship, MergedAuthor
 from papers.text import normalize_author_name
 
 if TYPE_CHECKING:
@@ -70,6 +70,30 @@ class MergeAuthorsForm(MergeForm):
     )
 
 
+class MergedAuthorInline(admin.TabularInline):
+    """The authors merged into this one (papers.services.merge_authors): their old pages lead
+    here. Shown, never edited."""
+
+    model = MergedAuthor
+    fk_name = "into"
+    fields = ["name", "author_id", "merged_at"]
+    readonly_fields = ["name", "author_id", "merged_at"]
+    extra = 0
+    can_delete = False
+    verbose_name = "merged author"
+    verbose_name_plural = "merged authors (their old pages, filters and saved searches lead here)"
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        # No admin page shows MergedAuthor, so nobody holds its permissions: follow the author's.
+        return self.admin_site._registry[Author].has_view_permission(request, obj)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(Author)
 class AuthorAdmin(MergingAdmin):
     form = AuthorForm
@@ -80,6 +104,10 @@ class AuthorAdmin(MergingAdmin):
     list_per_page = 100
     show_full_result_count = False
     actions = ["merge_authors"]
+
+    def get_inlines(self, request, obj):
+        # Only an author others were merged into has merged authors to list.
+        return [MergedAuthorInline] if obj is not None and obj.merged_authors.exists() else []
 
     def get_queryset(self, request):
         return (

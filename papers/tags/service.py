@@ -1,6 +1,8 @@
-"""Tags in the database, by the rules of papers.tags.identity: every caller finds, creates
-and merges tags here (the importer, members adding lab tags, the admin, the list page's URLs,
-settled import conflicts), so a merged spelling (TagAlias) means its kept tag everywhere.
+"""Tags in the database, by the rules of papers.tags.identity: every caller finds by name,
+creates and merges tags here (the importer, members adding lab tags, the admin, settled import
+conflicts), so a merged spelling (TagAlias) means its kept tag everywhere. An old address (a
+merged tag's slug in a URL, a filter or a saved search) is answered by papers.identity, with
+those of merged papers and authors.
 """
 
 from __future__ import annotations
@@ -51,35 +53,6 @@ def tag_taking_place_of(kind: str, name: str, *, exclude_pk: int | None = None) 
     if exclude_pk is not None:
         others = others.exclude(pk=exclude_pk)
     return others.filter(key=tag_key(name)).first() or others.filter(slug=tag_slug(name)).first()
-
-
-def tag_at(kind: str, slug: str) -> tuple[Tag, bool] | None:
-    """The tag at the address of `kind` and `slug`, and whether that is the address of a
-    spelling merged into it (its pages redirect to the kept tag's); None for neither."""
-    tag = Tag.objects.filter(kind=kind, slug=slug).first()
-    if tag is not None:
-        return tag, False
-    alias = TagAlias.objects.filter(kind=kind, slug=slug).select_related("tag").first()
-    return (alias.tag, True) if alias is not None else None
-
-
-@dataclass(frozen=True)
-class KeptTag:
-    pk: int
-    slug: str
-    name: str
-
-
-def kept_tags_of_slugs(wanted: dict[str, list[str]]) -> dict[tuple[str, str], KeptTag]:
-    """For slugs (by kind) of spellings merged into other tags, the kept tag: (kind, slug) ->
-    it. One query; slugs of no merged spelling are left out."""
-    pairs = [(kind, slug) for kind, slugs in wanted.items() for slug in slugs]
-    found: dict[tuple[str, str], KeptTag] = {}
-    for aliases in by_kind_in_chunks(TagAlias, "slug", pairs):
-        rows = aliases.values_list("kind", "slug", "tag_id", "tag__slug", "tag__name")
-        for kind, slug, pk, kept_slug, name in rows:
-            found[(kind, slug)] = KeptTag(pk, kept_slug, name)
-    return found
 
 
 # -- creating ------------------------------------------------------------------------------------
