@@ -13,8 +13,9 @@ import pytest
 import tantivy
 from django.db import connection, transaction
 
+from papers import derived_index
 from papers.models import Paper, SearchChange
-from papers.search import meaning, schema, sync
+from papers.search import meaning, schema, store, sync
 from semantic import embedder as embedder_module
 from semantic import search
 from semantic.models import PaperEmbedding
@@ -46,6 +47,20 @@ def record_many_changes(*paper_ids: int) -> None:
     assert SearchChange.objects.filter(seq=seq).count() == MANY + len(paper_ids)
 
 
+class LargestQuery:
+    """An execute wrapper that keeps the most parameters one statement was given (before any
+    client-side binding: Django's PostgreSQL backend binds them itself, so no server limit is
+    hit there, but a 250,000-item list is still sent and parsed)."""
+
+    def __init__(self) -> None:
+        self.most = 0
+
+    def __call__(self, execute, sql, params, many, context):
+        if not many:
+            self.most = max(self.most, len(params or ()))
+        return execute(sql, params, many, context)
+
+
 @pytest.fixture
 def fake_embedder(settings) -> WordHashEmbedder:
     settings.SEMANTIC_SEARCH = "auto"
@@ -70,8 +85,11 @@ def test_a_vector_catch_up_after_250000_changes_keeps_search_by_meaning_on(fake_
     embed_papers(fake_embedder)  # its own bump, then the many
     record_many_changes(proteins.pk)
 
-    assert meaning.nearest("tulips windmills canals lowlands")[0] == glaciers.pk
+    largest = LargestQuery()
+    with connection.execute_wrapper(largest):
+        assert meaning.nearest("tulips windmills canals lowlands")[0] == glaciers.pk
     assert meaning.neighbours(proteins.pk) == ()  # nothing near it, and no failure
+    assert largest.most <= derived_index.CHANGE_CHUNK + 1  # the ids of a chunk, the model
     # Caught up, not rebuilt: only the chunk holding the changed vector was added again
     # (both papers); the chunks of papers without a vector left the file as it was.
     assert (index.builds, index.vectors_applied) == (1, vectors_before + 2)
@@ -85,12 +103,15 @@ def test_a_search_index_catch_up_after_250000_changes_keeps_search_on(settings):
 
     Paper.objects.filter(pk=axolotl.pk).update(title="Narwhal tusks")
     record_many_changes(axolotl.pk)
-    searcher = sync.current_searcher()
+    largest = LargestQuery()
+    with connection.execute_wrapper(largest):
+        searcher = sync.current_searcher()
 
     query = tantivy.Query.term_query(schema.build_schema(), schema.TITLE, "narwhal")
     hits = searcher.search(query, 10).hits
     assert [searcher.doc(address).get_first(schema.ID) for _, address in hits] == [axolotl.pk]
     assert index.builds == 1 and index.papers_applied == MANY + 1
+    assert largest.most <= store.APPLY_CHUNK
 
 
 def test_every_chunk_of_a_catch_up_stays_under_the_chunk_size(monkeypatch, fake_embedder):
