@@ -19,7 +19,6 @@ file and what a chunk of changed papers does to it (_VectorChanges).
 from __future__ import annotations
 
 import contextlib
-import os
 import secrets
 import threading
 from collections.abc import Iterator

@@ -37,12 +37,11 @@ def record_many_changes(*paper_ids: int) -> None:
         seq = SearchChange.objects.record(paper_ids)
         token = SearchChange.objects.position().token
         table = connection.ops.quote_name(SearchChange._meta.db_table)
+        count = "SELECT CAST(%s AS BIGINT) UNION ALL SELECT n + 1 FROM ids WHERE n < %s"
+        insert = f"INSERT INTO {table} (seq, paper_id, token) SELECT %s, n, %s FROM ids"  # noqa: S608
         with connection.cursor() as cursor:
             cursor.execute(
-                "WITH RECURSIVE ids(n) AS (SELECT CAST(%s AS BIGINT) UNION ALL "
-                "SELECT n + 1 FROM ids WHERE n < %s) "
-                f"INSERT INTO {table} (seq, paper_id, token) SELECT %s, n, %s FROM ids",  # noqa: S608
-                [gone, gone + MANY - 1, seq, token],
+                f"WITH RECURSIVE ids(n) AS ({count}) {insert}", [gone, gone + MANY - 1, seq, token]
             )
     assert SearchChange.objects.filter(seq=seq).count() == MANY + len(paper_ids)
 

@@ -54,7 +54,6 @@ import tantivy
 from django.db import connections
 
 from papers.derived_index import (
-    STATE_FILE,
     WRITER_LOCK,
     DerivedIndex,
     LogState,
