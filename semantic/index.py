@@ -10,17 +10,19 @@ current file (`Index.restore(path, view=True)`): gunicorn workers share its page
     vectors-<id>.usearch the index; a catch-up writes a new file and renames state.json over,
                          so a reader never sees a half-written one; older files are removed
                          by the writer (a process still mapping one keeps its pages).
+
+The state file, its check against the change log and the chunked catch-up are the derived
+index base's (papers/derived_index.py), shared with the Tantivy index; this module adds the
+file and what a chunk of changed papers does to it (_VectorChanges).
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import json
-import os
 import secrets
 import threading
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -32,45 +34,40 @@ with contextlib.suppress(ImportError):
 
 from usearch.index import Index  # noqa: E402
 
-from papers.models import SearchChange, SearchPosition
-from semantic.models import PaperEmbedding, vector_from_bytes
+from papers.derived_index import WRITER_LOCK, DerivedIndex, LogState  # noqa: E402
+from papers.models import SearchChange  # noqa: E402
+from semantic.models import PaperEmbedding, vector_from_bytes  # noqa: E402
 
-STATE_FILE = "state.json"
-WRITER_LOCK = "writer.lock"
+STATE_FORMAT = 1
+FILE_PREFIX = "vectors-"
 # Embeddings read per query while (re)building.
 READ_CHUNK = 2000
 
 
 @dataclass(frozen=True)
-class VectorState:
+class VectorState(LogState):
     file: str
     model: str
-    applied_seq: int
-    applied_token: int
-    database_id: str
 
-    def reflects(self, position: SearchPosition) -> bool:
-        return (self.applied_seq, self.applied_token, self.database_id) == (
-            position.value,
-            position.token,
-            position.database_id,
-        )
+    def valid(self) -> bool:
+        return super().valid() and self.file.startswith(FILE_PREFIX) and "/" not in self.file
 
 
-class VectorIndex:
+class VectorIndex(DerivedIndex[VectorState]):
     """One process's view of one vectors directory; thread-safe."""
 
+    state_class = VectorState
+    state_format = STATE_FORMAT
+
     def __init__(self, directory: Path | str, model: str, dimensions: int):
-        self.directory = Path(directory)
+        super().__init__(directory)
         self.model = model
         self.dimensions = dimensions
-        self.pid = os.getpid()
         self._lock = threading.Lock()
         self._view: Index | None = None
         self._state: VectorState | None = None
-        # What this instance did: tests check that a catch-up applies only what changed.
+        # Vectors added to a file: tests check that a catch-up adds only what changed.
         self.vectors_applied = 0
-        self.builds = 0
 
     def current(self) -> Index:
         """A read-only index reflecting every embedding committed before the call."""
@@ -83,118 +80,119 @@ class VectorIndex:
     def _catch_up(self) -> tuple[VectorState, Index]:
         """The current state and a view of its file, mapped under the writer lock so that no
         writer removes the file first (once mapped, its pages outlive the removal)."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        with _flock(self.directory / WRITER_LOCK):
-            state = self._read_state()
-            position = SearchChange.objects.position()
-            if state is None or not state.reflects(position):
-                state = self._write_caught_up(state, position)
+        with self._flock(WRITER_LOCK):
+            state, reason = self._catch_up_locked()
+            if state is None or reason is not None:
+                state = self._build()
             return state, _restore(self.directory / state.file, view=True)
 
-    def _write_caught_up(self, state: VectorState | None, position: SearchPosition) -> VectorState:
-        """Under the writer lock: a new file reflecting `position`, from `state`'s or anew."""
-        changed: list[int] | None
-        if state is None or not self._can_catch_up(state, position):
-            index, changed = self._new_index(), None  # every stored vector
-            self.builds += 1
-        else:
-            changed = SearchChange.objects.paper_ids_between(state.applied_seq, position.value)
-            if not self._vectors_differ(state, changed):
-                # Most changes are not to vectors (a lab tag, a venue): the file stays, and
-                # only the position it reflects moves on.
-                advanced = replace(state, applied_seq=position.value, applied_token=position.token)
-                self._write_state(advanced)
-                return advanced
-            index = _restore(self.directory / state.file, view=False)
-            index.remove(np.asarray(changed, dtype=np.uint64))
-        self._add_embeddings(index, changed)
-        new_state = VectorState(
-            file=f"vectors-{secrets.token_hex(6)}.usearch",
-            model=self.model,
+    def _unusable_reason(self, state: VectorState) -> str | None:
+        if state.model != self.model:
+            return f"it holds the vectors of {state.model}"
+        if not (self.directory / state.file).exists():
+            return f"{state.file} is missing"
+        return None
+
+    @contextlib.contextmanager
+    def _changes(self, state: VectorState, count: int) -> Iterator[_VectorChanges]:
+        yield _VectorChanges(self, self.directory / state.file)
+
+    def _build(self) -> VectorState:
+        """Under the writer lock: a new file of every stored vector."""
+        # The position first: the vectors read next reflect at least that much.
+        position = SearchChange.objects.position()
+        index = self._new_index()
+        self._add(index, self._stored_vectors(None))
+        self.builds += 1
+        state = VectorState(
             applied_seq=position.value,
             applied_token=position.token,
             database_id=position.database_id,
+            file=self._save(index),
+            model=self.model,
         )
-        index.save(str(self.directory / new_state.file))
-        self._write_state(new_state)
-        self._remove_old_files(keep=new_state.file)
-        return new_state
+        self._write_state(state)
+        return state
 
-    def _vectors_differ(self, state: VectorState, paper_ids: list[int]) -> bool:
-        """Whether the stored vectors of these papers differ from those in the state's file
-        (one added, changed or deleted): read from the mapped file, one query for the rest."""
-        if not paper_ids:
-            return False
-        stored = dict(
-            PaperEmbedding.objects.filter(model=self.model, paper_id__in=paper_ids).values_list(
-                "paper_id", "vector"
-            )
-        )
-        view = _restore(self.directory / state.file, view=True)
-        for paper_id in paper_ids:
-            indexed = view.get(paper_id) if view.contains(paper_id) else None
-            vector = stored.get(paper_id)
-            if indexed is None or vector is None:
-                if indexed is not None or vector is not None:
-                    return True
-                continue
-            # The file keeps float16, as the table does: equal vectors read back equal.
-            if not np.array_equal(np.asarray(indexed, dtype=np.float16).ravel(), _f16(vector)):
-                return True
-        return False
-
-    def _can_catch_up(self, state: VectorState, position: SearchPosition) -> bool:
-        """False when the log cannot say what changed since the state: rebuild instead."""
-        if state.model != self.model or state.database_id != position.database_id:
-            return False
-        if not (self.directory / state.file).exists() or position.value < state.applied_seq:
-            return False
-        if position.pruned_through and state.applied_seq <= position.pruned_through:
-            return False
-        if state.applied_seq == 0:
-            return True
-        # A token that differs: that change was rolled back or the database restored over it.
-        return SearchChange.objects.token_at(state.applied_seq) == state.applied_token
+    def _save(self, index: Index) -> str:
+        """Save `index` as a new file (a reader never sees it half-written); its name."""
+        name = f"{FILE_PREFIX}{secrets.token_hex(6)}.usearch"
+        index.save(str(self.directory / name))
+        return name
 
     def _new_index(self) -> Index:
         return Index(ndim=self.dimensions, metric="cos", dtype="f16")
 
-    def _add_embeddings(self, index: Index, paper_ids: list[int] | None) -> None:
-        """Add the stored vectors of these papers (None: all) made by this index's model."""
+    def _stored_vectors(self, paper_ids: list[int] | None) -> dict[int, bytes]:
+        """The stored vectors of these papers (None: all) made by this index's model."""
         rows = PaperEmbedding.objects.filter(model=self.model).order_by("paper_id")
         if paper_ids is not None:
             rows = rows.filter(paper_id__in=paper_ids)
-        keys: list[int] = []
-        vectors: list[np.ndarray] = []
-        for paper_id, vector in rows.values_list("paper_id", "vector").iterator(READ_CHUNK):
-            keys.append(paper_id)
-            vectors.append(vector_from_bytes(bytes(vector)))
-        if keys:
-            index.add(np.asarray(keys, dtype=np.uint64), np.vstack(vectors))
-        self.vectors_applied += len(keys)
+        return {
+            paper_id: bytes(vector)
+            for paper_id, vector in rows.values_list("paper_id", "vector").iterator(READ_CHUNK)
+        }
 
-    def _read_state(self) -> VectorState | None:
-        try:
-            return VectorState(**json.loads((self.directory / STATE_FILE).read_text()))
-        except (OSError, ValueError, TypeError):
-            return None
+    def _add(self, index: Index, vectors: dict[int, bytes]) -> None:
+        if vectors:
+            index.add(
+                np.asarray(list(vectors), dtype=np.uint64),
+                np.vstack([vector_from_bytes(vector) for vector in vectors.values()]),
+            )
+        self.vectors_applied += len(vectors)
 
     def _write_state(self, state: VectorState) -> None:
-        temporary = self.directory / f"{STATE_FILE}.{os.getpid()}.tmp"
-        with temporary.open("w") as file:
-            json.dump(asdict(state), file)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, self.directory / STATE_FILE)
-
-    def _remove_old_files(self, keep: str) -> None:
-        for path in self.directory.glob("vectors-*.usearch"):
-            if path.name != keep:
+        super()._write_state(state)
+        for path in self.directory.glob(f"{FILE_PREFIX}*.usearch"):
+            if path.name != state.file:
                 path.unlink(missing_ok=True)
 
 
-def _f16(vector: bytes | memoryview) -> np.ndarray:
-    return np.frombuffer(bytes(vector), dtype="<f2").astype(np.float16)
+class _VectorChanges:
+    """What a chunk of changed papers does to the vector file. Most changes are not to
+    vectors (a lab tag, a venue): a chunk whose stored vectors all equal the file's is
+    skipped, and when every chunk is, the file stays and only the position moves on. The
+    others are applied to a copy in memory, saved as a new file at the end."""
+
+    def __init__(self, owner: VectorIndex, path: Path):
+        self.owner = owner
+        self.path = path
+        self.view = _restore(path, view=True)
+        self.copy: Index | None = None
+
+    def apply(self, paper_ids: list[int]) -> None:
+        stored = self.owner._stored_vectors(paper_ids)
+        if not _differ(self.view, paper_ids, stored):
+            return
+        if self.copy is None:
+            self.copy = _restore(self.path, view=False)
+        self.copy.remove(np.asarray(paper_ids, dtype=np.uint64))
+        self.owner._add(self.copy, stored)
+
+    def finish(self, advanced: VectorState) -> VectorState:
+        if self.copy is None:
+            return advanced
+        return replace(advanced, file=self.owner._save(self.copy))
+
+
+def _differ(view: Index, paper_ids: list[int], stored: dict[int, bytes]) -> bool:
+    """Whether the stored vectors of these papers differ from those in the file (one added,
+    changed or deleted)."""
+    for paper_id in paper_ids:
+        indexed = view.get(paper_id) if view.contains(paper_id) else None
+        vector = stored.get(paper_id)
+        if indexed is None or vector is None:
+            if indexed is not None or vector is not None:
+                return True
+            continue
+        # The file keeps float16, as the table does: equal vectors read back equal.
+        if not np.array_equal(np.asarray(indexed, dtype=np.float16).ravel(), _f16(vector)):
+            return True
+    return False
+
+
+def _f16(vector: bytes) -> np.ndarray:
+    return np.frombuffer(vector, dtype="<f2").astype(np.float16)
 
 
 def _restore(path: Path, *, view: bool) -> Index:
@@ -202,13 +200,3 @@ def _restore(path: Path, *, view: bool) -> Index:
     if index is None:
         raise FileNotFoundError(f"No vector index in {path}")
     return index
-
-
-@contextlib.contextmanager
-def _flock(path: Path):
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)

@@ -23,9 +23,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.contrib import admin
 from django.contrib.contenttypes.models import ContentType
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.urls import reverse
+from django.urls import URLResolver, get_resolver, resolve, reverse
 
 from papers.models import Paper
 from tests import access_world as aw
@@ -573,3 +574,61 @@ ROWS: list[Row] = [
         shows=aw.PAPER_TITLE,
     ),
 ]
+
+
+# The routes of the site, from the URL resolver (tests/test_access_matrix.py checks that each
+# has a row above or is an admin model page; tests/test_get_changes_nothing.py requests them).
+
+
+def site_routes(patterns=None, prefix: str = "", namespace: str = ""):
+    """(key, route) of every URL pattern the site resolves: its name, or its route if it has
+    none."""
+    for pattern in get_resolver().url_patterns if patterns is None else patterns:
+        route = prefix + str(pattern.pattern)
+        if isinstance(pattern, URLResolver):
+            inner = ":".join(filter(None, [namespace, pattern.namespace or ""]))
+            yield from site_routes(pattern.url_patterns, route, inner)
+        elif pattern.name:
+            yield ":".join(filter(None, [namespace, pattern.name])), route
+        else:
+            yield route, route
+
+
+def route_key(row: Row) -> str:
+    if not row.route.startswith("/"):
+        return row.route
+    match = resolve(row.route)
+    return match.route if match.url_name is None else match.view_name
+
+
+# The admin's model pages: every registered model's list, add, history, delete and change
+# pages (and the bare "<id>/" address that redirects to the change page), for every object
+# of the world of that model, and a page the admin does not have.
+
+
+def admin_sweep_urls() -> list[str]:
+    urls = [reverse("admin:index") + "no-such-page/"]
+    for model in admin.site._registry:
+        info = f"admin:{model._meta.app_label}_{model._meta.model_name}"
+        urls += [reverse(f"{info}_changelist"), reverse(f"{info}_add")]
+        for pk in model._default_manager.order_by("pk").values_list("pk", flat=True)[:10]:
+            change = reverse(f"{info}_change", args=[pk])
+            urls += [
+                change,
+                change.removesuffix("change/"),
+                reverse(f"{info}_history", args=[pk]),
+                reverse(f"{info}_delete", args=[pk]),
+            ]
+    return urls
+
+
+def _admin_sweep_keys() -> set[str]:
+    keys = {"admin/(?P<url>.*)$"}
+    for model in admin.site._registry:
+        info = f"admin:{model._meta.app_label}_{model._meta.model_name}"
+        keys |= {f"{info}_{view}" for view in ("changelist", "add", "change", "history", "delete")}
+        keys.add(f"admin/{model._meta.app_label}/{model._meta.model_name}/<path:object_id>/")
+    return keys
+
+
+ADMIN_SWEEP_KEYS = _admin_sweep_keys()

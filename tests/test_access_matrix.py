@@ -18,13 +18,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from django.contrib import admin
 from django.test import Client
-from django.urls import URLResolver, get_resolver, resolve, reverse
+from django.urls import reverse
 
 from annotations.models import Comment, Note, ReadingList, ReadingListItem, Visibility
 from papers.models import PaperTag
-from tests.access_table import POSITIVE, ROWS, Row
+from tests.access_table import (
+    ADMIN_SWEEP_KEYS,
+    POSITIVE,
+    ROWS,
+    Row,
+    admin_sweep_urls,
+    route_key,
+    site_routes,
+)
 from tests.access_world import ROLES, SECRETS, build_world, snapshot
 from tests.access_world import World as RouteWorld
 from tests.factories import (
@@ -473,68 +480,15 @@ def test_signup_when_it_is_allowed(client, db, settings):
     assert client.get(reverse("signup")).status_code == 200
 
 
-def _patterns(patterns=None, prefix: str = "", namespace: str = ""):
-    """(key, route) of every URL pattern the site resolves: its name, or its route if it has
-    none."""
-    for pattern in get_resolver().url_patterns if patterns is None else patterns:
-        route = prefix + str(pattern.pattern)
-        if isinstance(pattern, URLResolver):
-            inner = ":".join(filter(None, [namespace, pattern.namespace or ""]))
-            yield from _patterns(pattern.url_patterns, route, inner)
-        elif pattern.name:
-            yield ":".join(filter(None, [namespace, pattern.name])), route
-        else:
-            yield route, route
-
-
-def _key_of(row: Row) -> str:
-    if not row.route.startswith("/"):
-        return row.route
-    match = resolve(row.route)
-    return match.route if match.url_name is None else match.view_name
-
-
 def test_every_route_of_the_site_is_in_the_matrix_or_exempt():
     """A new route fails here until it has a row in tests/access_table.py (or is one of the
     admin's model pages, which the admin sweep below visits)."""
-    covered = {_key_of(row) for row in ROWS} | ADMIN_SWEEP_KEYS | set(EXEMPT)
-    missing = sorted({key for key, route in _patterns()} - covered)
+    covered = {route_key(row) for row in ROWS} | ADMIN_SWEEP_KEYS | set(EXEMPT)
+    missing = sorted({key for key, route in site_routes()} - covered)
     assert missing == [], "routes without a row in tests/access_table.py: " + ", ".join(missing)
-    stale = sorted(set(EXEMPT) - {key for key, _ in _patterns()})
+    stale = sorted(set(EXEMPT) - {key for key, _ in site_routes()})
     assert stale == [], "exemptions of routes that are gone: " + ", ".join(stale)
 
-
-# The admin's model pages: every registered model's list, add, history, delete and change
-# pages (and the bare "<id>/" address that redirects to the change page), for every object
-# of the world of that model, and a page the admin does not have.
-
-
-def _admin_sweep_urls() -> list[str]:
-    urls = [reverse("admin:index") + "no-such-page/"]
-    for model in admin.site._registry:
-        info = f"admin:{model._meta.app_label}_{model._meta.model_name}"
-        urls += [reverse(f"{info}_changelist"), reverse(f"{info}_add")]
-        for pk in model._default_manager.order_by("pk").values_list("pk", flat=True)[:10]:
-            change = reverse(f"{info}_change", args=[pk])
-            urls += [
-                change,
-                change.removesuffix("change/"),
-                reverse(f"{info}_history", args=[pk]),
-                reverse(f"{info}_delete", args=[pk]),
-            ]
-    return urls
-
-
-def _admin_sweep_keys() -> set[str]:
-    keys = {"admin/(?P<url>.*)$"}
-    for model in admin.site._registry:
-        info = f"admin:{model._meta.app_label}_{model._meta.model_name}"
-        keys |= {f"{info}_{view}" for view in ("changelist", "add", "change", "history", "delete")}
-        keys.add(f"admin/{model._meta.app_label}/{model._meta.model_name}/<path:object_id>/")
-    return keys
-
-
-ADMIN_SWEEP_KEYS = _admin_sweep_keys()
 
 # Routes neither in the table nor in the sweep, each with the reason.
 EXEMPT: dict[str, str] = {}
@@ -545,7 +499,7 @@ def test_every_admin_page_keeps_private_text_from_every_role(route_world, role):
     """Visitors and members are sent to the admin's login; curators and superusers get the
     page, a refusal or a redirect, and never another member's private text."""
     client, before = route_world.client_for(role), snapshot(route_world)
-    urls = _admin_sweep_urls()
+    urls = admin_sweep_urls()
     answers = {}
     for url in urls:
         response = client.get(url)

@@ -177,11 +177,12 @@ def test_a_failing_provider_leaves_the_word_matches(client, distillation, caplog
     def broken(text: str, limit: int) -> list[int]:
         raise RuntimeError("model file missing")
 
+    before = meaning.registered()
     meaning.register(broken)
     try:
         html = listing(client, q="teacher")
     finally:
-        meaning.register(None, None)
+        meaning.register(*before)  # the semantic app's providers, for the tests that follow
     assert "2 papers" in html
     assert "Search by meaning failed" in caplog.text
 

@@ -23,6 +23,7 @@ from django.db.models import F
 from django.urls import reverse
 
 from annotations.services import add_lab_tag
+from papers import derived_index
 from papers.importing.pipeline import import_paths
 from papers.models import Author, Paper, SearchChange, SearchSequence, Tag, TagKind
 from papers.search import documents, engine, schema, store, sync
@@ -366,7 +367,7 @@ def test_a_process_whose_directory_was_deleted_rebuilds_at_the_next_change(setti
 
 
 def _state_path(settings) -> Path:
-    return index_dir(settings) / store.STATE_FILE
+    return index_dir(settings) / derived_index.STATE_FILE
 
 
 def _generation_path(settings) -> Path:
@@ -793,7 +794,7 @@ def test_a_killed_writer_process_leaves_an_index_that_catches_up(shared_database
         """,
     )
     manage(url, index, "update_search_index")
-    state_before = json.loads((index / store.STATE_FILE).read_text())
+    state_before = json.loads((index / derived_index.STATE_FILE).read_text())
     killed = shell(
         url,
         index,
@@ -815,7 +816,7 @@ def test_a_killed_writer_process_leaves_an_index_that_catches_up(shared_database
         check=False,
     )
     assert killed.returncode == 9, killed.stderr
-    assert json.loads((index / store.STATE_FILE).read_text()) == state_before
+    assert json.loads((index / derived_index.STATE_FILE).read_text()) == state_before
     checked = shell(
         url,
         index,

@@ -75,7 +75,7 @@ def test_a_change_to_no_vector_moves_the_index_on_without_rewriting_it(fake_embe
     embed_papers(fake_embedder)
     server = _server("server")
     server.current()
-    file_before = server._read_state().file
+    file_before = server.read_state().file
 
     glaciers.tags.add(make_tag("ICLR 2024", TagKind.VENUE))  # a search change, same vector
     assert (
@@ -86,13 +86,13 @@ def test_a_change_to_no_vector_moves_the_index_on_without_rewriting_it(fake_embe
         )
         == glaciers.pk
     )
-    assert server._read_state().file == file_before
+    assert server.read_state().file == file_before
     assert server.vectors_applied == 2  # nothing re-added
 
     deleted = proteins.pk
     proteins.delete()
     assert not server.current().contains(deleted)
-    assert server._read_state().file != file_before
+    assert server.read_state().file != file_before
 
 
 def test_an_unchanged_title_and_abstract_is_not_embedded_again(fake_embedder):

@@ -29,14 +29,16 @@ its meta.json is missing or Tantivy cannot open it, the schema version differs, 
 from another database, the database's counter is lower than the applied seq (a restored
 backup), the applied seq's token is not the database's (that bump was rolled back or replaced:
 an index never keeps data that did not commit), or the changes after it were pruned.
+
+The state file, that check against the change log and the chunked catch-up are
+papers/derived_index.py's, shared with the vector index (semantic/index.py); this module adds
+Tantivy's generations, their locks and builds, and what a chunk of changed papers does here.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
-import json
 import logging
 import os
 import secrets
@@ -44,29 +46,34 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, overload
 
 import tantivy
 from django.db import connections
 
+from papers.derived_index import (
+    WRITER_LOCK,
+    DerivedIndex,
+    LogState,
+    fsync_directory,
+)
 from papers.models import Paper, SearchChange, SearchPosition
 from papers.search import counting, schema
 from papers.search.documents import paper_documents
 
 logger = logging.getLogger(__name__)
 
-STATE_FILE = "state.json"
 STATE_FORMAT = 1
-WRITER_LOCK = "writer.lock"
 BUILD_LOCK = "build.lock"
 IN_USE_LOCK = "in-use.lock"
 GENERATION_PREFIX = "gen-"
 BUILDING_PREFIX = "tmp-"
 REBUILD_COMMAND = "python manage.py rebuild_search_index"
 
-# Papers per delete-and-add round of a catch-up.
+# Papers per delete-and-add round of a catch-up (documents.paper_documents reads them by
+# chunks of its own).
 APPLY_CHUNK = 2000
 # A catch-up applies a few changes: one indexing thread, a small arena.
 UPDATE_HEAP_BYTES = 32_000_000
@@ -86,17 +93,18 @@ class IndexUnavailable(Exception):
 
 
 @dataclass(frozen=True)
-class IndexState:
-    """The contents of state.json."""
+class IndexState(LogState):
+    """The contents of state.json: the change it reflects, and which generation does."""
 
     generation: str
     schema_version: int
-    database_id: str
-    applied_seq: int
-    applied_token: int
 
-    def reflects(self, position: SearchPosition) -> bool:
-        return (self.applied_seq, self.applied_token, self.database_id) == _key(position)
+    def valid(self) -> bool:
+        return (
+            super().valid()
+            and self.generation.startswith(GENERATION_PREFIX)
+            and "/" not in self.generation
+        )
 
 
 @dataclass(frozen=True)
@@ -124,12 +132,15 @@ def _usable(state: IndexState | None) -> IndexState:
     return state
 
 
-class SearchIndex:
+class SearchIndex(DerivedIndex[IndexState]):
     """One process's view of one index directory; thread-safe, one per process and directory."""
 
+    state_class = IndexState
+    state_format = STATE_FORMAT
+    chunk_size = APPLY_CHUNK
+
     def __init__(self, directory: Path | str):
-        self.directory = Path(directory)
-        self.pid = os.getpid()
+        super().__init__(directory)
         self._lock = threading.RLock()
         self._index: tantivy.Index | None = None
         self._generation: str | None = None
@@ -137,9 +148,6 @@ class SearchIndex:
         self._loaded: tuple[int, int, str] | None = None  # (seq, token, database id)
         self._searcher: tantivy.Searcher | None = None
         self._background: threading.Thread | None = None
-        # What this instance did: tests check that each change is applied once.
-        self.papers_applied = 0
-        self.builds = 0
 
     # --- Reading ---------------------------------------------------------------------------
 
@@ -169,7 +177,9 @@ class SearchIndex:
             position = SearchChange.objects.position()
             reason = self._rebuild_reason(state, position)
             if reason is None and not _usable(state).reflects(position):
-                state, reason = self._apply_locked()
+                with self._flock(WRITER_LOCK):
+                    # Another process may have done the work, or rebuilt, while we waited.
+                    state, reason = self._catch_up_locked()
             if reason is not None:
                 self._rebuild_for_request(reason)
                 continue
@@ -182,10 +192,7 @@ class SearchIndex:
                 self._rebuild_for_request(str(exc), broken=state.generation)
         raise IndexUnavailable("The search index kept changing while this process opened it.")
 
-    def _rebuild_reason(self, state: IndexState | None, position: SearchPosition) -> str | None:
-        """Why the state's index cannot be caught up to `position` (None: it can)."""
-        if state is None:
-            return "there is no readable index state"
+    def _unusable_reason(self, state: IndexState) -> str | None:
         if state.schema_version > schema.SCHEMA_VERSION:
             # Newer code published it (a deploy under way): rebuilding it back would make the
             # two versions take turns. This process is the one to restart.
@@ -195,25 +202,8 @@ class SearchIndex:
             )
         if state.schema_version != schema.SCHEMA_VERSION:
             return f"it was built for schema version {state.schema_version}"
-        if state.database_id != position.database_id:
-            return "it was built from another database"
         if not _has_index(self._path(state.generation)):
             return f"generation {state.generation} has no index files"
-        if position.value < state.applied_seq:
-            return (
-                f"the database's change counter ({position.value}) is below the index's "
-                f"({state.applied_seq}): a restored or rolled-back database"
-            )
-        if position.value == state.applied_seq:
-            if position.token != state.applied_token:
-                return f"change {state.applied_seq} was rolled back or replaced"
-            return None
-        if position.pruned_through and state.applied_seq <= position.pruned_through:
-            return f"the changes after {state.applied_seq} were pruned"
-        if state.applied_seq and SearchChange.objects.token_at(state.applied_seq) != (
-            state.applied_token
-        ):
-            return f"change {state.applied_seq} was rolled back or replaced"
         return None
 
     def _load(self, state: IndexState) -> tantivy.Searcher:
@@ -259,49 +249,22 @@ class SearchIndex:
 
     # --- Catching up -----------------------------------------------------------------------
 
-    def _apply_locked(self) -> tuple[IndexState | None, str | None]:
-        """Under the writer lock: apply what the database has beyond the state, if anything."""
-        with self._flock(WRITER_LOCK):
-            # Another process may have done the work, or rebuilt, while we waited.
-            state = self.read_state()
-            position = SearchChange.objects.position()
-            reason = self._rebuild_reason(state, position)
-            if reason is None and not _usable(state).reflects(position):
-                state = self._apply(_usable(state), position)
-            return state, reason
-
-    def _apply(self, state: IndexState, position: SearchPosition) -> IndexState:
-        """Apply the changes in (state, position] in one commit, then write the state.
-
-        The caller holds the writer lock and has checked that `state` can be caught up.
-        """
-        paper_ids = SearchChange.objects.paper_ids_between(state.applied_seq, position.value)
+    @contextlib.contextmanager
+    def _changes(self, state: IndexState, count: int) -> Iterator[_DocumentChanges]:
+        """One commit for the whole catch-up; the caller holds the writer lock."""
         if self._index is not None and self._generation == state.generation:
             index = self._index
         else:
             index = _open_index(self._path(state.generation))
-        fields = index.schema
         # A big batch (an import) gets the resources of a full build.
-        big = len(paper_ids) > APPLY_CHUNK
+        big = count > APPLY_CHUNK
         heap, threads = (BUILD_HEAP_BYTES, BUILD_THREADS) if big else (UPDATE_HEAP_BYTES, 1)
         # The documents added name the popular authors the index already names, so that each
         # author stays on all of their papers in POPULAR_AUTHOR_IDS or on none.
         index.reload()
         popular = counting.indexed_popular_authors(index.searcher())
         with _writer(index, heap, threads) as writer:
-            for start in range(0, len(paper_ids), APPLY_CHUNK):
-                chunk = paper_ids[start : start + APPLY_CHUNK]
-                # By query, not delete_documents_by_term: tantivy-py 0.27 turns a Python int
-                # into an i64 term there, which matches nothing in our u64 id field.
-                writer.delete_documents_by_query(
-                    tantivy.Query.term_set_query(fields, schema.ID, chunk)
-                )
-                for document in paper_documents(chunk, popular):
-                    writer.add_document(document)
-        new_state = replace(state, applied_seq=position.value, applied_token=position.token)
-        self._write_state(new_state)
-        self.papers_applied += len(paper_ids)
-        return new_state
+            yield _DocumentChanges(writer, index.schema, popular)
 
     # --- Rebuilding ------------------------------------------------------------------------
 
@@ -372,7 +335,7 @@ class SearchIndex:
             count = _build(building, progress)
             final = self._path(generation)
             os.rename(building, final)
-            _fsync_directory(self.directory)
+            fsync_directory(self.directory)
             state = IndexState(
                 generation=generation,
                 schema_version=schema.SCHEMA_VERSION,
@@ -448,62 +411,6 @@ class SearchIndex:
     def _path(self, generation: str) -> Path:
         return self.directory / generation
 
-    def read_state(self) -> IndexState | None:
-        """state.json, or None when it is missing, unreadable or of another format."""
-        try:
-            raw = json.loads((self.directory / STATE_FILE).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError) as exc:
-            logger.warning("Search index: unreadable %s: %s", STATE_FILE, exc)
-            return None
-        try:
-            if raw.pop("format") != STATE_FORMAT:
-                return None
-            state = IndexState(**raw)
-            valid = (
-                isinstance(state.generation, str)
-                and state.generation.startswith(GENERATION_PREFIX)
-                and "/" not in state.generation
-                and all(
-                    isinstance(value, int) and not isinstance(value, bool)
-                    for value in (state.schema_version, state.applied_seq, state.applied_token)
-                )
-                and isinstance(state.database_id, str)
-            )
-        except (AttributeError, KeyError, TypeError):
-            valid = False
-        if not valid:
-            logger.warning("Search index: malformed %s", STATE_FILE)
-            return None
-        return state
-
-    def _write_state(self, state: IndexState) -> None:
-        target = self.directory / STATE_FILE
-        temporary = self.directory / f".{STATE_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
-        payload = json.dumps({"format": STATE_FORMAT, **asdict(state)}, indent=1)
-        try:
-            with open(temporary, "w", encoding="utf-8") as out:
-                out.write(payload + "\n")
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
-            raise
-        _fsync_directory(self.directory)
-
-    @contextlib.contextmanager
-    def _flock(self, name: str) -> Iterator[None]:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.directory / name, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # releases the lock
-
     def close(self) -> None:
         """Let go of the open generation (tests; a process that is done searching)."""
         with self._lock:
@@ -514,6 +421,28 @@ class SearchIndex:
             if self._in_use_fd is not None:
                 os.close(self._in_use_fd)
                 self._in_use_fd = None
+
+
+@dataclass
+class _DocumentChanges:
+    """What a chunk of changed papers does to the Tantivy index: their documents are deleted
+    by id and added again from the database (a deleted paper's are not)."""
+
+    writer: tantivy.IndexWriter
+    fields: tantivy.Schema
+    popular: frozenset[int]
+
+    def apply(self, paper_ids: list[int]) -> None:
+        # By query, not delete_documents_by_term: tantivy-py 0.27 turns a Python int into an
+        # i64 term there, which matches nothing in our u64 id field.
+        self.writer.delete_documents_by_query(
+            tantivy.Query.term_set_query(self.fields, schema.ID, paper_ids)
+        )
+        for document in paper_documents(paper_ids, self.popular):
+            self.writer.add_document(document)
+
+    def finish(self, advanced: IndexState) -> IndexState:
+        return advanced  # committed when the writer's block ends, before the state is written
 
 
 def _new_generation_name() -> str:
@@ -563,14 +492,3 @@ def _build(path: Path, progress: Callable[[int], None] | None) -> int:
             if progress is not None and count % 10_000 == 0:
                 progress(count)
     return count
-
-
-def _fsync_directory(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    except OSError as exc:  # some filesystems cannot fsync a directory
-        if exc.errno not in (errno.EINVAL, errno.ENOTSUP):
-            raise
-    finally:
-        os.close(fd)
