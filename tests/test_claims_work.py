@@ -19,9 +19,10 @@ from alerts.models import DigestState
 from annotations import export_jobs, tasks
 from annotations.models import ExportJob, ExportStatus
 from operations import claims
-from papers.models import Feed, Paper, TagKind
+from papers.models import Feed, Paper
 from papers.sources import feeds
-from tests.factories import make_paper, make_tag, make_user
+from tests.export_helpers import poster_track, tag_export
+from tests.factories import make_user
 from tests.test_alerts_digest import save_search
 from tests.test_feeds import serve_venue, venue_feed
 
@@ -86,14 +87,7 @@ def test_a_feed_run_records_its_outcome_and_lets_the_feed_go():
 def track(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.EXPORT_MAX_MEMBER = 2  # the track's 3 papers are prepared in the background
-    tag = make_tag("Poster", TagKind.TRACK)
-    for n in range(3):
-        make_paper(f"Paper {n}", tags=[(tag.name, tag.kind)])
-    return tag
-
-
-def tag_export(tag, extension: str = "json") -> str:
-    return reverse("annotations:tag-export", args=[tag.kind, tag.slug, extension])
+    return poster_track(3)
 
 
 def export_files(settings) -> list[str]:

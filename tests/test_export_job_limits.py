@@ -19,8 +19,8 @@ from django.utils import timezone
 
 from annotations import export_jobs, tasks
 from annotations.models import ExportJob, ExportStatus
-from papers.models import TagKind
-from tests.factories import make_paper, make_tag, make_user
+from tests.export_helpers import poster_track, tag_export
+from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -31,14 +31,7 @@ REQUESTS = 10
 def track(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.EXPORT_MAX_MEMBER = 2  # the track's 3 papers are prepared in the background
-    tag = make_tag("Poster", TagKind.TRACK)
-    for n in range(3):
-        make_paper(f"Paper {n}", tags=[(tag.name, tag.kind)])
-    return tag
-
-
-def tag_export(tag, extension: str = "json") -> str:
-    return reverse("annotations:tag-export", args=[tag.kind, tag.slug, extension])
+    return poster_track(3)
 
 
 @pytest.fixture

@@ -15,7 +15,8 @@ from annotations import export_data, export_files, export_jobs, tasks
 from annotations.export_limits import export_slot
 from annotations.models import ExportJob, ExportStatus, Visibility
 from papers.models import TagKind
-from tests.factories import make_paper, make_reading_list, make_tag, make_user
+from tests.export_helpers import poster_track, tag_export
+from tests.factories import make_paper, make_reading_list, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -23,14 +24,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def track(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
-    tag = make_tag("Poster", TagKind.TRACK)
-    for n in range(6):
-        make_paper(f"Paper {n}", authors=["Ada Lovelace"], tags=[(tag.name, tag.kind)])
-    return tag
-
-
-def tag_export(tag, extension: str = "json") -> str:
-    return reverse("annotations:tag-export", args=[tag.kind, tag.slug, extension])
+    return poster_track(6, authors=["Ada Lovelace"])
 
 
 @pytest.fixture
