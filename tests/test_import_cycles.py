@@ -1,29 +1,34 @@
-"""Modules by concern (issue 29): no import cycle among the project's modules, where every
-import counts, those inside functions too (a cycle held together by an import inside a function
-is still a cycle), except those only a type checker reads (`if TYPE_CHECKING:`); and no module
-of the apps over 800 lines."""
+"""Modules by concern (issues 29 and 38): no import cycle among the project's modules, where
+every import counts, those inside functions too (a cycle held together by an import inside a
+function is still a cycle), except those only a type checker reads (`if TYPE_CHECKING:`; issue
+38 asks for those too: two loops are left, see TYPE_ONLY_LOOPS); and no module of the
+apps over 800 lines. The project's packages are its installed apps and `config`, read from
+INSTALLED_APPS, so a new app is checked from its first commit (`highlights` was left out of
+the hand-written list)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+from django.apps import apps
+
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = [
-    "config",
-    "papers",
-    "annotations",
-    "alerts",
-    "recommendations",
-    "operations",
-    "pdfs",
-    "semantic",
-]
+
+
+def project_packages() -> list[str]:
+    """The installed apps that live in this repository, and the settings package."""
+    local = {
+        app.name.partition(".")[0]
+        for app in apps.get_app_configs()
+        if Path(app.path).resolve().parent == ROOT
+    }
+    return sorted(local | {"config"})
 
 
 def project_modules() -> dict[str, Path]:
     modules = {}
-    for package in PACKAGES:
+    for package in project_packages():
         for path in (ROOT / package).rglob("*.py"):
             if "migrations" in path.parts:
                 continue
@@ -32,13 +37,17 @@ def project_modules() -> dict[str, Path]:
     return modules
 
 
-def imported_names(path: Path, module: str) -> set[str]:
+def imported_names(path: Path, module: str, *, type_only: bool = False) -> set[str]:
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+            if (
+                not type_only
+                and isinstance(child, ast.If)
+                and "TYPE_CHECKING" in ast.unparse(child.test)
+            ):
                 continue
             if isinstance(child, ast.Import):
                 found.update(alias.name for alias in child.names)
@@ -55,7 +64,7 @@ def imported_names(path: Path, module: str) -> set[str]:
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
+def import_graph(*, type_only: bool = False) -> dict[str, set[str]]:
     modules = project_modules()
 
     def owner(name: str) -> str | None:
@@ -66,7 +75,7 @@ def import_graph() -> dict[str, set[str]]:
     return {
         module: {
             target
-            for name in imported_names(path, module)
+            for name in imported_names(path, module, type_only=type_only)
             if (target := owner(name)) is not None and target != module
         }
         for module, path in modules.items()
@@ -119,8 +128,33 @@ def test_a_function_level_import_is_an_import(tmp_path):
     assert "papers.models" in imported_names(module, "m")
 
 
+def test_a_type_only_import_is_an_import(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import papers.models\n"
+    )
+    assert "papers.models" not in imported_names(module, "m")
+    assert "papers.models" in imported_names(module, "m", type_only=True)
+
+
+def test_every_installed_app_of_the_project_is_checked():
+    assert {"highlights", "pdfs", "papers", "semantic", "config"} <= set(project_packages())
+
+
 def test_no_module_of_the_project_imports_itself_through_others():
     assert cycles(import_graph()) == []
+
+
+# Loops closed only by an import a type checker reads: known, to be broken (issue 38, point 9:
+# the querysets' `Paper` annotations; the cleaning step's `PaperRecord`). No new one may join.
+TYPE_ONLY_LOOPS = {
+    ("papers.listing", "papers.models", "papers.models_conflicts", "papers.querysets"),
+    ("papers.importing.cleaning", "papers.importing.records"),
+}
+
+
+def test_no_type_only_loop_but_the_known_ones():
+    assert {tuple(loop) for loop in cycles(import_graph(type_only=True))} <= TYPE_ONLY_LOOPS
 
 
 # A module past this holds more than one concern (issue 29); split it by concern first.
