@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from papers.importing.latex_text import NestedTooDeep
 from papers.tags.identity import stored_length
@@ -39,8 +39,20 @@ from papers.text import (
     without_control_characters,
 )
 
-if TYPE_CHECKING:
-    from papers.importing.records import PaperRecord
+
+class CleanableRecord(Protocol):
+    """What cleaning reads and writes of a record (papers.importing.records.PaperRecord): a
+    protocol, so that this module, which records imports, needs nothing of it (no import
+    loop, not even one only a type checker reads)."""
+
+    title: str
+    abstract: str
+    authors: list[str]
+    author_ids: list[str]
+    tags: list[str]
+    keywords: list[str]
+    primary_area: str
+
 
 # Embeddings, overrides and isolates: an abstract may hold right-to-left text and its marks.
 _REORDERING = re.compile("[\u202a-\u202e\u2066-\u2069]")
@@ -85,7 +97,7 @@ def converted(value: str, convert: Callable[[str], str], label: str, notes: list
         return without_control_characters(value)
 
 
-def clean_record(record: PaperRecord) -> list[str]:
+def clean_record(record: CleanableRecord) -> list[str]:
     """Clean `record` in place; the notes saying what was cleaned, in field order."""
     notes: list[str] = []
     record.title = _clean_text(record.title, "title", MAX_TITLE, notes, keep=RTL_MARKS)
@@ -124,7 +136,7 @@ def _cut(text: str, label: str, limit: int, notes: list[str], measure=len) -> st
     return cut
 
 
-def _clean_authors(record: PaperRecord, notes: list[str]) -> None:
+def _clean_authors(record: CleanableRecord, notes: list[str]) -> None:
     names = []
     for name in record.authors:
         # The normalised key is stored too, in a column of the same size.
