@@ -10,22 +10,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from django.urls import reverse
 
+from papers.links import Link
 from papers.models import Authorship, Paper, PaperTag, TagKind, tag_label
 from papers.querysets import LISTED_AUTHORS, TAG_KIND_ORDER
 from papers.routes import int_route
-
-
-@dataclass(frozen=True, slots=True)
-class Link:
-    """An author or a tag as a listing shows it; `kind` is a tag's kind, "" for an author."""
-
-    name: str
-    url: str
-    kind: str = ""
 
 
 def with_listing(papers: Sequence[Paper], *, tags: bool = True) -> Sequence[Paper]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -21,12 +20,10 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
-if TYPE_CHECKING:
-    from papers.listing import Link
-
 from papers.arxiv_categories import category_label
 from papers.choices import TagKind as TagKind  # a leaf module: querysets need it too
 from papers.duplicate_keys import KEY_COLUMNS, set_duplicate_keys
+from papers.links import Link
 from papers.models_conflicts import ImportConflict as ImportConflict  # its own module
 from papers.models_feeds import Feed as Feed  # its own module: this one is long enough
 from papers.models_merged import MergedAuthor as MergedAuthor  # what merges leave: their own
