@@ -29,6 +29,7 @@ import json
 import logging
 import os
 import secrets
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
@@ -110,7 +111,7 @@ def log_gap(state: LogState, position: SearchPosition) -> str | None:
     return None
 
 
-class DerivedIndex(Generic[State]):
+class DerivedIndex(ABC, Generic[State]):
     """One process's view of one directory holding an index derived from the database."""
 
     state_class: ClassVar[type]
@@ -131,12 +132,12 @@ class DerivedIndex(Generic[State]):
         """Why this index cannot use `state` whatever the log says (None: it can)."""
         return None
 
+    @abstractmethod
     def _changes(
         self, state: State, count: int
     ) -> contextlib.AbstractContextManager[ChangeWriter[State]]:
         """A ChangeWriter for catching `state` up with `count` changed papers; leaving the
-        context with an error discards what was applied."""
-        raise NotImplementedError
+        context with an error discards what was applied. Each index says what its own is."""
 
     # --- Catching up -----------------------------------------------------------------------
 
