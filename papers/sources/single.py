@@ -156,7 +156,11 @@ def known_paper(text: str) -> tuple[Identifier | None, Paper | None]:
         return None, None
     if identifier is None:
         return None, None
-    return identifier, Paper.objects.filter(identifier.lookup()).first()
+    return identifier, _in_catalogue(identifier)
+
+
+def _in_catalogue(identifier: Identifier) -> Paper | None:
+    return Paper.objects.filter(identifier.lookup()).first()
 
 
 def service_name(identifier: Identifier) -> str:
@@ -173,11 +177,13 @@ def paper_for_identifier(
     share; the refusal's message for a DOI no request may be made with). Writes and reaches
     outside: call it for a POST only."""
     try:
-        parse_identifier(text)
+        identifier = parse_identifier(text)
     except RefusedIdentifier as error:
         raise LookupFailed(error.message) from None
-    identifier, known = known_paper(text)
-    if identifier is None or known is not None:
+    if identifier is None:
+        return None
+    known = _in_catalogue(identifier)
+    if known is not None:
         return known
     if not isinstance(user, User) or not user.is_authenticated:
         return None
