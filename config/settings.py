@@ -389,8 +389,14 @@ SEMANTIC_EMBEDDER = "semantic.minilm.load"
 SEMANTIC_MIN_COSINE = float(os.environ.get("SEMANTIC_MIN_COSINE", "0.3"))
 
 # Background work (django-tasks): the database backend needs nothing beyond the database; a
-# worker (`manage.py task_worker`, docs/operations.md) runs what pages enqueue.
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# worker (`manage.py task_worker`, docs/operations.md) runs what pages enqueue. The queues and
+# their priorities: operations/queues.py.
+TASKS = {
+    "default": {
+        "BACKEND": "django_tasks_db.DatabaseBackend",
+        "QUEUES": ["default", "bulk"],
+    }
+}
 
 # Exports (annotations/export_limits.py): how many papers one request may write, for visitors
 # and for members; a member's larger export is prepared in the background and kept
