@@ -163,6 +163,11 @@ def _build_parser() -> MarkdownIt:
 _PARSER = _build_parser()
 
 
+def parse_markdown(text: str) -> list[Token]:
+    """The tokens render_markdown renders (annotations.previews reads them as text)."""
+    return _PARSER.parse(text or "", {})
+
+
 def render_markdown(
     text: str, *, mentionable: Callable[[set[str]], set[str]] | None = None
 ) -> SafeString:

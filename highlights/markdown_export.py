@@ -29,7 +29,7 @@ def highlight_markdown(highlight: Highlight) -> str:
     if highlight.orphaned:
         where += ", not found in the present PDF"
     shared = "shared with the lab" if highlight.is_shared else "private"
-    parts = [quoted_literal(highlight.exact), f"— {where} ({shared})"]
+    parts = [quoted_literal(highlight.quote), f"— {where} ({shared})"]
     if highlight.note:
         parts.append(member_markdown(highlight.note))
     return "\n\n".join(parts)
@@ -84,7 +84,7 @@ def papers_document(
 
 def highlight_line(highlight: Highlight) -> str:
     """One line for a BibTeX `note` or an RIS `N1`: "p. N: “quote” — note"."""
-    line = f"p. {highlight.page}: “{highlight.exact}”"
+    line = f"p. {highlight.page}: “{highlight.quote}”"
     return f"{line} — {highlight.note}" if highlight.note else line
 
 

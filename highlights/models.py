@@ -17,6 +17,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from annotations.markdown import render_markdown
 from annotations.models import Comment
+from highlights.quotes import joined_quote
 from papers.models import Paper
 
 EXACT_MAX_LENGTH = 2_000  # a long paragraph of a two-column paper
@@ -55,6 +56,9 @@ class HighlightQuerySet(models.QuerySet):
 
     def in_page_order(self) -> HighlightQuerySet:
         return self.order_by("page", "start", "pk")
+
+    def newest_first(self) -> HighlightQuerySet:
+        return self.order_by("-created_at", "-pk")
 
 
 class Highlight(models.Model):
@@ -136,6 +140,11 @@ class Highlight(models.Model):
 
     def get_jsonld_url(self) -> str:
         return reverse("highlights:jsonld", args=[self.pk])
+
+    @property
+    def quote(self) -> str:
+        """The quote as shown to people, its line breaks joined (`exact` anchors it)."""
+        return joined_quote(self.exact)
 
     @property
     def is_shared(self) -> bool:

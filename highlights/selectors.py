@@ -15,13 +15,23 @@ def _with_replies(highlights: HighlightQuerySet) -> HighlightQuerySet:
     )
 
 
-def paper_highlights(user, paper: Paper) -> list[Highlight]:
-    """The paper's highlights `user` may see, in page order, with authors and reply counts:
-    one query."""
+def paper_highlights(user, paper: Paper, *, newest_first: bool = False) -> list[Highlight]:
+    """The paper's highlights `user` may see, in page order (the reader) or newest first (the
+    panel), with authors and reply counts: one query."""
+    highlights = _with_replies(Highlight.objects.filter(paper=paper).visible_to(user))
+    ordered = highlights.newest_first() if newest_first else highlights.in_page_order()
+    return list(ordered.select_related("author"))
+
+
+def list_highlights(user, reading_list: ReadingList, *, limit: int) -> list[Highlight]:
+    """The newest `limit` highlights `user` may see on the list's papers, with their authors
+    and papers (titles only): one query."""
     return list(
-        _with_replies(Highlight.objects.filter(paper=paper).visible_to(user))
-        .select_related("author")
-        .in_page_order()
+        Highlight.objects.filter(paper__reading_list_items__reading_list=reading_list)
+        .visible_to(user)
+        .select_related("author", "paper")
+        .defer("paper__abstract")
+        .newest_first()[:limit]
     )
 
 

@@ -17,9 +17,9 @@ from highlights.models import Highlight
 
 
 def comment_body(highlight: Highlight) -> str:
-    """Markdown: the quote (literal) as a block quote with its page, then the note (the
-    member's Markdown, with its mentions)."""
-    body = f"Highlighted on page {highlight.page} of the PDF:\n\n{quoted_literal(highlight.exact)}"
+    """Markdown: the quote (literal, its line breaks joined) as a block quote with its page,
+    then the note (the member's Markdown, with its mentions)."""
+    body = f"Highlighted on page {highlight.page} of the PDF:\n\n{quoted_literal(highlight.quote)}"
     return f"{body}\n\n{highlight.note}" if highlight.note else body
 
 

@@ -7,15 +7,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import wraps
 
-from django.http import Http404, HttpRequest, JsonResponse
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from annotations.views.common import finish, next_url
 from highlights import jsonld, selectors, services
 from highlights.forms import AnchorForm, HighlightEditForm, HighlightForm, errors_of
 from highlights.models import Highlight
 from highlights.serialize import highlight_item
 from papers.models import Paper
+from papers.views import HtmxHttpRequest
 from pdfs.pages import stored_pages
 
 
@@ -101,6 +105,22 @@ def highlight_delete(request: HttpRequest, pk: int) -> JsonResponse:
     highlight = _own_highlight(request, pk)
     services.delete_highlight(highlight=highlight)
     return JsonResponse({"deleted": pk})
+
+
+@require_POST
+@login_required
+def highlight_visibility(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The one-click switch on the paper page's panel and a list's page (a form, so it works
+    without JavaScript): `visibility` private or lab, through the same service as the
+    reader's edit (a lab highlight made private withdraws its thread)."""
+    highlight = _own_highlight(request, pk)
+    form = HighlightEditForm({"visibility": request.POST.get("visibility", "")})
+    back = next_url(request, f"{highlight.paper.get_absolute_url()}#panel-highlight-{pk}")
+    if not form.is_valid() or not form.cleaned_data["visibility"]:
+        return finish(request, "Choose private or lab.", redirect_to=back, level=messages.ERROR)
+    services.edit_highlight(highlight=highlight, changes=form.changes())
+    shared = "shared with the lab" if highlight.is_shared else "private: only you see it"
+    return finish(request, f"Highlight on page {highlight.page} is {shared}.", redirect_to=back)
 
 
 def _highlight_for_mover(request: HttpRequest, pk: int) -> Highlight:

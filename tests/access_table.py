@@ -205,6 +205,21 @@ ROWS: list[Row] = [
         data={"note": "edited"},
         shows="edited",
     ),
+    # The panel's one-click switch (a form): only the author, another member's is not there.
+    Row(
+        "highlights:visibility",
+        "private highlight",
+        POST,
+        "login 302 404 404 404",
+        data={"visibility": "lab"},
+    ),
+    Row(
+        "highlights:visibility",
+        "lab highlight",
+        POST,
+        "login 302 404 404 404",
+        data={"visibility": "private"},
+    ),
     Row("highlights:delete", "private highlight", POST, "403 200 404 404 404"),
     Row("highlights:delete", "lab highlight", POST, "403 200 404 404 404"),
     Row(

@@ -16,8 +16,8 @@ def test_panel_lists_own_and_lab_highlights_with_reader_links(client, user, othe
     page = client.get(paper.get_absolute_url()).content.decode()
     assert "my own quote" in page and "bob&#x27;s shared quote" in page
     assert "bob&#x27;s private quote" not in page
-    assert f'href="/papers/{paper.pk}/read/#highlight-{mine.pk}">Page 2</a>' in page
-    assert f'href="/papers/{paper.pk}/read/#highlight-{lab.pk}">Page 9</a>' in page
+    assert f'href="/papers/{paper.pk}/read/#highlight-{mine.pk}">page 2</a>' in page
+    assert f'href="/papers/{paper.pk}/read/#highlight-{lab.pk}">page 9</a>' in page
     assert "my <em>margin</em> note" in page
     section = page[page.index('id="paper-highlights"') :]
     assert "<strong>bob</strong>" in section[: section.index("</section>")]

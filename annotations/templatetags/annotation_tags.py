@@ -9,6 +9,7 @@ from django import template
 from django.utils.html import format_html_join
 
 from annotations.panel import panel_context
+from annotations.previews import markdown_preview
 from papers.navigation import results_context
 
 register = template.Library()
@@ -17,6 +18,12 @@ register = template.Library()
 @register.inclusion_tag("annotations/_panel.html", takes_context=True)
 def paper_panel(context, paper):
     return panel_context(context["request"], paper)
+
+
+@register.filter
+def as_preview(markdown: str, length: int = 200):
+    """A comment's Markdown as one line of text (annotations.previews)."""
+    return markdown_preview(markdown, int(length))
 
 
 @register.simple_tag(takes_context=True)

@@ -1,7 +1,10 @@
 // Highlights in the reader, against the highlights app's JSON endpoints (docs/highlights.md):
-// select text → "Highlight" → an optional note, private or lab → saved and drawn; the lab's
-// highlights drawn on their pages (who made them, a link to their thread); a click on one shows
-// its note, and the member's own can be edited or deleted. Positions are pagetext.js's.
+// select text → "Highlight" (or the h key) → an optional note, Enter → saved with the member's
+// remembered visibility (private or lab) and drawn: three actions. The lab's highlights are
+// drawn on their pages (who made them, a link to their thread); a click on one shows its note,
+// and the member's own can be switched between private and lab in one click, edited or
+// deleted. Quotes show with the PDF's line breaks joined (item.quote, highlights/quotes.py).
+// Positions are pagetext.js's.
 // A highlight the server asks to anchor again (a new file) is looked for by its quote; the place
 // found, or orphaned=1, is reported when the server lets this member move it (its author or a
 // curator: item.can_anchor), else only drawn there; orphaned ones stay listed in the sidebar.
@@ -33,6 +36,10 @@ export class Highlights {
     viewer.container.addEventListener("click", (event) => this.clicked(event));
     document.addEventListener("keydown", (event) => {
       if (event.key === "Escape" && !this.popover.hidden) this.closePopover();
+      else if (isHighlightKey(event) && !this.button.hidden) {
+        event.preventDefault();
+        this.compose();
+      }
     });
   }
 
@@ -139,13 +146,14 @@ export class Highlights {
         if (item.orphaned) entry.classList.add("is-orphaned");
         const link = document.createElement("a");
         link.href = `#highlight-${item.id}`;
-        link.textContent = `“${shorten(item.exact, 80)}”`;
+        link.textContent = `“${shorten(item.quote, 80)}”`;
         const where = document.createElement("span");
         where.className = "muted";
         where.textContent = item.orphaned
           ? " — not found in this version of the PDF"
           : ` — p. ${item.page}${item.mine ? "" : `, ${item.author}`}${item.visibility === "lab" ? "" : ", private"}`;
         entry.append(link, where);
+        if (item.mine) entry.append(" ", this.visibilitySwitch(item));
         if (item.note) entry.append(paragraph(item.note, "reader-highlight-note"));
         return entry;
       }),
@@ -171,6 +179,7 @@ export class Highlights {
     button.type = "button";
     button.className = "reader-highlight-button";
     button.textContent = "Highlight";
+    button.title = "Highlight the selected text (h)";
     button.hidden = true;
     button.addEventListener("mousedown", (event) => event.preventDefault()); // keep the selection
     button.addEventListener("click", () => this.compose());
@@ -214,7 +223,14 @@ export class Highlights {
     const quote = view.pageText.quote(start, end);
     const rect = place.range.getBoundingClientRect();
     const form = this.visibilityForm({ note: "", visibility: this.defaultVisibility }, "Save highlight");
-    form.prepend(paragraph(`“${shorten(quote.exact, 200)}”`, "reader-popover-quote"));
+    form.prepend(paragraph(`“${shorten(joinLines(quote.exact), 200)}”`, "reader-popover-quote"));
+    // Enter saves, as the third action; Shift+Enter starts a new line of the note.
+    form.elements.note.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        form.requestSubmit();
+      }
+    });
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const fields = { page: view.number, ...quote, ...formFields(form) };
@@ -247,9 +263,11 @@ export class Highlights {
   // A highlight's note, who made it, its thread; the member's own can be changed or deleted.
   openPopover(item, rect) {
     const body = document.createElement("div");
-    body.append(paragraph(`“${shorten(item.exact, 200)}”`, "reader-popover-quote"));
+    body.append(paragraph(`“${shorten(item.quote, 200)}”`, "reader-popover-quote"));
     const who = item.mine ? "You" : item.author;
-    body.append(paragraph(`${who} · ${item.visibility === "lab" ? "shared with the lab" : "private"} · p. ${item.page}`, "muted"));
+    const about = paragraph(`${who} · ${item.visibility === "lab" ? "shared with the lab" : "private"} · p. ${item.page} `, "muted");
+    if (item.mine) about.append(this.visibilitySwitch(item));
+    body.append(about);
     if (item.note) body.append(paragraph(item.note, "reader-highlight-note"));
     if (item.visibility === "lab" && item.thread_url) {
       const link = document.createElement("a");
@@ -284,6 +302,28 @@ export class Highlights {
       body.append(this.closeButton());
     }
     this.openWith(body, rect);
+  }
+
+  // One click: private ↔ lab, through the edit endpoint (making it private withdraws its thread).
+  visibilitySwitch(item) {
+    const toggle = document.createElement("button");
+    toggle.type = "button";
+    toggle.className = "link reader-visibility-switch";
+    const next = item.visibility === "lab" ? "private" : "lab";
+    toggle.textContent = next === "lab" ? "Share with the lab" : "Make private";
+    toggle.addEventListener("click", async () => {
+      const saved = await this.post(this.url(item.id, "edit"), { visibility: next });
+      if (!saved.ok) {
+        toggle.textContent = Object.values(saved.data.errors ?? {}).flat().join(" ") || "Not saved.";
+        return;
+      }
+      this.defaultVisibility = saved.data.visibility;
+      const wasOpen = !this.popover.hidden;
+      this.closePopover();
+      this.replace(saved.data);
+      if (wasOpen) await this.show(item.id);
+    });
+    return toggle;
   }
 
   visibilityForm(item, label) {
@@ -357,6 +397,35 @@ function placeNear(element, rect) {
   if (top + height > window.innerHeight - margin) top = Math.max(margin, rect.top - height - margin);
   element.style.left = `${Math.max(margin, left)}px`;
   element.style.top = `${top}px`;
+}
+
+// The h key highlights the selection (the reader's other keys are n, p, +, −, 0: keys.js).
+function isHighlightKey(event) {
+  if (event.key !== "h" || event.ctrlKey || event.metaKey || event.altKey) return false;
+  return !event.target.closest?.("input, textarea, select, [contenteditable], dialog");
+}
+
+// The quote as people read it: the mirror of highlights/quotes.py (same rule, same words). A
+// line-end hyphen before a lowercase letter is dropped unless either piece of the word already
+// holds one or the piece before is "self" or "cross"; other line breaks become one space.
+const BROKEN_WORD = /([\p{L}\p{N}_-]*?)([\p{L}\p{N}_]+)([-\u00ad])[ \t]*\n\s*([\p{L}\p{N}_]+(?:-[\p{L}\p{N}_]+)*)/gu;
+const ALWAYS_HYPHENATED = new Set(["self", "cross"]);
+
+export function joinLines(text) {
+  let previous;
+  do {
+    previous = text;
+    text = text.replace(BROKEN_WORD, (_, compound, before, hyphen, after) => {
+      if (hyphen === "\u00ad") return compound + before + after;
+      const keep =
+        after[0] === after[0].toUpperCase() ||
+        compound.includes("-") ||
+        after.includes("-") ||
+        ALWAYS_HYPHENATED.has(before.toLowerCase());
+      return compound + before + (keep ? "-" : "") + after;
+    });
+  } while (text !== previous);
+  return text.replace(/\s*\n\s*/g, " ").trim();
 }
 
 function startElement(range) {
