@@ -49,9 +49,7 @@ def test_the_readers_script_joins_as_the_server_does(tmp_path):
     code = source[source.index("const BROKEN_WORD") : source.index("function startElement")]
     script = tmp_path / "join.mjs"
     raws = [raw for raw, _ in CASES]
-    script.write_text(
-        code + f"\nconsole.log(JSON.stringify({json.dumps(raws)}.map(joinLines)));\n"
-    )
+    script.write_text(code + f"\nconsole.log(JSON.stringify({json.dumps(raws)}.map(joinLines)));\n")
     result = subprocess.run(  # noqa: S603
         [shutil.which("node") or "node", str(script)],
         capture_output=True,

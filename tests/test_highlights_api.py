@@ -11,8 +11,9 @@ from tests.factories import make_paper, make_user
 from tests.highlight_helpers import SENTENCE, highlight_post, make_highlight, store_pdf_row
 
 ITEM_KEYS = {
-    "id", "page", "exact", "quote", "prefix", "suffix", "start", "end", "note", "visibility", "author",
-    "mine", "can_anchor", "orphaned", "needs_anchor", "replies", "thread_url", "created_at",
+    "id", "page", "exact", "quote", "prefix", "suffix", "start", "end", "note", "visibility",
+    "author", "mine", "can_anchor", "orphaned", "needs_anchor", "replies", "thread_url",
+    "created_at",
 }  # fmt: skip
 
 

@@ -38,9 +38,7 @@ def list_highlights(context, reading_list):
     """Who highlighted what in the list's papers, newest first, as the member may see them
     (the lab's, and their own private ones): one query."""
     request = context["request"]
-    highlights = selectors.list_highlights(
-        request.user, reading_list, limit=LIST_HIGHLIGHTS_SHOWN
-    )
+    highlights = selectors.list_highlights(request.user, reading_list, limit=LIST_HIGHLIGHTS_SHOWN)
     return {
         "request": request,
         "user": request.user,
