@@ -376,8 +376,8 @@ def test_list_page_has_bounded_queries(client, user, django_assert_max_num_queri
     reading_list = make_reading_list(user, "Big", papers=papers)
     client.force_login(user)
     # session, user, list (+owner), items with papers, the first authorships+authors (the
-    # page shows no tags), the header's unread notifications
-    with django_assert_max_num_queries(6):
+    # page shows no tags), the header's unread notifications, the list's highlights
+    with django_assert_max_num_queries(7):
         response = client.get(reading_list.get_absolute_url())
     assert response.status_code == 200
     content = response.content.decode()

@@ -23,7 +23,8 @@ def test_paper_export_has_notes_then_quotes_with_pages(client, user):
         text.index("## Notes") < text.index("Read section 3 again.") < text.index("## Highlights")
     )
     assert "> An early point\n\n— page 2 (shared with the lab)" in text
-    assert "> Line one\n> line two\n\n— page 7 (private)\n\nWhy two?" in text
+    # The PDF's line break joined, as every quote shown to people (highlights.quotes)
+    assert "> Line one line two\n\n— page 7 (private)\n\nWhy two?" in text
     assert text.index("page 2") < text.index("page 7")
 
 

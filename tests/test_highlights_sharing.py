@@ -12,7 +12,9 @@ import html
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotations.models import Comment, Notification
@@ -208,3 +210,24 @@ def test_a_lists_page_shows_who_highlighted_what_in_its_papers_newest_first():
     assert "<strong>cleo</strong>" in section and "<strong>eve</strong>" in section
     assert "owner's private" not in seen and "fay's" not in seen
     assert "owner's private" in text_of(member(owner), reading_list.get_absolute_url())
+
+
+def test_a_lists_highlights_cost_one_query_however_many():
+    owner = make_user("owner")
+    paper = make_paper()
+    reading_list = make_reading_list(owner, "Mine", papers=[paper])
+    reader = member(owner)
+    url = reading_list.get_absolute_url()
+    reader.get(url)  # the session's first request may write; later ones only read
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            reader.get(url)
+        return len(captured)
+
+    highlight_days_ago(0, owner, paper, "the first", "private")
+    one = queries()
+    for n in range(5):
+        highlight_days_ago(n, make_user(f"member{n}"), paper, f"quote {n}", "lab")
+    assert queries() == one
+    assert text_of(reader, url).count('class="highlight"') == 6
