@@ -194,15 +194,16 @@ def test_the_panel_shows_who_highlighted_what_newest_first():
 
 
 def test_a_lists_page_shows_who_highlighted_what_in_its_papers_newest_first():
-    owner, cleo, eve, fay = (make_user(name) for name in ("owner", "cleo", "eve", "fay"))
-    paper, other_paper, elsewhere = make_paper("In the list"), make_paper("Also"), make_paper()
-    reading_list = make_reading_list(
-        owner, "Shared", papers=[paper, other_paper], visibility="shared"
-    )
-    highlight_days_ago(3, eve, other_paper, "eve's oldest", "lab")
-    highlight_days_ago(1, cleo, paper, "cleo's newest", "lab")
-    highlight_days_ago(0, owner, paper, "owner's private", "private")
-    highlight_days_ago(0, fay, elsewhere, "fay's, not in the list", "lab")
+    owner = make_user("owner")
+    listed, also_listed, elsewhere = make_paper("In the list"), make_paper("Also"), make_paper()
+    reading_list = make_reading_list(owner, papers=[listed, also_listed], visibility="shared")
+    for days, author, paper, exact, visibility in [
+        (3, make_user("eve"), also_listed, "eve's oldest", "lab"),
+        (1, make_user("cleo"), listed, "cleo's newest", "lab"),
+        (0, owner, listed, "owner's private", "private"),
+        (0, make_user("fay"), elsewhere, "fay's, not in the list", "lab"),
+    ]:
+        highlight_days_ago(days, author, paper, exact, visibility)
 
     seen = text_of(member(make_user("viewer")), reading_list.get_absolute_url())
     section = seen[seen.index('id="list-highlights"') :]

@@ -24,9 +24,7 @@ NOTE = "Why attention scales"
 @pytest.fixture
 def paper(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
-    paper = make_paper("Highlight and share")
-    store_test_pdf(paper, make_text_pdf(PAGES))
-    return paper
+    return store_test_pdf(make_paper("Highlight and share"), make_text_pdf(PAGES)).paper
 
 
 def select_across(page, first: str, last: str) -> None:
