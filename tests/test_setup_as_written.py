@@ -237,8 +237,13 @@ def shown_commands() -> list[Shown]:
     return found
 
 
-# `python manage.py ...`: a command; `manage.py fetch_pdfs` alone is its name in a sentence.
-MANAGE_PY = [shown for shown in shown_commands() if shown.words[1:2] == ["manage.py"]]
+# `python manage.py ...`: a command; `manage.py fetch_pdfs` alone is its name in a sentence,
+# `.venv/bin/python manage.py …` any command.
+MANAGE_PY = [
+    shown
+    for shown in shown_commands()
+    if shown.words[1:2] == ["manage.py"] and shown.words[2:3] != ["…"]
+]
 MAKE_LINES = [shown for shown in shown_commands() if shown.words[0] == "make"]
 
 
