@@ -34,11 +34,11 @@ from config import dotenv
 from tests.factories import make_paper
 from tests.pdf_server import GOOD_TEXT, PdfServer
 from tests.test_import_cycles import project_packages
+from tests.test_makefile import make
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-MAKE = shutil.which("make")
-needs_make = pytest.mark.skipif(MAKE is None, reason="make is not installed")
+needs_make = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 
 
 # --- The .env file --------------------------------------------------------------------------
@@ -159,38 +159,21 @@ def test_this_test_run_did_not_read_a_developer_env_file(settings):
 
 @needs_make
 def test_every_step_of_make_test_skips_the_env_file():
-    result = subprocess.run(
-        [MAKE, "--no-print-directory", "-n", "-B", "test"],
-        cwd=ROOT,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    steps = [line for line in result.stdout.splitlines() if "mypy " in line or "manage.py" in line]
-    steps += [line for line in result.stdout.splitlines() if "-m pytest" in line]
-    assert len(steps) == 3, result.stdout
+    lines = make("-n", "-B", "test").splitlines()
+    steps = [line for line in lines if "mypy " in line or "manage.py" in line]
+    steps += [line for line in lines if "-m pytest" in line]
+    assert len(steps) == 3, lines
     assert all("DJANGO_DOTENV=0" in line for line in steps), steps
 
 
 @needs_make
 def test_make_run_writes_the_env_file_once_and_migrate_alone_makes_the_cache_table(project):
-    def make_run_steps() -> list[str]:
-        result = subprocess.run(
-            [MAKE, "--no-print-directory", "-n", "run"],
-            cwd=project,
-            env=clean_env(),
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        return result.stdout.splitlines()
-
-    assert any("-m config.dotenv write .env SITE_URL=" in step for step in make_run_steps())
-    assert not any("createcachetable" in step for step in make_run_steps())
-    subprocess.run([MAKE, "--no-print-directory", ".env"], cwd=project, env=clean_env(), check=True)
+    steps = make("-n", "run", cwd=project)
+    assert "-m config.dotenv write .env SITE_URL=http://127.0.0.1:8000" in steps
+    assert "createcachetable" not in steps
+    make(".env", cwd=project)
     assert dotenv.parse((project / ".env").read_text())["SITE_URL"] == "http://127.0.0.1:8000"
-    assert not any("config.dotenv" in step for step in make_run_steps())
+    assert "config.dotenv" not in make("-n", "run", cwd=project)  # written once
 
 
 # --- What the documents show ---------------------------------------------------------------------
@@ -265,15 +248,8 @@ def test_each_manage_py_line_runs_the_projects_python_and_a_command_it_has(shown
 
 
 def make_targets() -> set[str]:
-    # The Makefile's rule database (-p), nothing built (-q).
-    result = subprocess.run(
-        [MAKE, "--no-print-directory", "-q", "-p"],
-        cwd=ROOT,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-    )
-    return set(re.findall(r"^([A-Za-z0-9_./-]+):", result.stdout, re.MULTILINE))
+    database = make("-q", "-p", check=False)  # the rule database, nothing built
+    return set(re.findall(r"^([A-Za-z0-9_./-]+):", database, re.MULTILINE))
 
 
 @needs_make
