@@ -151,12 +151,6 @@ def test_settings_read_the_project_env_file_but_never_under_tests(project):
     assert python(project, show, DJANGO_DOTENV="0", DJANGO_SECRET_KEY="x") == "Paper browser False"
 
 
-def test_this_test_run_did_not_read_a_developer_env_file(settings):
-    assert "PYTEST_VERSION" in os.environ
-    # What settings hold without any .env (tests set no SITE_URL of their own).
-    assert settings.SITE_URL == os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
-
-
 @needs_make
 def test_every_step_of_make_test_skips_the_env_file():
     lines = make("-n", "-B", "test").splitlines()
@@ -167,7 +161,7 @@ def test_every_step_of_make_test_skips_the_env_file():
 
 
 @needs_make
-def test_make_run_writes_the_env_file_once_and_migrate_alone_makes_the_cache_table(project):
+def test_make_run_writes_the_env_file_once_and_no_longer_needs_createcachetable(project):
     steps = make("-n", "run", cwd=project)
     assert "-m config.dotenv write .env SITE_URL=http://127.0.0.1:8000" in steps
     assert "createcachetable" not in steps
