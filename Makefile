@@ -5,8 +5,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.runtime-installed
 DEV := $(VENV)/.dev-installed
-# Used only by the test suite; production sets its own DJANGO_SECRET_KEY.
-TEST_ENV := DJANGO_SECRET_KEY=insecure-test-only-key
+# Used only by the test suite; production sets its own DJANGO_SECRET_KEY. A developer's .env is
+# not read (pytest never reads it either: config/settings.py), so the checks run alike with it.
+TEST_ENV := DJANGO_SECRET_KEY=insecure-test-only-key DJANGO_DOTENV=0
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # Links in e-mails (password resets, digests) are built from SITE_URL: by default the address
@@ -99,26 +100,31 @@ bench-semantic: $(RUNTIME)
 typecheck: $(DEV)
 	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs highlights semantic config
 
-## run: create the environment, migrate, import fixtures/, build the search index if missing and
-##      serve on http://127.0.0.1:8000 (SQLite), with a task worker beside it (docs/operations.md)
-run: $(RUNTIME)
+## run: create the environment and .env, migrate, import fixtures/, build the search index if
+##      missing and serve on http://127.0.0.1:8000 (SQLite), with a task worker beside it
+##      (docs/operations.md)
+run: $(RUNTIME) .env
 	$(RUN_ENV) $(BIN)/python manage.py migrate --noinput
-	$(RUN_ENV) $(BIN)/python manage.py createcachetable
 	$(RUN_ENV) $(BIN)/python manage.py import_papers fixtures/
 	$(RUN_ENV) $(BIN)/python manage.py update_search_index
 	$(RUN_ENV) $(BIN)/python manage.py update_vector_index
 	@echo
-	@echo "To create an admin user: DJANGO_DEBUG=1 $(BIN)/python manage.py createsuperuser"
+	@echo "To create an admin user: $(BIN)/python manage.py createsuperuser"
 	@echo "Serving on http://$(HOST):$(PORT)/ (and a task worker for background exports)"
 	@$(RUN_ENV) $(BIN)/python manage.py task_worker --no-startup-delay & worker=$$!; \
 		trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 		$(RUN_ENV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-## migrate: apply database migrations and create the cache table: once per deploy, from one host
-##          (the same steps as deploy/systemd/papers-migrate.service)
+## .env: the development environment every `.venv/bin/python manage.py ...` reads
+##       (config/dotenv.py): debug on, a generated secret key, SITE_URL; written once, never
+##       over an existing file (delete it for a new one); git-ignored
+.env: | $(BIN)/python
+	$(BIN)/python -m config.dotenv write $@ SITE_URL=$(SITE_URL)
+
+## migrate: apply database migrations (the cache table included): once per deploy, from one
+##          host (the same step as deploy/systemd/papers-migrate.service)
 migrate: $(RUNTIME)
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py createcachetable
 
 ## serve: production serving on one host: refuse an unmigrated database (run `make migrate` once
 ##        per deploy first), collect static files, build the search index if missing (else catch

@@ -1,6 +1,8 @@
 """Settings for the paper browser: one module, every knob read from the environment.
 
-The README's configuration table lists each variable with its default and meaning.
+The README's configuration table lists each variable with its default and meaning. The
+project directory's `.env` (config/dotenv.py; `make run` writes one) fills in what the
+environment leaves unset.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import dj_database_url
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 
-from config import static_headers
+from config import dotenv, static_headers
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -49,6 +51,12 @@ def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
+# A developer's `.env` never reaches the test suite, so tests run alike with it or without:
+# pytest sets PYTEST_VERSION before it loads settings (the processes a test starts inherit it),
+# and `make test`'s other steps set DJANGO_DOTENV=0.
+if env_bool("DJANGO_DOTENV", default=True) and "PYTEST_VERSION" not in os.environ:
+    dotenv.load(BASE_DIR / ".env")
+
 DEBUG = env_bool("DJANGO_DEBUG", default=False)
 
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
@@ -56,7 +64,7 @@ if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(
             "DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off "
-            "(`make run` and `make test` set one for you)."
+            "(`make run` writes both into .env for development; `make test` sets one)."
         )
     SECRET_KEY = "django-insecure-development-only-key-do-not-use-in-production"  # noqa: S105
 

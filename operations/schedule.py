@@ -170,8 +170,8 @@ def systemd_units(deployment: Deployment) -> dict[str, str]:
             "database migrations (once per deploy, from one host)",
             [
                 "Type=oneshot",
+                # The cache table too (operations/apps.py): migrate alone leaves a working site.
                 f"ExecStart={manage} migrate --noinput",
-                f"ExecStart={manage} createcachetable",
             ],
         ),
     }

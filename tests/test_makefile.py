@@ -23,17 +23,21 @@ def _clean_env() -> dict[str, str]:
     return {key: value for key, value in os.environ.items() if key not in inherited}
 
 
-def _run_commands(*args: str) -> list[str]:
-    env = _clean_env()
+def make(*arguments: str, cwd: Path = ROOT, check: bool = True) -> str:
+    """make's output for `arguments` (tests/test_setup_as_written.py uses it too)."""
     result = subprocess.run(
-        ["make", "--no-print-directory", "-n", "run", *args],
-        cwd=ROOT,
-        env=env,
+        ["make", "--no-print-directory", *arguments],
+        cwd=cwd,
+        env=_clean_env(),
         capture_output=True,
         text=True,
-        check=True,
+        check=check,
     )
-    return [line for line in result.stdout.splitlines() if "manage.py runserver" in line]
+    return result.stdout
+
+
+def _run_commands(*args: str) -> list[str]:
+    return [line for line in make("-n", "run", *args).splitlines() if "manage.py runserver" in line]
 
 
 def test_make_run_links_emails_to_the_port_it_serves_on():
@@ -51,22 +55,10 @@ def test_make_run_keeps_a_site_url_given_to_it():
 def test_make_serve_never_migrates_and_make_migrate_does():
     """Migrations run once per deploy (`make migrate`, from one host); a web server started
     before them refuses an unmigrated database instead of racing other hosts to migrate."""
-
-    def commands(target: str) -> str:
-        result = subprocess.run(
-            ["make", "--no-print-directory", "-n", target],
-            cwd=ROOT,
-            env=_clean_env(),
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        return result.stdout
-
-    serve = commands("serve")
+    serve = make("-n", "serve")
     assert "manage.py migrate --check" in serve
     assert "migrate --noinput" not in serve
-    assert "manage.py migrate --noinput" in commands("migrate")
+    assert "manage.py migrate --noinput" in make("-n", "migrate")
 
 
 def test_make_refuses_to_create_the_venv_from_a_python_older_than_3_11(tmp_path):
