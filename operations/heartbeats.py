@@ -24,6 +24,7 @@ import os
 import socket
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import SuspiciousOperation
@@ -31,7 +32,6 @@ from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
 from django_tasks import TaskResultStatus
-from django_tasks.base import Task
 from django_tasks_db.models import DBTaskResult
 
 from operations.models import TaskResumption, WorkerHeartbeat
@@ -142,7 +142,7 @@ def settle(row: DBTaskResult, *, now: datetime, swept: Swept) -> bool:
     return True
 
 
-def _task_to_resume(row: DBTaskResult) -> Task | None:
+def _task_to_resume(row: DBTaskResult) -> Any:  # a Task, or None
     """The task to queue again in place of `row` (its queue and priority), or None: not
     resumable, resumed once already, or no longer in the code."""
     if TaskResumption.objects.filter(task_id=row.pk).exists():

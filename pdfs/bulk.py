@@ -147,7 +147,7 @@ def run_batch(run_id: int, position: int) -> str:
 
 
 def _not_claimed(run_id: int, position: int) -> str:
-    """Another batch holds the run (a stopped worker's, until its lease lapses: wait for it),
+    """Another batch holds the run (a stopped worker's, until its hold lapses: wait for it),
     or this batch is stale (done, stopped, or queued twice)."""
     run = PdfRun.objects.filter(pk=run_id, status__in=ACTIVE, position=position).first()
     if run is None or run.held_until is None:
@@ -207,17 +207,16 @@ def resume(run: PdfRun) -> bool:
     if active_run(run.feed) is not None:
         return False
     with transaction.atomic():
-        resumed = PdfRun.objects.filter(
-            claims.free(timezone.now()),
-            Q(status=PdfRun.Status.STOPPED) | Q(status=PdfRun.Status.FAILED),
-            pk=run.pk,
-        ).update(
+        resumed = claims.let_go(
+            PdfRun.objects.filter(
+                claims.free(timezone.now()),
+                Q(status=PdfRun.Status.STOPPED) | Q(status=PdfRun.Status.FAILED),
+                pk=run.pk,
+            ),
             status=PdfRun.Status.QUEUED,
             stop_requested=False,
             error="",
             finished_at=None,
-            held_by="",
-            held_until=None,
         )
         if resumed:
             _queue_batch(run.pk, run.position)

@@ -146,21 +146,17 @@ class PdfRun(Claimable):
     (at most the feed's cap), taken a batch at a time by tasks on the bulk queue, each batch
     held by its worker with a claim (operations.claims) and its progress recorded here."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "queued"
-        RUNNING = "running", "running"
-        STOPPED = "stopped", "stopped"
-        FINISHED = "finished", "finished"
-        FAILED = "failed", "failed"
+    class Status(models.TextChoices):  # labelled from the names: "Queued", ...
+        QUEUED = "queued"
+        RUNNING = "running"
+        STOPPED = "stopped"
+        FINISHED = "finished"
+        FAILED = "failed"
 
     feed = models.ForeignKey(Feed, on_delete=models.CASCADE, related_name="pdf_runs")
     # The curator who started it; empty when a fetch of a feed with download_pdfs on did.
     started_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
+        settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+"
     )
     status = models.CharField(max_length=10, choices=Status, default=Status.QUEUED)
     # A curator pressed Stop: the batch under way ends, no other starts.

@@ -79,7 +79,7 @@ class PdfRunAdmin(GuardedAdmin, admin.ModelAdmin):
             return "stopping"
         if run.status == PdfRun.Status.FAILED:
             return "failed (resumable)"
-        return run.get_status_display()
+        return run.status  # the value: "queued", "running", ...
 
     @admin.display(description="progress")
     def progress(self, run: PdfRun) -> str:

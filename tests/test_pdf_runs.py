@@ -18,7 +18,7 @@ from papers.models import Feed, SourceRecord
 from pdfs import bulk
 from pdfs.models import PaperPdf, PdfRun
 from tests.factories import make_paper, make_user
-from tests.pdf_server import GOOD_PDF, LIMIT, PdfServer
+from tests.pdf_server import GOOD_PDF, PdfServer
 
 pytestmark = pytest.mark.django_db
 
@@ -28,8 +28,6 @@ VENUE = "ICLR.cc/2025/Conference"
 @pytest.fixture
 def server(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
-    settings.PDF_MAX_BYTES = LIMIT
-    settings.PDF_FETCH_TIMEOUT = 5
     with PdfServer() as server:
         settings.PDF_FETCH_HOSTS = [server.base]
         yield server

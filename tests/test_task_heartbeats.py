@@ -21,7 +21,7 @@ from django_tasks_db.models import DBTaskResult
 from operations import heartbeats
 from operations.models import TaskResumption, WorkerHeartbeat
 from operations.queues import BULK_PRIORITY, BULK_QUEUE, resumable
-from operations.worker import ResilientWorker
+from tests.task_workers import in_process_worker
 
 pytestmark = pytest.mark.django_db
 
@@ -171,24 +171,10 @@ def test_two_workers_sweeping_at_the_same_moment_queue_it_once(shared_database):
 # The worker: its heartbeat, and its sweep at its start.
 
 
-def _worker(*, watch: bool = False, queues: tuple[str, ...] = ("*",)) -> ResilientWorker:
-    return ResilientWorker(
-        queue_names=list(queues),
-        interval=0,
-        batch=True,
-        backend_name="default",
-        startup_delay=False,
-        max_tasks=None,
-        worker_id="test-worker",
-        excluded_queue_names=[],
-        watch=watch,
-    )
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_is_seen_while_it_runs_and_forgotten_when_it_stops():
     result = heartbeat_seen.enqueue()
-    _worker().run()
+    in_process_worker(queues=("*",)).run()
     assert DBTaskResult.objects.get(pk=result.id).return_value is True
     assert not WorkerHeartbeat.objects.exists()
 
@@ -196,7 +182,7 @@ def test_a_worker_is_seen_while_it_runs_and_forgotten_when_it_stops():
 @pytest.mark.django_db(transaction=True)
 def test_a_starting_worker_resumes_what_a_stopped_one_left_and_runs_it():
     row = _running(fetch_again, [9])
-    _worker().run()
+    in_process_worker(queues=("*",)).run()
     assert _status(row)[0] == "FAILED"
     [again] = _others(row)
     assert (again.status, again.return_value) == ("SUCCESSFUL", "fetched [9] ")
@@ -224,7 +210,7 @@ def test_the_commands_worker_beats_from_its_own_thread_during_a_long_task(
 
     monkeypatch.setattr(heartbeats, "beat", counted)
     try:
-        shared_database.read(lambda: _worker(watch=True).run())
+        shared_database.read(lambda: in_process_worker(queues=("*",), watch=True).run())
     finally:
         shared_database.restore()
     # One at the start and one before the task from the worker's thread; the rest from the

@@ -20,7 +20,6 @@ from operations.queues import (
     ROUTINE_PRIORITY,
     TEXT_PRIORITY,
 )
-from operations.worker import ResilientWorker
 from papers.tasks import run_feed
 from pdfs.bulk import fetch_pdf_run_batch
 from pdfs.storing import store_pdf
@@ -29,6 +28,7 @@ from pdfs.text_tasks import extract_pdf_texts
 from semantic.tasks import embed_changed_papers
 from tests.factories import make_paper, make_user
 from tests.pdf_files import make_pdf
+from tests.task_workers import in_process_worker
 
 # task, its queue, its priority, whether an interrupted run is queued again (its work may be
 # done twice; the others end failed through their own claims).
@@ -83,20 +83,6 @@ def test_an_uploads_text_is_read_at_member_priority_a_fetched_files_at_text_prio
     assert {_text_task(uploaded).queue_name, _text_task(fetched).queue_name} == {DEFAULT_QUEUE}
 
 
-def _worker(max_tasks: int) -> ResilientWorker:
-    # One worker for every queue: the worst case (`make run` gives bulk a worker of its own).
-    return ResilientWorker(
-        queue_names=["*"],
-        interval=0,
-        batch=True,
-        backend_name="default",
-        startup_delay=False,
-        max_tasks=max_tasks,
-        worker_id="both-queues",
-        excluded_queue_names=[],
-    )
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_members_upload_is_read_before_fifty_queued_bulk_batches(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path
@@ -105,13 +91,15 @@ def test_a_members_upload_is_read_before_fifty_queued_bulk_batches(settings, tmp
         fetch_pdf_run_batch.enqueue(0, position)
     paper = make_paper()
     _store(paper, uploaded_by=make_user())
+    # One worker for every queue: the worst case (`make run` gives bulk a worker of its own).
+    both_queues = in_process_worker(queues=("*",), max_tasks=1)
 
-    _worker(max_tasks=1).run()
+    both_queues.run()
 
     assert _text_task(paper).status == "SUCCESSFUL"
     batches = DBTaskResult.objects.filter(task_path=fetch_pdf_run_batch.module_path)
     assert set(batches.values_list("status", flat=True)) == {"READY"}
     assert batches.count() == 50
     # The positive control: the next task the worker takes is a batch.
-    _worker(max_tasks=1).run()
+    both_queues.run()
     assert batches.filter(status="SUCCESSFUL").count() == 1
