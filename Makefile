@@ -101,7 +101,8 @@ typecheck: $(DEV)
 	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs highlights semantic config
 
 ## run: create the environment and .env, migrate, import fixtures/, build the search index if
-##      missing and serve on http://127.0.0.1:8000 (SQLite), with a task worker beside it
+##      missing and serve on http://127.0.0.1:8000 (SQLite), with a task worker for each queue
+##      beside it: `default` (members' work first) and `bulk` (feeds' PDF runs)
 ##      (docs/operations.md)
 run: $(RUNTIME) .env
 	$(RUN_ENV) $(BIN)/python manage.py migrate --noinput
@@ -110,9 +111,10 @@ run: $(RUNTIME) .env
 	$(RUN_ENV) $(BIN)/python manage.py update_vector_index
 	@echo
 	@echo "To create an admin user: $(BIN)/python manage.py createsuperuser"
-	@echo "Serving on http://$(HOST):$(PORT)/ (and a task worker for background exports)"
-	@$(RUN_ENV) $(BIN)/python manage.py task_worker --no-startup-delay & worker=$$!; \
-		trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
+	@echo "Serving on http://$(HOST):$(PORT)/ (and task workers for the default and bulk queues)"
+	@$(RUN_ENV) $(BIN)/python manage.py task_worker --queue-name default --no-startup-delay & worker=$$!; \
+		$(RUN_ENV) $(BIN)/python manage.py task_worker --queue-name bulk --no-startup-delay & bulk=$$!; \
+		trap 'kill $$worker $$bulk 2>/dev/null' EXIT INT TERM; \
 		$(RUN_ENV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 ## .env: the development environment every `.venv/bin/python manage.py ...` reads
@@ -139,9 +141,11 @@ serve: $(RUNTIME)
 	$(BIN)/python manage.py update_vector_index
 	$(BIN)/gunicorn -c config/gunicorn.conf.py config.wsgi
 
-## worker: the background task worker (large exports) against DATABASE_URL; one or more per site
+## worker: the background task worker of the default queue (members' work, text, feeds) against
+##         DATABASE_URL; one or more per site. QUEUE=bulk for the feeds' PDF runs' worker.
+QUEUE ?= default
 worker: $(RUNTIME)
-	$(BIN)/python manage.py task_worker --no-startup-delay
+	$(BIN)/python manage.py task_worker --queue-name $(QUEUE) --no-startup-delay
 
 ## test: install test dependencies, lint, type-check (mypy), check migrations and run the whole suite
 ##       in TEST_WORKERS processes (pytest-xdist; default one per core, each test module kept in

@@ -16,9 +16,11 @@ from django_tasks import task
 from annotations import export_jobs
 from annotations.export_sources import source_for_path
 from annotations.models import PENDING_EXPORT_STATUSES, ExportJob
+from operations.queues import DEFAULT_QUEUE, MEMBER_PRIORITY
 
 
-@task()
+# Not resumable: an export whose worker stopped ends failed through its claim (export_jobs).
+@task(priority=MEMBER_PRIORITY, queue_name=DEFAULT_QUEUE)
 def prepare_export(job_id: int) -> None:
     """Write a member's large export (annotations.export_jobs.write_job)."""
     export_jobs.write_job(job_id)

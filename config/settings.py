@@ -405,6 +405,12 @@ TASKS = {
         "QUEUES": ["default", "bulk"],
     }
 }
+# A task still "running" whose worker has not been seen (operations.heartbeats: each worker
+# records itself every few seconds) for this long was interrupted: it is queued again once
+# (work that may be done twice) or marked failed, by the next worker's sweep.
+TASK_WORKER_LOST_SECONDS = env_int("TASK_WORKER_LOST_SECONDS", 120)
+if TASK_WORKER_LOST_SECONDS < 30:
+    raise ImproperlyConfigured("TASK_WORKER_LOST_SECONDS must be at least 30")
 
 # Exports (annotations/export_limits.py): how many papers one request may write, for visitors
 # and for members; a member's larger export is prepared in the background and kept

@@ -13,6 +13,10 @@ priority, then by when the task was queued).
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+from django_tasks.base import Task
+
 DEFAULT_QUEUE = "default"
 BULK_QUEUE = "bulk"
 QUEUES = [DEFAULT_QUEUE, BULK_QUEUE]
@@ -22,3 +26,17 @@ MEMBER_PRIORITY = 50  # a member waits on the page for it
 TEXT_PRIORITY = 20  # makes a stored PDF searchable
 ROUTINE_PRIORITY = 0  # queued by a curator or a schedule; nobody is watching the page
 BULK_PRIORITY = -50  # many downloads nobody waits for
+
+# The tasks whose work may simply be done again (fetching a PDF, reading its text, embedding
+# papers, a bulk run's batch): one interrupted by a stopped worker is queued again once
+# (operations.heartbeats). Their module paths; each tasks module marks its own with `resumable`.
+RESUMABLE: set[str] = set()
+
+T = TypeVar("T", bound=Task)
+
+
+def resumable(task: T) -> T:
+    """Mark `task` (a django-tasks Task, under its @task decorator) as safe to run again after
+    an interruption."""
+    RESUMABLE.add(task.module_path)
+    return task

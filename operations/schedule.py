@@ -158,11 +158,21 @@ def systemd_units(deployment: Deployment) -> dict[str, str]:
         ),
         "papers-worker.service": _service(
             deployment,
-            "background task worker",
+            "background task worker (default queue: members' work first)",
             [
-                f"ExecStart={manage} task_worker --no-startup-delay",
+                f"ExecStart={manage} task_worker --queue-name default --no-startup-delay",
                 "Restart=always",
                 "Nice=5",
+            ],
+        ),
+        # Its own process: a feed's PDF run never holds the default queue's worker.
+        "papers-worker-bulk.service": _service(
+            deployment,
+            "background task worker (bulk queue: feeds' PDF runs)",
+            [
+                f"ExecStart={manage} task_worker --queue-name bulk --no-startup-delay",
+                "Restart=always",
+                "Nice=10",
             ],
         ),
         "papers-migrate.service": _service(

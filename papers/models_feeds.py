@@ -18,6 +18,8 @@ MAX_VENUE_ID = 180
 # Longer than any query a person writes; arXiv's URLs stay well within what servers accept.
 MAX_QUERY = 500
 MAX_EVERY_HOURS = 24 * 366
+# The most PDFs one bulk run of a feed may download (pdfs.bulk), whatever its cap says.
+MAX_PDF_RUN_CAP = 100_000
 # A daily cron line starts at the same minute every day, but each feed starts a little later
 # than the day before when the feeds ahead of it took longer: without this allowance a feed
 # due every 24 hours would be a few seconds short of due, and run every other day.
@@ -77,6 +79,19 @@ class Feed(Claimable):
         "due every (hours)",
         default=24,
         validators=[MinValueValidator(1), MaxValueValidator(MAX_EVERY_HOURS)],
+    )
+    # A bulk download of the PDFs of the papers each fetch adds (pdfs.bulk): off unless a
+    # curator turns it on (a venue's PDFs can be gigabytes); at most `pdf_run_cap` per run.
+    download_pdfs = models.BooleanField(
+        "download PDFs after each fetch",
+        default=False,
+        help_text="After a fetch that added papers, download their PDFs in the background "
+        "(the bulk queue), at most the cap below per run.",
+    )
+    pdf_run_cap = models.PositiveIntegerField(
+        "PDFs per run at most",
+        default=500,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_PDF_RUN_CAP)],
     )
     created_at = models.DateTimeField(auto_now_add=True)
     # The last run: when it started (what "due" counts from), its state, and what it did.

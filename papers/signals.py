@@ -63,8 +63,9 @@ abstracts_changed = Signal()
 # stored PDF) listens here, so papers needs to know nothing about it.
 papers_merging = Signal()
 
-# Sent by a feed run (papers.sources.feeds), once its import is committed, with `paper_ids`:
-# the papers it added to the catalogue. The pdfs app fetches their PDFs in the background.
+# Sent by a feed run (papers.sources.feeds), once its import is committed, with `paper_ids`
+# (the papers it added to the catalogue) and `feed_id`. The pdfs app starts a bulk PDF run
+# when the feed asks for one.
 feed_added_papers = Signal()
 
 # Paper fields a search document is built from (papers/search/document_fields.py).

@@ -8,11 +8,13 @@ from django.db import transaction
 from django.utils import timezone
 from django_tasks import task
 
+from operations.queues import DEFAULT_QUEUE, ROUTINE_PRIORITY
 from papers.models import Feed
 from papers.sources import feeds
 
 
-@task()
+# Not resumable: a feed whose worker stopped is freed by its claim's lapse and run again.
+@task(priority=ROUTINE_PRIORITY, queue_name=DEFAULT_QUEUE)
 def run_feed(feed_id: int, user_id: int | None = None) -> None:
     """Fetch a feed a curator queued from the admin (papers.sources.feeds.run_queued_feed)."""
     feeds.run_queued_feed(feed_id, user_id=user_id)

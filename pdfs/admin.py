@@ -11,6 +11,7 @@ from django.utils.html import format_html
 
 from papers.admin.guards import GuardedAdmin, ReadOnlyAdmin
 from papers.numbers import parse_id
+from pdfs import run_admin  # noqa: F401 - registers the PDF runs' admin
 from pdfs.content import size_text
 from pdfs.models import PaperPdf, PdfFetchFailure, PdfText, SetAsidePdf
 

@@ -6,7 +6,8 @@ from django.conf import settings
 from django.core.files.storage import Storage, storages
 from django.db import models
 
-from papers.models import Paper
+from operations.claims import Claimable
+from papers.models import Feed, Paper
 from papers.routes import int_url
 
 
@@ -138,3 +139,56 @@ class PdfText(models.Model):
 
     def __str__(self) -> str:
         return f"Text of PDF {self.pdf_id}"
+
+
+class PdfRun(Claimable):
+    """A feed's bulk PDF download (pdfs.bulk): the papers it fetches, chosen when it starts
+    (at most the feed's cap), taken a batch at a time by tasks on the bulk queue, each batch
+    held by its worker with a claim (operations.claims) and its progress recorded here."""
+
+    class Status(models.TextChoices):  # labelled from the names: "Queued", ...
+        QUEUED = "queued"
+        RUNNING = "running"
+        STOPPED = "stopped"
+        FINISHED = "finished"
+        FAILED = "failed"
+
+    feed = models.ForeignKey(Feed, on_delete=models.CASCADE, related_name="pdf_runs")
+    # The curator who started it; empty when a fetch of a feed with download_pdfs on did.
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    status = models.CharField(max_length=10, choices=Status, default=Status.QUEUED)
+    # A curator pressed Stop: the batch under way ends, no other starts.
+    stop_requested = models.BooleanField(default=False)
+    # The papers to fetch, in order, and how many of them the batches have taken.
+    paper_ids = models.JSONField(default=list, editable=False)
+    position = models.PositiveIntegerField(default=0, editable=False)
+    papers_total = models.PositiveIntegerField(default=0)
+    papers_done = models.PositiveIntegerField(default=0)  # a PDF stored (or the same again)
+    papers_failed = models.PositiveIntegerField(default=0)  # refused or failed
+    # No longer to fetch when its batch came: a PDF stored meanwhile, its link gone or waiting.
+    papers_skipped = models.PositiveIntegerField(default=0)
+    bytes_fetched = models.PositiveBigIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name = "PDF run"
+        indexes = [
+            # A feed's runs in progress (pdfs.bulk.start_run refuses a second one).
+            models.Index(fields=["feed", "status"], name="pdfs_pdfrun_feed_status"),
+        ]
+
+    def __str__(self) -> str:
+        return f"PDF run {self.pk} of {self.feed}"
+
+    def claim_label(self) -> str:
+        return f"PDF run {self.pk}"
+
+    @property
+    def papers_handled(self) -> int:
+        return self.papers_done + self.papers_failed + self.papers_skipped

@@ -9,7 +9,8 @@ from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
-from papers.models import Paper
+from papers.models import Feed, Paper
+from papers.sources.openreview_api import source_for
 
 
 def papers_to_fetch(
@@ -37,6 +38,19 @@ def papers_to_fetch(
         papers = papers.exclude(waiting_after_refusal())
     papers = papers.order_by("pk")
     return papers[:limit] if limit is not None else papers
+
+
+def feed_papers(feed: Feed) -> QuerySet[Paper]:
+    """The papers a feed brings: a venue's, every paper its source supplied; an arXiv query's,
+    those its last fetch imported (every arXiv query imports as the one source arxiv-api, so
+    which query brought a paper before that is not recorded)."""
+    if feed.kind == Feed.Kind.OPENREVIEW:
+        return Paper.objects.filter(source_records__source=source_for(feed.target))
+    if feed.last_import_id is None:
+        return Paper.objects.none()
+    return Paper.objects.filter(
+        Q(created_by_import=feed.last_import_id) | Q(changed_by_import=feed.last_import_id)
+    )
 
 
 def waiting_after_refusal() -> Q:

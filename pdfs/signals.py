@@ -3,7 +3,8 @@ its file with it, once the deletion is committed (storage is not part of the tra
 unless a row still names the file: a merge sets a merged paper's file aside under a new row
 before the paper and its PaperPdf are deleted (pdfs.merging, on papers.signals.papers_merging).
 A PaperPdf's paper's search document changes with it (the "Has PDF" facet, the PDF's text).
-The papers a feed adds are queued for a PDF fetch."""
+The papers a feed adds get a bulk PDF run if the feed asks for one (pdfs.bulk); a run whose
+batch a stopped worker left, and that was not queued again, ends failed."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from django.db import transaction
 from django.db.models.signals import post_delete
 from django.dispatch import receiver
 
+from operations.heartbeats import task_abandoned
 from papers.models import SearchChange
 from papers.signals import feed_added_papers, papers_merging
-from pdfs import merging, selectors
+from pdfs import bulk, merging
 from pdfs.models import PaperPdf, SetAsidePdf, pdf_storage
-from pdfs.tasks import fetch_paper_pdfs
 
 
 @receiver(post_delete, sender=PaperPdf)
@@ -47,9 +48,13 @@ def record_search_change(sender, instance: PaperPdf, using: str, **kwargs) -> No
 
 
 @receiver(feed_added_papers)
-def fetch_new_papers_pdfs(sender, paper_ids: list[int], **kwargs) -> None:
-    """The papers a feed brought in get their PDFs at once, by the task worker, rather than
-    at the next `fetch_pdfs` cron line."""
-    wanted = list(selectors.papers_to_fetch(paper_ids=paper_ids).values_list("pk", flat=True))
-    if wanted:
-        fetch_paper_pdfs.enqueue(wanted)
+def download_new_papers_pdfs(sender, paper_ids: list[int], feed_id: int, **kwargs) -> None:
+    """A feed with `download_pdfs` on starts a bulk run over the papers its fetch added (at
+    most its cap); any other feed's papers wait for the `fetch_pdfs` cron line."""
+    bulk.start_after_fetch(feed_id, paper_ids)
+
+
+@receiver(task_abandoned)
+def fail_abandoned_run(sender, task_path: str, args: list, **kwargs) -> None:
+    if task_path == bulk.fetch_pdf_run_batch.module_path:
+        bulk.fail_interrupted(args[0])

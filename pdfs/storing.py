@@ -15,6 +15,7 @@ from django.core.files import File
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from operations.queues import MEMBER_PRIORITY, TEXT_PRIORITY
 from papers.models import SearchChange
 from pdfs.models import PaperPdf, PdfFetchFailure, pdf_storage
 from pdfs.text_tasks import extract_pdf_texts
@@ -78,7 +79,10 @@ def store_pdf(
                 # A fetched file ends the wait after a refusal; an upload leaves the refused
                 # link's wait as it is (the next fetch of it may replace the upload).
                 PdfFetchFailure.objects.filter(paper_id=paper_id).delete()
-            read_text_after_commit(paper_id)
+            # A member's upload is read before the text of fetched files: they wait for it.
+            read_text_after_commit(
+                paper_id, priority=TEXT_PRIORITY if uploaded_by is None else MEMBER_PRIORITY
+            )
             if current is None:
                 PaperPdf.objects.create(paper_id=paper_id, file=name, **fields)
                 SearchChange.objects.record([paper_id])  # the "Has PDF" facet
@@ -99,10 +103,11 @@ def store_pdf(
         raise
 
 
-def read_text_after_commit(paper_id: int) -> None:
+def read_text_after_commit(paper_id: int, *, priority: int = TEXT_PRIORITY) -> None:
     """A new file's text is read in the background once the file is the paper's: its text
     goes to search (pdfs.texts), replacing the old file's."""
-    transaction.on_commit(lambda: extract_pdf_texts.enqueue([paper_id]))
+    task = extract_pdf_texts.using(priority=priority)
+    transaction.on_commit(lambda: task.enqueue([paper_id]))
 
 
 def _file_is_there(pdf: PaperPdf) -> bool:

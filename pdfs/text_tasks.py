@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from django_tasks import task
 
+from operations.queues import DEFAULT_QUEUE, TEXT_PRIORITY, resumable
 from pdfs import texts
 
 
-@task()
+# A member's upload queues it at MEMBER_PRIORITY (pdfs.storing.read_text_after_commit).
+@resumable
+@task(priority=TEXT_PRIORITY, queue_name=DEFAULT_QUEUE)
 def extract_pdf_texts(paper_ids: list[int]) -> str:
     """Read the text of these papers' stored PDFs, where it is not of the present file yet;
     returns the summary and one line per failure."""

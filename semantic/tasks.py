@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from django_tasks import task
 
+from operations.queues import DEFAULT_QUEUE, ROUTINE_PRIORITY, resumable
 from semantic.embedder import get_embedder
 from semantic.services import embed_papers
 
 
-@task()
+@resumable
+@task(priority=ROUTINE_PRIORITY, queue_name=DEFAULT_QUEUE)
 def embed_changed_papers(paper_ids: list[int]) -> str:
     """Embed these papers again if their title or abstract changed since their vector."""
     embedder = get_embedder()

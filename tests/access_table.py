@@ -512,6 +512,16 @@ ROWS: list[Row] = [
         "admin:papers_feed_changelist", "-", GET, "login login login 200+ 200+", shows=aw.FEED_NAME
     ),
     Row("admin:papers_feed_change", "feed", GET, "login login login 200+ 200+", shows=aw.FEED_NAME),
+    # A feed's bulk PDF run: counted on a page first, started by its POST (the world's feed
+    # has no paper to fetch: nothing starts; tests/test_pdf_runs.py starts one).
+    Row(
+        "admin:pdfs_pdfrun_start",
+        "feed",
+        GET,
+        "login login login 200+ 200+",
+        shows=f"Download the PDFs of {aw.FEED_NAME}",
+    ),
+    Row("admin:pdfs_pdfrun_start", "feed", POST, "login login login 302- 302-"),
     Row(
         "admin:papers_feed_changelist",
         "-",

@@ -87,6 +87,7 @@ CURATOR_PERMISSIONS = [
         "paperpdf": "view",
         "setasidepdf": "view delete",
         "pdffetchfailure": "view",
+        "pdfrun": "view add change",
         "highlight": "view delete",
     }.items()
     for action in actions.split()

@@ -26,6 +26,7 @@ from papers.models import Feed, ImportRun, Paper
 from papers.models_feeds import STALE_AFTER
 from papers.sources import feeds
 from papers.sources.arxiv_api import SORTS
+from pdfs.models import PdfRun
 from tests.arxiv_feed import feed as atom_feed
 from tests.arxiv_feed import numbered
 from tests.factories import make_user
@@ -339,17 +340,31 @@ def test_the_task_worker_runs_a_queued_feed():
 
 
 @respx.mock
-def test_the_papers_a_feed_adds_have_their_pdfs_fetched_in_the_background():
+def test_a_feed_downloads_no_pdfs_unless_it_is_asked_to():
+    """Bulk PDF downloads are opt-in per feed (issue 38): a feed's papers wait for the
+    `fetch_pdfs` cron line, or a curator's run (tests/test_pdf_runs.py)."""
+    serve_venue()
+    venue_feed()
+    fetch_feeds("--all")
+    assert Paper.objects.count() == 2
+    assert not DBTaskResult.objects.filter(task_path__startswith="pdfs.").exists()
+    assert not PdfRun.objects.exists()
+
+
+@respx.mock
+def test_a_feed_that_downloads_pdfs_starts_a_bulk_run_over_the_papers_it_added():
     serve_venue()
     feed = venue_feed()
+    Feed.objects.filter(pk=feed.pk).update(download_pdfs=True)
     fetch_feeds("--all")
-    [task] = DBTaskResult.objects.all()
-    assert task.task_path == "pdfs.tasks.fetch_paper_pdfs"
+    [run] = PdfRun.objects.all()
     added = set(Paper.objects.values_list("pk", flat=True))
-    assert len(added) == 2 and set(task.args_kwargs["args"][0]) == added
-    # Nothing new the second time: no fetch is asked.
-    DBTaskResult.objects.all().delete()
+    assert len(added) == 2 and set(run.paper_ids) == added and run.feed_id == feed.pk
+    [task] = DBTaskResult.objects.filter(task_path__startswith="pdfs.")
+    assert (task.task_path, task.queue_name) == ("pdfs.bulk.fetch_pdf_run_batch", "bulk")
+    assert task.args_kwargs["args"] == [run.pk, 0]
+    # Nothing new the second time: no run is started.
     fetch_feeds("--all")
     feed.refresh_from_db()
     assert feed.last_unchanged == 2
-    assert not DBTaskResult.objects.exists()
+    assert PdfRun.objects.count() == 1

@@ -22,6 +22,7 @@ from django_tasks_db.models import DBTaskResult
 from operations import worker as worker_module
 from operations.schedule import Deployment, systemd_units
 from operations.worker import MAX_RETRY_SECONDS, ResilientWorker
+from tests.task_workers import in_process_worker
 
 OUTAGE_LOG = "the database is unavailable"
 BACK_LOG = "the database is back"
@@ -30,19 +31,6 @@ BACK_LOG = "the database is back"
 @task()
 def say_done(word: str) -> str:
     return f"{word}: done"
-
-
-def _worker(cls=ResilientWorker, *, batch: bool = True, interval: float = 0) -> Worker:
-    return cls(
-        queue_names=["default"],
-        interval=interval,
-        batch=batch,
-        backend_name="default",
-        startup_delay=False,
-        max_tasks=None,
-        worker_id="test-worker",
-        excluded_queue_names=[],
-    )
 
 
 class Outage:
@@ -89,7 +77,7 @@ def test_the_worker_waits_out_an_outage_and_runs_what_was_enqueued_meanwhile(
     down = outage(waits=10)
     with caplog.at_level(logging.INFO, logger="operations.worker"):
         with connection.execute_wrapper(down):
-            _worker().run()  # batch: returns once the queue is empty
+            in_process_worker().run()  # batch: returns once the queue is empty
     assert _results() == [("SUCCESSFUL", "enqueued during the outage: done")]
     # Doubled after each failed try, up to the cap.
     assert down.slept == [1, 2, 4, 8, 16, 32, MAX_RETRY_SECONDS, 60, 60, 60]
@@ -101,14 +89,14 @@ def test_the_worker_waits_out_an_outage_and_runs_what_was_enqueued_meanwhile(
 def test_control_django_tasks_dbs_own_worker_exits_on_the_same_outage(transactional_db, outage):
     say_done.enqueue("before the outage")
     with connection.execute_wrapper(outage(waits=3)), pytest.raises(OperationalError):
-        _worker(Worker).run()
+        in_process_worker(Worker).run()
     assert _results() == [("READY", None)]
 
 
 def test_control_without_an_outage_the_worker_neither_waits_nor_logs(transactional_db, caplog):
     say_done.enqueue("no outage")
     with caplog.at_level(logging.INFO, logger="operations.worker"):
-        _worker().run()
+        in_process_worker().run()
     assert _results() == [("SUCCESSFUL", "no outage: done")]
     assert caplog.records == []
 
@@ -148,7 +136,7 @@ def test_postgresql_a_terminated_backend_and_refused_connections(
 ):
     monkeypatch.setattr(worker_module, "FIRST_RETRY_SECONDS", 0.05)
     monkeypatch.setattr(worker_module, "MAX_RETRY_SECONDS", 0.2)
-    worker = _worker(batch=False, interval=0.05)
+    worker = in_process_worker(batch=False, interval=0.05)
     failure: list[BaseException] = []
 
     def run() -> None:
@@ -204,7 +192,13 @@ def test_the_command_runs_the_queue_with_the_worker_that_waits_out_outages(
 
 
 def test_the_site_starts_that_worker_everywhere():
-    unit = systemd_units(Deployment())["papers-worker.service"]
-    assert "manage.py task_worker --no-startup-delay" in unit
+    # One for each queue (operations/queues.py): `default`, and `bulk` for feeds' PDF runs.
+    units = systemd_units(Deployment())
+    default, bulk = units["papers-worker.service"], units["papers-worker-bulk.service"]
+    assert "manage.py task_worker --queue-name default --no-startup-delay" in default
+    assert "manage.py task_worker --queue-name bulk --no-startup-delay" in bulk
     makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text(encoding="utf-8")
-    assert "db_worker" not in makefile and makefile.count("manage.py task_worker") == 2
+    assert "db_worker" not in makefile and makefile.count("manage.py task_worker") == 3
+    run = makefile.split("\nrun:", 1)[1].split("\n\n", 1)[0]
+    assert "task_worker --queue-name default" in run and "task_worker --queue-name bulk" in run
+    assert "kill $$worker $$bulk" in run  # both stop with `make run`

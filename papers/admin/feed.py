@@ -1,13 +1,17 @@
 """Admin of the feeds a lab follows (papers.models_feeds.Feed): their last outcome at a glance,
 and "Fetch now", which only queues the feed for the task worker (a venue can take minutes to
 fetch, far longer than a request may). The change list shows each feed's progress as its
-status (queued, running, ok, failed); reloading it shows where the worker is."""
+status (queued, running, ok, failed); reloading it shows where the worker is.
+
+A feed's PDFs are the pdfs app's: its bulk runs are linked here by their admin's URL names
+("Download PDFs…" opens the page that counts them before a run starts), so papers imports
+nothing of pdfs."""
 
 from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.text import Truncator
@@ -27,16 +31,18 @@ class FeedAdmin(GuardedAdmin, admin.ModelAdmin):
         "target",
         "enabled",
         "every_hours",
+        "download_pdfs",
         "last_run_at",
         "last_status",
         "last_created",
         "last_updated",
         "last_unchanged",
         "error_excerpt",
+        "pdf_links",
     ]
-    list_filter = ["kind", "enabled", "last_status"]
+    list_filter = ["kind", "enabled", "last_status", "download_pdfs"]
     search_fields = ["name", "target"]
-    actions = ["fetch_now"]
+    actions = ["fetch_now", "download_pdfs_now"]
     fields = [
         "name",
         "kind",
@@ -44,6 +50,8 @@ class FeedAdmin(GuardedAdmin, admin.ModelAdmin):
         "arxiv_sort",
         "enabled",
         "every_hours",
+        ("download_pdfs", "pdf_run_cap"),
+        "pdf_links",
         "last_run_at",
         "last_status",
         ("last_created", "last_updated", "last_unchanged"),
@@ -64,6 +72,7 @@ class FeedAdmin(GuardedAdmin, admin.ModelAdmin):
         "import_link",
         "holding",
         "created_at",
+        "pdf_links",
     ]
 
     def save_model(self, request: HttpRequest, obj: Feed, form, change: bool) -> None:
@@ -86,6 +95,25 @@ class FeedAdmin(GuardedAdmin, admin.ModelAdmin):
             return "-"
         url = reverse("admin:papers_importrun_change", args=[feed.last_import_id])
         return format_html('<a href="{}">Import #{}</a>', url, feed.last_import_id)
+
+    @admin.display(description="PDFs")
+    def pdf_links(self, feed: Feed) -> str:
+        if feed.pk is None:
+            return "-"
+        runs = reverse("admin:pdfs_pdfrun_changelist") + f"?feed__id__exact={feed.pk}"
+        start = reverse("admin:pdfs_pdfrun_start", args=[feed.pk])
+        return format_html('<a href="{}">Download PDFs…</a> · <a href="{}">runs</a>', start, runs)
+
+    @admin.action(description="Download PDFs… (counted first)", permissions=["view"])
+    def download_pdfs_now(
+        self, request: HttpRequest, queryset: QuerySet[Feed]
+    ) -> HttpResponse | None:
+        """The page that counts one feed's PDFs and starts a run (pdfs' admin)."""
+        feeds = list(queryset[:2])
+        if len(feeds) != 1:
+            self.message_user(request, "Choose one feed.", messages.WARNING)
+            return None
+        return HttpResponseRedirect(reverse("admin:pdfs_pdfrun_start", args=[feeds[0].pk]))
 
     @admin.action(description="Fetch now (in the background)", permissions=["change"])
     def fetch_now(self, request: HttpRequest, queryset: QuerySet[Feed]) -> None:

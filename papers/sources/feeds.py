@@ -143,7 +143,7 @@ def _run_claimed(claim: claims.Claim[Feed], *, invoked_by: str, user: User | Non
     )
     if total.created:  # imported and committed, whoever holds the feed now
         added = Paper.objects.filter(created_at__gte=started).values_list("pk", flat=True)
-        feed_added_papers.send(Feed, paper_ids=list(added))
+        feed_added_papers.send(Feed, paper_ids=list(added), feed_id=feed.pk)
     if run.broken:
         line = f"failed: {problem}; {_counts_line(run)}"
         return _outcome(feed, recorded, ok=False, line=line)

@@ -14,7 +14,8 @@ from operations.worker import ResilientWorker
 class Command(db_worker.Command):
     help = (
         "Run the background task worker (django-tasks-db's db_worker, same options) that "
-        "survives a database outage: it retries with a capped backoff and carries on."
+        "survives a database outage: it retries with a capped backoff and carries on. It "
+        "records that it is alive, and resumes or fails the tasks a stopped worker left running."
     )
 
     # db_worker's handle() builds its own Worker class, so its few lines are repeated here
@@ -51,6 +52,7 @@ class Command(db_worker.Command):
             max_tasks=max_tasks,
             worker_id=worker_id,
             excluded_queue_names=excluded_queue_names,
+            watch=True,
         )
         if not reload:
             worker.configure_signals()
