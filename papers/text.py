@@ -37,6 +37,10 @@ MAX_SOURCE_NAME = 200
 MAX_DOI = 200
 MAX_OPENREVIEW_ID = 100  # an author's OpenReview profile id, "~Jane_Doe1"
 MAX_BODY = 20_000  # a note or a comment
+# A review's text field (OpenReview's own forms allow 200,000 characters) and a score's label
+# ("6: marginally above the acceptance threshold").
+MAX_REVIEW_TEXT = 200_000
+MAX_REVIEW_LABEL = 200
 
 _NAME_PUNCTUATION = re.compile(r"[.,]")
 

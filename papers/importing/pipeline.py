@@ -8,7 +8,7 @@ import gc
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -185,6 +185,8 @@ class RecordStream:
             if first is record:
                 if not self.errors:
                     self.reviews.append(record)
+                    if record.cleaned:
+                        self.report.for_file(record.source).note_cleaned(record)
             elif _review_values(first) != _review_values(record):
                 raise ImportFailed(
                     record.source,
@@ -228,16 +230,9 @@ class RecordStream:
                 yield record
 
 
-def _review_values(review: ReviewRecord) -> tuple:
-    """What a reply says, whatever line it is on."""
-    return (
-        review.forum_id,
-        review.kind,
-        review.rating,
-        review.confidence,
-        review.decision,
-        review.created,
-    )
+def _review_values(review: ReviewRecord) -> ReviewRecord:
+    """What a reply says, whatever line it is on (its cleanings are not compared)."""
+    return replace(review, line=0)
 
 
 def _content_hash(record: PaperRecord) -> int:
