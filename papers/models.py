@@ -597,6 +597,12 @@ class ReviewSummary:
 
 
 class ReviewManager(models.Manager["Review"]):
+    def visible_to(self, user) -> models.QuerySet[Review]:
+        """The reviews `user` may read: members-only ones for a logged-in member alone."""
+        if user is not None and user.is_authenticated:
+            return self.all()
+        return self.filter(visibility=Review.Visibility.PUBLIC)
+
     def refresh_summaries(self, paper_ids: Iterable[int]) -> set[int]:
         """Recompute the review summary of these papers (Paper.decision, mean_rating,
         mean_confidence, review_count and the paper's one decision tag) from their public

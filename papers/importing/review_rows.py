@@ -42,9 +42,10 @@ def load_reviews(
     reviews: Sequence[ReviewRecord], report: Report, *, source: str | None = None
 ) -> None:
     """Store the import's reviews, after its papers: one row per (source, note id), so a
-    re-import adds nothing twice and updates what changed in place (texts, scores, readers); then the review summary of every
-    paper whose reviews changed (Review.objects.refresh_summaries). A review whose forum is
-    neither in the import nor in the catalogue is counted in the report and skipped: a saved
+    re-import adds nothing twice and updates in place what changed (texts, scores, readers);
+    then the review summary of every paper whose reviews changed
+    (Review.objects.refresh_summaries). A review whose forum is neither in the import nor in
+    the catalogue is counted in the report and skipped: a saved
     forum dump often holds replies to submissions that were not exported with it. No query
     when there are no reviews; otherwise a handful per IN_CHUNK reviews.
     """
