@@ -12,7 +12,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 
+import httpx
 import pytest
+import respx
 from django.contrib.auth.models import User
 from django.db.models import Count
 from django.http import QueryDict
@@ -20,8 +22,10 @@ from django.urls import reverse
 
 from alerts.queries import normalise_query
 from papers.filters import PaperFilter
-from papers.importing.pipeline import import_paths
+from papers.importing.pipeline import import_paths, import_records
 from papers.models import Paper, Review
+from papers.sources.client import FetchClient, service
+from papers.sources.openreview_api import fetch_forum
 
 FORUM = (
     Path(__file__).resolve().parent
@@ -134,6 +138,25 @@ def test_a_re_import_updates_the_reviews_in_place_and_adds_none(db, tmp_path):
     assert review.texts[0] == ["summary", "Revised after the rebuttal."]
     assert (review.rating, review.rating_label) == (8.0, "8: accept, good paper")
     assert Paper.objects.get(forum_id="F0rum_42").mean_rating == pytest.approx(7.0)
+
+
+@respx.mock
+def test_a_forum_fetched_from_openreview_stores_its_texts_and_readers(db):
+    notes = with_private_review(forum_notes())
+    respx.get("https://api2.openreview.net/notes").mock(
+        return_value=httpx.Response(200, json=notes)
+    )
+    fetch = fetch_forum("F0rum_42", client=lambda name: FetchClient(service(name)))
+    assert fetch is not None and fetch.source == "openreview:ICLR.cc/2024/Conference"
+    import_records(fetch.records, source=fetch.source)
+    assert Review.objects.filter(source=fetch.source).count() == 5
+    private = Review.objects.get(note_id="Rv_ccc3")
+    assert private.visibility == "members"
+    assert private.readers == [
+        "ICLR.cc/2024/Conference/Program_Chairs",
+        "ICLR.cc/2024/Conference/Submission42/Area_Chairs",
+    ]
+    assert ["weaknesses", PRIVATE_WORDS] in private.texts
 
 
 def test_ratings_that_are_no_number_are_kept_as_text_and_reported(db, tmp_path):

@@ -3,6 +3,15 @@
 from django.db import migrations, models
 
 
+def reread_files_with_reviews(apps, schema_editor):
+    """Reviews stored before this migration have no texts: a file they came from must be read
+    again on its next import (not skipped as unchanged, papers.importing.unchanged_files) so
+    that the texts are filled in."""
+    Review = apps.get_model("papers", "Review")
+    SourceFile = apps.get_model("papers", "SourceFile")
+    SourceFile.objects.filter(source__in=Review.objects.values("source")).delete()
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -45,4 +54,5 @@ class Migration(migrations.Migration):
             name='visibility',
             field=models.CharField(choices=[('public', 'Public'), ('members', 'Members only')], default='public', max_length=8),
         ),
+        migrations.RunPython(reread_files_with_reviews, migrations.RunPython.noop),
     ]
