@@ -54,6 +54,10 @@ class ReviewInline(admin.StackedInline):
     extra = 0
     classes = ["collapse"]
 
+    def has_view_permission(self, request, obj=None) -> bool:
+        # Not on the add page: a paper being typed in has no reviews.
+        return obj is not None and super().has_view_permission(request, obj)
+
     def has_add_permission(self, request, obj=None) -> bool:
         return False
 
