@@ -6,7 +6,11 @@ from __future__ import annotations
 from papers.models import Review
 
 # The decision first, then the meta-review that argues for it, then the reviews as written.
-_KIND_ORDER = {Review.Kind.DECISION: 0, Review.Kind.META_REVIEW: 1, Review.Kind.REVIEW: 2}
+_KIND_ORDER: dict[str, int] = {
+    Review.Kind.DECISION: 0,
+    Review.Kind.META_REVIEW: 1,
+    Review.Kind.REVIEW: 2,
+}
 
 
 def reviews_shown(paper_id: int, user) -> list[Review]:

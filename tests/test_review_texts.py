@@ -316,3 +316,14 @@ def test_a_saved_search_keeps_the_rating_range(db):
     assert saved.query == "q=bounds&rating_min=5.5"
     state = PaperFilter(QueryDict(saved.query)).state
     assert state.engine_query(page=1).rating_range == (5.5, None)
+
+
+def test_the_papers_admin_page_shows_its_reviews_read_only(admin_client, db, tmp_path):
+    import_forum(tmp_path, with_private_review(forum_notes()))
+    paper = Paper.objects.get(forum_id="F0rum_42")
+    page = admin_client.get(reverse("admin:papers_paper_change", args=[paper.pk])).content
+    assert b"Reviewer a1Bc" in page and b"Quokkaesque" in page  # staff are members
+    assert b'name="reviews-TOTAL_FORMS" value="5"' in page
+    assert b'name="reviews-0-rating"' not in page  # nothing to edit
+    add_page = admin_client.get(reverse("admin:papers_paper_add")).content
+    assert b"reviews-TOTAL_FORMS" not in add_page

@@ -300,6 +300,10 @@ class PaperAdmin(MergingAdmin):
     # Curators paste "openreview.net/forum?id=..." without a scheme.
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
+    def get_inlines(self, request, obj):
+        # A paper being typed in has no reviews: their inline is on a paper's change page only.
+        return self.inlines if obj is not None else [AuthorshipInline, PaperTagInline]
+
     def get_changelist(self, request, **kwargs):
         return PaperChangeList
 

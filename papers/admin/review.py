@@ -34,29 +34,26 @@ class ReviewInline(admin.StackedInline):
     """A paper's reviews on its change page, read only, as ReviewAdmin shows them."""
 
     model = Review
-    fields = [
+    readonly_fields = [
         "note_id",
         "source",
         "kind",
         "reviewer",
-        ("rating", "rating_label"),
-        ("confidence", "confidence_label"),
+        "rating",
+        "rating_label",
+        "confidence",
+        "confidence_label",
         "decision",
         "visibility",
         "readers",
-        ("created", "modified"),
+        "created",
+        "modified",
         "text_fields",
     ]
-    readonly_fields = [
-        name for row in fields for name in (row if isinstance(row, tuple) else [row])
-    ]
+    fields = list(readonly_fields)  # read only, in this order
     ordering = ["kind", "created", "pk"]
     extra = 0
     classes = ["collapse"]
-
-    def has_view_permission(self, request, obj=None) -> bool:
-        # Not on the add page: a paper being typed in has no reviews.
-        return obj is not None and super().has_view_permission(request, obj)
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
