@@ -42,7 +42,7 @@ MAX_BODY = 20_000  # a note or a comment
 # shown (~13 µs a character at worst, 0.65 s for 50,000 hostile ones), and real ones are far
 # shorter, so a longer field is cut.
 MAX_REVIEW_TEXT = 50_000
-MAX_REVIEW_LABEL = 200
+MAX_REVIEW_LABEL = 500
 
 _NAME_PUNCTUATION = re.compile(r"[.,]")
 

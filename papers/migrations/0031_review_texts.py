@@ -22,7 +22,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='review',
             name='confidence_label',
-            field=models.CharField(blank=True, max_length=200),
+            field=models.CharField(blank=True, max_length=500),
         ),
         migrations.AddField(
             model_name='review',
@@ -32,7 +32,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='review',
             name='rating_label',
-            field=models.CharField(blank=True, max_length=200),
+            field=models.CharField(blank=True, max_length=500),
         ),
         migrations.AddField(
             model_name='review',
