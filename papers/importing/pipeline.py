@@ -84,8 +84,9 @@ class RecordStream:
 
     Reviews (OpenReview replies) are not handed to the loader: they are kept in `reviews`
     (their scores and texts: a few kB each, some 100 MB for a venue of 7,000 papers) and
-    stored once every paper is loaded, since a reply may come before its paper in a file. A note id repeated within an input is kept once, or is an error naming
-    both lines when its two copies differ.
+    stored once every paper is loaded, since a reply may come before its paper in a file. A
+    note id repeated within an input is kept once, or is an error naming both lines when its
+    two copies differ.
     """
 
     def __init__(self, inputs: list[_Input], report: Report, format: str | None = None):
