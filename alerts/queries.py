@@ -31,8 +31,9 @@ class Normalised:
 
 def normalise_query(raw: str, user) -> Normalised:
     """The query string a saved search keeps: the search text, the facet values that exist
-    (unknown ones are dropped and named in `ignored`) and a sort other than the default; never
-    the page, the as-you-type flag, the page size or the facets' find boxes."""
+    (unknown ones are dropped and named in `ignored`), the mean rating's range and a sort
+    other than the default; never the page, the as-you-type flag, the page size or the
+    facets' find boxes."""
     if len(raw) > MAX_QUERY:
         raise QueryError(f"This search is too long to save (over {MAX_QUERY:,} characters).")
     data = QueryDict(raw)
@@ -45,6 +46,7 @@ def normalise_query(raw: str, user) -> Normalised:
         params.append(("q", state.options.q))
     for spec in FACETS:  # every facet, as the list page resolved it
         params += [(spec.param, value) for value in state.selection.values(spec)]
+    params += state.options.rating_params()
     if state.options.sort != ("relevance" if state.options.q else "newest"):
         params.append(("sort", state.options.sort))
     return Normalised(urlencode(params), list(state.selection.ignored))

@@ -20,7 +20,7 @@ from papers.facet_registry import (
     FacetSpec,
     Resolves,
 )
-from papers.filters import BrowseState
+from papers.filters import RATING_PARAMS, BrowseState, ListingOptions
 from papers.models import Author, Tag
 from papers.search.engine import NOT_GIVEN, Facets
 
@@ -184,9 +184,12 @@ def _with_names(ranked) -> list[tuple[int, str, int]]:
         return [(pk, name, n) for pk, name, n in cursor.fetchall()]
 
 
-def selection_chips(facets: list[Facet], params) -> list[dict]:
-    """One removable chip per selected value: its label and the query string without it."""
-    chips = []
+def selection_chips(
+    facets: list[Facet], params, options: ListingOptions | None = None
+) -> list[dict]:
+    """One removable chip per selected value (and for the mean rating's range, from
+    `options`): its label and the query string without it."""
+    chips = _rating_chips(options, params) if options is not None else []
     for facet in facets:
         chosen = [value.value for value in facet.values if value.selected]
         for value in facet.values:
@@ -203,10 +206,27 @@ def selection_chips(facets: list[Facet], params) -> list[dict]:
     return chips
 
 
+def _rating_chips(options: ListingOptions, params) -> list[dict]:
+    lowest, highest = options.rating_range
+    if lowest is None and highest is None:
+        return []
+    if highest is None:
+        label = f"at least {lowest:g}"
+    elif lowest is None:
+        label = f"at most {highest:g}"
+    else:
+        label = f"{lowest:g} to {highest:g}"
+    query = params.copy()
+    for name in (*RATING_PARAMS, "page"):
+        query.pop(name, None)
+    return [{"facet": "Mean rating", "label": label, "query": query}]
+
+
 def cleared_query(params):
-    """The current query string with every facet (and the author box) removed."""
+    """The current query string with every facet (the find boxes and the rating range too)
+    removed."""
     query = params.copy()
     find_boxes = [spec.find_param for spec in FACETS if spec.find_param]
-    for name in (*BY_PARAM, *find_boxes, "page"):
+    for name in (*BY_PARAM, *find_boxes, *RATING_PARAMS, "page"):
         query.pop(name, None)
     return query

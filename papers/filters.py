@@ -10,6 +10,7 @@ whose filters would only have built the form.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -290,6 +291,12 @@ PER_PAGE_CHOICES = (10, 25, 50, 100)
 DEFAULT_PER_PAGE = 25
 
 
+# The mean rating's range: its lowest and highest value, each optional.
+RATING_PARAMS = ("rating_min", "rating_max")
+# No venue's scale comes near it (papers.search.schema clamps the index's values there too).
+MAX_RATING_BOUND = 1000
+
+
 @dataclass(frozen=True)
 class ListingOptions:
     q: str
@@ -297,11 +304,31 @@ class ListingOptions:
     per_page: int
     author_q: str
     keyword_q: str = ""
+    rating_min: float | None = None
+    rating_max: float | None = None
 
     @property
     def default_sort(self) -> str:
         """The order the page picks when none is asked for."""
         return "relevance" if self.q else "newest"
+
+    @property
+    def rating_range(self) -> tuple[float | None, float | None]:
+        return (self.rating_min, self.rating_max)
+
+    def rating_params(self) -> list[tuple[str, str]]:
+        """The range as a URL (and a saved search) names it: "rating_min=5.5", the bounds set."""
+        bounds = zip(RATING_PARAMS, self.rating_range, strict=True)
+        return [(name, f"{value:g}") for name, value in bounds if value is not None]
+
+
+def _rating_bound(raw) -> float | None:
+    """A bound of the rating range: a number within MAX_RATING_BOUND, else none (dropped)."""
+    try:
+        value = float(str(raw or "").strip().replace(",", "."))
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and abs(value) <= MAX_RATING_BOUND else None
 
 
 def _search_text(value) -> str:
@@ -309,7 +336,8 @@ def _search_text(value) -> str:
 
 
 def listing_options(params) -> ListingOptions:
-    """Search text, sort, page size and the facets' find boxes; anything invalid falls back.
+    """Search text, sort, page size, the facets' find boxes and the mean rating's range;
+    anything invalid falls back (a bound that is no number is dropped).
 
     The list page's form also sends `sort_for`: the search its sort menu was showing. When the
     search changed (a new one typed into the box), that sort belonged to another result list,
@@ -325,12 +353,17 @@ def listing_options(params) -> ListingOptions:
         sort = "relevance" if q else "newest"
     raw_per_page = str(params.get("per_page", ""))
     per_page = int(raw_per_page) if raw_per_page in {str(n) for n in PER_PAGE_CHOICES} else 0
+    lowest, highest = (_rating_bound(params.get(name)) for name in RATING_PARAMS)
+    if lowest is not None and highest is not None and lowest > highest:
+        lowest, highest = highest, lowest  # "from 7 to 5" means 5 to 7
     return ListingOptions(
         q=q,
         sort=sort,
         per_page=per_page or DEFAULT_PER_PAGE,
         author_q=_find_text(params, "author_q"),
         keyword_q=_find_text(params, "keyword_q"),
+        rating_min=lowest,
+        rating_max=highest,
     )
 
 
@@ -357,7 +390,7 @@ def _page_number(raw) -> int:
 
 # What the list form sends that a link holds only as the page applied it (the search, the sort
 # and the page size) or never (`sort_for`, only compared with the search by listing_options).
-_FORM_ONLY_PARAMS = {"q", "sort_for", "sort", "per_page", TYPING_PARAM}
+_FORM_ONLY_PARAMS = {"q", "sort_for", "sort", "per_page", TYPING_PARAM, *RATING_PARAMS}
 
 
 def shareable_query(params: QueryDict, state: BrowseState) -> str:
@@ -377,6 +410,8 @@ def shareable_query(params: QueryDict, state: BrowseState) -> str:
         kept = [value for value in values if value.strip()]
         if name not in _FORM_ONLY_PARAMS and kept:
             query.setlist(name, kept)
+    for name, value in state.options.rating_params():
+        query[name] = value  # as applied: a bound that is no number is left out
     if state.options.sort != state.options.default_sort:
         query["sort"] = state.options.sort
     if state.options.per_page != DEFAULT_PER_PAGE:
@@ -431,6 +466,7 @@ class BrowseState:
             keyword_candidates=keyword_candidates,
             mine_ids=mine_ids,
             mine_sets=mine_sets,
+            rating_range=self.options.rating_range,
             sort=self.options.sort,
             offset=(page - 1) * per_page,
             limit=per_page,

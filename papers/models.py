@@ -63,6 +63,7 @@ from papers.text import (
     MAX_DOI,
     MAX_FORUM_ID,
     MAX_OPENREVIEW_ID,
+    MAX_REVIEW_LABEL,
     MAX_SOURCE_NAME,
     MAX_TAG_NAME,
     MAX_TITLE,
@@ -596,9 +597,16 @@ class ReviewSummary:
 
 
 class ReviewManager(models.Manager["Review"]):
+    def visible_to(self, user) -> models.QuerySet[Review]:
+        """The reviews `user` may read: members-only ones for a logged-in member alone."""
+        if user is not None and user.is_authenticated:
+            return self.all()
+        return self.filter(visibility=Review.Visibility.PUBLIC)
+
     def refresh_summaries(self, paper_ids: Iterable[int]) -> set[int]:
         """Recompute the review summary of these papers (Paper.decision, mean_rating,
-        mean_confidence, review_count and the paper's one decision tag) from their reviews;
+        mean_confidence, review_count and the paper's one decision tag) from their public
+        reviews (what every visitor sees must not reveal a members-only one);
         returns the papers whose decision or mean rating changed, recorded for the search
         index in the caller's transaction. A fixed handful of queries per 500 papers."""
         ids = sorted({int(pk) for pk in paper_ids})
@@ -612,7 +620,7 @@ class ReviewManager(models.Manager["Review"]):
         # One row per note: two sources holding the same forum dump store its notes twice.
         rows: dict[int, dict[str, tuple]] = {pk: {} for pk in ids}
         for paper_id, note_id, *row in (
-            self.filter(paper_id__in=ids)
+            self.filter(paper_id__in=ids, visibility=Review.Visibility.PUBLIC)
             .order_by("paper_id", "created", "pk")
             .values_list("paper_id", "note_id", "kind", "rating", "confidence", "decision")
         ):
@@ -684,23 +692,39 @@ class ReviewManager(models.Manager["Review"]):
 class Review(models.Model):
     """A reply note of a paper's OpenReview forum that says what reviewers and chairs
     decided: a review (rating, confidence), a meta-review (its recommendation) or the
-    decision. Written by the importer, identified by the note's id within its source."""
+    decision, with its texts. Written by the importer, identified by the note's id within its
+    source; papers.reviews selects what a reader may see of them."""
 
     class Kind(models.TextChoices):
         REVIEW = "review", "Review"
         META_REVIEW = "meta_review", "Meta-review"
         DECISION = "decision", "Decision"
 
+    class Visibility(models.TextChoices):
+        PUBLIC = "public", "Public"  # the note's readers include "everyone"
+        MEMBERS = "members", "Members only"  # the venue let only some read it
+
     paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="reviews")
     source = models.CharField(max_length=MAX_SOURCE_NAME)  # as SourceRecord.source
     note_id = models.CharField(max_length=MAX_FORUM_ID)
     kind = models.CharField(max_length=12, choices=Kind)
-    # The leading number of "6: marginally above the acceptance threshold".
+    # The leading number of "6: marginally above the acceptance threshold", and the text.
     rating = models.FloatField(null=True, blank=True)
     confidence = models.FloatField(null=True, blank=True)
+    rating_label = models.CharField(max_length=MAX_REVIEW_LABEL, blank=True)
+    confidence_label = models.CharField(max_length=MAX_REVIEW_LABEL, blank=True)
     # A decision note's decision, a meta-review's recommendation ("Accept (poster)").
     decision = models.CharField(max_length=MAX_TAG_NAME, blank=True)
+    # The note's text fields in the venue's order, as [name, Markdown text] pairs
+    # ([["summary", "..."], ["strengths", "..."], ...]).
+    texts = models.JSONField(default=list, blank=True)
+    # Who may read it: the note's `readers` as OpenReview gave them, and what the site makes
+    # of them. Members-only notes are left out of the paper's summary (Paper.mean_rating...).
+    visibility = models.CharField(max_length=8, choices=Visibility, default=Visibility.PUBLIC)
+    readers = models.JSONField(default=list, blank=True)
+    reviewer = models.CharField(max_length=MAX_FORUM_ID, blank=True)  # "Reviewer a1Bc"
     created = models.DateTimeField(null=True, blank=True)  # the note's cdate
+    modified = models.DateTimeField(null=True, blank=True)  # the note's mdate
 
     objects = ReviewManager()
 

@@ -37,6 +37,12 @@ MAX_SOURCE_NAME = 200
 MAX_DOI = 200
 MAX_OPENREVIEW_ID = 100  # an author's OpenReview profile id, "~Jane_Doe1"
 MAX_BODY = 20_000  # a note or a comment
+# A review's text field and a score's label ("6: marginally above the acceptance threshold").
+# OpenReview's forms allow 200,000 characters a field; reviews are rendered as Markdown when
+# shown (~13 µs a character at worst, 0.65 s for 50,000 hostile ones), and real ones are far
+# shorter, so a longer field is cut.
+MAX_REVIEW_TEXT = 50_000
+MAX_REVIEW_LABEL = 500
 
 _NAME_PUNCTUATION = re.compile(r"[.,]")
 

@@ -74,6 +74,8 @@ def change_form_data(paper: Paper, *, authors=None, tags=None, **fields) -> dict
         tags = [{"id": t.pk, "paper": paper.pk, "tag": t.tag_id} for t in stored_tags]
     data.update(inline_data("authorships", authors, initial=len(stored_authors)))
     data.update(inline_data("paper_tags", tags, initial=len(stored_tags)))
+    # The reviews' inline is read only: its management form, and no rows.
+    data.update(inline_data("reviews", [], initial=0))
     return data
 
 

@@ -46,13 +46,14 @@ def test_logged_in_paper_page_stays_within_the_query_budget(
     paper = _paper_with_everything(user, other_user)
     client.force_login(user)
     current_searcher()  # the search index catches up now, as on a running server
-    # Paper page (papers app, 7): session, user, paper, authorships+authors,
-    # paper_tags+tags, search index up to date?, similar papers' rows.
+    # Paper page (papers app, 8): session, user, paper, authorships+authors,
+    # paper_tags+tags, the reviews the member may read, search index up to date?, similar
+    # papers' rows.
     # Annotation panel (4): own notes on the paper, own lists with whether the paper is in
     # each (one query with a subquery), comments with their authors (select_related), the
     # highlights the member may see with their authors and reply counts.
     # Lab tags come from the paper page's paper_tags prefetch: no query.
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(13):
         response = client.get(paper.get_absolute_url())
     assert response.status_code == 200
     content = response.content.decode()

@@ -118,10 +118,10 @@ def test_paper_page_budget_for_anonymous_visitor(
     client, many_papers, django_assert_max_num_queries
 ):
     paper = many_papers[0]
-    # paper, prefetch authorships+authors, prefetch paper tags+tags, search index up to
-    # date?, similar papers' rows (the annotations panel adds its own queries only for
-    # logged-in users).
-    with django_assert_max_num_queries(5):
+    # paper, prefetch authorships+authors, prefetch paper tags+tags, the reviews it may
+    # read, search index up to date?, similar papers' rows (the annotations panel adds its
+    # own queries only for logged-in users).
+    with django_assert_max_num_queries(6):
         response = client.get(paper.get_absolute_url())
     assert response.status_code == 200
     content = response.content.decode()

@@ -95,7 +95,7 @@ def test_a_note_that_is_no_object_is_named_by_its_place():
 
 
 @respx.mock
-def test_a_malformed_review_is_left_out_and_its_paper_kept_with_its_other_reviews():
+def test_a_review_whose_rating_is_no_number_is_kept_as_its_text_and_reported():
     replies = [
         v2_reply("Rev_1", "Good_1", "Official_Review", rating="8: accept", confidence=4),
         v2_reply("Rev_2", "Good_1", "Official_Review", rating="excellent", confidence=4),
@@ -103,11 +103,14 @@ def test_a_malformed_review_is_left_out_and_its_paper_kept_with_its_other_review
     serve_notes([v2_note("Good_1", replies=replies)])
     run = fetch_venue_into_catalogue(VENUE)
     paper = Paper.objects.get(forum_id="Good_1")
-    assert list(Review.objects.values_list("note_id", flat=True)) == ["Rev_1"]
+    assert sorted(Review.objects.values_list("note_id", "rating", "rating_label")) == [
+        ("Rev_1", 8.0, "8: accept"),
+        ("Rev_2", None, "excellent"),
+    ]
     assert paper.mean_rating == pytest.approx(8.0)
-    (warning,) = run.report.total.warnings
-    assert "note Good_1: reply Rev_2: content.rating 'excellent' does not start" in warning
-    assert warning.endswith("left out, the paper kept")
+    assert not run.report.total.warnings
+    (cleaned,) = run.report.total.cleaned
+    assert "reply Rev_2: content.rating 'excellent' does not start with a number" in cleaned
 
 
 @respx.mock
@@ -127,7 +130,7 @@ def test_the_warnings_are_printed_and_kept_in_the_import_history(admin_client):
 
 
 @respx.mock
-def test_a_paper_added_by_its_link_keeps_its_good_reviews_and_the_warning(django_user_model):
+def test_a_paper_added_by_its_link_keeps_its_reviews_and_reports_the_cleaning(django_user_model):
     member = django_user_model.objects.create_user("ann")
     replies = [
         v2_reply("Rev_1", "Good_1", "Official_Review", rating=6, confidence=3),
@@ -137,8 +140,9 @@ def test_a_paper_added_by_its_link_keeps_its_good_reviews_and_the_warning(django
     respx.get(f"{OPENREVIEW}/notes").mock(return_value=httpx.Response(200, json={"notes": [note]}))
     paper = single.paper_for_identifier("https://openreview.net/forum?id=Good_1", user=member)
     assert paper is not None and paper.mean_rating == pytest.approx(6.0)
-    (warning,) = ImportRun.objects.get(user=member).files[0]["warnings"]
-    assert "note Good_1: reply Rev_2: content.rating must be a number" in warning
+    assert paper.review_count == 2  # the review without a usable rating is kept
+    (cleaned,) = ImportRun.objects.get(user=member).files[0]["cleaned"]
+    assert "reply Rev_2: content.rating is not a number nor text starting with one" in cleaned
 
 
 # --- arXiv --------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Reviews and decisions from OpenReview notes saved with their replies: what the reader reads
 (API v2 embedded and separate replies, API v1 strings), what an import stores (idempotently,
-nothing on a malformed rating), and what the site shows (the decision facet with exact
+a malformed rating cleaned), and what the site shows (the decision facet with exact
 disjunctive counts, the mean-rating sort, the paper page's summary)."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from django.urls import reverse
 from papers.filters import NOT_GIVEN_LABEL, NOT_GIVEN_SLUG
 from papers.importing import openreview
 from papers.importing.pipeline import ImportErrors, import_paths
-from papers.importing.records import ImportFailed, ReviewRecord
+from papers.importing.records import ReviewRecord
 from papers.models import Paper, Review, SearchChange, Tag, TagKind
 from papers.search.sync import current_searcher
 
@@ -122,15 +122,27 @@ def test_papers_alone_are_what_read_gives():
 
 
 @pytest.mark.parametrize(
-    ("rating", "message"),
+    ("rating", "number", "label", "note"),
     [
-        ("good paper", "does not start with a number"),
-        (True, "must be a number or text starting with one, got true/false"),
-        ([6], "must be a number or text starting with one, got a list"),
-        (5000, "is not a score"),
+        (
+            "6: marginally above the acceptance threshold",
+            6.0,
+            "6: marginally above the acceptance threshold",
+            "",
+        ),
+        (
+            "good paper",
+            None,
+            "good paper",
+            "'good paper' does not start with a number; kept as text",
+        ),
+        (True, None, "", "is not a number nor text starting with one; left out"),
+        ([6], None, "", "is not a number nor text starting with one; left out"),
+        (5000, None, "", "5000 is not a score"),
+        ("  ", None, "", ""),
     ],
 )
-def test_a_malformed_rating_fails_at_its_line(rating, message):
+def test_a_rating_is_cleaned_not_refused(rating, number, label, note):
     notes = [
         {
             "id": "P1",
@@ -146,10 +158,13 @@ def test_a_malformed_rating_fails_at_its_line(rating, message):
         },
     ]
     text = "\n".join(json.dumps(note) for note in notes)
-    with pytest.raises(ImportFailed) as caught:
-        reviews_of(text, "n.jsonl")
-    assert str(caught.value).startswith("n.jsonl:2: reply R1: content.rating")
-    assert message in str(caught.value)
+    [review] = reviews_of(text, "n.jsonl")
+    assert (review.rating, review.rating_label) == (number, label)
+    if note:
+        [cleaned] = review.cleaned
+        assert cleaned.startswith("reply R1: content.rating ") and note in cleaned
+    else:
+        assert review.cleaned == []
 
 
 # --- Importing ----------------------------------------------------------------------------
@@ -202,26 +217,19 @@ def test_re_importing_adds_nothing_twice_and_updates_a_changed_rating(db, tmp_pa
     ) == [paper.pk]
 
 
-def test_a_malformed_rating_exits_1_with_file_and_line_and_writes_nothing(
-    db, tmp_path, capsys, monkeypatch
-):
-    from django.db import connections
-
-    from papers.management.commands.import_papers import Command
-
-    monkeypatch.setattr(connections, "close_all", lambda: None)
+def test_a_rating_that_is_no_number_is_imported_as_its_text_and_reported(db, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(
         SAMPLE.read_text(encoding="utf-8").replace('"value": 5}', '"value": "five"}'),
         encoding="utf-8",
     )
-    with pytest.raises(SystemExit) as exit_info:
-        Command().run_from_argv(["manage.py", "import_papers", str(bad)])
-    assert exit_info.value.code == 1
-    assert f"{bad}:3: reply R3v_c3: content.rating 'five' does not start with a number" in (
-        capsys.readouterr().err
-    )
-    assert (Paper.objects.count(), Review.objects.count()) == (0, 0)
+    report = run(bad)
+    assert f"{bad}:3: reply R3v_c3: content.rating 'five' does not start with a number" in report
+    review = Review.objects.get(note_id="R3v_c3")
+    assert (review.rating, review.rating_label) == (None, "five")
+    # The other two reviews' ratings make the mean; the unrated one is still counted.
+    paper = Paper.objects.get(forum_id="Sc0rE_d1ff")
+    assert (paper.mean_rating, paper.review_count) == (7.0, 3)
 
 
 def test_v1_reviews_import_with_the_meta_reviews_recommendation_as_decision(db, tmp_path):

@@ -47,6 +47,7 @@ from papers.admin.merging import (
     merge_size_refused,
 )
 from papers.admin.pickers import PreloadedPickersAdmin, PreloadedPickersForm
+from papers.admin.review import ReviewInline
 from papers.models import Author, Authorship, Paper, PaperTag, SearchChange, Tag, TagKind
 from papers.querysets import PaperQuerySet
 from papers.suggest import identifier_lookups, papers_worded_like
@@ -246,7 +247,7 @@ class PaperAdmin(MergingAdmin):
     list_per_page = 50
     # An exact total over 100,000 rows costs a second COUNT on every filtered page.
     show_full_result_count = False
-    inlines = [AuthorshipInline, PaperTagInline]
+    inlines = [AuthorshipInline, PaperTagInline, ReviewInline]
     actions = [
         "mark_reviewed",
         "flag_for_curation",
@@ -298,6 +299,10 @@ class PaperAdmin(MergingAdmin):
 
     # Curators paste "openreview.net/forum?id=..." without a scheme.
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+
+    def get_inlines(self, request, obj):
+        # A paper being typed in has no reviews: their inline is on a paper's change page only.
+        return self.inlines if obj is not None else [AuthorshipInline, PaperTagInline]
 
     def get_changelist(self, request, **kwargs):
         return PaperChangeList

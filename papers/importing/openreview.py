@@ -42,10 +42,12 @@ last part ("ICLR.cc/2024/Conference/Submission1/-/Official_Review", API v1's sin
 `invitation` too): Official_Review or Review, Meta_Review, Decision or Acceptance_Decision;
 without a known invitation a `decision` in its content makes it a decision and a `rating` a
 review. Comments, rebuttals and the rest are skipped. Per reply: `rating` and `confidence`, a
-number or text starting with one ("6: marginally above the acceptance threshold", the number
-kept; anything else fails with the line), `decision` (a decision) or `recommendation` (a
-meta-review), and `cdate` (milliseconds since the epoch). A file with no papers and no reviews
-fails.
+number or text starting with one ("6: marginally above the acceptance threshold": the number
+and the text kept; text without a number is kept as the label alone, and reported as
+cleaned), `decision` (a decision) or `recommendation` (a meta-review), its text fields in the
+form's order, its `readers` (public when they include "everyone"), its signature, `cdate` and
+`mdate` (milliseconds since the epoch): see papers.importing.review_notes. A file with no papers
+and no reviews fails.
 
 Each record's `line` is the line where its note object starts. Errors name the note's line and
 the field ("content.authors must be a list of names (strings), got a number"). Values are
@@ -55,19 +57,18 @@ error inside one is located and nothing recurses on the file's nesting.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any, NoReturn
 from urllib.parse import quote
 
-from papers.importing import jsonl, limits
+from papers.importing import jsonl, limits, review_notes
 from papers.importing.json_scanner import JsonScanner
 from papers.importing.records import ImportFailed, PaperRecord, Record, ReviewRecord, split_list
 from papers.importing.tags import is_track_word
 from papers.tags.identity import tag_name_problem
-from papers.text import MAX_FORUM_ID, MAX_TAG_NAME, collapse_whitespace
+from papers.text import MAX_FORUM_ID, MAX_TAG_NAME, collapse_whitespace, cut_at_word
 
 SITE = "https://openreview.net"
 FORUM_URL = SITE + "/forum?id="
@@ -443,10 +444,6 @@ _REPLY_KINDS = {
     "acceptance_decision": "decision",
     "paper_decision": "decision",
 }
-# "6: marginally above the acceptance threshold", "4", "3.5 (weak accept)": the leading number.
-_LEADING_NUMBER = re.compile(r"\s*([-+]?\d+(?:\.\d+)?)(?![\d.])")
-# A rating or confidence beyond this is no reviewer's score.
-_MAX_SCORE = 1000
 
 
 def _embedded_replies(note: dict, source: str, line: int) -> list:
@@ -510,57 +507,65 @@ def _reviews(note: Any, source: str, line: int, *, forum: str) -> Iterator[Revie
             fail(f"note {label} is {len(value)} characters long; at most {MAX_FORUM_ID}")
     if not isinstance(content, dict):
         fail(f"'content' must be a JSON object {{...}}, got {_kind(content)}")
+    texts, cleaned = review_notes.text_fields(content)
+    rating, confidence = review_notes.Score(None, ""), review_notes.Score(None, "")
     decision = ""
-    if kind == "decision":
-        decision = _decision(content, "decision", fail)
+    if kind == "review":
+        rating, confidence = (review_notes.score(content.get(name)) for name in _SCORES)
+    elif kind == "decision":
+        decision = _decision(content, "decision", cleaned)
     elif kind == "meta_review":
-        decision = _decision(content, "recommendation", fail)
+        decision = _decision(content, "recommendation", cleaned)
+    for name, given in zip(_SCORES, (rating, confidence), strict=True):
+        if given.problem:
+            cleaned.append(f"content.{name} {given.problem}")
+    readers, public, problem = review_notes.readers(note)
+    if problem:
+        cleaned.append(problem)
     yield ReviewRecord(
         forum_id=forum_id,
         note_id=note_id,
         kind=kind,
         source=source,
         line=line,
-        rating=_score(content, "rating", fail) if kind == "review" else None,
-        confidence=_score(content, "confidence", fail) if kind == "review" else None,
+        rating=rating.number,
+        confidence=confidence.number,
+        rating_label=rating.label,
+        confidence_label=confidence.label,
         decision=decision,
-        created=_created(note, fail),
+        created=_note_date(note, ("cdate", "tcdate"), fail),
+        modified=_note_date(note, ("mdate", "tmdate"), fail),
+        texts=texts,
+        readers=readers,
+        public=public,
+        reviewer=review_notes.reviewer(note),
+        cleaned=[f"reply {note_id}: {note}" for note in cleaned],
     )
 
 
-def _score(content: dict, name: str, fail: Callable[[str], NoReturn]) -> float | None:
-    value = _value(content, name, fail)
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        fail(f"content.{name} must be a number or text starting with one, got {_kind(value)}")
-    if isinstance(value, str):
-        match = _LEADING_NUMBER.match(value)
-        if not match:
-            shown = value if len(value) <= 60 else value[:60] + "..."
-            fail(
-                f"content.{name} {shown!r} does not start with a number "
-                '(expected e.g. "6: marginally above the acceptance threshold")'
-            )
-        value = match[1]
-    number = float(value)
-    if not math.isfinite(number) or abs(number) > _MAX_SCORE:
-        fail(f"content.{name} {value} is not a score (at most {_MAX_SCORE} either way)")
-    return number
+_SCORES = ("rating", "confidence")
 
 
-def _decision(content: dict, name: str, fail) -> str:
-    decision = collapse_whitespace(_text(content, name, fail))
-    if len(decision) > MAX_TAG_NAME:
-        fail(f"content.{name} is {len(decision)} characters long; at most {MAX_TAG_NAME}")
+def _decision(content: dict, name: str, cleaned: list[str]) -> str:
+    """A decision or recommendation as a tag may name it: cut to fit, or "" (noted)."""
+    value = review_notes.plain(content.get(name))
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        cleaned.append(f"content.{name} is not text; left out")
+        return ""
+    decision = cut_at_word(collapse_whitespace(value), MAX_TAG_NAME)
+    if decision != collapse_whitespace(value):
+        cleaned.append(f"content.{name}: cut to {MAX_TAG_NAME} characters")
     problem = tag_name_problem(decision) if decision else None
     if problem:
-        fail(f"content.{name}: {problem}")
+        cleaned.append(f"content.{name}: {problem} Left out.")
+        return ""
     return decision
 
 
-def _created(note: dict, fail: Callable[[str], NoReturn]) -> datetime | None:
-    for name in ("cdate", "tcdate"):
+def _note_date(note: dict, names: tuple[str, ...], fail: Callable[[str], NoReturn]):
+    for name in names:
         if note.get(name) is not None:
             return _timestamp(note, name, fail)
     return None

@@ -97,8 +97,19 @@ class ReviewRecord:
     line: int
     rating: float | None = None  # the leading number of "6: marginally above ..."
     confidence: float | None = None
+    rating_label: str = ""  # the text as given, "6: marginally above ..."
+    confidence_label: str = ""
     decision: str = ""  # a decision note's decision, a meta-review's recommendation
     created: datetime | None = None
+    modified: datetime | None = None
+    # The note's text fields in the venue's order: (name, Markdown text) pairs.
+    texts: list[tuple[str, str]] = field(default_factory=list)
+    # The note's readers as given; public when they include "everyone" (or are not given).
+    readers: list[str] = field(default_factory=list)
+    public: bool = True
+    reviewer: str = ""  # "Reviewer a1Bc", from the note's signature
+    # What the reader cleaned (a rating that is no number, a text cut), for the report.
+    cleaned: list[str] = field(default_factory=list, compare=False, repr=False)
 
 
 # What a reader yields: papers, and from OpenReview notes their reviews too.

@@ -7,14 +7,12 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from tqdm import tqdm
 
+from papers.importing.records import PaperRecord, ReviewRecord
 from papers.models import ImportConflict
-
-if TYPE_CHECKING:
-    from papers.importing.records import PaperRecord
 
 CURATED, SOURCES = ImportConflict.Kind.CURATED, ImportConflict.Kind.SOURCES
 # Warnings a report lists, and an import run keeps, at most: a venue whose every note is
@@ -78,11 +76,15 @@ class Counts:
     def records(self) -> int:
         return self.created + self.updated + self.unchanged
 
-    def note_cleaned(self, record: PaperRecord) -> None:
+    def note_cleaned(self, record: PaperRecord | ReviewRecord) -> None:
         """List the record's cleanings, located by file (or fetch) and line, and for a fetch by
-        the record's own address."""
+        the record's own address (a review's notes name the reply)."""
         where = f"{record.source}:{record.line}"
-        if named := record.forum_url or (f"arXiv:{record.arxiv_id}" if record.arxiv_id else ""):
+        if isinstance(record, ReviewRecord):
+            named = ""
+        else:
+            named = record.forum_url or (f"arXiv:{record.arxiv_id}" if record.arxiv_id else "")
+        if named:
             where += f" ({named})"
         for note in record.cleaned:
             self.cleanings += 1

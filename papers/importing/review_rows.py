@@ -21,16 +21,31 @@ from papers.models import (
 )
 from papers.querysets import identifier_in
 
-_REVIEW_FIELDS = ("paper_id", "kind", "rating", "confidence", "decision", "created")
+_REVIEW_FIELDS = (
+    "paper_id",
+    "kind",
+    "rating",
+    "confidence",
+    "rating_label",
+    "confidence_label",
+    "decision",
+    "texts",
+    "visibility",
+    "readers",
+    "reviewer",
+    "created",
+    "modified",
+)
 
 
 def load_reviews(
     reviews: Sequence[ReviewRecord], report: Report, *, source: str | None = None
 ) -> None:
     """Store the import's reviews, after its papers: one row per (source, note id), so a
-    re-import adds nothing twice and updates what changed; then the review summary of every
-    paper whose reviews changed (Review.objects.refresh_summaries). A review whose forum is
-    neither in the import nor in the catalogue is counted in the report and skipped: a saved
+    re-import adds nothing twice and updates in place what changed (texts, scores, readers);
+    then the review summary of every paper whose reviews changed
+    (Review.objects.refresh_summaries). A review whose forum is neither in the import nor in
+    the catalogue is counted in the report and skipped: a saved
     forum dump often holds replies to submissions that were not exported with it. No query
     when there are no reviews; otherwise a handful per IN_CHUNK reviews.
     """
@@ -82,4 +97,20 @@ def load_reviews(
 
 
 def _review_values(review: ReviewRecord) -> tuple:
-    return (review.kind, review.rating, review.confidence, review.decision, review.created)
+    """The row's values (but its paper) in _REVIEW_FIELDS' order, as the row reads them back
+    (JSON holds lists, not tuples)."""
+    visibility = Review.Visibility.PUBLIC if review.public else Review.Visibility.MEMBERS
+    return (
+        review.kind,
+        review.rating,
+        review.confidence,
+        review.rating_label,
+        review.confidence_label,
+        review.decision,
+        [list(pair) for pair in review.texts],
+        str(visibility),
+        list(review.readers),
+        review.reviewer,
+        review.created,
+        review.modified,
+    )

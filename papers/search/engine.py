@@ -154,6 +154,8 @@ class _Matcher:
         }
         if query.mine_ids is not None:
             filters["mine"] = unscored_filter(schema.ID, query.mine_ids)
+        if query.rating_range != (None, None):
+            filters["rating"] = _rating_between(*query.rating_range)
         if text is not None and query.meaning_ids:
             return cls(either(text, query.meaning_ids), filters, loose, words=text)
         return cls(text, filters, loose)
@@ -338,6 +340,16 @@ def _coarse_range(keys: _SortKeys, value: int, part: str) -> Query:
     if upper:
         return Query.range_query(*field, upper_bound=value, include_upper=include)
     return Query.range_query(*field, lower_bound=value, include_lower=include)
+
+
+def _rating_between(lowest: float | None, highest: float | None) -> Query:
+    """Papers whose mean rating is in the range (to a thousandth, as the index holds it)."""
+    # RATING is fast, not indexed: Tantivy answers the range from the fast field; 0 is "none".
+    field = (index_schema(), schema.RATING, tantivy.FieldType.Unsigned)
+    lower = schema.rating_code(lowest) if lowest is not None else 1
+    if highest is None:
+        return Query.range_query(*field, lower_bound=lower)
+    return Query.range_query(*field, lower_bound=lower, upper_bound=schema.rating_code(highest))
 
 
 def has_ratings(searcher: tantivy.Searcher) -> bool:

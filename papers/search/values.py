@@ -32,6 +32,9 @@ class BrowseQuery:
     decision_ids: frozenset[int] = frozenset()
     author_ids: frozenset[int] = frozenset()
     pdf_values: frozenset[int] = frozenset()  # 1: the site keeps its PDF, 0: it does not
+    # The mean rating's range (inclusive; None: unbounded on that side): papers without a
+    # rating are left out once either bound is set.
+    rating_range: tuple[float | None, float | None] = (None, None)
     mine_ids: frozenset[int] | None = None
     mine_sets: Mapping[str, frozenset[int]] = field(default_factory=dict)
     sort: str = "relevance"  # falls back to "newest" without a search
