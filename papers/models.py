@@ -26,6 +26,7 @@ from papers.duplicate_keys import KEY_COLUMNS, set_duplicate_keys
 from papers.links import Link
 from papers.models_conflicts import ImportConflict as ImportConflict  # its own module
 from papers.models_feeds import Feed as Feed  # its own module: this one is long enough
+from papers.models_merged import DismissedTagVariant as DismissedTagVariant
 from papers.models_merged import MergedAuthor as MergedAuthor  # what merges leave: their own
 from papers.models_merged import MergedPaper as MergedPaper
 from papers.models_search import (  # the search change log: its own module
@@ -103,6 +104,9 @@ class Tag(models.Model):
     key = models.CharField(max_length=MAX_TAG_KEY, editable=False)
     # The key without Latin accents (tag_search_key): what "find a keyword" matches.
     search_key = models.TextField(editable=False, default="")
+    # What its spelling variants share (tags.identity.spelling_key: "diffusion model" for
+    # "Diffusion Models" and "diffusion-model"): the curation queue groups tags by it.
+    spelling_key = models.CharField(max_length=MAX_TAG_KEY, editable=False, default="")
     slug = models.SlugField(max_length=MAX_TAG_KEY, allow_unicode=True, editable=False)
     kind = models.CharField(max_length=10, choices=TagKind, default=TagKind.LAB)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -117,6 +121,8 @@ class Tag(models.Model):
             models.UniqueConstraint(fields=["kind", "key"], name="papers_tag_unique_kind_key"),
             models.UniqueConstraint(fields=["kind", "slug"], name="papers_tag_unique_kind_slug"),
         ]
+        # The curation queue's spelling variants: a GROUP BY over it (papers.tags.variants).
+        indexes = [models.Index(fields=["kind", "spelling_key"], name="papers_tag_spelling")]
 
     def __str__(self) -> str:
         return self.name
@@ -127,6 +133,7 @@ class Tag(models.Model):
         identity = identify(self.name)
         self.name, self.key, self.slug = identity.name, identity.key, identity.slug
         self.search_key = identity.search_key
+        self.spelling_key = identity.spelling_key
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
@@ -143,6 +150,7 @@ class Tag(models.Model):
             name=identity.name,
             key=identity.key,
             search_key=identity.search_key,
+            spelling_key=identity.spelling_key,
             slug=slug,
         )
 

@@ -1,12 +1,16 @@
 """What a curator's merge leaves of the papers and authors it deleted: their identities, each
 pointing at the record that took its place (merged tags are TagAlias, beside Tag). Read through
-papers.identity; imported by papers.models, whose models these refer to by name."""
+papers.identity; imported by papers.models, whose models these refer to by name. And the
+merges a curator declined: spellings of tags the curation queue no longer suggests merging."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
+from django.db.models import F, Q
 
-from papers.text import MAX_AUTHOR_NAME, MAX_FORUM_ID, MAX_TITLE
+from papers.choices import TagKind
+from papers.text import MAX_AUTHOR_NAME, MAX_FORUM_ID, MAX_TAG_NAME, MAX_TITLE
 
 
 class MergedPaper(models.Model):
@@ -55,3 +59,33 @@ class MergedAuthor(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} (#{self.author_id}) merged into #{self.into_id}"
+
+
+class DismissedTagVariant(models.Model):
+    """Two spellings of tags a curator said are different things ("Dynamics" is not
+    "Dynamic"): the curation queue stops suggesting their merge (papers.tags.variants). By
+    tag key, the tag's identity, so the pair stays dismissed whatever the tags' ids; a tag
+    renamed to another key is a new spelling, to be looked at again."""
+
+    kind = models.CharField(max_length=10, choices=TagKind)
+    key = models.CharField(max_length=MAX_TAG_NAME)  # the smaller of the two keys
+    other_key = models.CharField(max_length=MAX_TAG_NAME)
+    dismissed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    dismissed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["kind", "key", "other_key"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "key", "other_key"], name="papers_dismissedvariant_pair"
+            ),
+            # One row per pair, whichever order the tags came in.
+            models.CheckConstraint(
+                condition=Q(key__lt=F("other_key")), name="papers_dismissedvariant_ordered"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} ≠ {self.other_key} ({self.kind})"

@@ -17,7 +17,7 @@ from django.db.models import Case, Count, Max, OuterRef, Prefetch, Q, Subquery, 
 from django.db.models.functions import Length, Substr
 
 from papers.choices import TagKind
-from papers.tags.identity import spelling_key, tag_search_key
+from papers.tags.identity import tag_search_key
 from papers.text import fold_author_name
 
 if TYPE_CHECKING:
@@ -221,15 +221,30 @@ def keywords_containing(fragment: str, *, limit: int) -> list[int]:
     return list(matches.order_by(Length("key"), "key").values_list("pk", flat=True)[:limit])
 
 
+def shared_spelling_keys() -> models.QuerySet:
+    """The spelling keys (Tag.spelling_key) two or more tags of one kind share, decisions
+    aside (reviews set them by name): one GROUP BY over the index on (kind, spelling_key)."""
+    return (
+        _model("Tag")
+        .objects.exclude(kind=TagKind.DECISION)
+        .values("kind", "spelling_key")
+        .annotate(n=Count("*"))
+        .filter(n__gt=1)
+        .values("spelling_key")
+    )
+
+
 def spelling_variants(tag_ids: Iterable[int] | None = None) -> list[list[int]]:
-    """Groups of tags of one kind whose names differ only in spelling (papers.text.
+    """Groups of tags of one kind whose names differ only in spelling (papers.tags.identity.
     spelling_key: "diffusion model", "Diffusion Models", "diffusion-models"), each of two or
     more ids, ordered; among `tag_ids` when given, else the whole catalogue. Decisions are left
     out: reviews set them by name."""
     tags = _model("Tag").objects.exclude(kind=TagKind.DECISION)
     if tag_ids is not None:
         tags = tags.filter(pk__in=list(tag_ids))
+    else:
+        tags = tags.filter(spelling_key__in=Subquery(shared_spelling_keys()))
     groups: dict[tuple[str, str], list[int]] = {}
-    for pk, kind, name in tags.order_by("pk").values_list("pk", "kind", "name"):
-        groups.setdefault((kind, spelling_key(name)), []).append(pk)
+    for pk, kind, key in tags.order_by("pk").values_list("pk", "kind", "spelling_key"):
+        groups.setdefault((kind, key), []).append(pk)
     return sorted(group for group in groups.values() if len(group) > 1)

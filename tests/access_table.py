@@ -566,6 +566,9 @@ ROWS: list[Row] = [
         data=_admin_action("find_duplicates", lambda w: w.paper.pk),
     ),
     Row("admin:papers_importrun_change", "import run", GET, "login login login 200 200"),
+    # The curation queue's spellings to merge (the world has none: refused with a message).
+    Row("admin:papers_tag_variants_merge", "-", POST, "login login login 302- 302-"),
+    Row("admin:papers_tag_variants_dismiss", "-", POST, "login login login 302- 302-"),
     # Private highlights are hidden from every admin, superusers included.
     Row(
         "admin:highlights_highlight_changelist",

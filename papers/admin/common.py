@@ -9,6 +9,8 @@ from django.db import models
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from papers import services
 
@@ -63,3 +65,10 @@ def curation_queue_url() -> str:
 def is_missing_title_reason(reason: str) -> bool:
     """Whether a curation reason is about the title (or there is none to keep)."""
     return not reason.strip() or "title" in reason.casefold()
+
+
+def clipped(text: str) -> SafeString:
+    """`text` for a changelist cell, on one line cut with an ellipsis by CSS (`clip` in
+    static/css/admin_curation.css): whole in the page, for screen readers and a link's
+    accessible name, and in its title on hover."""
+    return format_html('<span class="clip" title="{}">{}</span>', text, text)

@@ -75,9 +75,6 @@ class ImportConflictAdmin(GuardedAdmin, admin.ModelAdmin):
     actions = ["keep_current", "take_incoming", "mark_resolved"]
     change_form_template = "admin/papers/importconflict/change_form.html"
 
-    class Media:
-        css = {"all": ["css/admin_curation.css"]}
-
     # Every field is read-only: a conflict records what an import met, and how it was settled.
     readonly_fields = fields = (
         "paper_link",

@@ -16,30 +16,29 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.text import Truncator
 
+from papers.admin.common import clipped
 from papers.admin.guards import GuardedAdmin
 from papers.models import Feed
 from papers.tasks import enqueue_fetch
 
-ERROR_EXCERPT = 80
+ERROR_EXCERPT = 300  # cut again on screen (clipped); the whole in its title
 
 
 @admin.register(Feed)
 class FeedAdmin(GuardedAdmin, admin.ModelAdmin):
+    # Status first, then what a curator watches, each on one line, all within 1280 px: the
+    # kind and target are in the name (a feed without one is named by its target) and on the
+    # feed's page; the three counts share a column.
     list_display = [
-        "__str__",
-        "kind",
-        "target",
-        "enabled",
-        "every_hours",
-        "download_pdfs",
-        "last_run_at",
         "last_status",
-        "last_created",
-        "last_updated",
-        "last_unchanged",
+        "name_link",
+        "last_run_at",
+        "last_counts",
+        "schedule",
         "error_excerpt",
         "pdf_links",
     ]
+    list_display_links = ["name_link"]
     list_filter = ["kind", "enabled", "last_status", "download_pdfs"]
     search_fields = ["name", "target"]
     actions = ["fetch_now", "download_pdfs_now"]
@@ -81,9 +80,23 @@ class FeedAdmin(GuardedAdmin, admin.ModelAdmin):
             obj.arxiv_resume_start = None
         super().save_model(request, obj, form, change)
 
+    @admin.display(description="feed", ordering="name")
+    def name_link(self, feed: Feed) -> str:
+        return clipped(str(feed))
+
+    @admin.display(description="new · updated · same")
+    def last_counts(self, feed: Feed) -> str:
+        counts = (feed.last_created, feed.last_updated, feed.last_unchanged)
+        return clipped(" · ".join(f"{count:,}" for count in counts))
+
+    @admin.display(description="every", ordering="every_hours")
+    def schedule(self, feed: Feed) -> str:
+        return f"{feed.every_hours} h" if feed.enabled else "off"
+
     @admin.display(description="last error")
     def error_excerpt(self, feed: Feed) -> str:
-        return Truncator(" ".join(feed.last_error.split())).chars(ERROR_EXCERPT) or "-"
+        error = Truncator(" ".join(feed.last_error.split())).chars(ERROR_EXCERPT)
+        return clipped(error) if error else "-"
 
     @admin.display(description="held by a run")
     def holding(self, feed: Feed) -> str:

@@ -13,8 +13,8 @@ from django.db import models
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
-from django.utils.text import Truncator
 from django.utils.translation import ngettext
 
 from papers import services
@@ -26,6 +26,7 @@ from papers.admin.common import (
     MAX_PAPERS_MERGED,
     TAGS_EDIT,
     TRACKED_FIELDS,
+    clipped,
     is_missing_title_reason,
 )
 from papers.admin.duplicates import find_duplicates
@@ -208,17 +209,15 @@ class PaperForm(forms.ModelForm):
 
 @admin.register(Paper)
 class PaperAdmin(MergingAdmin):
+    # What a curator scans at 1280 px, status first, each on one line (long text cut by CSS,
+    # static/css/admin_curation.css); the OpenReview link is on the paper's page.
     list_display = [
+        "curation_status",
         "title_or_placeholder",
         "first_authors",
-        "venue",
-        "track",
-        "needs_curation",
-        "curation_reason",
-        "reviewed",
+        "venue_track",
         "has_pdf",
-        "forum_link",
-        "updated_at",
+        "updated",
     ]
     list_display_links = ["title_or_placeholder"]
     list_filter = [
@@ -294,9 +293,6 @@ class PaperAdmin(MergingAdmin):
         ),
     ]
 
-    class Media:  # the merge page's papers side by side
-        css = {"all": ["css/admin_curation.css"]}
-
     # Curators paste "openreview.net/forum?id=..." without a scheme.
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
@@ -329,10 +325,20 @@ class PaperAdmin(MergingAdmin):
 
     # Columns
 
+    @admin.display(description="status", ordering="needs_curation")
+    def curation_status(self, paper: Paper) -> str:
+        if paper.needs_curation:
+            label = "needs curation"
+            if paper.curation_reason:
+                label += f": {paper.curation_reason}"
+            return clipped(label)
+        return "reviewed" if paper.reviewed_at is not None else "-"
+
     @admin.display(description="title", ordering="title")
     def title_or_placeholder(self, paper: Paper) -> str:
+        # The whole title: cut on screen by CSS, whole in the link's accessible name.
         if paper.title:
-            return Truncator(paper.title).chars(120)
+            return clipped(paper.title)
         return format_html("<em>{}</em>", paper.display_title)
 
     @admin.display(description="authors", ordering="author_names")
@@ -341,37 +347,24 @@ class PaperAdmin(MergingAdmin):
         shown = ", ".join(names[:FIRST_AUTHORS_SHOWN])
         if len(names) > FIRST_AUTHORS_SHOWN:
             shown += f" et al. ({len(names)})"
-        return shown
+        return clipped(shown)
 
-    @admin.display(description="venue")
-    def venue(self, paper: Paper) -> str:
-        return _tag_names(paper, TagKind.VENUE)
+    @admin.display(description="venue · track")
+    def venue_track(self, paper: Paper) -> str:
+        names = (_tag_names(paper, kind) for kind in (TagKind.VENUE, TagKind.TRACK))
+        return clipped(" · ".join(name for name in names if name))
 
-    @admin.display(description="track")
-    def track(self, paper: Paper) -> str:
-        return _tag_names(paper, TagKind.TRACK)
-
-    @admin.display(description="reviewed", boolean=True, ordering="reviewed_at")
-    def reviewed(self, paper: Paper) -> bool:
-        return paper.reviewed_at is not None
+    @admin.display(description="updated", ordering="updated_at")
+    def updated(self, paper: Paper) -> str:
+        # The day fits the column; the time is in its title.
+        moment = timezone.localtime(paper.updated_at)
+        return format_html(
+            '<span title="{}">{}</span>', moment.strftime("%Y-%m-%d %H:%M"), moment.date()
+        )
 
     @admin.display(description="PDF", boolean=True)
     def has_pdf(self, paper: Paper) -> bool:
         return bool(paper.pdf_url)
-
-    @admin.display(description="OpenReview", ordering="forum_id")
-    def forum_link(self, paper: Paper) -> str:
-        url = paper.forum_url
-        if not url and paper.forum_id:
-            url = f"https://openreview.net/forum?id={paper.forum_id}"
-        # Imported URLs skip form validation: never link a javascript: or data: URL.
-        if not url.startswith(("https://", "http://")):
-            return paper.forum_id or "-"
-        return format_html(
-            '<a href="{}" target="_blank" rel="noopener noreferrer">{}</a>',
-            url,
-            paper.forum_id or "forum",
-        )
 
     # Actions
 

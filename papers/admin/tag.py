@@ -1,4 +1,5 @@
-"""The tag admin: kinds, merged spellings (aliases), merging and spelling variants."""
+"""The tag admin: kinds, merged spellings (aliases), merging and spelling variants (the
+curation queue's "merge" and "dismiss" buttons post to it)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,16 @@ from typing import TYPE_CHECKING
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import QuerySet
 from django.db.models.functions import Length
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.urls import path, reverse
 from django.utils.translation import ngettext
+from django.views.decorators.http import require_POST
 
 from papers.admin.common import (
     MAX_TAGS_CHECKED_FOR_VARIANTS,
@@ -30,8 +35,10 @@ from papers.admin.merging import (
     merge_size_refused,
 )
 from papers.models import PaperTag, Tag, TagAlias, TagKind
+from papers.numbers import parse_id
 from papers.querysets import spelling_variants
 from papers.tags import service as tag_service
+from papers.tags import variants
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -115,6 +122,55 @@ class TagAdmin(MergingAdmin):
     list_per_page = 100
     show_full_result_count = False
     actions = ["merge_tags", "merge_spelling_variants"]
+
+    def get_urls(self):
+        def posted(view):
+            return self.admin_site.admin_view(require_POST(view))
+
+        return [
+            path(
+                "variants/merge/",
+                posted(self.merge_variants_view),
+                name="papers_tag_variants_merge",
+            ),
+            path(
+                "variants/dismiss/",
+                posted(self.dismiss_variants_view),
+                name="papers_tag_variants_dismiss",
+            ),
+            *super().get_urls(),
+        ]
+
+    def merge_variants_view(self, request: HttpRequest) -> HttpResponse:
+        """The curation queue's "Merge into …": the posted tags into the posted target."""
+        if not self.has_merge_permission(request):
+            raise PermissionDenied
+        target_id = parse_id(request.POST.get("target"))
+        others = _posted_ids(request, "tag")
+        try:
+            if target_id is None or not others:
+                raise variants.VariantsRefused("Choose the spellings to merge.")
+            result = variants.merge_variants(target_id=target_id, other_ids=others)
+        except variants.VariantsRefused as refused:
+            self.message_user(request, str(refused), messages.ERROR)
+        else:
+            self.log_change(request, result.target, result.summary())
+            self.message_user(request, result.summary(), messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:index"))
+
+    def dismiss_variants_view(self, request: HttpRequest) -> HttpResponse:
+        """The curation queue's "Not the same": the posted spellings are not suggested again."""
+        if not self.has_merge_permission(request):
+            raise PermissionDenied
+        user = request.user if isinstance(request.user, User) else None
+        try:
+            tags = variants.dismiss_variants(tag_ids=_posted_ids(request, "tag"), user=user)
+        except variants.VariantsRefused as refused:
+            self.message_user(request, str(refused), messages.ERROR)
+        else:
+            names = ", ".join(f"“{tag.name}”" for tag in tags)
+            self.message_user(request, f"No longer suggested for merging: {names}.")
+        return HttpResponseRedirect(reverse("admin:index"))
 
     def get_inlines(self, request, obj):
         # Only a tag that others were merged into has spellings to list.
@@ -203,3 +259,12 @@ class TagAdmin(MergingAdmin):
             messages.SUCCESS,
         )
         return None
+
+
+def _posted_ids(request: HttpRequest, name: str) -> list[int]:
+    """The row ids posted as `name`, at most MAX_TAGS_MERGED; any that names none refuses all."""
+    raw = request.POST.getlist(name)[: MAX_TAGS_MERGED + 1]
+    ids = [parse_id(value) for value in raw]
+    if len(raw) > MAX_TAGS_MERGED or None in ids:
+        return []
+    return [pk for pk in ids if pk is not None]

@@ -111,6 +111,7 @@ class TagIdentity:
     name: str  # as shown
     key: str
     search_key: str
+    spelling_key: str  # what its spelling variants share (spelling_key)
     slug: str  # the base slug: a taken one is numbered (number_slugs)
 
 
@@ -124,7 +125,13 @@ def identify(name: str) -> TagIdentity:
             f"A tag is at most {MAX_TAG_NAME} characters long, its key (NFKC, case-folded) "
             f"too: {display[:40]!r}... has {stored_length(display)}."
         )
-    return TagIdentity(display, tag_key(display), tag_search_key(display), tag_slug(display))
+    return TagIdentity(
+        name=display,
+        key=tag_key(display),
+        search_key=tag_search_key(display),
+        spelling_key=spelling_key(display),
+        slug=tag_slug(display),
+    )
 
 
 def number_slugs(
@@ -175,8 +182,9 @@ _NOT_PLURAL_ENDINGS = ("ss", "us", "is")
 def spelling_key(name: str) -> str:
     """What spellings of one tag share: its key with hyphens and underscores read as spaces
     and the last word in the singular ("Large Language Models", "large-language model" and
-    "LLMs"/"LLM" pair up). A hint for curators (papers.querysets.spelling_variants), never an
-    identity: "dynamics" is not always "dynamic"."""
+    "LLMs"/"LLM" pair up). A hint for curators (papers.tags.variants), never an identity:
+    "dynamics" is not always "dynamic". Stored as Tag.spelling_key, so a change to these rules
+    needs a migration that fills the column again (as 0031 did)."""
     words = _SPELLING_SEPARATORS.split(tag_key(name).strip(" -_/"))
     last = words[-1]
     if len(last) > 3:

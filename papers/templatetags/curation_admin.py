@@ -1,15 +1,20 @@
 """The admin index's curation queue: how many papers wait, how many of them are likely
-duplicates, how many import conflicts are open, and where each list is."""
+duplicates, how many import conflicts are open, and where each list is; and, for who may merge
+tags, the spellings of one tag to merge (papers.tags.variants)."""
 
 from __future__ import annotations
+
+from typing import cast
 
 from django import template
 from django.contrib import admin
 from django.urls import reverse
 
 from papers.admin.common import DUPLICATES_QUERY, curation_queue_url
+from papers.admin.guards import MergingAdmin
 from papers.duplicates import DUPLICATE_REASON_PREFIX
-from papers.models import ImportConflict, Paper
+from papers.models import ImportConflict, Paper, Tag
+from papers.tags.variants import merge_suggestions
 
 register = template.Library()
 
@@ -35,4 +40,19 @@ def curation_queue(context) -> dict:
         "show_conflicts": conflicts.has_view_permission(request),
         "conflicts": ImportConflict.objects.filter(resolved_at__isnull=True).count(),
         "conflicts_url": reverse("admin:papers_importconflict_changelist"),
+        **_tag_variants(request),
+    }
+
+
+def _tag_variants(request) -> dict:
+    # Offered only to who may merge tags: the buttons would be refused to anyone else.
+    tags = cast(MergingAdmin, admin.site.get_model_admin(Tag))
+    if not tags.has_merge_permission(request):
+        return {"show_variants": False}
+    suggestions = merge_suggestions()
+    return {
+        "show_variants": True,
+        "variants": suggestions.shown,
+        "variants_total": suggestions.total,
+        "variants_url": reverse("admin:papers_tag_changelist") + "?variants=yes",
     }
