@@ -22,6 +22,7 @@ from papers.sources.client import (
     TooLarge,
 )
 from tests.test_import_cycles import imported_names, project_modules
+from tests.test_pdfs_fetch_rules import FakeClock
 
 CLIENT = "papers.sources.client"
 URL = "https://files.example.org/paper.pdf"
@@ -38,21 +39,6 @@ def test_only_the_client_module_imports_httpx():
     )
 
     assert importers == [CLIENT]  # and the client does: the check sees an import
-
-
-class FakeTime:
-    """A clock that only moves when the client sleeps; the sleeps are recorded."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
 
 
 class Body(httpx.SyncByteStream):
@@ -72,8 +58,8 @@ class Body(httpx.SyncByteStream):
             raise self.then
 
 
-def client(answer, fake_time: FakeTime | None = None, **options) -> FetchClient:
-    fake_time = fake_time or FakeTime()
+def client(answer, fake_time: FakeClock | None = None, **options) -> FetchClient:
+    fake_time = fake_time or FakeClock()
     return FetchClient(
         Service("Files", "", accept="application/pdf"),
         transport=httpx.MockTransport(answer),
@@ -129,7 +115,7 @@ def test_a_connection_lost_midway_starts_the_file_again():
 def test_one_deadline_spans_every_try_and_wait():
     """Each 503 asks for 4 s: tries at 0, 4 and 8 s; the next wait would end past the 10 s of
     the deadline, so it is not waited (though tries are left)."""
-    fake_time = FakeTime()
+    fake_time = FakeClock()
     answer = httpx.Response(503, headers={"Retry-After": "4"})
 
     with client(lambda request: answer, fake_time, tries=10) as http:
@@ -138,11 +124,11 @@ def test_one_deadline_spans_every_try_and_wait():
                 URL, FileSink(io.BytesIO()), max_bytes=100, deadline=Deadline(10, clock=fake_time)
             )
 
-    assert fake_time.sleeps == [4.0, 4.0]
+    assert fake_time.slept == [4.0, 4.0]
     assert late.value.wait == 4.0
     assert late.value.problem == "HTTP 503 Service Unavailable"
     # Positive control: without a deadline the same client tries all ten times.
-    fake_time.sleeps.clear()
+    fake_time.slept.clear()
     with client(lambda request: answer, fake_time, tries=10) as http, pytest.raises(GaveUp):
         http.download(URL, FileSink(io.BytesIO()), max_bytes=100)
-    assert len(fake_time.sleeps) == 9
+    assert len(fake_time.slept) == 9

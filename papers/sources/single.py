@@ -16,11 +16,11 @@ Each member may look up LINK_LOOKUPS_PER_MINUTE and LINK_LOOKUPS_PER_HOUR papers
 (annotations.throttle); past that, TooManyLookups. A member is waiting, so a lookup is bounded
 more tightly than a command's fetch: LOOKUP_TRIES attempts with a short backoff, and the whole
 lookup (its turn for arXiv, tries and waits included) ends after LINK_LOOKUP_DEADLINE seconds,
-well inside gunicorn's worker timeout. arXiv's delay between requests is kept site-wide
-(papers.sources.client): a lookup whose turn is more than ARXIV_LOOKUP_MAX_WAIT seconds away
-is refused as "busy" rather than held. What fails is a LookupFailed whose message is for the
-member: PaperNotFound ("arXiv has no paper 2402.99999") or ServiceUnavailable ("arXiv did not
-answer; try again later").
+well inside gunicorn's worker timeout (one papers.sources.client.Deadline for all its
+requests). arXiv's delay between requests is kept site-wide (papers.sources.client): a lookup
+whose turn is more than ARXIV_LOOKUP_MAX_WAIT seconds away is refused as "busy" rather than
+held. What fails is a LookupFailed whose message is for the member: PaperNotFound ("arXiv has
+no paper 2402.99999") or ServiceUnavailable ("arXiv did not answer; try again later").
 """
 
 from __future__ import annotations
