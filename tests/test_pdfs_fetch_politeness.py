@@ -55,7 +55,7 @@ def test_a_429s_retry_after_is_waited_then_the_pdf_is_fetched(server):
 
 # The turns are taken in the shared cache (the database's, as on a site of several servers).
 @pytest.mark.django_db
-@pytest.mark.parametrize(("delay", "apart"), [(1, True), (0, False)])
+@pytest.mark.parametrize(("delay", "apart"), [(2, True), (0, False)])
 def test_two_clients_keep_the_hosts_delay_between_their_downloads(server, settings, delay, apart):
     """Two fetchers (two workers, two servers) download from one host: the second waits for
     the host's turn although it has asked nothing before. Positive control: without a delay it
@@ -66,4 +66,5 @@ def test_two_clients_keep_the_hosts_delay_between_their_downloads(server, settin
         second.fetch(server.url("/other.pdf")).close()
 
     assert [path for path, _ in server.asked] == ["/good.pdf", "/other.pdf"]
-    assert (gaps(server)[0] >= 1.0) is apart
+    # At least the delay apart, or well within it (room for a loaded machine).
+    assert gaps(server)[0] >= 2.0 if apart else gaps(server)[0] < 1.0
