@@ -504,6 +504,12 @@ PDF_FETCH_TIMEOUT = env_int("PDF_FETCH_TIMEOUT", 120)
 PDF_STORAGE = os.environ.get("PDF_STORAGE", "default")
 if PDF_MAX_BYTES < 1 or PDF_FETCH_TIMEOUT < 1:
     raise ImproperlyConfigured("PDF_MAX_BYTES and PDF_FETCH_TIMEOUT must be at least 1")
+# At least PDF_HOST_DELAY seconds between two PDF requests to one host, kept across every
+# process and server of the site as arXiv's delay is (papers/sources/client.py): a feed's bulk
+# run asks most of its links of one or two hosts. 0 turns it off.
+PDF_HOST_DELAY = env_int("PDF_HOST_DELAY", 1)
+if PDF_HOST_DELAY < 0:
+    raise ImproperlyConfigured("PDF_HOST_DELAY must be at least 0")
 if PDF_STORAGE not in STORAGES:
     raise ImproperlyConfigured(f"PDF_STORAGE: {PDF_STORAGE!r} is not a storage in STORAGES")
 # A paper's PDF is fetched when a member asks on the reader page (pdfs/reader.py), never when a

@@ -1,8 +1,8 @@
 """Fetching the PDFs of many papers: downloads in a few threads, writes in the calling one.
 
-The threads only talk HTTP (pdfs.fetching); every database write and storage save happens here,
-in the caller's thread, one paper at a time: SQLite has one writer anyway, and a test's
-transaction stays the only connection that writes.
+The threads only talk HTTP (pdfs.fetching) and take hosts' turns in the cache; every database
+write and storage save happens here, in the caller's thread, one paper at a time: SQLite has one
+writer anyway, and a test's transaction stays the only connection that writes.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
+
+from django.db import connections
 
 from pdfs.fetching import DownloadedPdf, PdfFetcher, PdfRefused
 from pdfs.storing import PdfExists, Stored, record_refusal, store_pdf
@@ -62,7 +64,7 @@ def fetch_pdfs(
     pool = ThreadPoolExecutor(max_workers=max(1, workers))
     try:
         futures: dict[Future[DownloadedPdf], tuple[int, str]] = {
-            pool.submit(fetcher.fetch, url): (paper_id, url) for paper_id, url in papers
+            pool.submit(_download, fetcher, url): (paper_id, url) for paper_id, url in papers
         }
         for future in as_completed(futures):
             paper_id, url = futures[future]
@@ -74,6 +76,15 @@ def fetch_pdfs(
         if own_fetcher:
             fetcher.close()
     return report
+
+
+def _download(fetcher: PdfFetcher, url: str) -> DownloadedPdf:
+    """One download, in a pool thread. The thread's database connection (opened by the client
+    to take the host's turn in the shared cache) is closed after, not left to the thread's end."""
+    try:
+        return fetcher.fetch(url)
+    finally:
+        connections.close_all()
 
 
 def _store_one(report: FetchReport, paper_id: int, url: str, future: Future[DownloadedPdf]) -> None:

@@ -71,6 +71,14 @@ def _semantic_search_off(settings):
     search.reset()
 
 
+@pytest.fixture(autouse=True)
+def _pdf_hosts_without_delay(settings):
+    """PDF downloads take no turns between requests to one host (PDF_HOST_DELAY) unless a test
+    sets it (tests/test_pdfs_fetch_politeness.py): most tests ask one local server many times,
+    and many ask it outside the database, where the turns are kept."""
+    settings.PDF_HOST_DELAY = 0
+
+
 @pytest.fixture
 def user(db):
     return factories.make_user("alice")

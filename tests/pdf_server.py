@@ -1,10 +1,11 @@
 """A small HTTP server of the tests' own on 127.0.0.1, standing in for the hosts PDFs come from:
-each path answers as one kind of server does (a PDF, an HTML page, a redirect, a 503 once, a
-file too large with or without its length, a slow trickle). Nothing reaches the internet."""
+each path answers as one kind of server does (a PDF, an HTML page, a redirect, a 503 or a 429
+once, a file too large with or without its length, a slow trickle). Nothing reaches the internet."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,6 +25,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.server.hits[self.path] += 1
+        self.server.asked.append((self.path, time.monotonic()))
         route = self.server.routes.get(self.path)
         if route is None:
             self._answer(404, b"not found", "text/plain")
@@ -58,6 +60,8 @@ class PdfServer(ThreadingHTTPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.hits: Counter[str] = Counter()
+        # (path, time.monotonic()) of each request, in the order they came.
+        self.asked: list[tuple[str, float]] = []
         self.stopping = threading.Event()
         self.routes: dict[str, Callable[[_Handler], None]] = {
             "/good.pdf": lambda h: h._answer(200, GOOD_PDF),
@@ -73,6 +77,8 @@ class PdfServer(ThreadingHTTPServer):
                 302, b"", headers={"Location": "https://files.example.net/paper.pdf"}
             ),
             "/busy-once.pdf": self._busy_once,
+            "/busy-then-slow.pdf": self._busy_then_slow,
+            "/rate-limited-once.pdf": self._rate_limited_once,
             "/slow.pdf": self._slow,
             "/silent.pdf": self._silent,
         }
@@ -88,6 +94,19 @@ class PdfServer(ThreadingHTTPServer):
     def _busy_once(self, handler: _Handler) -> None:
         if self.hits["/busy-once.pdf"] == 1:
             handler._answer(503, b"busy", "text/plain", headers={"Retry-After": "0"})
+        else:
+            handler._answer(200, GOOD_PDF)
+
+    def _busy_then_slow(self, handler: _Handler) -> None:
+        # Asks for a second's wait, then trickles for ever: each try alone is long.
+        if self.hits["/busy-then-slow.pdf"] == 1:
+            handler._answer(503, b"busy", "text/plain", headers={"Retry-After": "1"})
+        else:
+            self._slow(handler)
+
+    def _rate_limited_once(self, handler: _Handler) -> None:
+        if self.hits["/rate-limited-once.pdf"] == 1:
+            handler._answer(429, b"slow down", "text/plain", headers={"Retry-After": "1"})
         else:
             handler._answer(200, GOOD_PDF)
 

@@ -16,22 +16,20 @@ Each member may look up LINK_LOOKUPS_PER_MINUTE and LINK_LOOKUPS_PER_HOUR papers
 (annotations.throttle); past that, TooManyLookups. A member is waiting, so a lookup is bounded
 more tightly than a command's fetch: LOOKUP_TRIES attempts with a short backoff, and the whole
 lookup (its turn for arXiv, tries and waits included) ends after LINK_LOOKUP_DEADLINE seconds,
-well inside gunicorn's worker timeout. arXiv's delay between requests is kept site-wide
-(papers.sources.client): a lookup whose turn is more than ARXIV_LOOKUP_MAX_WAIT seconds away
-is refused as "busy" rather than held. What fails is a LookupFailed whose message is for the
-member: PaperNotFound ("arXiv has no paper 2402.99999") or ServiceUnavailable ("arXiv did not
-answer; try again later").
+well inside gunicorn's worker timeout (one papers.sources.client.Deadline for all its
+requests). arXiv's delay between requests is kept site-wide (papers.sources.client): a lookup
+whose turn is more than ARXIV_LOOKUP_MAX_WAIT seconds away is refused as "busy" rather than
+held. What fails is a LookupFailed whose message is for the member: PaperNotFound ("arXiv has
+no paper 2402.99999") or ServiceUnavailable ("arXiv did not answer; try again later").
 """
 
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import NamedTuple
 
-import httpx
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 
@@ -40,7 +38,14 @@ from papers.importing.pipeline import ImportErrors, import_records
 from papers.importing.records import ImportFailed, PaperRecord, Record
 from papers.models import Paper
 from papers.sources import arxiv_api, crossref, openreview_api
-from papers.sources.client import FetchClient, FetchError, ServiceBusy, service
+from papers.sources.client import (
+    Deadline,
+    FetchClient,
+    FetchError,
+    OutOfTime,
+    ServiceBusy,
+    service,
+)
 from papers.sources.identifiers import Identifier, Kind, RefusedIdentifier, parse_identifier
 
 logger = logging.getLogger(__name__)
@@ -76,72 +81,16 @@ class TooManyLookups(LookupFailed):
         self.retry_after = retry_after
 
 
-class _OutOfTime(FetchError):
-    """The lookup's deadline came before an answer."""
-
-
-class _Deadline:
-    """One lookup's time, every try, wait and turn included: a wait that would end past it is
-    not waited, a request is given what is left and cut off once it is gone."""
-
-    def __init__(self, seconds: float):
-        self.ends = time.monotonic() + seconds
-
-    def left(self) -> float:
-        return self.ends - time.monotonic()
-
-    def sleep(self, seconds: float) -> None:
-        if seconds >= self.left():
-            raise _OutOfTime("", "no time left to wait for")
-        time.sleep(seconds)
-
-
-class _DeadlineStream(httpx.SyncByteStream):
-    def __init__(self, stream: httpx.SyncByteStream, deadline: _Deadline):
-        self.stream = stream
-        self.deadline = deadline
-
-    def __iter__(self) -> Iterator[bytes]:
-        for chunk in self.stream:
-            if self.deadline.left() <= 0:  # a slow answer, a byte at a time
-                raise httpx.ReadTimeout("the lookup's time is up")
-            yield chunk
-
-    def close(self) -> None:
-        self.stream.close()
-
-
-class _DeadlineTransport(httpx.HTTPTransport):
-    """Each request (connecting, sending, every read) within what is left of the deadline."""
-
-    def __init__(self, deadline: _Deadline):
-        super().__init__()
-        self.deadline = deadline
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        left = min(self.deadline.left(), float(settings.FETCH_TIMEOUT))
-        if left <= 0:
-            raise httpx.ConnectTimeout("the lookup's time is up", request=request)
-        request.extensions = {
-            **request.extensions,
-            "timeout": {"connect": left, "read": left, "write": left, "pool": left},
-        }
-        response = super().handle_request(request)
-        assert isinstance(response.stream, httpx.SyncByteStream)
-        response.stream = _DeadlineStream(response.stream, self.deadline)
-        return response
-
-
-def lookup_client(name: str, *, deadline: _Deadline | None = None) -> FetchClient:
-    deadline = deadline or _Deadline(settings.LINK_LOOKUP_DEADLINE)
+def lookup_client(name: str, *, deadline: Deadline | None = None) -> FetchClient:
+    """A client of the service `name` bounded as a member's lookup is (every call within
+    `deadline`, LINK_LOOKUP_DEADLINE seconds from now if none is given)."""
     return FetchClient(
         service(name),
-        transport=_DeadlineTransport(deadline),
         tries=LOOKUP_TRIES,
         backoff=LOOKUP_BACKOFF,
         max_wait=LOOKUP_MAX_WAIT,
-        sleep=deadline.sleep,
         max_turn_wait=float(settings.ARXIV_LOOKUP_MAX_WAIT),
+        deadline=deadline or Deadline(settings.LINK_LOOKUP_DEADLINE),
     )
 
 
@@ -216,11 +165,11 @@ def _fetch(identifier: Identifier) -> _Fetched:
     name = SERVICE_NAMES[identifier.kind]
     try:
         found = _FETCHERS[identifier.kind](
-            identifier.value, _Deadline(settings.LINK_LOOKUP_DEADLINE)
+            identifier.value, Deadline(settings.LINK_LOOKUP_DEADLINE)
         )
     except ServiceBusy:
         raise ServiceUnavailable(f"{name} is busy, try again in a moment.") from None
-    except _OutOfTime:
+    except OutOfTime:
         logger.warning("looking up %s %s: no answer within the deadline", name, identifier)
         raise ServiceUnavailable(f"{name} did not answer in time; try again later.") from None
     except FetchError as error:
@@ -236,7 +185,7 @@ def _fetch(identifier: Identifier) -> _Fetched:
     return found
 
 
-def _arxiv(arxiv_id: str, deadline: _Deadline) -> _Fetched | None:
+def _arxiv(arxiv_id: str, deadline: Deadline) -> _Fetched | None:
     arxiv = service("arxiv")
     with lookup_client("arxiv", deadline=deadline) as client:
         # The base URL is the query endpoint itself (see manage.py fetch_arxiv).
@@ -245,18 +194,18 @@ def _arxiv(arxiv_id: str, deadline: _Deadline) -> _Fetched | None:
     return _Fetched([record], arxiv_api.SOURCE) if record else None
 
 
-def _openreview(forum_id: str, deadline: _Deadline) -> _Fetched | None:
+def _openreview(forum_id: str, deadline: Deadline) -> _Fetched | None:
     fetch = openreview_api.fetch_forum(forum_id, client=partial(lookup_client, deadline=deadline))
     return _Fetched(fetch.records, fetch.source, fetch.warnings) if fetch else None
 
 
-def _crossref(doi: str, deadline: _Deadline) -> _Fetched | None:
+def _crossref(doi: str, deadline: Deadline) -> _Fetched | None:
     with lookup_client("crossref", deadline=deadline) as client:
         record = crossref.fetch_work(doi, client)
     return _Fetched([record], crossref.SOURCE) if record else None
 
 
-_FETCHERS: dict[Kind, Callable[[str, _Deadline], _Fetched | None]] = {
+_FETCHERS: dict[Kind, Callable[[str, Deadline], _Fetched | None]] = {
     Kind.ARXIV: _arxiv,
     Kind.OPENREVIEW: _openreview,
     Kind.DOI: _crossref,
