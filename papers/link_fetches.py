@@ -85,7 +85,7 @@ def run(fetch_id: int) -> None:
     except single.LookupFailed as failed:
         _finish(claim, status=LinkFetch.Status.FAILED, message=failed.message)
     except Exception:
-        logger.exception("fetching %s for request %s", fetch, fetch.pk)
+        logger.exception("fetching %s %s (request %s)", fetch.service, fetch.value, fetch.pk)
         _finish(claim, status=LinkFetch.Status.FAILED, message=UNEXPECTED)
     else:
         _finish(claim, status=LinkFetch.Status.DONE, paper=paper)

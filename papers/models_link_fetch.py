@@ -71,7 +71,9 @@ class LinkFetch(Claimable):
         ]
 
     def __str__(self) -> str:
-        return f"{self.service} {self.value}"
+        # Not the identifier: what a member looks up is theirs (admin lists these rows, e.g.
+        # on a user's delete page).
+        return f"Fetch {self.pk} from {self.service}"
 
     def get_absolute_url(self) -> str:
         return reverse("papers:link-fetch", args=[self.pk])
