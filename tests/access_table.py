@@ -7,7 +7,7 @@ Columns, in this order: visitor, owner (the member who owns the private objects)
   200+   200, and the body holds the row's `shows` text (a positive control)
   200    200 (a page of the role's own things, none of them here)
   201+   201 with `shows` (a highlight created)
-  302    a redirect (301, 302, 303) that is not to a login page, after a change (the snapshot differs)
+  302    a redirect (301, 302 or 303) not to a login page, after a change (the snapshot differs)
   302-   the same, changing nothing (refused with a message, or nothing to do)
   login  a redirect to the site's login page; admin: a redirect to the admin's login page
   400 403 404 405   refused

@@ -12,7 +12,6 @@ import httpx
 import pytest
 import respx
 from django.urls import reverse
-from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 
 from annotations.models import ListAdditionByLink
@@ -22,7 +21,13 @@ from papers.models import ImportRun, LinkFetch, Paper
 from papers.signals import link_fetch_finished
 from papers.sources import single
 from tests.factories import make_paper, make_reading_list
-from tests.link_lookup_helpers import CROSSREF, DOI, crossref_work, use_test_services
+from tests.link_lookup_helpers import (
+    CROSSREF,
+    DOI,
+    crossref_work,
+    run_worker,
+    use_test_services,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -35,20 +40,6 @@ WORK = f"{CROSSREF}/works/{DOI}"
 def outside_services(settings, monkeypatch):
     use_test_services(settings)
     monkeypatch.setattr(single, "LOOKUP_BACKOFF", 0.0)
-
-
-def run_worker() -> None:
-    """The task worker of the default queue, until it is empty (`task_worker --batch`)."""
-    Worker(
-        queue_names=[DEFAULT_QUEUE],
-        interval=0,
-        batch=True,
-        backend_name="default",
-        startup_delay=False,
-        max_tasks=None,
-        worker_id="test-worker",
-        excluded_queue_names=[],
-    ).run()
 
 
 def crossref_knows_the_paper(mock) -> respx.Route:
@@ -319,72 +310,3 @@ def test_a_members_search_offers_the_button_that_queues_it(client, user):
 
     assert f'name="link" value="{DOI}"' in page and "Add from Crossref" in page
     assert not LinkFetch.objects.exists()
-
-
-# --- The results' link box --------------------------------------------------------------------
-
-
-def results_with_link_box(client) -> str:
-    make_paper("Graph paper one")
-    make_paper("Graph paper two")
-    return client.get("/", {"q": "graph"}).content.decode()
-
-
-def test_the_results_link_box_shows_without_a_selected_result(client, user):
-    make_reading_list(user, "Tools")
-    client.force_login(user)
-
-    page = results_with_link_box(client)
-
-    box = re.search(r'<div class="link-to-list".*?</div>', page, re.DOTALL)
-    assert box is not None
-    assert 'form="link-form" name="paper"' in box.group(0)
-    assert 'class="triage-bulk"' not in box.group(0)  # not in the bar shown once one is ticked
-    assert f'<form id="link-form" method="post" action="{reverse("annotations:triage-link")}"' in (
-        page
-    )
-
-
-def test_the_results_link_box_adds_only_its_paper(client, user):
-    reading_list = make_reading_list(user, "Tools")
-    known = make_paper("Known", doi=DOI)
-    make_paper("Ticked")  # its box belongs to the bulk form: never sent with this one
-    client.force_login(user)
-
-    response = client.post(
-        reverse("annotations:triage-link"),
-        {"paper": DOI, "reading_list": reading_list.pk, "next": "/"},
-    )
-
-    assert response.status_code == 302 and response["Location"] == "/"
-    assert list(reading_list.items.values_list("paper", flat=True)) == [known.pk]
-
-
-def test_the_results_link_box_queues_a_paper_not_here_for_the_list(client, user):
-    reading_list = make_reading_list(user, "Tools")
-    client.force_login(user)
-
-    response = client.post(
-        reverse("annotations:triage-link"),
-        {"paper": DOI, "reading_list": reading_list.pk, "next": "/"},
-    )
-    with respx.mock() as outside:
-        crossref_knows_the_paper(outside)
-        run_worker()
-
-    assert response.status_code == 303
-    assert response["Location"] == LinkFetch.objects.get().get_absolute_url()
-    assert reading_list.items.get().paper == Paper.objects.get(doi=DOI)
-
-
-def test_the_results_link_box_refuses_another_members_list(client, user, other_user):
-    theirs = make_reading_list(other_user, "Theirs")
-    client.force_login(user)
-
-    with respx.mock(assert_all_called=False) as outside:
-        response = client.post(
-            reverse("annotations:triage-link"), {"paper": DOI, "reading_list": theirs.pk}
-        )
-
-    assert response.status_code == 302 and not outside.calls
-    assert not LinkFetch.objects.exists() and not theirs.items.exists()
