@@ -4,9 +4,11 @@ by link and of the reader compare."""
 
 from __future__ import annotations
 
+from unittest import mock
+
 import httpx
 from django.db import connection
-from django_tasks_db.management.commands.db_worker import Worker
+from django_tasks_db.management.commands import db_worker
 
 from operations.queues import DEFAULT_QUEUE
 from tests.arxiv_feed import atom_entry, feed
@@ -37,8 +39,15 @@ def use_test_services(settings) -> None:
 
 def run_worker() -> None:
     """The task worker of the default queue, until it is empty (`task_worker --batch`): what
-    fetches a paper a member asked for by its link (papers.link_tasks)."""
-    Worker(
+    fetches a paper a member asked for by its link (papers.link_tasks). Without its closing of
+    old connections, which would end the test's own transaction on PostgreSQL (as the test
+    client keeps a request from closing it)."""
+    with mock.patch.object(db_worker, "close_old_connections", lambda: None):
+        _worker().run()
+
+
+def _worker() -> db_worker.Worker:
+    return db_worker.Worker(
         queue_names=[DEFAULT_QUEUE],
         interval=0,
         batch=True,
@@ -47,7 +56,7 @@ def run_worker() -> None:
         max_tasks=None,
         worker_id="test-worker",
         excluded_queue_names=[],
-    ).run()
+    )
 
 
 def arxiv_answer(*entries: str) -> httpx.Response:
