@@ -17,7 +17,7 @@ from annotations.anchors import Anchor, anchor_problem, context_of, locate, plai
 from annotations.models import Comment, Note, Priority, ReadingList, ReadingStatus
 from papers.models import Paper
 from papers.numbers import bounded_int, parse_id
-from papers.sources.single import LookupFailed, TooManyLookups, paper_for_identifier
+from papers.sources.single import LookupFailed, identifier_in
 from papers.suggest import identifier_lookups, papers_titled
 from papers.tags.identity import normalize_tag_name, tag_name_problem
 from papers.text import MAX_TITLE, has_visible_character, paper_text_problem
@@ -226,11 +226,9 @@ class AddPaperForm(forms.Form):
     or the title of exactly one paper (typed in full, case aside). With JavaScript the box
     suggests papers as one types (static/js/suggest.js) and picking one fills in its number.
 
-    Given the `member` adding it, a link or identifier of a paper not yet in the catalogue
-    fetches it from arXiv, OpenReview or Crossref and adds it (papers.sources.single), so
-    that the view puts it on the list in the same step: a POST only, counted against the
-    member's share of lookups (TooManyLookups is raised, not a form error: the view answers
-    429)."""
+    Given the `member` adding it, a link or identifier of a paper not yet in the catalogue is
+    accepted as it was typed (a str in cleaned_data["paper"], not a Paper): the view queues its
+    fetch with the list addition (services.add_to_list_by_link). Nothing is fetched here."""
 
     paper = forms.CharField(
         max_length=MAX_TITLE,
@@ -248,14 +246,11 @@ class AddPaperForm(forms.Form):
         ),
     )
 
-    def __init__(
-        self, *args, member: User | AnonymousUser | None = None, invoked_by: str = "", **kwargs
-    ):
+    def __init__(self, *args, member: User | AnonymousUser | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.member = member
-        self.invoked_by = invoked_by
 
-    def clean_paper(self) -> Paper:
+    def clean_paper(self) -> Paper | str:
         raw = self.cleaned_data["paper"].strip()
         for lookup in identifier_lookups(raw):
             paper = Paper.objects.filter(lookup).first()
@@ -270,13 +265,10 @@ class AddPaperForm(forms.Form):
             )
         if self.member is not None:
             try:
-                fetched = paper_for_identifier(raw, user=self.member, invoked_by=self.invoked_by)
-            except TooManyLookups:
-                raise
+                if identifier_in(raw) is not None:
+                    return raw
             except LookupFailed as error:
                 raise forms.ValidationError(error.message) from None
-            if fetched is not None:
-                return fetched
         raise forms.ValidationError(f"No paper matches “{raw}”. Pick one from the suggestions.")
 
 

@@ -16,7 +16,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from annotations.markdown import render_markdown
 from operations.claims import Claimable
-from papers.models import Paper
+from papers.models import LinkFetch, Paper
 from papers.text import MAX_BODY
 
 BODY_MAX_LENGTH = MAX_BODY
@@ -164,6 +164,20 @@ class ReadingListItem(models.Model):
         if self.priority is None and other.priority is not None:
             self.priority, changed = other.priority, True
         return changed
+
+
+class ListAdditionByLink(models.Model):
+    """A paper a member asked to put on their list by its link, waiting for its fetch (a
+    LinkFetch of the catalogue's): put on the list, and deleted, when the fetch finishes
+    (annotations.services.settle_additions_by_link)."""
+
+    link_fetch = models.OneToOneField(
+        LinkFetch, on_delete=models.CASCADE, related_name="list_addition"
+    )
+    reading_list = models.ForeignKey(ReadingList, on_delete=models.CASCADE, related_name="+")
+
+    def __str__(self) -> str:
+        return f"{self.link_fetch} for {self.reading_list}"
 
 
 class AnchorState(models.TextChoices):

@@ -6,8 +6,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from annotations.models import Comment, ReadingList, ReadingListItem
-from papers.models import Paper, PaperTag, Tag, TagKind
+from annotations.models import Comment, ListAdditionByLink, ReadingList, ReadingListItem
+from papers.link_tasks import ask_for_link
+from papers.models import LinkFetch, Paper, PaperTag, Tag, TagKind
 from papers.tags import service as tag_service
 from papers.tags.identity import normalize_tag_name
 
@@ -168,6 +169,51 @@ def withdraw_comment(*, comment: Comment, by) -> None:
     if comment.removed_at is None:
         comment.removed_at, comment.removed_by = timezone.now(), by
     comment.save()
+
+
+@transaction.atomic
+def add_to_list_by_link(
+    *, reading_list: ReadingList, link: str, invoked_by: str
+) -> Paper | LinkFetch | None:
+    """The paper `link` names, for the owner to put on `reading_list` now, or its fetch, queued
+    (papers.link_tasks.ask_for_link) with the list addition that waits for it: the paper goes
+    on the list when the fetch finishes, in the transaction that records it. None when `link`
+    names no paper; raises LookupFailed and TooManyLookups as ask_for_link does."""
+    asked = ask_for_link(
+        link,
+        user=reading_list.owner,
+        invoked_by=invoked_by,
+        return_to=reading_list.get_absolute_url(),
+    )
+    if isinstance(asked, LinkFetch):
+        ListAdditionByLink.objects.create(link_fetch=asked, reading_list=reading_list)
+        # Finished already when the task backend runs tasks as they are queued.
+        settle_additions_by_link([asked.pk])
+    return asked
+
+
+@transaction.atomic
+def settle_additions_by_link(fetch_ids: list[int]) -> int:
+    """Put on their lists the papers of the finished fetches among `fetch_ids` that members
+    asked for there (a paper already on the list stays as it is); each addition is deleted as
+    it is settled, so a second call for the same fetches adds nothing. How many were added."""
+    added = 0
+    finished = [LinkFetch.Status.DONE, LinkFetch.Status.FAILED]
+    waiting = ListAdditionByLink.objects.filter(
+        link_fetch__in=fetch_ids, link_fetch__status__in=finished
+    ).select_related("reading_list", "link_fetch__paper")
+    for addition in waiting:
+        # Deleted first: of two settlers at once, only the one whose delete took it adds it.
+        deleted, _ = ListAdditionByLink.objects.filter(pk=addition.pk).delete()
+        paper = addition.link_fetch.paper
+        if not deleted or paper is None:
+            continue
+        try:
+            add_paper_to_list(reading_list=addition.reading_list, paper=paper)
+        except AlreadyThere:
+            continue
+        added += 1
+    return added
 
 
 @transaction.atomic

@@ -1,5 +1,5 @@
 """Anchored comments follow their paper's abstract (annotations.anchors); a prepared export's
-file goes with its job.
+file goes with its job; a paper fetched by its link for a reading list goes on it.
 
 Two write paths change an abstract: a save of the Paper (the admin, curation) sends post_save;
 an import writes in bulk and sends papers.signals.abstracts_changed with the papers' ids.
@@ -15,8 +15,9 @@ from django.dispatch import receiver
 
 from annotations.anchors import reanchor_papers
 from annotations.models import ExportJob
+from annotations.services import settle_additions_by_link
 from papers.models import Paper
-from papers.signals import abstracts_changed
+from papers.signals import abstracts_changed, link_fetch_finished
 
 
 @receiver(post_save, sender=Paper, dispatch_uid="annotations_reanchor_saved_paper")
@@ -29,6 +30,13 @@ def _paper_saved(sender, instance: Paper, created: bool, using: str, update_fiel
 @receiver(abstracts_changed, dispatch_uid="annotations_reanchor_imported_papers")
 def _abstracts_changed(sender, paper_ids, using: str = "default", **kwargs):
     reanchor_papers(paper_ids, using=using)
+
+
+@receiver(link_fetch_finished, dispatch_uid="annotations_add_fetched_paper_to_list")
+def _link_fetch_finished(sender, fetch_ids, **kwargs):
+    """A paper a member asked to put on a list by its link goes on it once it is fetched, in
+    the transaction that records the fetch's outcome."""
+    settle_additions_by_link(fetch_ids)
 
 
 @receiver(post_delete, sender=ExportJob, dispatch_uid="annotations_delete_export_file")

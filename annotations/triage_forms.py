@@ -12,7 +12,7 @@ from annotations.forms import TAG_NAME_MAX_LENGTH, AddPaperForm, LabTagForm
 from annotations.models import ReadingList, ReadingStatus
 from papers.models import DISPLAY_TITLE_FIELDS, Paper
 from papers.numbers import parse_id
-from papers.text import MAX_TITLE, is_number
+from papers.text import is_number
 
 # A page shows at most 100 results; a forged request naming more is refused, not read.
 MAX_BULK_PAPERS = 100
@@ -65,22 +65,15 @@ ACTIONS = {
 
 class BulkTriageForm(forms.Form):
     """Selected papers (`paper` checkboxes, or every paper of the page with `select_all`) and
-    the action the pressed button names, with the one field that action needs.
-
-    "Add to list" also takes a paper by `link`, as a reading list's "Add paper" box does (an
-    arXiv, OpenReview or DOI link or id, a paper number or an exact title; the box's own
-    AddPaperForm reads it): a paper not yet in the catalogue is fetched and added as the
-    owner's import, and goes on the list with the selected ones, if any."""
+    the action the pressed button names, with the one field that action needs."""
 
     action = forms.ChoiceField(choices=list(ACTIONS.items()))
     status = forms.ChoiceField(choices=ReadingStatus.choices, required=False)
     tag = forms.CharField(required=False, max_length=TAG_NAME_MAX_LENGTH)
-    link = forms.CharField(required=False, max_length=MAX_TITLE, label="Paper by link")
 
-    def __init__(self, *args, owner, invoked_by: str = "", **kwargs):
+    def __init__(self, *args, owner, **kwargs):
         super().__init__(*args, **kwargs)
         self.owner = owner
-        self.invoked_by = invoked_by
         self.fields["reading_list"] = own_list_field(owner, required=False)
 
     def selected_ids(self) -> list[str]:
@@ -89,10 +82,8 @@ class BulkTriageForm(forms.Form):
             raw += (self.data.get("page_papers") or "").split(",")
         return [value.strip() for value in raw if value.strip()]
 
-    def _clean_papers(self, *, none_needed: bool = False) -> list[Paper]:
+    def _clean_papers(self) -> list[Paper]:
         raw = self.selected_ids()
-        if not raw and none_needed:
-            return []
         if not raw:
             raise forms.ValidationError("Select at least one paper.")
         if len(set(raw)) > MAX_BULK_PAPERS:
@@ -113,23 +104,11 @@ class BulkTriageForm(forms.Form):
             raise forms.ValidationError(f"No paper has the number {', '.join(missing[:5])}.")
         return [found[pk] for pk in dict.fromkeys(keys.values()) if pk is not None]
 
-    def _clean_link(self, link: str) -> Paper | None:
-        """The paper `link` names, through the "Add paper" box's own form (a lookup, and for
-        a paper not yet here a fetch and an import); None, the error added, when it names none."""
-        add = AddPaperForm({"paper": link}, member=self.owner, invoked_by=self.invoked_by)
-        if add.is_valid():
-            return add.cleaned_data["paper"]
-        self.add_error("link", add.errors["paper"])
-        return None
-
     def clean(self):
         cleaned = super().clean() or self.cleaned_data
         action = cleaned.get("action")
-        link = (cleaned.get("link") or "").strip() if action == "list" else ""
-        cleaned["linked"] = None
         try:
-            # A link is paper enough: nothing need be selected with it.
-            cleaned["papers"] = self._clean_papers(none_needed=bool(link))
+            cleaned["papers"] = self._clean_papers()
         except forms.ValidationError as error:
             self.add_error(None, error)
         if (
@@ -138,11 +117,6 @@ class BulkTriageForm(forms.Form):
             and "reading_list" not in self.errors
         ):
             self.add_error("reading_list", "Choose one of your reading lists.")
-        # Last, and only when all else is valid: it may fetch and add a paper to the catalogue.
-        if link and not self.errors:
-            cleaned["linked"] = self._clean_link(link)
-            if cleaned["linked"] is not None and cleaned["linked"] not in cleaned["papers"]:
-                cleaned["papers"].append(cleaned["linked"])
         if action == "status" and not cleaned.get("status") and "status" not in self.errors:
             self.add_error("status", "Choose a reading status.")
         if action == "tag":
@@ -152,3 +126,13 @@ class BulkTriageForm(forms.Form):
             else:
                 self.add_error("tag", tag_form.errors["name"])
         return cleaned
+
+
+class LinkToListForm(AddPaperForm):
+    """The results' "Add by link" box: one paper, by its link (or anything a reading list's
+    "Add paper" box takes), put on one of the owner's lists; the selected results play no
+    part. A paper not yet here comes back as the link typed (AddPaperForm), to be fetched."""
+
+    def __init__(self, *args, owner, **kwargs):
+        super().__init__(*args, member=owner, **kwargs)
+        self.fields["reading_list"] = own_list_field(owner)

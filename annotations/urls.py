@@ -93,6 +93,7 @@ urlpatterns = [
     path("papers/<int:paper_pk>/triage/status/", triage_views.triage_status, name="triage-status"),
     path("papers/<int:paper_pk>/triage/tag/", triage_views.triage_tag, name="triage-tag"),
     path("triage/", triage_views.triage_bulk, name="triage-bulk"),
+    path("triage/link/", triage_views.triage_link_add, name="triage-link"),
     # Activity
     path("activity/", activity.recent_activity, name="activity"),
 ]

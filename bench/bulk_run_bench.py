@@ -52,7 +52,7 @@ from bench.standins import StandIn, arxiv_id_of
 from tests.pdf_files import make_pdf
 
 PG_DATABASE = "bench_bulk"
-PASSWORD = "bench-member-password"
+PASSWORD = "bench-member-password"  # noqa: S105 (a throwaway bench account)
 UPLOAD_GOAL = 60.0
 ADD_GOAL = 10.0
 # The word only the member's uploaded PDF holds.
@@ -121,9 +121,20 @@ def start_workers(env: dict[str, str], one_worker: bool) -> list[subprocess.Pope
         log_file = (OUT / f"bulk-worker-{name.strip('*') or 'all'}.log").open("w")
         workers.append(
             subprocess.Popen(
-                [sys.executable, "manage.py", "task_worker", "--queue-name", name,
-                 "--no-startup-delay", "--interval", "0.5"],
-                cwd=ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT,
+                [
+                    sys.executable,
+                    "manage.py",
+                    "task_worker",
+                    "--queue-name",
+                    name,
+                    "--no-startup-delay",
+                    "--interval",
+                    "0.5",
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
         )
@@ -217,7 +228,8 @@ def measure(db: str, links: int, pdf_seconds: float, one_worker: bool) -> dict:
             env,
             "from papers.models import Feed, Paper; from pdfs import bulk; "
             f"feed = Feed.objects.create(kind='arxiv', target='bench', pdf_run_cap={links}); "
-            "run = bulk.start_run(feed, paper_ids=list(Paper.objects.values_list('pk', flat=True))); "
+            "ids = list(Paper.objects.values_list('pk', flat=True)); "
+            "run = bulk.start_run(feed, paper_ids=ids); "
             "print(run.papers_total)",
         )
         log(f"{db}: bulk run of {started_run} PDFs started ({pdf_seconds} s each)")

@@ -26,6 +26,7 @@ from papers.duplicate_keys import KEY_COLUMNS, set_duplicate_keys
 from papers.links import Link
 from papers.models_conflicts import ImportConflict as ImportConflict  # its own module
 from papers.models_feeds import Feed as Feed  # its own module: this one is long enough
+from papers.models_link_fetch import LinkFetch as LinkFetch  # a member's fetch by link
 from papers.models_merged import DismissedTagVariant as DismissedTagVariant
 from papers.models_merged import MergedAuthor as MergedAuthor  # what merges leave: their own
 from papers.models_merged import MergedPaper as MergedPaper

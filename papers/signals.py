@@ -68,6 +68,13 @@ papers_merging = Signal()
 # when the feed asks for one.
 feed_added_papers = Signal()
 
+# Sent by link_fetches.run, inside the transaction that records a fetch by link's outcome,
+# with `fetch_ids`: the finished requests (the one whose task fetched the paper and those
+# that followed it). What a member asked to happen with the paper (annotations puts it on a
+# reading list) listens here and commits with the outcome; it may be sent again for the same
+# requests, and a receiver does its work once.
+link_fetch_finished = Signal()
+
 # Paper fields a search document is built from (papers/search/document_fields.py).
 INDEXED_PAPER_FIELDS = PAPER_FIELDS
 

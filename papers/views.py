@@ -7,8 +7,6 @@ import logging
 import math
 from dataclasses import replace
 
-from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models.functions import Substr
 from django.http import (
@@ -22,10 +20,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.http import urlencode
-from django.views.decorators.http import require_POST
 from django_htmx.middleware import HtmxDetails
 
-from annotations import throttle
 from papers import identity
 from papers.facet_registry import facet_of_kind
 from papers.facets import cleared_query, listing_facets, selection_chips, top_authors
@@ -36,6 +32,7 @@ from papers.filters import (
     PaperFilter,
     shareable_query,
 )
+from papers.link_views import hx_redirect
 from papers.listing import with_listing
 from papers.models import Author, Authorship, Paper, PaperTag, Tag
 from papers.navigation import result_link_prefix, results_navigation
@@ -44,14 +41,7 @@ from papers.routes import int_url
 from papers.search import engine, meaning
 from papers.search.query import excludes_only
 from papers.search.sync import IndexUnavailable, current_searcher
-from papers.sources.single import (
-    LookupFailed,
-    TooManyLookups,
-    known_paper,
-    paper_for_identifier,
-    service_name,
-)
-from papers.text import MAX_TITLE
+from papers.sources.single import known_paper, service_name
 
 logger = logging.getLogger(__name__)
 
@@ -79,22 +69,29 @@ class HtmxHttpRequest(HttpRequest):
 def _paper_named_by_search(request: HtmxHttpRequest) -> tuple[Paper | None, dict | None]:
     """A search for exactly an arXiv, OpenReview or DOI link or id: the catalogue's paper it
     names, else what the page offers to add (for a member, a button that POSTs it to
-    add_by_link; a visitor is told members can). Read only: a page elsewhere can send a
-    member's browser here, so a GET never fetches or adds (issue 43)."""
+    add_by_link, which queues its fetch; a visitor is told to log in, and comes back to this
+    search). Read only: a page elsewhere can send a member's browser here, so a GET never
+    fetches or adds (issue 43)."""
     q = request.GET.get("q", "").strip()
     if not q:
         return None, None
     identifier, known = known_paper(q)
     if identifier is None or known is not None:
         return known, None
-    return None, {"link": q, "service": service_name(identifier)}
+    back = f"{reverse('papers:list')}?{urlencode({'q': q})}"
+    login = f"{reverse('login')}?{urlencode({'next': back})}"
+    return None, {"link": q, "service": service_name(identifier), "login_url": login}
 
 
 def paper_list(request: HtmxHttpRequest) -> HttpResponse:
     named, addable = _paper_named_by_search(request)
-    # Not while htmx refreshes results as one types: the page would leave under the typing.
     if named is not None and not request.htmx:
         return redirect(named)
+    # htmx: a search sent (Enter, the button, a pasted link) opens the paper; one typed is
+    # answered with results that name it, so that the page does not leave under the typing.
+    typing = request.GET.get(TYPING_PARAM) == "1"
+    if named is not None and not typing and not request.htmx.history_restore_request:
+        return hx_redirect(named.get_absolute_url())
     filters = PaperFilter(request.GET, request=request)
     if (canonical := filters.canonical_query()) is not None:
         return redirect(f"{request.path}?{canonical.urlencode()}", permanent=True)
@@ -182,6 +179,7 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
             "per_page_choices": PER_PAGE_CHOICES,
             "result_link_prefix": result_link_prefix(link_query),
             "addable": addable,
+            "named": named,
         },
     )
     if partial:
@@ -190,28 +188,6 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
     # One URL, two bodies: a cache must not serve the fragment as the page, or the reverse.
     patch_vary_headers(response, ["HX-Request", "HX-History-Restore-Request"])
     return response
-
-
-@require_POST
-@login_required
-def add_by_link(request: HttpRequest) -> HttpResponse:
-    """Add the paper a link names (the list page's "Add from arXiv" button), fetched from its
-    service unless the catalogue has it; then open it. Counted against the member's share of
-    lookups (papers.sources.single)."""
-    link = request.POST.get("link", "").strip()[:MAX_TITLE]
-    try:
-        paper = paper_for_identifier(link, user=request.user, invoked_by=f"link ({request.user})")
-    except TooManyLookups as refused:
-        return throttle.too_many_requests(request, refused.message, retry_after=refused.retry_after)
-    except LookupFailed as error:
-        messages.warning(request, error.message)
-        paper = None
-    else:
-        if paper is None:
-            messages.warning(request, "That is no arXiv, OpenReview or DOI link or id.")
-    if paper is None:
-        return redirect(f"{reverse('papers:list')}?{urlencode({'q': link})}")
-    return redirect(paper)
 
 
 def paper_detail(request: HttpRequest, pk: int) -> HttpResponse:

@@ -7,7 +7,7 @@ Columns, in this order: visitor, owner (the member who owns the private objects)
   200+   200, and the body holds the row's `shows` text (a positive control)
   200    200 (a page of the role's own things, none of them here)
   201+   201 with `shows` (a highlight created)
-  302    a redirect that is not to a login page, after a change (the snapshot differs)
+  302    a redirect (301, 302 or 303) not to a login page, after a change (the snapshot differs)
   302-   the same, changing nothing (refused with a message, or nothing to do)
   login  a redirect to the site's login page; admin: a redirect to the admin's login page
   400 403 404 405   refused
@@ -90,6 +90,7 @@ TARGETS: dict[str, Callable[[aw.World], list]] = {
     "token": lambda w: [w.digest.token],
     "notification": lambda w: [w.notification.pk],
     "export": lambda w: [w.export.pk],
+    "link fetch": lambda w: [w.link_fetch.pk],
     "feed": lambda w: [w.feed.pk],
     "conflict": lambda w: [w.conflict.pk],
     "import run": lambda w: [w.import_run.pk],
@@ -459,6 +460,22 @@ ROWS: list[Row] = [
     # Adding by link is a member's POST; a paper the catalogue has is opened, no request made
     # (the lookups themselves: tests/test_add_by_link_post_only.py).
     Row("papers:add-by-link", "-", POST, "login 302- 302- 302- 302-", data=_known_link),
+    # A fetch by link's page: the member who asked only (a failed one: its message).
+    Row(
+        "papers:link-fetch",
+        "link fetch",
+        GET,
+        "login 200+ 404 404 404",
+        owner_sees=f"Crossref has no paper {aw.SECRET_DOI}.",
+    ),
+    # The results' "Add by link" box: onto one of the member's own lists only.
+    Row(
+        "annotations:triage-link",
+        "-",
+        POST,
+        "login 302 302- 302- 302-",
+        data=lambda w: {"paper": str(w.spare_paper.pk), "reading_list": str(w.private_list.pk)},
+    ),
     # Saved searches and the digest.
     Row("alerts:searches", "-", GET, "login 200+ 200 200 200", owner_sees=aw.SECRET_SEARCH),
     Row(

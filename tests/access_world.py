@@ -27,7 +27,7 @@ from annotations.models import (
     Visibility,
 )
 from highlights.models import Highlight, HighlightVisibility
-from papers.models import Feed, ImportConflict, ImportRun, Paper, PaperTag
+from papers.models import Feed, ImportConflict, ImportRun, LinkFetch, Paper, PaperTag
 from pdfs.models import PaperPdf, SetAsidePdf
 from pdfs.storing import store_pdf
 from tests.factories import (
@@ -50,6 +50,7 @@ SECRET_HIGHLIGHT = "SECRET-HIGHLIGHT-quote"
 SECRET_HIGHLIGHT_NOTE = "SECRET-HIGHLIGHT-note"
 SECRET_SEARCH = "SECRET-SEARCH-name"
 SECRET_EXPORT = "SECRET-EXPORT-content"
+SECRET_DOI = "10.5555/secret-link-fetch"  # a paper the owner asked for by its link
 SECRETS = (
     SECRET_NOTE,
     SECRET_LIST,
@@ -57,6 +58,7 @@ SECRETS = (
     SECRET_HIGHLIGHT_NOTE,
     SECRET_SEARCH,
     SECRET_EXPORT,
+    SECRET_DOI,
 )
 
 # What each role may see where it may (the positive controls' texts).
@@ -116,6 +118,7 @@ class World:
     digest: DigestState
     notification: Notification
     export: ExportJob
+    link_fetch: LinkFetch
     feed: Feed
     conflict: ImportConflict
     import_run: ImportRun
@@ -212,6 +215,14 @@ def build_world() -> World:
             comment=make_comment(member, paper, "A reply to the owner", parent=comment),
         ),
         export=export,
+        link_fetch=LinkFetch.objects.create(
+            requested_by=owner,
+            kind="doi",
+            value=SECRET_DOI,
+            link=f"https://doi.org/{SECRET_DOI}",
+            status=LinkFetch.Status.FAILED,
+            message=f"Crossref has no paper {SECRET_DOI}.",
+        ),
         feed=Feed.objects.create(name=FEED_NAME, target="ICLR.cc/2025/Conference"),
         # A curator's title kept against a file's: the paper holds `previous`, so "keep
         # current" is the conflict's own value, not a stale one (papers.conflicts).
@@ -252,6 +263,7 @@ def snapshot(w: World) -> tuple:
         list(DigestState.objects.order_by("pk").values_list("user", "token", "unsubscribed_at")),
         list(Notification.objects.order_by("pk").values_list("recipient", "read_at")),
         list(ExportJob.objects.order_by("pk").values_list("owner", "status", "file")),
+        list(LinkFetch.objects.order_by("pk").values_list("requested_by", "status", "value")),
         list(Feed.objects.order_by("pk").values_list("name", "target", "last_status")),
         list(ImportConflict.objects.order_by("pk").values_list("paper", "resolved_at")),
         list(Paper.objects.order_by("pk").values_list("title", "needs_curation", "reviewed_at")),

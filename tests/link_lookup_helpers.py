@@ -1,11 +1,16 @@
-"""The outside services an add by link asks, as respx replays them (arXiv's Atom feed), and a
-count of every table's rows: what the tests of adding by link and of the reader compare."""
+"""The outside services an add by link asks, as respx replays them (arXiv's Atom feed), the
+task worker that fetches the paper, and a count of every table's rows: what the tests of adding
+by link and of the reader compare."""
 
 from __future__ import annotations
 
+from unittest import mock
+
 import httpx
 from django.db import connection
+from django_tasks_db.management.commands import db_worker
 
+from operations.queues import DEFAULT_QUEUE
 from tests.arxiv_feed import atom_entry, feed
 
 ARXIV = "https://arxiv.test/api/query"
@@ -30,6 +35,28 @@ def use_test_services(settings) -> None:
     settings.CROSSREF_API_URL = CROSSREF
     settings.OPENREVIEW_API_URL = OPENREVIEW
     settings.OPENREVIEW_API_V1_URL = OPENREVIEW_V1
+
+
+def run_worker() -> None:
+    """The task worker of the default queue, until it is empty (`task_worker --batch`): what
+    fetches a paper a member asked for by its link (papers.link_tasks). Without its closing of
+    old connections, which would end the test's own transaction on PostgreSQL (as the test
+    client keeps a request from closing it)."""
+    with mock.patch.object(db_worker, "close_old_connections", lambda: None):
+        _worker().run()
+
+
+def _worker() -> db_worker.Worker:
+    return db_worker.Worker(
+        queue_names=[DEFAULT_QUEUE],
+        interval=0,
+        batch=True,
+        backend_name="default",
+        startup_delay=False,
+        max_tasks=None,
+        worker_id="test-worker",
+        excluded_queue_names=[],
+    )
 
 
 def arxiv_answer(*entries: str) -> httpx.Response:

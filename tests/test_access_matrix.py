@@ -425,7 +425,7 @@ def _body(response) -> str:
 
 
 def _answer(response, row: Row) -> str:
-    if response.status_code in (301, 302):
+    if response.status_code in (301, 302, 303):  # 303: see the page that follows a POST
         login = reverse("admin:login" if row.route.startswith("admin:") else "login")
         return "login" if response["Location"].startswith(login) else "302"
     return str(response.status_code)

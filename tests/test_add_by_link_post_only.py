@@ -2,9 +2,9 @@
 paper from outside and added it, so a page elsewhere sending a logged-in member to `/?q=<DOI>`
 (SameSite=Lax carries the cookie) made them import it; nothing limited how often. Now a GET
 only opens a paper the catalogue has; else it offers a member a button that POSTs the link
-(CSRF), counted against a per-member share of lookups (429 past it), each lookup bounded by a
-deadline. Outside services are replayed by respx or a local server; nothing reaches the
-internet."""
+(CSRF), counted against a per-member share of lookups (429 past it) and fetched by the task
+worker, each lookup bounded by a deadline. Outside services are replayed by respx or a local
+server; nothing reaches the internet."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ from tests.link_lookup_helpers import (
     arxiv_answer,
     crossref_work,
     row_counts,
+    run_worker,
     use_test_services,
 )
 from tests.pdf_server import PdfServer
@@ -84,7 +85,10 @@ def test_the_confirmations_post_adds_the_paper_and_opens_it(client, user):
     client.force_login(user)
     link = add_button(client.get(LIST, {"q": DOI}).content.decode()).group(1)
 
-    response = client.post(ADD, {"link": link})
+    posted = client.post(ADD, {"link": link})
+    assert posted.status_code == 303 and not route.called  # queued: the worker fetches it
+    run_worker()
+    response = client.get(posted["Location"])
 
     assert route.call_count == 1
     paper = Paper.objects.get(doi=DOI)
@@ -104,7 +108,7 @@ def test_the_post_needs_the_sites_csrf_token(user):
     sent = client.post(ADD, {"link": DOI, "csrfmiddlewaretoken": token})
 
     assert forged.status_code == 403
-    assert sent.status_code == 302  # positive control: the page's own form gets through
+    assert sent.status_code == 303  # positive control: the page's own form gets through
 
 
 @respx.mock
@@ -136,10 +140,14 @@ def test_a_lookup_that_fails_says_so_on_the_search_page(client, user):
     respx.get(f"{CROSSREF}/works/{DOI}").mock(return_value=httpx.Response(503))
     client.force_login(user)
 
-    response = client.post(ADD, {"link": DOI}, follow=True)
+    posted = client.post(ADD, {"link": DOI})
+    run_worker()
+    page = client.get(posted["Location"]).content.decode()
 
-    assert "Crossref did not answer; try again later." in response.content.decode()
-    assert add_button(response.content.decode()) is not None  # to try again
+    assert "Crossref did not answer; try again later." in page
+    # Trying again is a search for the link, whose page offers the button again.
+    assert f'<a href="{LIST}?q={quote(DOI, safe="")}">Try again</a>' in page
+    assert add_button(client.get(LIST, {"q": DOI}).content.decode()) is not None
     assert not Paper.objects.exists()
 
 
@@ -148,13 +156,13 @@ def test_a_lookup_that_fails_says_so_on_the_search_page(client, user):
 
 def three_adds(client, reading_list) -> list:
     """Three papers not yet here, through each place that adds by link."""
-    triage_form = {"action": "list", "reading_list": reading_list.pk, "link": "2402.00003"}
+    link_box = {"reading_list": reading_list.pk, "paper": "2402.00003"}
     return [
         client.post(ADD, {"link": "2402.00001"}),
         client.post(
             reverse("annotations:list-item-add", args=[reading_list.pk]), {"paper": "2402.00002"}
         ),
-        client.post(reverse("annotations:triage-bulk"), triage_form),
+        client.post(reverse("annotations:triage-link"), link_box),
     ]
 
 
@@ -166,16 +174,18 @@ def test_past_its_share_per_minute_a_member_is_answered_429_with_a_message(clien
     client.force_login(user)
 
     answers = three_adds(client, reading_list)
+    run_worker()
 
-    # Counted whatever the lookup finds: here arXiv has no such paper (said on the page).
-    assert [answer.status_code for answer in answers[:2]] == [302, 200]
+    # Counted when queued, whatever the lookup finds (here arXiv has no such paper).
+    assert [answer.status_code for answer in answers[:2]] == [303, 303]
     assert answers[2].status_code == 429
     assert "You have added 2 papers by link in the last minute" in answers[2].content.decode()
     assert answers[2]["Retry-After"] == "60"
-    assert route.call_count == 2  # the third asked nothing outside
+    assert route.call_count == 2  # the third queued nothing
     # Each other place answers 429 too once the share is used up.
     for answer in three_adds(client, reading_list):
         assert answer.status_code == 429
+    run_worker()
     assert route.call_count == 2
     # Positive controls: a paper already here is added at once; another member has their own.
     known = make_paper("Known", arxiv_id="2402.09999")
@@ -184,7 +194,8 @@ def test_past_its_share_per_minute_a_member_is_answered_429_with_a_message(clien
     )
     assert added.status_code == 302 and reading_list.items.filter(paper=known).exists()
     client.force_login(make_user("another"))
-    assert client.post(ADD, {"link": "2402.00004"}).status_code == 302
+    assert client.post(ADD, {"link": "2402.00004"}).status_code == 303
+    run_worker()
     assert route.call_count == 3
 
 
@@ -197,7 +208,7 @@ def test_past_its_share_per_hour_a_member_is_answered_429(client, user, settings
     first = client.post(ADD, {"link": "2402.00001"})
     second = client.post(ADD, {"link": "2402.00002"})
 
-    assert first.status_code == 302
+    assert first.status_code == 303
     assert second.status_code == 429
     assert "You have added 1 papers by link in the last hour" in second.content.decode()
 
@@ -243,7 +254,9 @@ def test_a_lookup_whose_arxiv_turn_is_far_off_is_refused_not_held(client, user, 
     for _ in range(4):
         assert claim_turn("arXiv", 3.0, time.time(), None) is not None
 
-    response = client.post(ADD, {"link": "2402.01234"}, follow=True)
+    posted = client.post(ADD, {"link": "2402.01234"})
+    run_worker()
+    response = client.get(posted["Location"])
 
     assert "arXiv is busy, try again in a moment." in response.content.decode()
     assert not route.called and not Paper.objects.exists()

@@ -24,6 +24,7 @@ from alerts.models import DigestState, SavedSearch
 from annotations import forms as annotation_forms
 from annotations import triage_forms
 from annotations.models import Comment, ExportJob, Notification, NotificationKind
+from papers.models import LinkFetch
 from tests.factories import (
     make_comment,
     make_lab_tag,
@@ -81,6 +82,9 @@ def _world(user) -> World:
     search = SavedSearch.objects.create(owner=user, name="Saved", query="q=paper")
     token = DigestState.objects.create(user=user).token
     export = ExportJob.objects.create(owner=user, path="/export/papers.bib", extension="bib")
+    link_fetch = LinkFetch.objects.create(
+        requested_by=user, kind="doi", value="10.1145/1", link="10.1145/1", status="failed"
+    )
     pk = paper.pk
     tag = {"kind": venue.kind, "slug": venue.slug}
     kwargs: dict[str, dict[str, object]] = {
@@ -108,6 +112,8 @@ def _world(user) -> World:
         "annotations:author-export": {"pk": author.pk, "extension": "bib"},
         "annotations:tag-export": {**tag, "extension": "bib"},
         "annotations:triage-bulk": {},
+        "annotations:triage-link": {},
+        "papers:link-fetch": {"pk": link_fetch.pk},
         "annotations:export-download": {"pk": export.pk},
         "alerts:unsubscribe": {"token": token},
         "password_reset_confirm": {"uidb64": "MQ", "token": "set-password"},

@@ -1,7 +1,9 @@
-"""The results' "Add to list" takes a paper by its link, as a reading list's "Add paper" box does
-(the box's own form, papers.sources.single): an arXiv, OpenReview or DOI link of a paper not yet
-in the catalogue fetches it (replayed by respx), adds it as the member's import and puts it on the
-chosen list in the same step; a link that does not resolve says so and changes nothing."""
+"""The results' "Add by link" box (issue 39, point 1): shown to a member with a list whether or
+not a result is ticked, it puts one paper on the chosen list by its arXiv, OpenReview or DOI
+link (or anything a reading list's "Add paper" box takes), and only that paper. A paper not yet
+in the catalogue is fetched in the background (papers.link_tasks; arXiv replayed by respx, the
+worker run here in batch mode) and goes on the list once added; the member follows the fetch's
+page. A link that does not resolve says so there and changes nothing."""
 
 from __future__ import annotations
 
@@ -14,15 +16,14 @@ import respx
 from django.contrib.messages import get_messages
 
 from annotations.models import ReadingListItem
-from papers.models import ImportRun, Paper
+from papers.models import ImportRun, LinkFetch, Paper
 from papers.search.sync import current_searcher
-from papers.sources import single
 from tests.arxiv_feed import atom_entry, feed
 from tests.factories import make_paper, make_reading_list
+from tests.link_lookup_helpers import ARXIV, run_worker, use_test_services
 
 pytestmark = pytest.mark.django_db
 
-ARXIV = "https://arxiv.test/api/query"
 HTMX = {"HTTP_HX_REQUEST": "true"}
 ENTRY = atom_entry(
     "2402.01234",
@@ -32,10 +33,8 @@ ENTRY = atom_entry(
 
 
 @pytest.fixture(autouse=True)
-def outside_services(settings, monkeypatch):
-    settings.ARXIV_API_URL = ARXIV
-    settings.ARXIV_API_DELAY = 0
-    monkeypatch.setattr(single, "LOOKUP_BACKOFF", 0.0)
+def outside_services(settings):
+    use_test_services(settings)
 
 
 @pytest.fixture
@@ -49,86 +48,87 @@ def arxiv_answer(*entries: str) -> httpx.Response:
     return httpx.Response(200, text=feed(list(entries), total=len(entries)))
 
 
-def toolbar(client) -> dict[str, str]:
-    """The results page's own bulk form: its action, and the names of the toolbar's list menu
-    and link box (which belong to it through their `form` attribute)."""
+def link_box(client) -> dict[str, str]:
+    """The results page's own link box: its form's action, and the names of its text box and
+    list menu (which belong to it through their `form` attribute)."""
     page = client.get("/?q=graph").content.decode()
-    action = re.search(r'<form id="bulk-form" method="post" action="([^"]+)"', page)
-    link = re.search(r'<input id="bulk-link" form="bulk-form" name="([^"]+)"', page)
-    menu = re.search(r'<select id="bulk-list" form="bulk-form" name="([^"]+)"', page)
-    button = re.search(r'<button[^>]*form="bulk-form"[^>]*name="action" value="list"', page)
-    assert action and link and menu and button
-    ids = re.search(r'name="page_papers" value="([^"]*)"', page)
-    return {
-        "action": html.unescape(action.group(1)),
-        "link": link.group(1),
-        "list": menu.group(1),
-        "page_papers": ids.group(1) if ids else "",
-    }
+    box = re.search(r'<div class="link-to-list".*?</div>', page, re.DOTALL)
+    action = re.search(r'<form id="link-form" method="post" action="([^"]+)"', page)
+    assert box and action
+    text = re.search(r'<input id="link-to-list-paper" form="link-form" name="([^"]+)"', box[0])
+    menu = re.search(r'<select id="link-to-list-list" form="link-form" name="([^"]+)"', box[0])
+    assert text and menu
+    return {"action": html.unescape(action[1]), "text": text[1], "list": menu[1], "page": page}
 
 
-def add_by_link(client, reading_list, typed: str, *, selected=(), **headers):
-    form = toolbar(client)
-    data = {
-        "action": "list",
-        form["list"]: reading_list.pk,
-        form["link"]: typed,
-        "page_papers": form["page_papers"],
-        "paper": [paper.pk for paper in selected],
-        "next": "/?q=graph",
-    }
-    return client.post(form["action"], data, **headers)
+def add_by_link(client, reading_list, typed: str):
+    box = link_box(client)
+    data = {box["list"]: reading_list.pk, box["text"]: typed, "next": "/?q=graph"}
+    return client.post(box["action"], data)
 
 
 def listed(reading_list) -> list[str]:
-    return list(reading_list.items.order_by("pk").values_list("paper__title", flat=True))
+    return [item.paper.title for item in reading_list.items.select_related("paper")]
+
+
+def said(response) -> str:
+    return " ".join(str(m) for m in get_messages(response.wsgi_request))
+
+
+def test_the_box_shows_without_a_ticked_result_outside_the_bulk_bar(client, user, results):
+    make_reading_list(user, "Tools")
+    client.force_login(user)
+
+    page = link_box(client)["page"]
+
+    bar = re.search(r'<div class="triage-bulk".*?</div>\n', page, re.DOTALL)
+    assert bar is not None and "link-to-list" not in bar[0]  # the bar hides until one is ticked
+    assert 'form="bulk-form" name="link"' not in page
+
+
+def test_a_visitor_and_a_member_without_a_list_see_no_box(client, user, results):
+    assert 'class="link-to-list"' not in client.get("/?q=graph").content.decode()
+    client.force_login(user)
+    assert 'class="link-to-list"' not in client.get("/?q=graph").content.decode()
 
 
 @respx.mock
-def test_a_paper_not_yet_here_is_fetched_added_and_put_on_the_list(client, user, results):
+def test_a_paper_not_yet_here_is_fetched_then_put_on_the_list(client, user, results):
     route = respx.get(ARXIV).mock(return_value=arxiv_answer(ENTRY))
     reading_list = make_reading_list(user, "To read")
     client.force_login(user)
 
-    response = add_by_link(client, reading_list, "https://arxiv.org/abs/2402.01234v2", **HTMX)
+    response = add_by_link(client, reading_list, "https://arxiv.org/abs/2402.01234v2")
+    assert not route.called and not reading_list.items.exists()  # queued, not fetched
+    fetch = LinkFetch.objects.get()
+    assert response.status_code == 303 and response["Location"] == fetch.get_absolute_url()
+    run_worker()
 
     assert route.call_count == 1
-    assert response.status_code == 200
-    assert "Added to “To read”: “Schrödinger bridges for Lévy processes”." in response.text
     paper = Paper.objects.get(arxiv_id="2402.01234")
-    assert listed(reading_list) == [paper.title]
+    assert listed(reading_list) == ["Schrödinger bridges for Lévy processes"]
     run = ImportRun.objects.get()
     assert (run.user, run.invoked_by) == (user, f"Triage, add to list ({user})")
     assert paper.created_by_import == run
-    # Not one of the results: no block of it is swapped in.
-    assert f'id="triage-{paper.pk}"' not in response.text
+    assert client.get(fetch.get_absolute_url(), **HTMX)["HX-Redirect"] == (
+        reading_list.get_absolute_url()
+    )
 
 
-@respx.mock
-def test_a_link_goes_on_the_list_with_the_selected_results(client, user, results):
-    respx.get(ARXIV).mock(return_value=arxiv_answer(ENTRY))
+def test_only_the_links_paper_goes_on_the_list_not_the_ticked_ones(client, user, results):
+    known = make_paper("Known", doi="10.1000/known")
     reading_list = make_reading_list(user, "To read")
     client.force_login(user)
+    box = link_box(client)
+    # What the browser sends with a result ticked: the ticked box belongs to the bulk form.
+    data = {box["list"]: reading_list.pk, box["text"]: "https://doi.org/10.1000/KNOWN"}
 
-    response = add_by_link(client, reading_list, "arXiv:2402.01234", selected=[results[1]])
+    response = client.post(box["action"], {**data, "next": "/?q=graph"})
 
-    assert response.status_code == 302
-    assert listed(reading_list) == ["Graph paper 1", "Schrödinger bridges for Lévy processes"]
-    messages = " ".join(str(m) for m in get_messages(response.wsgi_request))
-    assert "Added 2 papers to “To read”." in messages
-
-
-@respx.mock
-def test_a_paper_already_here_is_added_without_a_fetch(client, user, results):
-    route = respx.get(ARXIV).mock(return_value=arxiv_answer(ENTRY))
-    known = make_paper("Known", doi="10.1000/known")
-    reading_list = make_reading_list(user)
-    client.force_login(user)
-
-    add_by_link(client, reading_list, "https://doi.org/10.1000/KNOWN", **HTMX)
-
-    assert not route.called and not ImportRun.objects.exists()
+    assert response.status_code == 302 and response["Location"] == "/?q=graph"
     assert listed(reading_list) == [known.title]
+    assert "Added to “To read”: “Known”." in said(response)
+    assert not LinkFetch.objects.exists() and not ImportRun.objects.exists()
 
 
 @respx.mock
@@ -137,12 +137,10 @@ def test_a_link_that_does_not_resolve_says_so_and_changes_nothing(client, user, 
     reading_list = make_reading_list(user, "To read")
     client.force_login(user)
 
-    response = add_by_link(
-        client, reading_list, "https://arxiv.org/abs/2402.99999", selected=results, **HTMX
-    )
+    page_url = add_by_link(client, reading_list, "https://arxiv.org/abs/2402.99999")["Location"]
+    run_worker()
 
-    assert response.status_code == 400
-    assert "arXiv has no paper 2402.99999." in response.text
+    assert "arXiv has no paper 2402.99999." in client.get(page_url).content.decode()
     assert not ReadingListItem.objects.exists()
     assert not Paper.objects.filter(arxiv_id="2402.99999").exists()
 
@@ -153,21 +151,22 @@ def test_an_unavailable_service_says_so_and_changes_nothing(client, user, result
     reading_list = make_reading_list(user)
     client.force_login(user)
 
-    response = add_by_link(client, reading_list, "2402.01234", **HTMX)
+    page_url = add_by_link(client, reading_list, "2402.01234")["Location"]
+    run_worker()
 
-    assert response.status_code == 400
-    assert "arXiv did not answer; try again later." in response.text
+    assert "arXiv did not answer; try again later." in client.get(page_url).content.decode()
     assert not ReadingListItem.objects.exists() and not ImportRun.objects.exists()
 
 
-@respx.mock
 def test_text_that_names_no_paper_is_refused(client, user, results):
     reading_list = make_reading_list(user)
     client.force_login(user)
-    response = add_by_link(client, reading_list, "no such thing at all", **HTMX)
-    assert response.status_code == 400
-    assert "No paper matches “no such thing at all”" in response.text
-    assert not ReadingListItem.objects.exists()
+
+    response = add_by_link(client, reading_list, "no such thing at all")
+
+    assert response.status_code == 302
+    assert "No paper matches “no such thing at all”" in said(response)
+    assert not ReadingListItem.objects.exists() and not LinkFetch.objects.exists()
 
 
 @respx.mock
@@ -175,20 +174,22 @@ def test_nothing_is_fetched_for_a_list_that_is_not_the_members(client, user, oth
     route = respx.get(ARXIV).mock(return_value=arxiv_answer(ENTRY))
     theirs = make_reading_list(other_user)
     client.force_login(user)
-    make_reading_list(user)  # the toolbar's menu needs one of the member's own
+    make_reading_list(user)  # the box's menu needs one of the member's own
 
-    response = add_by_link(client, theirs, "2402.01234", **HTMX)
+    response = add_by_link(client, theirs, "2402.01234")
 
-    assert response.status_code == 400 and "not one of yours" in response.text
+    assert response.status_code == 302 and "not one of yours" in said(response)
+    assert not LinkFetch.objects.exists()
+    run_worker()
     assert not route.called and not Paper.objects.filter(arxiv_id="2402.01234").exists()
 
 
-@respx.mock
-def test_the_link_is_read_only_by_add_to_list(client, user, results):
-    route = respx.get(ARXIV).mock(return_value=arxiv_answer(ENTRY))
-    make_reading_list(user)
+def test_the_bulk_bar_takes_no_link(client, user, results):
+    reading_list = make_reading_list(user)
     client.force_login(user)
-    data = {"action": "save", "paper": [results[0].pk], "link": "2402.01234"}
-    client.post(toolbar(client)["action"], data, **HTMX)
-    assert not route.called
-    assert [item.paper for item in ReadingListItem.objects.all()] == [results[0]]
+    data = {"action": "list", "reading_list": reading_list.pk, "link": "2402.01234"}
+
+    response = client.post("/triage/", data, **HTMX)
+
+    assert response.status_code == 400 and "Select at least one paper." in response.text
+    assert not LinkFetch.objects.exists() and not ReadingListItem.objects.exists()

@@ -30,8 +30,9 @@ from annotations.views.common import (
     unconfirmed_delete,
 )
 from annotations.views.exports import export_response
-from papers.models import Paper
-from papers.sources.single import TooManyLookups
+from papers.link_views import follow_fetch
+from papers.models import LinkFetch, Paper
+from papers.sources.single import LookupFailed, TooManyLookups
 
 
 def _get_list_for_reader(request: HttpRequest, pk: int) -> ReadingList:
@@ -192,27 +193,54 @@ def list_export(request: HttpRequest, pk: int, extension: str) -> HttpResponseBa
     return export_response(request, reading_list_source(reading_list), extension)
 
 
+def paper_for_list(
+    request: HttpRequest, reading_list: ReadingList, typed: Paper | str, *, invoked_by: str
+) -> Paper | HttpResponse:
+    """The paper to put on the owner's `reading_list` now (AddPaperForm's `typed`), or the
+    answer to give instead: the page of its fetch, queued with the list addition (a link of a
+    paper not yet here), or 429 past the member's share of lookups. Raises LookupFailed."""
+    if isinstance(typed, Paper):
+        return typed
+    try:
+        asked = services.add_to_list_by_link(
+            reading_list=reading_list, link=typed, invoked_by=invoked_by
+        )
+    except TooManyLookups as refused:
+        return throttle.too_many_requests(request, refused.message, retry_after=refused.retry_after)
+    if isinstance(asked, LinkFetch):
+        return follow_fetch(request, asked)
+    if asked is None:  # AddPaperForm read it as a link
+        raise LookupFailed(f"No paper matches “{typed}”.")
+    return asked
+
+
 @require_POST
 @login_required
 def list_item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """Add a paper from the list page by an identifier or its exact title (AddPaperForm)."""
+    """Add a paper from the list page by an identifier or its exact title (AddPaperForm); a
+    link of a paper not yet here is fetched in the background, its page followed."""
     reading_list = _get_list_for_owner(request, pk)
-    form = AddPaperForm(
-        request.POST,
-        member=request.user,
-        # Never the list's name: curators read the import history, and a list may be private.
-        invoked_by=f"Add paper to a reading list ({request.user})",
-    )
-    try:
-        valid = form.is_valid()
-    except TooManyLookups as refused:
-        return throttle.too_many_requests(request, refused.message, retry_after=refused.retry_after)
-    if not valid:
+    form = AddPaperForm(request.POST, member=request.user)
+    paper: Paper | HttpResponse | None = None
+    if form.is_valid():
+        try:
+            paper = paper_for_list(
+                request,
+                reading_list,
+                form.cleaned_data["paper"],
+                # Never the list's name: curators read the import history, and a list may be
+                # private.
+                invoked_by=f"Add paper to a reading list ({request.user})",
+            )
+        except LookupFailed as error:
+            form.add_error("paper", error.message)
+    if isinstance(paper, HttpResponse):
+        return paper
+    if paper is None:
         template = (
             "annotations/_list_items.html" if request.htmx else "annotations/list_detail.html"
         )
         return render(request, template, _list_page_context(request, reading_list, add_form=form))
-    paper = form.cleaned_data["paper"]
     try:
         services.add_paper_to_list(reading_list=reading_list, paper=paper)
     except services.AlreadyThere as exc:

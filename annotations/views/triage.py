@@ -16,18 +16,20 @@ from django.urls import reverse
 from django.utils.text import Truncator
 from django.views.decorators.http import require_POST
 
-from annotations import services, throttle, triage
+from annotations import services, triage
 from annotations.models import ReadingStatus
 from annotations.triage_forms import (
     BulkTriageForm,
+    LinkToListForm,
     TriageListForm,
     TriageStatusForm,
     TriageTagForm,
     paper_prefix,
 )
 from annotations.views.common import HtmxHttpRequest, form_errors_text, next_url
+from annotations.views.lists import paper_for_list
 from papers.models import DISPLAY_TITLE_FIELDS, Paper
-from papers.sources.single import TooManyLookups
+from papers.sources.single import LookupFailed
 
 
 def _paper(paper_pk: int) -> Paper:
@@ -162,10 +164,6 @@ def _bulk_apply(request: HtmxHttpRequest, form: BulkTriageForm) -> str:
     if action == "list":
         reading_list = form.cleaned_data["reading_list"]
         added = services.add_papers_to_list(reading_list=reading_list, papers=papers)
-        linked = form.cleaned_data["linked"]
-        if linked is not None and papers == [linked]:  # a paper by its link alone: name it
-            verb = "Added to" if added else "Already in"
-            return f"{verb} “{reading_list.name}”: “{_title(linked)}”."
         return f"Added {_papers_text(len(added))} to “{reading_list.name}”" + _already(
             len(papers) - len(added)
         )
@@ -183,29 +181,12 @@ def _already(count: int, what: str = "there") -> str:
     return f" ({_papers_text(count)} already {what})." if count else "."
 
 
-def _on_page(request: HtmxHttpRequest, papers: list[Paper], form: BulkTriageForm) -> list[Paper]:
-    """The papers whose triage blocks the page shows: a paper added by its link may not be
-    one of the results (and an out-of-band swap without its block is an htmx error)."""
-    linked = form.cleaned_data["linked"]
-    shown = set((request.POST.get("page_papers") or "").split(","))
-    selected = set(form.selected_ids())
-    return [p for p in papers if p != linked or str(p.pk) in shown | selected]
-
-
 @require_POST
 @login_required
 def triage_bulk(request: HtmxHttpRequest) -> HttpResponse:
-    form = BulkTriageForm(
-        request.POST,
-        owner=request.user,
-        invoked_by=f"Triage, add to list ({request.user})",
-    )
+    form = BulkTriageForm(request.POST, owner=request.user)
     papers: list[Paper] = []
-    try:
-        valid = form.is_valid()
-    except TooManyLookups as refused:
-        return throttle.too_many_requests(request, refused.message, retry_after=refused.retry_after)
-    if not valid:
+    if not form.is_valid():
         message, level = "Nothing changed: " + form_errors_text(form), messages.ERROR
     else:
         try:
@@ -213,7 +194,7 @@ def triage_bulk(request: HtmxHttpRequest) -> HttpResponse:
         except services.Refused as exc:
             message, level = f"Nothing changed: {exc}", messages.ERROR
         else:
-            papers = _on_page(request, form.cleaned_data["papers"], form)
+            papers = form.cleaned_data["papers"]
     if not request.htmx:
         return _back(request, message, level)
     triage.attach_triage_state(request.user, papers)
@@ -227,3 +208,28 @@ def triage_bulk(request: HtmxHttpRequest) -> HttpResponse:
         },
         status=400 if level >= messages.ERROR else 200,
     )
+
+
+@require_POST
+@login_required
+def triage_link_add(request: HtmxHttpRequest) -> HttpResponse:
+    """The results' "Add by link" box: the paper its link names goes on the chosen list (the
+    selected results do not); one not yet here is fetched in the background, its page followed."""
+    form = LinkToListForm(request.POST, owner=request.user)
+    if not form.is_valid():
+        return _back(request, "Nothing added: " + form_errors_text(form), messages.ERROR)
+    reading_list = form.cleaned_data["reading_list"]
+    try:
+        paper = paper_for_list(
+            request,
+            reading_list,
+            form.cleaned_data["paper"],
+            invoked_by=f"Triage, add to list ({request.user})",
+        )
+    except LookupFailed as error:
+        return _back(request, f"Nothing added: {error.message}", messages.ERROR)
+    if isinstance(paper, HttpResponse):
+        return paper
+    added = services.add_papers_to_list(reading_list=reading_list, papers=[paper])
+    verb = "Added to" if added else "Already in"
+    return _back(request, f"{verb} “{reading_list.name}”: “{_title(paper)}”.", messages.SUCCESS)

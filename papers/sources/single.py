@@ -5,22 +5,23 @@ header's, which opens it), a reading list's "Add paper" box (annotations.forms.A
 and the results' "Add to list" (annotations.triage_forms). The text is parsed by
 papers.sources.identifiers.
 
-`known_paper` only reads the catalogue: what a GET may call. `paper_for_identifier` also
-fetches a paper the catalogue does not have and adds it: only for a member's POST (a page
-elsewhere can send a member's browser to a GET of ours, cookie and all, but not a POST with
-our CSRF token). The one service that knows the paper is asked once, and its record goes
-through the one loader (import_records), recorded in the import history as added by that
-member.
+`known_paper` and `in_catalogue` only read the catalogue: what a GET may call. `fetch_and_add`
+fetches a paper the catalogue does not have and adds it: only in the background task a member's
+POST queued (papers.link_tasks; a page elsewhere can send a member's browser to a GET of ours,
+cookie and all, but not a POST with our CSRF token). The one service that knows the paper is
+asked once, and its record goes through the one loader (import_records), recorded in the import
+history as added by that member.
 
 Each member may look up LINK_LOOKUPS_PER_MINUTE and LINK_LOOKUPS_PER_HOUR papers not yet here
-(annotations.throttle); past that, TooManyLookups. A member is waiting, so a lookup is bounded
-more tightly than a command's fetch: LOOKUP_TRIES attempts with a short backoff, and the whole
-lookup (its turn for arXiv, tries and waits included) ends after LINK_LOOKUP_DEADLINE seconds,
-well inside gunicorn's worker timeout (one papers.sources.client.Deadline for all its
-requests). arXiv's delay between requests is kept site-wide (papers.sources.client): a lookup
-whose turn is more than ARXIV_LOOKUP_MAX_WAIT seconds away is refused as "busy" rather than
-held. What fails is a LookupFailed whose message is for the member: PaperNotFound ("arXiv has
-no paper 2402.99999") or ServiceUnavailable ("arXiv did not answer; try again later").
+(`count_lookup`, in the POST that queues the fetch; annotations.throttle); past that,
+TooManyLookups. A member is waiting on the fetch's page, so a lookup is bounded more tightly
+than a command's fetch: LOOKUP_TRIES attempts with a short backoff, and the whole lookup (its
+turn for arXiv, tries and waits included) ends after LINK_LOOKUP_DEADLINE seconds (one
+papers.sources.client.Deadline for all its requests). arXiv's delay between requests is kept
+site-wide (papers.sources.client): a lookup whose turn is more than ARXIV_LOOKUP_MAX_WAIT
+seconds away is refused as "busy" rather than held. What fails is a LookupFailed whose message
+is for the member: PaperNotFound ("arXiv has no paper 2402.99999") or ServiceUnavailable
+("arXiv did not answer; try again later").
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from annotations import throttle
 from papers.importing.pipeline import ImportErrors, import_records
 from papers.importing.records import ImportFailed, PaperRecord, Record
 from papers.models import Paper
+from papers.models_link_fetch import SERVICE_NAMES
 from papers.sources import arxiv_api, crossref, openreview_api
 from papers.sources.client import (
     Deadline,
@@ -53,8 +55,6 @@ logger = logging.getLogger(__name__)
 LOOKUP_TRIES = 2
 LOOKUP_BACKOFF = 0.5  # seconds before the second try (plus jitter)
 LOOKUP_MAX_WAIT = 2.0  # whatever a Retry-After asks
-
-SERVICE_NAMES = {Kind.ARXIV: "arXiv", Kind.OPENREVIEW: "OpenReview", Kind.DOI: "Crossref"}
 
 
 class LookupFailed(Exception):
@@ -98,7 +98,7 @@ def known_paper(text: str) -> tuple[Identifier | None, Paper | None]:
     """The outside identifier `text` is (None if it is none) and the catalogue's paper for it
     (None if the catalogue does not have it). Never a request, never a write: a GET may ask.
     Text shaped like a DOI that no request may be made with is no identifier here: a search
-    for its words (paper_for_identifier says why it is refused)."""
+    for its words (identifier_in says why it is refused)."""
     try:
         identifier = parse_identifier(text)
     except RefusedIdentifier:
@@ -117,30 +117,47 @@ def service_name(identifier: Identifier) -> str:
     return SERVICE_NAMES[identifier.kind]
 
 
+def identifier_in(text: str) -> Identifier | None:
+    """The outside identifier `text` is, None if it is none. Raises LookupFailed with the
+    refusal's message for text shaped like a DOI that no request may be made with."""
+    try:
+        return parse_identifier(text)
+    except RefusedIdentifier as error:
+        raise LookupFailed(error.message) from None
+
+
+def in_catalogue(identifier: Identifier) -> Paper | None:
+    """The catalogue's paper for `identifier`, None if it has none. Read only."""
+    return _in_catalogue(identifier)
+
+
+def fetch_and_add(identifier: Identifier, *, user: User, invoked_by: str = "") -> Paper:
+    """Fetch the paper `identifier` names from its service and add it through the one loader,
+    recorded in the import history as added by `user`. Raises LookupFailed. Reaches outside
+    and writes: the background task of a member's request (papers.link_tasks) calls it, once
+    count_lookup has counted the request."""
+    return _add(_fetch(identifier), identifier, user=user, invoked_by=invoked_by)
+
+
 def paper_for_identifier(
     text: str, *, user: User | AnonymousUser | None, invoked_by: str = ""
 ) -> Paper | None:
     """The paper `text` names by an outside identifier: the catalogue's, else (for a logged-in
-    `user`) fetched and added. None when `text` is no such identifier, or for a visitor when
-    the catalogue does not have it. Raises LookupFailed (TooManyLookups past the member's
-    share; the refusal's message for a DOI no request may be made with). Writes and reaches
-    outside: call it for a POST only."""
-    try:
-        identifier = parse_identifier(text)
-    except RefusedIdentifier as error:
-        raise LookupFailed(error.message) from None
+    `user`) counted, fetched and added, all now. None when `text` is no such identifier, or for
+    a visitor when the catalogue does not have it. Raises LookupFailed. Waits on a service:
+    never in a request (a member's request queues the fetch, papers.link_tasks); for the
+    shell and tests of the fetchers."""
+    identifier = identifier_in(text)
     if identifier is None:
         return None
     known = _in_catalogue(identifier)
-    if known is not None:
+    if known is not None or not isinstance(user, User) or not user.is_authenticated:
         return known
-    if not isinstance(user, User) or not user.is_authenticated:
-        return None
-    _count_lookup(user)
-    return _add(_fetch(identifier), identifier, user=user, invoked_by=invoked_by)
+    count_lookup(user)
+    return fetch_and_add(identifier, user=user, invoked_by=invoked_by)
 
 
-def _count_lookup(user: User) -> None:
+def count_lookup(user: User) -> None:
     """Count one lookup against the member's share, or raise TooManyLookups."""
     for limit, window, period in (
         (settings.LINK_LOOKUPS_PER_MINUTE, 60, "minute"),

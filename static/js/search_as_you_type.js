@@ -3,7 +3,8 @@
 // keystroke in the search box) and swaps the results and facets in place, pushing each URL
 // into the history. Without JavaScript the form submits as a page load. This file only:
 // - adds the `typing` flag (named by data-typing-param) to requests made while typing, so the
-//   last word matches as a prefix; an explicit search (Enter, the Search button) drops it.
+//   last word matches as a prefix; an explicit search (Enter, the Search button) and a paste
+//   drop it.
 //   The URL pushed is the server's (HX-Push-Url, papers.filters.shareable_query): it keeps
 //   the flag only while the flag changes the results, so reloading or sharing it shows what
 //   was on screen, and leaves out the form's empty fields and bookkeeping;
@@ -52,11 +53,20 @@
   // A page opened from a typed URL keeps matching that way when a facet is ticked.
   syncWithUrl(false);
 
+  // A paste is a finished search, not a word being typed: its request goes without the flag,
+  // so that a pasted arXiv, OpenReview or DOI link opens its paper (papers.views.paper_list).
+  var pasted = false;
+  document.addEventListener("paste", function (event) {
+    var target = form();
+    pasted = Boolean(target && event.target.id === "q" && target.contains(event.target));
+  });
+
   document.addEventListener("input", function (event) {
     var target = form();
     if (target && event.target.id === "q" && target.contains(event.target)) {
-      setTyping(target, true);
+      setTyping(target, !pasted);
     }
+    pasted = false;
   });
 
   // Capture: runs before htmx reads the form's values for the request.
