@@ -442,7 +442,9 @@ def bibtex_entry(paper: Paper | ExportPaper, *, with_abstract: bool = False) -> 
         fields.append(("author", authors))
     venue = _venue(paper)
     if venue and kind.bibtex_venue:
-        fields.append((kind.bibtex_venue, bibtex_escape(venue)))
+        # A venue's name is a proper name, braced whole so that a style that lower-cases
+        # (pandoc's IEEE) keeps "Conference on Learning Representations" as it is.
+        fields.append((kind.bibtex_venue, "{" + bibtex_escape(venue) + "}"))
     if server := _preprint_server(paper):
         fields += [("howpublished", server), ("number", f"{server}:{paper.arxiv_id}")]
     if year := paper_year(paper):
