@@ -17,8 +17,8 @@ from annotations.exports import bibtex_entry
 from tests.citation_sources import (
     ADDED_YEAR,
     JOURNAL,
-    papers_from_each_source,
     pandoc_references,
+    papers_from_each_source,
 )
 from tests.factories import make_reading_list
 from tests.link_lookup_helpers import use_test_services
