@@ -3,24 +3,15 @@ the task it sets off), and the list page's search with each result's snippet."""
 
 from __future__ import annotations
 
-import hashlib
-from io import BytesIO
-
 from django.urls import reverse
 
-from pdfs.storing import store_pdf
+from tests.pdf_storing import store_test_pdf
 
 
 def store(paper, content: bytes, django_capture_on_commit_callbacks) -> None:
     """Store the file as a fetch does, and run what its commit sets off (the text task)."""
     with django_capture_on_commit_callbacks(execute=True):
-        store_pdf(
-            paper_id=paper.pk,
-            file=BytesIO(content),
-            sha256=hashlib.sha256(content).hexdigest(),
-            size=len(content),
-            source_url="https://arxiv.org/pdf/2401.00001",
-        )
+        store_test_pdf(paper, content)
 
 
 def search(client, query: str, **params):

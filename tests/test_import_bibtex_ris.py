@@ -20,6 +20,7 @@ FORUM = "https://openreview.net/forum?id=GN921JHCRw"
 RAPTOR = "RAPTOR: Recursive Abstractive Processing for Tree-Organized Retrieval"
 GPT4_PDF = "https://arxiv.org/pdf/2303.08774v6.pdf"
 GPT4_DOI = "10.48550/arXiv.2303.08774"
+PAPER = "conference-paper"  # an @inproceedings
 
 
 def record(**fields) -> PaperRecord:
@@ -210,23 +211,9 @@ Free text between entries is a comment too.
 }
 """
     assert read_bib(text) == [
-        record(
-            title="One",
-            tags=["ICLR 2024"],
-            line=9,
-            year=2024,
-            publication_type="conference-paper",
-        ),
-        record(
-            title="Two",
-            tags=["ICLR 2023"],
-            line=15,
-            year=2023,
-            publication_type="conference-paper",
-        ),
-        record(
-            title="Three, under a key used before", line=20, publication_type="conference-paper"
-        ),
+        record(title="One", tags=["ICLR 2024"], line=9, year=2024, publication_type=PAPER),
+        record(title="Two", tags=["ICLR 2023"], line=15, year=2023, publication_type=PAPER),
+        record(title="Three, under a key used before", line=20, publication_type=PAPER),
     ]
 
 

@@ -1,3 +1,4 @@
+import importlib
 import re
 
 from django.db import migrations, models
@@ -50,12 +51,12 @@ def fill_publication_types(apps, schema_editor):
             Paper.objects.filter(pk__in=pks).update(publication_type=kind)
 
 
-def forget_imported_files(apps, schema_editor):
-    # A file imported before types were kept would be skipped as unchanged at its next import
-    # (papers.importing.unchanged_files), and its papers (a BibTeX @article, a RIS JOUR) would
-    # never get their type. The hashes are only a shortcut: the next import reads each file
-    # once more.
-    apps.get_model("papers", "SourceFile").objects.all().delete()
+# A file imported before types were kept would be skipped as unchanged at its next import
+# (papers.importing.unchanged_files), and its papers (a BibTeX @article, a RIS JOUR) would never
+# get their type: forget the files' hashes, as 0020 did for years, so each is read once more.
+forget_imported_files = importlib.import_module(
+    "papers.migrations.0020_paper_year"
+).forget_imported_files
 
 
 class Migration(migrations.Migration):
