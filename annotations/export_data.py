@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from django.db.models import Q
 
 from annotations.models import Priority, ReadingList, ReadingListItem, ReadingStatus
+from papers.arxiv_categories import category_label
 from papers.models import Author, Authorship, Paper, PaperTag, TagKind
-from papers.venues import venue_year
 
 BATCH_SIZE = 1000
 # Ids in one `IN (...)` list: well under SQLite's limit on a statement's parameters.
@@ -24,8 +24,9 @@ _IN_LIST_MAX = 900
 # Author names an export keeps: beyond this (a catalogue of several hundred thousand authors)
 # it starts again rather than grow.
 _NAMES_KEPT = 200_000
-# The tag kinds a file names: the venue (booktitle, container), the track (CSV) and keywords.
-_EXPORTED_KINDS = (TagKind.VENUE, TagKind.TRACK, TagKind.KEYWORD)
+# The tag kinds a file names: the venue (booktitle, container), the track (CSV), keywords and
+# the area (an arXiv paper's primary category: a preprint's primaryClass).
+_EXPORTED_KINDS = (TagKind.VENUE, TagKind.TRACK, TagKind.KEYWORD, TagKind.AREA)
 _PAPER_FIELDS = (
     "pk",
     "title",
@@ -35,6 +36,7 @@ _PAPER_FIELDS = (
     "doi",
     "arxiv_id",
     "year",
+    "publication_type",
 )
 _STATUS_LABELS = dict(ReadingStatus.choices)
 _PRIORITY_LABELS = dict(Priority.choices)
@@ -54,11 +56,12 @@ class ExportPaper:
     doi: str = ""
     arxiv_id: str = ""
     year: int | None = None
-    created_year: int = 0
+    publication_type: str = ""  # papers.choices.PublicationType, "" when no source said
     authors: list[str] = field(default_factory=list)
     venue: str = ""
     track: str = ""
     keywords: list[str] = field(default_factory=list)
+    primary_class: str = ""
     # The member's own notes, when the export asks for them (annotations.export_notes).
     note: str = ""
 
@@ -75,7 +78,7 @@ class ExportPaper:
             doi=paper.doi,
             arxiv_id=paper.arxiv_id,
             year=paper.year,
-            created_year=paper.created_at.year,
+            publication_type=paper.publication_type,
             authors=list(paper.author_list),
         )
         tags = sorted((row.tag.name, row.tag.kind) for row in paper.paper_tags.all())
@@ -91,6 +94,8 @@ class ExportPaper:
             self.track = self.track or name
         elif kind == TagKind.KEYWORD:
             self.keywords.append(name)
+        elif kind == TagKind.AREA and not self.primary_class and category_label(name):
+            self.primary_class = name
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,8 +163,8 @@ def papers_by_id(
         return {}
     wanted = set(paper_ids)
     papers = {
-        pk: ExportPaper(pk, title, abstract, forum, pdf, doi, arxiv, year)
-        for pk, title, abstract, forum, pdf, doi, arxiv, year in Paper.objects.filter(
+        pk: ExportPaper(pk, title, abstract, forum, pdf, doi, arxiv, year, kind)
+        for pk, title, abstract, forum, pdf, doi, arxiv, year, kind in Paper.objects.filter(
             _ids_lookup("pk", paper_ids)
         )
         .order_by()
@@ -185,19 +190,7 @@ def papers_by_id(
         author_name = names.get(author_id)
         if paper is not None and author_name is not None:  # None: deleted since, left out
             paper.authors.append(author_name)
-    _add_created_years(papers)
     return papers
-
-
-def _add_created_years(papers: dict[int, ExportPaper]) -> None:
-    """The year each paper was added, for the papers whose venue and source give no year
-    (exports.paper_year): turning every paper's `created_at` into a datetime cost more than
-    the rest of its row, for a year rarely written."""
-    undated = [pk for pk, paper in papers.items() if not paper.year and not venue_year(paper.venue)]
-    for start in range(0, len(undated), _IN_LIST_MAX):
-        chunk = undated[start : start + _IN_LIST_MAX]
-        for pk, created in Paper.objects.filter(pk__in=chunk).values_list("pk", "created_at"):
-            papers[pk].created_year = created.year
 
 
 def _chunks(ids: Sequence[int]) -> Iterator[Sequence[int]]:

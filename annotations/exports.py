@@ -10,6 +10,9 @@ however many papers there are. A paper is an `ExportPaper` of plain values; a Pa
 Keys (BibTeX keys, CSL ids) depend on the paper alone, `lovelace2024attention-42` (first
 author, year, first long title word, paper id), so the same paper has the same key in every
 export and on its page, and keys are unique in any file without remembering the others.
+Each paper is cited as what its sources say it is (annotations.citation_types: a journal
+article, a conference paper, an arXiv preprint, ...), in the year its venue or its source
+gives; a paper with neither has no year (styles print "n.d."), never the year it was added.
 Venues are cited by their full name where we know the acronym (`papers.venues`, which the
 importer uses to read them back); links are written only when they are http(s) addresses
 (`web_url`, as the pages show them).
@@ -42,6 +45,7 @@ from typing import NamedTuple
 
 from bibtexparser.middlewares.names import parse_single_name_into_parts
 
+from annotations.citation_types import ENTRY_TYPES, EntryType, cited_type
 from annotations.export_data import ExportPaper, Row, rows_of_items
 from annotations.models import ReadingListItem
 from papers.latex import (
@@ -50,7 +54,7 @@ from papers.latex import (
     only_typesets,
     without_latex_commands,
 )
-from papers.models import Paper
+from papers.models import Paper, PublicationType
 from papers.templatetags.paper_text import web_url
 from papers.venues import venue_full_name, venue_year
 
@@ -337,11 +341,30 @@ def _bibtex_field(name: str, value: str) -> str:
     return f"  {name} = {{{value}}}"
 
 
-def paper_year(paper: Paper | ExportPaper) -> int:
-    """The venue's year ("ICLR 2024"), else the year a source gave (a journal paper, an arXiv
-    preprint), else the year the paper was added."""
+def paper_year(paper: Paper | ExportPaper) -> int | None:
+    """The year a citation gives: the venue's ("ICLR 2024") for a paper published there, else
+    the year a source gave (a journal's, a preprint's first version's). A preprint's own year
+    comes first: the venue it was submitted to is not its date. None when neither says
+    (citations then say "n.d."): never the year the paper was added here."""
     paper = _exported(paper)
-    return venue_year(paper.venue) or paper.year or paper.created_year
+    named = venue_year(paper.venue)
+    if _cited_type(paper) == PublicationType.PREPRINT:
+        return paper.year or named
+    return named or paper.year
+
+
+def _cited_type(paper: ExportPaper) -> PublicationType:
+    return cited_type(paper.publication_type, paper.venue, paper.arxiv_id)
+
+
+def _entry_type(paper: ExportPaper) -> EntryType:
+    return ENTRY_TYPES[_cited_type(paper)]
+
+
+def _preprint_server(paper: ExportPaper) -> str:
+    """Where a preprint was posted, as citations name it ("arXiv"); "" for anything else."""
+    is_preprint = _cited_type(paper) == PublicationType.PREPRINT
+    return "arXiv" if is_preprint and paper.arxiv_id else ""
 
 
 # --- Venues ---------------------------------------------------------------------------------
@@ -387,7 +410,8 @@ def citation_key(paper: Paper | ExportPaper) -> str:
     if not family:
         family = next(title_words, "")
     first_word = next(title_words, "")
-    base = f"{family[:_KEY_PART_MAX] or 'paper'}{paper_year(paper)}{first_word[:_KEY_PART_MAX]}"
+    year = paper_year(paper) or ""
+    base = f"{family[:_KEY_PART_MAX] or 'paper'}{year}{first_word[:_KEY_PART_MAX]}"
     return f"{base}-{paper.pk}"
 
 
@@ -401,11 +425,15 @@ def _family_word(full_name: str) -> str:
 
 
 def bibtex_entry(paper: Paper | ExportPaper, *, with_abstract: bool = False) -> str:
-    """One @inproceedings entry. Title and author fields only when the paper has them: a
-    missing title or author is left out, never invented (and never an empty `title = {}`).
-    `with_abstract`: the abstract and keywords too, as reference managers export them (a
-    citation to paste has no use for them)."""
+    """One entry, of the type the paper's publication type gives (annotations.citation_types:
+    @article with its journal, @inproceedings with its booktitle, a preprint's @misc with its
+    eprint, archivePrefix and primaryClass, and `howpublished = {arXiv}` and the arXiv number
+    as Zotero writes them, so that APA says "arXiv"). Title, author and year fields only when
+    the paper has them: a missing one is left out, never invented (and never an empty
+    `title = {}`). `with_abstract`: the abstract and keywords too, as reference managers
+    export them (a citation to paste has no use for them)."""
     paper = _exported(paper)
+    kind = _entry_type(paper)
     title = _title(paper)
     fields = [("title", bibtex_title(title, protect_case=True))] if title else []
     names = [bibtex_name(name) for name in paper.authors]
@@ -413,15 +441,22 @@ def bibtex_entry(paper: Paper | ExportPaper, *, with_abstract: bool = False) -> 
     if authors:
         fields.append(("author", authors))
     venue = _venue(paper)
-    if venue:
-        fields.append(("booktitle", bibtex_escape(venue)))
-    fields.append(("year", str(paper_year(paper))))
+    if venue and kind.bibtex_venue:
+        # A venue's name is a proper name, braced whole so that a style that lower-cases
+        # (pandoc's IEEE) keeps "Conference on Learning Representations" as it is.
+        fields.append((kind.bibtex_venue, "{" + bibtex_escape(venue) + "}"))
+    if server := _preprint_server(paper):
+        fields += [("howpublished", server), ("number", f"{server}:{paper.arxiv_id}")]
+    if year := paper_year(paper):
+        fields.append(("year", str(year)))
     if web_url(paper.forum_url):
         fields.append(("url", bibtex_url(paper.forum_url)))
     if paper.doi:
         fields.append(("doi", bibtex_url(paper.doi)))  # printed verbatim, like a URL
     if paper.arxiv_id:
         fields += [("eprint", paper.arxiv_id), ("archivePrefix", "arXiv")]
+        if paper.primary_class:
+            fields.append(("primaryClass", paper.primary_class))
     if with_abstract:
         # Math kept as math where it only typesets, the rest escaped: read back, the same text.
         if paper.abstract.strip():
@@ -431,22 +466,25 @@ def bibtex_entry(paper: Paper | ExportPaper, *, with_abstract: bool = False) -> 
     if paper.note.strip():
         fields.append(("note", bibtex_escape(paper.note)))
     body = ",\n".join(_bibtex_field(name, value) for name, value in fields)
-    return f"@inproceedings{{{citation_key(paper)},\n{body}\n}}\n"
+    return f"@{kind.bibtex}{{{citation_key(paper)},\n{body}\n}}\n"
 
 
 def ris_record(paper: Paper | ExportPaper) -> str:
-    """One CPAPER record, as Zotero, EndNote and Mendeley import it. Every value is one line
-    (control characters and line breaks become spaces), so no value can end its record or
-    start a tag of its own. An untitled paper has no TI line (empty values are left out)."""
+    """One record (JOUR, CPAPER, UNPB for a preprint, ...: annotations.citation_types), as
+    Zotero, EndNote and Mendeley import it. Every value is one line (control characters and
+    line breaks become spaces), so no value can end its record or start a tag of its own. An
+    untitled or undated paper has no TI or PY line (empty values are left out)."""
     paper = _exported(paper)
-    fields = [("TY", "CPAPER"), ("TI", _unicode_title(paper))]
+    kind = _entry_type(paper)
+    fields = [("TY", kind.ris), ("TI", _unicode_title(paper))]
     for full_name in paper.authors:
         name, parts = _person(full_name)
         # The RIS form: "Family, Given, Suffix".
         fields.append(("AU", ", ".join(p for p in parts if p) if parts else name))
     fields += [
-        ("PY", str(paper_year(paper))),
-        ("T2", _venue(paper)),
+        ("PY", str(paper_year(paper) or "")),
+        ("T2", _venue(paper) if kind.cites_venue else ""),
+        ("PB", _preprint_server(paper)),
         ("UR", web_url(paper.forum_url)),
         ("L1", web_url(paper.pdf_url)),
         ("DO", paper.doi),
@@ -460,18 +498,25 @@ def ris_record(paper: Paper | ExportPaper) -> str:
 
 
 def csl_record(paper: Paper | ExportPaper) -> dict[str, object]:
-    """One paper-conference item of CSL-JSON, the citation data of citeproc, Zotero and pandoc,
-    with the BibTeX key as its id. No title for an untitled paper (see UNTITLED)."""
+    """One item of CSL-JSON, the citation data of citeproc, Zotero and pandoc, with the BibTeX
+    key as its id and the type the paper's publication type gives (a preprint is an "article"
+    published by arXiv, numbered "arXiv:2402.01234", as APA cites it). No title for an
+    untitled paper (see UNTITLED), no date for an undated one (styles say "n.d.")."""
     paper = _exported(paper)
+    kind = _entry_type(paper)
     record: dict[str, object] = {
         "id": citation_key(paper),
-        "type": "paper-conference",
+        "type": kind.csl,
         "author": [_csl_name(name) for name in map(_person, paper.authors) if name[0]],
-        "issued": {"date-parts": [[paper_year(paper)]]},
     }
+    if year := paper_year(paper):
+        record["issued"] = {"date-parts": [[year]]}
+    server = _preprint_server(paper)
     optional = {
         "title": _unicode_title(paper),
-        "container-title": _venue(paper),
+        "container-title": _venue(paper) if kind.cites_venue else "",
+        "publisher": server,
+        "number": f"{server}:{paper.arxiv_id}" if server else "",
         "URL": web_url(paper.forum_url),
         "DOI": paper.doi,
         "abstract": _plain_text(paper.abstract),

@@ -21,6 +21,7 @@ from django.db.models import Q
 from django.urls import reverse
 
 from papers.arxiv_categories import category_label
+from papers.choices import PublicationType as PublicationType
 from papers.choices import TagKind as TagKind  # a leaf module: querysets need it too
 from papers.duplicate_keys import KEY_COLUMNS, set_duplicate_keys
 from papers.links import Link
@@ -327,6 +328,14 @@ class Paper(models.Model):
     # when the paper's venue names no year (annotations.exports.paper_year).
     year = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Publication year, when a source gives one."
+    )
+    # As the sources say (papers.importing.publication_types): what a citation's entry type
+    # follows (@article, @inproceedings, a preprint's @misc). Blank: no source said.
+    publication_type = models.CharField(
+        max_length=20,
+        choices=PublicationType,
+        blank=True,
+        help_text="What the sources say it is; citations follow it.",
     )
     # Natural key for records without a forum id (see papers.text.abstract_fingerprint).
     abstract_fingerprint = models.CharField(max_length=64, blank=True, editable=False)

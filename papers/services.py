@@ -41,6 +41,7 @@ MERGE_FILLED_FIELDS = (
     "arxiv_id",
     "doi",
     "year",
+    "publication_type",
 )
 
 # Rows are parked above this position while a paper's authors are renumbered: the

@@ -85,6 +85,10 @@ _SPELLING = {"NEURIPS": "NeurIPS", "CORL": "CoRL"}
 # Journals OpenReview names without a year ("TMLR"): a reference's year would make their
 # papers' venue another tag than the same papers' from OpenReview.
 _YEARLESS = frozenset({"TMLR"})
+# Journals the catalogue names by acronym (OpenReview's journal workflow hosts TMLR, TACL and
+# DMLR); any other venue is a journal when its name says so (is_journal).
+_JOURNAL_ACRONYMS = frozenset({"TMLR", "TACL", "JMLR", "DMLR", "TPAMI"})
+_JOURNAL_WORDS = re.compile(r"\b(?:journal|transactions)\b", re.IGNORECASE)
 # Long names under which the venues are cited besides VENUE_NAMES' ones, as cleaned by
 # _long_name_key. NeurIPS' own BibTeX says "Thirty-seventh Conference on Neural Information
 # Processing Systems"; CVPR was an "IEEE Conference" until 2017 (the organisers are dropped).
@@ -141,6 +145,12 @@ _LONG_NAMES = {
     for acronym, full in VENUE_NAMES.items()
     if acronym != "NIPS"  # its proceedings' title is NeurIPS' now
 } | _OTHER_LONG_NAMES
+
+
+def is_journal(venue: str) -> bool:
+    """Whether a venue tag names a journal rather than a conference or workshop: "TMLR",
+    "Journal of Machine Learning Research", "IEEE Transactions on Neural Networks"."""
+    return venue.strip().upper() in _JOURNAL_ACRONYMS or _JOURNAL_WORDS.search(venue) is not None
 
 
 def is_preprint_server(cited: str) -> bool:

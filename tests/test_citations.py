@@ -75,7 +75,7 @@ def test_bibtex_on_the_page_is_the_exports_entry(client, paper):
     response = cite(client, paper)
     [entry] = bibtexparser.parse_string(response.context["bibtex"]).entries
     assert entry.key == f"lovelace2024attention-{paper.pk}"  # as in every export
-    assert entry.fields_dict["booktitle"].value == ICLR_2024
+    assert entry.fields_dict["booktitle"].value == "{" + ICLR_2024 + "}"  # its case kept
     assert entry.fields_dict["author"].value == "Lovelace, Ada King and Turing, Alan"
 
 

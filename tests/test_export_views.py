@@ -293,7 +293,7 @@ def test_citations_name_the_venue_in_full_and_never_invent_an_author(client):
 
     bib = download(client, url("bib"))
     [entry] = bibtexparser.parse_string(bib).entries
-    assert entry.fields_dict["booktitle"].value == ICLR_2024
+    assert entry.fields_dict["booktitle"].value == "{" + ICLR_2024 + "}"  # its case kept
     assert "author" not in entry.fields_dict
     assert "Anonymous" not in bib
     ris_text = download(client, url("ris"))
@@ -341,7 +341,7 @@ def test_a_paper_has_the_same_key_in_every_export(client):
     reading_list = make_reading_list(owner, "Mine", papers=[paper])
     author, tag = Author.objects.get(), make_tag("Oral", TagKind.TRACK)
     client.force_login(owner)
-    expected = f"lovelace{paper.created_at.year}shared-{paper.pk}"
+    expected = f"lovelaceshared-{paper.pk}"  # no year: none is known
     by_author = download(client, export_url("author-export", "bib", author.pk))
     bib_keys = [entry.key for entry in bibtexparser.parse_string(by_author).entries]
     assert expected in bib_keys and len(set(bib_keys)) == 2  # two papers alike, two keys

@@ -89,6 +89,7 @@ def test_a_realistic_feed_gives_exact_records_with_the_lines_of_their_entries():
             arxiv_id="hep-th/9901001",
             year=1999,
             doi="10.1016/S0550-3213(99)00123-4",
+            publication_type="preprint",  # no journal reference naming a venue
         ),
         PaperRecord(
             title="Zoë: Retrieval-Augmented Summaries of Long Scientific Documents",
@@ -109,6 +110,7 @@ def test_a_realistic_feed_gives_exact_records_with_the_lines_of_their_entries():
             arxiv_id="2401.12345",
             year=2024,
             doi="",
+            publication_type="preprint",  # no journal reference naming a venue
         ),
     ]
     lines = QUERY.read_text(encoding="utf-8").split("\n")

@@ -20,6 +20,7 @@ FORUM = "https://openreview.net/forum?id=GN921JHCRw"
 RAPTOR = "RAPTOR: Recursive Abstractive Processing for Tree-Organized Retrieval"
 GPT4_PDF = "https://arxiv.org/pdf/2303.08774v6.pdf"
 GPT4_DOI = "10.48550/arXiv.2303.08774"
+PAPER = "conference-paper"  # an @inproceedings
 
 
 def record(**fields) -> PaperRecord:
@@ -90,6 +91,7 @@ def test_zotero_bib_gives_every_field_and_the_line_of_each_entry():
             line=2,
             keywords=["retrieval", "summarization", "long context"],
             year=2024,
+            publication_type="conference-paper",
         ),
         record(
             title="GPT-4 Technical Report",
@@ -105,6 +107,7 @@ def test_zotero_bib_gives_every_field_and_the_line_of_each_entry():
             arxiv_id="2303.08774",
             year=2023,
             doi=GPT4_DOI,
+            publication_type="preprint",  # an @article whose journal is "arXiv preprint"
         ),
         record(
             title="Understanding disentangling in $\\beta$-VAE",
@@ -115,6 +118,7 @@ def test_zotero_bib_gives_every_field_and_the_line_of_each_entry():
             arxiv_id="1804.03599",
             year=2018,
             doi="10.48550/arXiv.1804.03599",
+            publication_type="preprint",  # @misc with an arXiv eprint
         ),
     ]
 
@@ -207,14 +211,9 @@ Free text between entries is a comment too.
 }
 """
     assert read_bib(text) == [
-        record(
-            title="One",
-            tags=["ICLR 2024"],
-            line=9,
-            year=2024,
-        ),
-        record(title="Two", tags=["ICLR 2023"], line=15, year=2023),
-        record(title="Three, under a key used before", line=20),
+        record(title="One", tags=["ICLR 2024"], line=9, year=2024, publication_type=PAPER),
+        record(title="Two", tags=["ICLR 2023"], line=15, year=2023, publication_type=PAPER),
+        record(title="Three, under a key used before", line=20, publication_type=PAPER),
     ]
 
 
@@ -232,8 +231,13 @@ def test_bibtex_venue_year_and_field_names_as_exporters_write_them():
 }
 """
     assert read_bib(text) == [
-        record(title="Journal paper", tags=["Journal of Machine Learning Research"], year=2024),
-        record(title="Both", tags=["NeurIPS"], line=6),
+        record(
+            title="Journal paper",
+            tags=["Journal of Machine Learning Research"],
+            year=2024,
+            publication_type="journal-article",
+        ),
+        record(title="Both", tags=["NeurIPS"], line=6, publication_type="conference-paper"),
     ]
 
 
@@ -501,6 +505,7 @@ def _reading_list_item(pk: int, title: str, authors: list[str], venue: str, foru
         doi="",
         abstract="",
         arxiv_id="",
+        publication_type="",
         created_at=datetime(2021, 5, 1, tzinfo=UTC),
     )
     return SimpleNamespace(paper=paper, status="to_read", priority=None)
@@ -571,6 +576,7 @@ def test_zotero_ris_gives_every_field_and_the_line_of_each_record():
             line=1,
             keywords=["retrieval", "summarization"],
             year=2024,
+            publication_type="conference-paper",  # CONF
         ),
         record(
             title="GPT-4 Technical Report",
@@ -586,6 +592,7 @@ def test_zotero_ris_gives_every_field_and_the_line_of_each_record():
             arxiv_id="2303.08774",
             year=2023,
             doi=GPT4_DOI,
+            publication_type="preprint",  # JOUR whose journal is "arXiv preprint"
         ),
         record(
             title="Understanding disentangling in β-VAE",
@@ -596,6 +603,7 @@ def test_zotero_ris_gives_every_field_and_the_line_of_each_record():
             arxiv_id="1804.03599",
             year=2018,
             doi="10.48550/arXiv.1804.03599",
+            publication_type="preprint",  # UNPB
         ),
     ]
 
@@ -633,6 +641,7 @@ ER  -
             source="refs.ris",
             line=5,
             year=1999,
+            publication_type="book-chapter",  # CHAP
         ),
         record(
             title="Journal article",
@@ -640,6 +649,7 @@ ER  -
             source="refs.ris",
             line=16,
             year=2020,
+            publication_type="journal-article",  # JOUR
         ),
     ]
 

@@ -99,6 +99,7 @@ def test_imported_papers_carry_fingerprint_source_record_and_normalised_authors(
         "abstract",
         "authors",
         "tags",
+        "publication_type",  # from its venue: a conference paper
     }
     assert Author.objects.get(name="Christopher D Manning").normalized_name == (
         "christopher d manning"

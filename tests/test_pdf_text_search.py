@@ -4,9 +4,8 @@ that cannot be read is a note for curators, never an error for readers; the "Has
 
 from __future__ import annotations
 
-import hashlib
 from datetime import timedelta
-from io import BytesIO, StringIO
+from io import StringIO
 
 import pytest
 from django.core.management import call_command
@@ -17,11 +16,11 @@ from alerts.queries import new_counts, normalise_query
 from papers.models import Paper, SearchChange
 from papers.search import documents, schema
 from pdfs.models import PaperPdf, PdfText
-from pdfs.storing import store_pdf
 from pdfs.texts import extract_paper_text
 from tests.factories import make_paper
 from tests.pdf_files import make_positioned_pdf, two_column_page
 from tests.pdf_files import one_line_pages_pdf as paper_pdf
+from tests.pdf_search_helpers import search, shown, store
 
 pytestmark = pytest.mark.django_db
 
@@ -33,28 +32,6 @@ def _media_and_tasks(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
     # Tasks run when enqueued, as the worker would run them.
     settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
-
-
-def store(paper, content: bytes, django_capture_on_commit_callbacks) -> None:
-    """Store the file as a fetch does, and run what its commit sets off (the text task)."""
-    with django_capture_on_commit_callbacks(execute=True):
-        store_pdf(
-            paper_id=paper.pk,
-            file=BytesIO(content),
-            sha256=hashlib.sha256(content).hexdigest(),
-            size=len(content),
-            source_url="https://arxiv.org/pdf/2401.00001",
-        )
-
-
-def search(client, query: str, **params):
-    response = client.get(reverse("papers:list"), {"q": query, **params})
-    assert response.status_code == 200
-    return response
-
-
-def shown(response) -> dict[str, str]:
-    return {paper.title: str(paper.headline) for paper in response.context["papers"]}
 
 
 def test_a_phrase_only_in_the_pdf_finds_the_paper_with_its_page(

@@ -49,7 +49,16 @@ def formatted_reference(record: dict[str, object], style: str) -> str:
     bibliography = CitationStylesBibliography(_style(style), source, formatter.plain)
     bibliography.register(Citation([CitationItem(str(record["id"]))]))
     text = _NUMBER_LABEL.sub("", str(bibliography.bibliography()[0]))
-    return _without_repeated_title(text, record)
+    return _without_repeated_title(_number_as_written(text, record), record)
+
+
+def _number_as_written(text: str, record: dict[str, object]) -> str:
+    """The item's number as written: APA capitalises it ("capitalize-first"), which CSL does
+    to a lowercase word only, but citeproc-py does to any, so a preprint's "(arXiv:2402.01234)"
+    read "(ArXiv:2402.01234)". Pandoc's citeproc leaves it as written."""
+    number = str(record.get("number") or "")
+    capitalised = number[:1].upper() + number[1:]
+    return text.replace(capitalised, number) if capitalised != number else text
 
 
 def _without_repeated_title(text: str, record: dict[str, object]) -> str:

@@ -19,7 +19,15 @@ if TYPE_CHECKING:
 
 # Paper fields whose curator edits a re-import must not overwrite. The authorship and tag
 # inlines are recorded as services.AUTHORS_EDIT ("authors") and services.TAGS_EDIT ("tags").
-TRACKED_FIELDS = ("title", "abstract", "forum_id", "forum_url", "pdf_url", "year")
+TRACKED_FIELDS = (
+    "title",
+    "abstract",
+    "forum_id",
+    "forum_url",
+    "pdf_url",
+    "year",
+    "publication_type",
+)
 AUTHORS_EDIT = services.AUTHORS_EDIT
 TAGS_EDIT = services.TAGS_EDIT
 

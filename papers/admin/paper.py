@@ -265,7 +265,7 @@ class PaperAdmin(MergingAdmin):
         "changed_by_import",
     ]
     fieldsets = [
-        (None, {"fields": ["title", "abstract", "year"]}),
+        (None, {"fields": ["title", "abstract", "year", "publication_type"]}),
         ("Links", {"fields": ["forum_id", "forum_url", "pdf_url", "arxiv_id", "doi"]}),
         (
             "Curation",

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from xml.parsers import expat
 
+from papers.choices import PublicationType
 from papers.importing import limits
 from papers.importing.records import ImportFailed, PaperRecord
 from papers.importing.safe_json import skip_space
@@ -354,13 +355,14 @@ class _Feed:
             )
         forum_url, pdf_url = _links(entry.links)
         published = self._date("published", texts.get("published", ""), entry.line)
+        venues = _venue_tags(texts.get("journal_ref", ""))
         record = PaperRecord(
             title=texts.get("title", ""),
             forum_id="",
             forum_url=forum_url,
             pdf_url=pdf_url,
             authors=entry.authors,
-            tags=_venue_tags(texts.get("journal_ref", "")),
+            tags=venues,
             abstract=texts.get("summary", ""),
             source=self.source,
             line=entry.line,
@@ -369,6 +371,9 @@ class _Feed:
             arxiv_id=match["id"],
             year=published.year if published else None,
             doi=texts.get("doi", ""),
+            # A preprint, unless its journal reference names the venue that published it
+            # (then the venue's kind: validate_record reads it from the tags).
+            publication_type="" if venues else PublicationType.PREPRINT,
         )
         version = int(match["version"]) if match["version"] else None
         updated = self._date("updated", texts.get("updated", ""), entry.line)

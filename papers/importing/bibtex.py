@@ -29,6 +29,9 @@ Field by field:
   URLs are not kept. `eprint`
   with `archiveprefix` (or biblatex's `eprinttype`) arXiv, or an arXiv DOI, gives the arXiv id.
 - doi; keywords split on commas and semicolons.
+- the entry type: the publication type (@article a journal article, @inproceedings a
+  conference paper, @misc with an arXiv eprint a preprint, ...: papers.importing.
+  publication_types.from_bibtex).
 
 A value (or a name) whose LaTeX pylatexenc fails on (`\href{a}{b}` in a name) is kept as written,
 noted among the record's cleanings (cleaning.converted): the rest of the file still imports.
@@ -56,6 +59,7 @@ from bibtexparser.model import Block, Entry, Field, ParsingFailedBlock, String
 from papers.importing.cleaning import converted
 from papers.importing.latex_text import latex_to_text
 from papers.importing.limits import RecordSize, numbered_lines
+from papers.importing.publication_types import from_bibtex
 from papers.importing.records import ImportFailed, PaperRecord
 from papers.text import ARXIV_ID, MAX_ABSTRACT, MAX_AUTHOR_LIST, forum_id_from_url
 from papers.venues import is_preprint_server, venue_from_reference
@@ -247,6 +251,12 @@ def _record(
     year = year_from_date(value("year") or value("date"))
     venue = venue_from_reference(cited_venue, year)
     keywords = [_one_line(word) for word in _KEYWORD_SEPARATOR.split(value("keywords"))]
+    arxiv_id = (
+        eprint_arxiv_id
+        or url_arxiv_id
+        or arxiv_id_from_doi(doi)
+        or arxiv_id_from_venue(cited_venue)
+    )
     return PaperRecord(
         title=_one_line(value("title")),
         forum_id="",
@@ -258,14 +268,10 @@ def _record(
         source=source,
         line=line,
         keywords=[word for word in keywords if word],
-        arxiv_id=(
-            eprint_arxiv_id
-            or url_arxiv_id
-            or arxiv_id_from_doi(doi)
-            or arxiv_id_from_venue(cited_venue)
-        ),
+        arxiv_id=arxiv_id,
         year=year,
         doi=doi,
+        publication_type=from_bibtex(entry.entry_type, cited_venue, arxiv_id),
         cleaned=notes,
     )
 

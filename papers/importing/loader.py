@@ -83,6 +83,7 @@ from papers.importing.matching import (
     match_for,
     papers_sharing_an_abstract,
 )
+from papers.importing.publication_types import merged_type
 from papers.importing.records import PaperRecord
 from papers.importing.report import Conflict, Report
 from papers.importing.sources import (
@@ -342,6 +343,13 @@ class Loader:
                 paper.year = record.year
                 changes.append("year")
 
+        # No disagreement to list: a preprint published later takes the published kind, and
+        # a published paper keeps its kind (publication_types.merged_type).
+        kind = merged_type(paper.publication_type, record.publication_type)
+        if kind != paper.publication_type and "publication_type" not in curated:
+            paper.publication_type = kind
+            changes.append("publication_type")
+
         if (
             source_changed("abstract")
             and match.fingerprint != paper.abstract_fingerprint
@@ -598,6 +606,7 @@ def _new_paper(match: Match) -> Paper:
         pdf_url=record.pdf_url,
         doi=record.doi,
         year=record.year,
+        publication_type=record.publication_type,
         abstract_fingerprint=match.fingerprint,
     )
     if not record.title:

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from papers.importing import safe_json
 from papers.importing.cleaning import clean_record, converted
 from papers.importing.latex_text import author_name_as_text
+from papers.importing.publication_types import from_venue_tags
 from papers.latex import accents_as_unicode
 from papers.tags.identity import normalize_tag_name, tag_key, tag_name_problem
 from papers.text import (
@@ -76,6 +77,9 @@ class PaperRecord:
     arxiv_id: str = ""  # e.g. "2310.01234" (new style) or "hep-th/9901001" (old), no version
     year: int | None = None
     doi: str = ""
+    # What kind of publication the source says it is (papers.choices.PublicationType, "" if it
+    # says nothing); validate_record fills it from the venue tags when the reader did not.
+    publication_type: str = ""
     # OpenReview profile ids ("~Jane_Doe1") of `authors`, position by position, "" for an
     # author without one; empty when the source gives none. validate_record keeps only profile
     # ids (never e-mail addresses) and drops them all when they do not pair with the names.
@@ -283,6 +287,8 @@ def validate_record(record: PaperRecord) -> PaperRecord:
     _check_tags(fail, record.keywords, "keyword")
     if record.primary_area:
         _check_tags(fail, [record.primary_area], "primary area")
+    # OpenReview and the seed formats name a venue (and a status) but no type.
+    record.publication_type = record.publication_type or from_venue_tags(record.tags)
     return record
 
 

@@ -18,7 +18,9 @@ First, Suffix" written "First Last Suffix", a name without a comma as it is; abs
 venue T2, JF, JO or BT, the record's one tag, named as for BibTeX (a well-known venue by its
 acronym and year, arXiv none); year from PY, Y1 or DA ("2024/05/07/");
 links from UR and L1 (several may share a line, separated by ";") as for BibTeX: OpenReview
-forum, arXiv id, PDF; doi DO; keywords one per KW line.
+forum, arXiv id, PDF; doi DO; keywords one per KW line; the publication type from TY (JOUR a
+journal article, CPAPER a conference paper, UNPB a preprint, ...: papers.importing.
+publication_types.from_ris).
 
 A record's line is the line of its `TY  - `.
 """
@@ -35,6 +37,7 @@ from papers.importing.bibtex import (
     year_from_date,
 )
 from papers.importing.limits import RecordSize, numbered_lines
+from papers.importing.publication_types import from_ris
 from papers.importing.records import ImportFailed, PaperRecord
 from papers.venues import venue_from_reference
 
@@ -158,6 +161,7 @@ def _record(line: int, tags: list[tuple[str, str]], source: str) -> PaperRecord:
     cited_venue = _one_line(first("T2", "JF", "JO", "BT"))
     year = year_from_date(first("PY", "Y1", "DA"))
     venue = venue_from_reference(cited_venue, year)
+    arxiv_id = arxiv_id or arxiv_id_from_doi(doi) or arxiv_id_from_venue(cited_venue)
     return PaperRecord(
         title=_one_line(first("TI", "T1")),
         forum_id="",
@@ -169,9 +173,10 @@ def _record(line: int, tags: list[tuple[str, str]], source: str) -> PaperRecord:
         source=source,
         line=line,
         keywords=[_one_line(word) for word in values.get("KW", [])],
-        arxiv_id=arxiv_id or arxiv_id_from_doi(doi) or arxiv_id_from_venue(cited_venue),
+        arxiv_id=arxiv_id,
         year=year,
         doi=doi,
+        publication_type=from_ris(first("TY"), cited_venue, arxiv_id),
     )
 
 

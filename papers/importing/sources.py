@@ -89,6 +89,8 @@ def supplied_values(
         supplied["tags"] = tags_hash(tag_keys)
     if record.year:
         supplied["year"] = year_hash(record.year)
+    if record.publication_type:
+        supplied["publication_type"] = value_hash(record.publication_type)
     return supplied
 
 
@@ -96,9 +98,10 @@ def record_digest(record: PaperRecord, supplied: dict[str, str]) -> str:
     """Hash of the whole record as its source gave it: equal means nothing new to merge."""
     identities = [record.forum_id, record.arxiv_id]
     parts = [*identities, *(f"{name}={supplied.get(name, '')}" for name in MERGED_FIELDS)]
-    # Only a record with a year (or profile ids) has it in its digest: those of records without
-    # one stay what they were before years (and ids) were kept, so re-importing them is no change.
-    for name in ("year", "author_ids"):
+    # Only a record with a year (profile ids, a publication type) has it in its digest: those
+    # of records without one stay what they were before these were kept, so re-importing
+    # them is no change.
+    for name in ("year", "author_ids", "publication_type"):
         if name in supplied:
             parts.append(f"{name}={supplied[name]}")
     return hashlib.blake2b(_SEPARATOR.join(parts).encode(), digest_size=16).hexdigest()

@@ -32,15 +32,17 @@ def field_query(field_name: str, terms: list[tuple[int, str]]) -> Query:
     return Query.phrase_query(index_schema(), field_name, [(p - first, t) for p, t in terms])
 
 
-def clause_query(clause: Clause) -> Query | None:
+def clause_query(clause: Clause, fields: Iterable[str] = tuple(FIELD_BOOSTS)) -> Query | None:
     """The clause's query; with Greek letters in it, either as typed or as LaTeX spells them
     ("αTC-VAE" also finds "$\\alpha$TC-VAE", "π2vec" "$\\pi$2vec"), and with a Greek name
-    glued to what follows, either as typed or split ("alphaTC-VAE" finds them too)."""
+    glued to what follows, either as typed or split ("alphaTC-VAE" finds them too). In the
+    text `fields` (all of them unless told: a snippet asks where a clause matched)."""
     variants = [clause]
     for variant in (greek_spelled(clause), _names_split(clause)):
         if variant is not None and variant not in variants:
             variants.append(variant)
-    queries = [q for q in map(_words_query, variants) if q is not None]
+    fields = tuple(fields)
+    queries = [q for q in (_words_query(v, fields) for v in variants) if q is not None]
     if len(queries) < 2:
         return queries[0] if queries else None
     return Query.boolean_query([(Occur.Should, q) for q in queries])
@@ -64,8 +66,9 @@ def _names_split(clause: Clause) -> Clause | None:
     return replace(clause, words=split[:MAX_PHRASE_WORDS])
 
 
-def _words_query(clause: Clause) -> Query | None:
-    """A word or phrase in any text field, weighted by field; None if nothing is indexable.
+def _words_query(clause: Clause, fields: tuple[str, ...]) -> Query | None:
+    """A word or phrase in any of the text `fields`, weighted by field; None if nothing is
+    indexable.
 
     A phrase's stop words only hold their place, as in PostgreSQL's phrase search: "learn to
     grasp" matches "learn for grasp" too. Matching them would read the positions of "the" or
@@ -78,8 +81,8 @@ def _words_query(clause: Clause) -> Query | None:
     typed = typed_prefix(clause, terms)
     return Query.boolean_query(
         [
-            (Occur.Should, Query.boost_query(query, boost))
-            for name, boost in FIELD_BOOSTS.items()
+            (Occur.Should, Query.boost_query(query, FIELD_BOOSTS[name]))
+            for name in fields
             for query in (
                 [field_query(name, terms)]
                 if typed is None

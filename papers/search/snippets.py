@@ -1,5 +1,7 @@
 """A result's snippet: the part of its abstract where the search's words are, marked; for a
-paper the search found only in its PDF's text, that text's part, with its page."""
+paper with words of the search found only in its PDF's text, that text's part around them,
+with its page ("also in the PDF, p. 7: …" after the abstract's part when other words are
+there)."""
 
 from __future__ import annotations
 
@@ -7,14 +9,20 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 
 import tantivy
-from django.utils.html import escape
+from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from papers.latex import math_spans, render_latex_inline_marked
 from papers.search import schema
 from papers.search.analysis import index_schema
-from papers.search.building import any_of, paper_id_of, wanted_words_query
-from papers.search.query import ParsedQuery
+from papers.search.building import (
+    all_of,
+    any_of,
+    clause_query,
+    paper_id_of,
+    wanted_words_query,
+)
+from papers.search.query import Clause, ParsedQuery
 
 SNIPPET_CHARS = 200
 
@@ -33,25 +41,29 @@ def snippets(
     The text is rendered as the abstract is on its page (text-mode LaTeX as HTML, math left
     whole for KaTeX), so the snippet belongs in an element marked data-math.
 
-    `body_texts` gives the PDF text of papers by id (the index does not store it): a paper
-    the search matched neither in its title, authors nor abstract was found in its PDF, and
-    its snippet says so with the page ("in the PDF, p. 7: …").
+    `body_texts` gives the PDF text of papers by id (the index does not store it). A paper
+    with a word (or phrase) of the search found only in its PDF's text says where, with the
+    page: after the abstract's part, "also in the PDF, p. 7: …" when other words are in its
+    title, authors or abstract; alone, "in the PDF, p. 7: …", when only the PDF has them.
     """
     documents = documents_by_id(searcher, paper_ids)
     wanted = wanted_words_query(parsed, searcher, documents) if parsed else None
     generator = _generator(searcher, wanted, schema.ABSTRACT)
     result = {}
-    unexplained = []
+    in_abstract = set()
     for pk, document in documents.items():
         abstract = document.get_first(schema.ABSTRACT) or ""
         snippet = generator.snippet_from_doc(document) if generator else None
         if snippet is not None and snippet.highlighted():
             result[pk] = _marked_html(snippet, abstract)
+            in_abstract.add(pk)
         else:
             result[pk] = _opening_html(abstract)
-            unexplained.append(pk)
-    if parsed and unexplained and body_texts is not None:
-        result |= _body_snippets(searcher, parsed, documents, unexplained, body_texts)
+    if not parsed or body_texts is None:
+        return result
+    for pk, body in _body_snippets(searcher, parsed, documents, body_texts).items():
+        # Both parts are safe HTML already: format_html escapes neither.
+        result[pk] = format_html("{} {}", result[pk], body) if pk in in_abstract else body
     return result
 
 
@@ -69,41 +81,67 @@ def _body_snippets(
     searcher: tantivy.Searcher,
     parsed: ParsedQuery,
     documents: dict[int, tantivy.Document],
-    paper_ids: list[int],
     body_texts: Callable[[list[int]], Mapping[int, str]],
 ) -> dict[int, SafeString]:
-    """The PDF-text snippets of those of `paper_ids` the search matched only there."""
-    in_fields = [
-        (name, _generator(searcher, wanted_words_query(parsed, searcher, documents, name), name))
-        for name in (schema.TITLE, schema.AUTHORS)
-    ]
-    only_body = [
-        pk
-        for pk in paper_ids
-        if not any(
-            generator is not None and generator.snippet_from_doc(documents[pk]).highlighted()
-            for _, generator in in_fields
-        )
-    ]
-    body_generator = _generator(
-        searcher, wanted_words_query(parsed, searcher, documents, schema.BODY), schema.BODY
-    )
-    if not only_body or body_generator is None:
+    """The PDF-text parts of the papers the search matched in their PDF's text by a word (or
+    phrase) their title, authors and abstract do not have, around those words. The texts are
+    read for these papers only."""
+    in_text, only_in_body = _where_clauses_match(searcher, parsed, documents)
+    if not only_in_body:
         return {}
+    generators: dict[tuple[Clause, ...], tantivy.SnippetGenerator | None] = {}
     result = {}
-    for pk, text in body_texts(only_body).items():
+    for pk, text in body_texts(sorted(only_in_body)).items():
+        clauses = only_in_body[pk]
+        if clauses not in generators:  # most pages have one set of PDF-only words
+            wanted = wanted_words_query((clauses,), searcher, documents, schema.BODY)
+            generators[clauses] = _generator(searcher, wanted, schema.BODY)
+        generator = generators[clauses]
+        if generator is None:
+            continue
         # The generator reads the field from a document; this one holds only the PDF's text.
         holder = tantivy.Document()
         holder.add_text(schema.BODY, text)
-        snippet = body_generator.snippet_from_doc(holder)
+        snippet = generator.snippet_from_doc(holder)
         if snippet.highlighted():
-            result[pk] = _body_html(snippet, text)
+            result[pk] = _body_html(snippet, text, also=pk in in_text)
     return result
 
 
-def _body_html(snippet: tantivy.Snippet, text: str) -> SafeString:
-    """ "in the PDF, p. N: … text …": the fragment's part on the page of its first match,
-    escaped, matches marked, the PDF's line breaks as spaces."""
+def _where_clauses_match(
+    searcher: tantivy.Searcher, parsed: ParsedQuery, documents: dict[int, tantivy.Document]
+) -> tuple[set[int], dict[int, tuple[Clause, ...]]]:
+    """Of the papers of `documents`: those the search's wanted words (or phrases) match in
+    their title, authors or abstract; and for each paper the wanted clauses that match only
+    in its PDF's text. Two searches a clause, among these papers only."""
+    shown = any_of(schema.ID, documents)
+    in_text: set[int] = set()
+    only_in_body: dict[int, list[Clause]] = {}
+    for clause in dict.fromkeys(c for group in parsed for c in group if not c.negated):
+        text_ids = _matching(searcher, clause_query(clause, schema.TEXT_FIELDS), shown, documents)
+        body_ids = _matching(searcher, clause_query(clause, (schema.BODY,)), shown, documents)
+        in_text |= text_ids
+        for pk in body_ids - text_ids:
+            only_in_body.setdefault(pk, []).append(clause)
+    return in_text, {pk: tuple(clauses) for pk, clauses in only_in_body.items()}
+
+
+def _matching(
+    searcher: tantivy.Searcher,
+    query: tantivy.Query | None,
+    shown: tantivy.Query,
+    documents: dict[int, tantivy.Document],
+) -> set[int]:
+    if query is None:
+        return set()
+    hits = searcher.search(all_of([shown, query]), len(documents), count=False).hits
+    return {paper_id_of(searcher.doc(address)) for _, address in hits}
+
+
+def _body_html(snippet: tantivy.Snippet, text: str, *, also: bool) -> SafeString:
+    """ "in the PDF, p. N: … text …" ("also in the PDF" when other words of the search are
+    elsewhere): the fragment's part on the page of its first match, escaped, matches marked,
+    the PDF's line breaks as spaces."""
     fragment = snippet.fragment()
     start = max(text.find(fragment), 0)
     raw = fragment.encode()
@@ -131,7 +169,7 @@ def _body_html(snippet: tantivy.Snippet, text: str) -> SafeString:
     cut_before, cut_after = ("… " if start > page_start else ""), (" …" if end < page_end else "")
     shown = "".join(parts).strip()
     # Every piece of the PDF's text was escaped by _spaced; only our tags were added.
-    where = f'<span class="muted">in the PDF, p. {page}:</span>'
+    where = f'<span class="muted">{"also in" if also else "in"} the PDF, p. {page}:</span>'
     return mark_safe(f"{where} {cut_before}{shown}{cut_after}")  # noqa: S308
 
 

@@ -3,8 +3,15 @@
 The answer is `{"status": "ok", "message-type": "work", "message": {...}}`; of the work we read:
 - `title` (a list: the first is the title), `author` (each `given` and `family`, or `name` for
   an organisation; `ORCID` is not kept, the records have no field for it);
+- `type` (journal-article, proceedings-article, posted-content, book-chapter, ...): the
+  publication type (papers.importing.publication_types.from_crossref);
+- the year: of the first of `issued`, `published`, `published-print`, `published-online`,
+  `posted` and `created` that gives one (each `{"date-parts": [[2024, 3, 5]]}`; a date Crossref
+  does not know is `[[null]]`). `issued` is the earliest of the print and online publication;
+  `created`, when the DOI was registered, is the last resort. None when no date gives a year:
+  never the day it was fetched;
 - `container-title` (a list: the journal or proceedings), made a venue tag as a reference's
-  journal is (papers.venues.venue_from_reference), with the year of `issued.date-parts`;
+  journal is (papers.venues.venue_from_reference), with that year;
 - `abstract`, when the publisher deposited one: JATS XML (`<jats:p>`, `<jats:title>Abstract`),
   read as plain paragraphs;
 - `URL` (the doi.org link), `DOI`, `subject` (keywords), and the first `link` whose
@@ -21,12 +28,22 @@ import re
 from typing import Any
 from urllib.parse import quote
 
+from papers.importing.publication_types import from_crossref
 from papers.importing.records import ImportFailed, PaperRecord
 from papers.sources.client import FetchClient, FetchError
 from papers.text import collapse_whitespace
 from papers.venues import venue_from_reference
 
 SOURCE = "crossref"
+# A work's dates, in the order a citation's year is taken from them (see the docstring).
+YEAR_DATES = (
+    "issued",
+    "published",
+    "published-print",
+    "published-online",
+    "posted",
+    "created",
+)
 
 # JATS: the abstract's own heading goes (the page says "Abstract" already); paragraphs end
 # in a blank line; every other tag (italics, sub/superscripts) goes, its text kept.
@@ -61,7 +78,7 @@ def work_record(work: dict[str, Any], source: str, line: int) -> PaperRecord:
     doi = _text(work.get("DOI"))
     if not doi:
         raise ImportFailed(source, line, "the work has no DOI")
-    year = _year(work.get("issued"))
+    year = next(filter(None, (_year(work.get(name)) for name in YEAR_DATES)), None)
     container = _first(work.get("container-title"))
     venue = venue_from_reference(container, year) if container else ""
     return PaperRecord(
@@ -77,6 +94,7 @@ def work_record(work: dict[str, Any], source: str, line: int) -> PaperRecord:
         keywords=[_text(subject) for subject in _list(work.get("subject")) if _text(subject)],
         year=year,
         doi=doi,
+        publication_type=from_crossref(_text(work.get("type"))),
     )
 
 
@@ -102,12 +120,14 @@ def _pdf_link(links: Any) -> str:
     return ""
 
 
-def _year(issued: Any) -> int | None:
+def _year(date: Any) -> int | None:
     # {"date-parts": [[2019, 7, 25]]}; a date Crossref does not know is [[null]].
-    parts = issued.get("date-parts") if isinstance(issued, dict) else None
+    parts = date.get("date-parts") if isinstance(date, dict) else None
     first = parts[0] if isinstance(parts, list) and parts else None
     year = first[0] if isinstance(first, list) and first else None
-    return year if isinstance(year, int) and not isinstance(year, bool) else None
+    # Four digits at most: the column is a small integer, and no citation has a fifth.
+    is_year = isinstance(year, int) and not isinstance(year, bool) and 0 < year < 10_000
+    return year if is_year else None
 
 
 def _first(values: Any) -> str:
