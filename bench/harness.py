@@ -45,7 +45,8 @@ PG_SERVER = "postgres://postgres@127.0.0.1:5432"
 PG_BENCH_DATABASE = "bench"
 PG_FETCH_DATABASE = "bench_fetch"
 # The only PostgreSQL databases a benchmark may drop.
-PG_DATABASES = (PG_BENCH_DATABASE, PG_FETCH_DATABASE)
+PG_BULK_DATABASE = "bench_bulk"
+PG_DATABASES = (PG_BENCH_DATABASE, PG_FETCH_DATABASE, PG_BULK_DATABASE)
 DATABASES = ("sqlite", "postgres")
 # Generated once per run: the servers need a key with DEBUG off, and nothing outlives the run.
 _SECRET_KEY = secrets.token_urlsafe(50)

@@ -33,8 +33,11 @@ from pdfs.models import PaperPdf, PdfRun
 
 logger = logging.getLogger(__name__)
 
-# Papers per batch task: small, so that Stop and a member's task wait little.
-BATCH_SIZE = 10
+# Papers per batch task: small, so that Stop, and a member's task on a worker that serves both
+# queues, wait little. At 10, a member's add-by-link waited 12.9 s behind a batch of a slow
+# host's PDFs (2 s each, PDF_HOST_DELAY 1 s) on one worker serving '*' (bench.bulk_run_bench
+# --one-worker); at 4 a batch is about two rounds of the download threads.
+BATCH_SIZE = 4
 # A batch's hold on its run: longer than ten PDFs take (each download has its own time
 # limit); a batch whose worker stopped is taken up again once it lapses.
 BATCH_LEASE = timedelta(minutes=15)
