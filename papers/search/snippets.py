@@ -4,7 +4,7 @@ paper the search found only in its PDF's text, that text's part, with its page."
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 
 import tantivy
 from django.utils.html import escape
@@ -24,6 +24,7 @@ def snippets(
     parsed: ParsedQuery | None,
     paper_ids: Iterable[int],
     body_texts: Callable[[list[int]], Mapping[int, str]] | None = None,
+    unmarked: Collection[int] = frozenset(),
 ) -> dict[int, SafeString]:
     """Safe HTML of each paper's abstract around the search's matches, matches in <mark>.
 
@@ -36,6 +37,9 @@ def snippets(
     `body_texts` gives the PDF text of papers by id (the index does not store it): a paper
     the search matched neither in its title, authors nor abstract was found in its PDF, and
     its snippet says so with the page ("in the PDF, p. 7: …").
+
+    The papers `unmarked` (listed without matching the words: close in meaning only) get the
+    opening, nothing marked, even where a word of the search appears.
     """
     documents = documents_by_id(searcher, paper_ids)
     wanted = wanted_words_query(parsed, searcher, documents) if parsed else None
@@ -44,6 +48,9 @@ def snippets(
     unexplained = []
     for pk, document in documents.items():
         abstract = document.get_first(schema.ABSTRACT) or ""
+        if pk in unmarked:
+            result[pk] = _opening_html(abstract)
+            continue
         snippet = generator.snippet_from_doc(document) if generator else None
         if snippet is not None and snippet.highlighted():
             result[pk] = _marked_html(snippet, abstract)
