@@ -1,8 +1,9 @@
 """Hybrid ranking (issue 30, point 4): the papers close in meaning listed with the word matches.
 
 The engine is handed the neighbours of a search in meaning (`BrowseQuery.meaning`, here a
-fixed ranking, best first); it lists the papers with the words or among them, fused by reciprocal rank, filtered
-and counted by the facets like any match, and says which were listed for their meaning alone.
+fixed ranking, best first); it lists the papers with the words or among them, fused by
+reciprocal rank, filtered and counted by the facets like any match, and says which were listed
+for their meaning alone.
 """
 
 from __future__ import annotations

@@ -86,9 +86,7 @@ def search(
     if matcher.words is not None:
         close, by_meaning = reasons(searcher, matcher.words, matcher.neighbours, ids)
     facets = facet_counts(searcher, query, matcher.all, total, author_facet_size)
-    return Results(
-        ids, total, facets, loose=matcher.loose, close=close, by_meaning=by_meaning
-    )
+    return Results(ids, total, facets, loose=matcher.loose, close=close, by_meaning=by_meaning)
 
 
 def snippets(
