@@ -16,7 +16,8 @@ Then gunicorn serves the list page; each timed request is a distinct question (t
 words of the generated corpus, in an order no other request uses), once with search by
 meaning on and once off (SEMANTIC_SEARCH=off, the same questions), so the table shows what
 meaning adds; each mode also asks the questions under a filter (Venue = the corpus's smallest
-venue: its nearest papers are found among that venue's, papers.search.fusion). It needs the semantic extra and the exported model (`make semantic-model`).
+venue: its nearest papers are found among that venue's, papers.search.fusion). It needs the
+semantic extra and the exported model (`make semantic-model`).
 """
 
 from __future__ import annotations
