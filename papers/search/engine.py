@@ -82,7 +82,8 @@ def search(
     else:
         everything = matcher.all() or Query.all_query()
         ids, total = _page(searcher, everything, query, scored=matcher.scored)
-    close, by_meaning = frozenset(), frozenset()
+    close: frozenset[int] = frozenset()
+    by_meaning: frozenset[int] = frozenset()
     if matcher.words is not None:
         close, by_meaning = reasons(searcher, matcher.words, matcher.neighbours, ids)
     facets = facet_counts(searcher, query, matcher.all, total, author_facet_size)
