@@ -15,7 +15,9 @@ index is built before the server starts, as `make serve` and the web unit do.
 Then gunicorn serves the list page; each timed request is a distinct question (three common
 words of the generated corpus, in an order no other request uses), once with search by
 meaning on and once off (SEMANTIC_SEARCH=off, the same questions), so the table shows what
-meaning adds. It needs the semantic extra and the exported model (`make semantic-model`).
+meaning adds; each mode also asks the questions under a filter (Venue = the corpus's smallest
+venue: its nearest papers are found among that venue's, papers.search.fusion). It needs the
+semantic extra and the exported model (`make semantic-model`).
 """
 
 from __future__ import annotations
@@ -76,15 +78,26 @@ def questions(count: int, seed: int) -> list[str]:
     return [f"how {a} {b} and {c} relate" for a, b, c in triples[:count]]
 
 
-def timed(env: dict[str, str], asked: list[str], warmup: int) -> tuple[float, float, int]:
+# Run in `manage.py shell`: the slug of the venue with the fewest papers.
+SMALLEST_VENUE = """
+from django.db.models import Count
+from papers.models import Tag, TagKind
+venues = Tag.objects.filter(kind=TagKind.VENUE).annotate(n=Count("papers")).order_by("n")
+print(venues.first().slug)
+"""
+
+
+def timed(
+    env: dict[str, str], asked: list[str], warmup: int, params: dict[str, str]
+) -> tuple[float, float, int]:
     """p50 and p95 in ms of the list page searching each question, and the errors."""
     timings: list[float] = []
     errors = 0
     with Gunicorn(env, workers=2, log_name="gunicorn-hybrid") as server:
         for question in asked[:warmup]:
-            get(server.port, "/?" + urllib.parse.urlencode({"q": question + " warm"}))
+            get(server.port, "/?" + urllib.parse.urlencode({"q": question + " warm", **params}))
         for question in asked:
-            response = get(server.port, "/?" + urllib.parse.urlencode({"q": question}))
+            response = get(server.port, "/?" + urllib.parse.urlencode({"q": question, **params}))
             errors += response.status != 200
             timings.append(response.seconds * 1000)
     return percentile(timings, 50), percentile(timings, 95), errors
@@ -109,12 +122,14 @@ def main(argv: list[str] | None = None) -> int:
         # know, so it is built anew.
         shutil.rmtree(Path(env["SEARCH_INDEX_DIR"]) / VECTORS_DIR, ignore_errors=True)
         manage(env, "update_vector_index", quiet=False)
-        for mode in ("auto", "off"):
+        venue = manage(env, "shell", "-c", SMALLEST_VENUE).stdout.strip()
+        for mode, params in itertools.product(("auto", "off"), ({}, {"venue": venue})):
             # Every neighbour counts as close (random vectors are close to nothing): each search
             # fuses MEANING_LIMIT of them, the most a search ever does.
             server_env = {**env, "SEMANTIC_SEARCH": mode, "SEMANTIC_MIN_COSINE": "-1"}
-            p50, p95, errors = timed(server_env, asked, args.warmup)
+            p50, p95, errors = timed(server_env, asked, args.warmup, params)
             label = "hybrid (words + meaning)" if mode == "auto" else "words only"
+            label += f", venue {venue}" if params else ""
             log(f"[{db}] {label}: p50 {p50:.1f} ms, p95 {p95:.1f} ms, {errors} errors")
             rows.append(f"| {db} | {label} | {p50:.1f} | {p95:.1f} | {errors} |")
     print(f"\nHybrid search at {args.papers:,} papers, {args.requests} distinct questions each:\n")

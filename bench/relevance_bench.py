@@ -165,7 +165,7 @@ def measure(corpus: Path, judged: list[Judged]) -> dict[str, dict[str, float]]:
 
     from papers.search import engine
     from papers.search.engine import BrowseQuery
-    from papers.search.meaning import MEANING_LIMIT
+    from papers.search.meaning import MEANING_LIMIT, Ranked
     from papers.search.query import parse_query
 
     records = read_jsonl(corpus)
@@ -187,7 +187,7 @@ def measure(corpus: Path, judged: list[Judged]) -> dict[str, dict[str, float]]:
                 BrowseQuery(
                     parsed=parse_query(text),
                     limit=CUTOFF,
-                    meaning_ids=tuple(meaning.nearest(text, MEANING_LIMIT, bar)),
+                    meaning=Ranked(meaning.nearest(text, MEANING_LIMIT, bar)),
                 ),
             ).ids
         )

@@ -435,6 +435,12 @@ class BrowseState:
     def searching(self) -> bool:
         return bool(self.options.q)
 
+    @cached_property
+    def question(self) -> meaning.Question:
+        """The search's meaning, one per state: what it answers is kept, so a request that
+        searches twice (a page past the end) looks its neighbours up once."""
+        return meaning.Question(self.options.q)
+
     def engine_query(
         self,
         *,
@@ -456,12 +462,12 @@ class BrowseState:
             str(spec.query_attribute): self.selection.index_values(spec) for spec in INDEXED_FACETS
         }
         # Typing lists word matches only (each keystroke would embed a half-typed word); the
-        # entered search lists the papers close in meaning too.
+        # entered search lists the papers close in meaning too, the engine asking for those
+        # the filters allow.
         by_meaning = self.searching and not self.typing
-        meaning_ids = meaning.nearest(self.options.q) if by_meaning else ()
         return BrowseQuery(
             parsed=parse_query(self.options.q, prefix_last=self.typing) if self.options.q else None,
-            meaning_ids=meaning_ids,
+            meaning=self.question if by_meaning else None,
             **selected,
             keyword_candidates=keyword_candidates,
             mine_ids=mine_ids,

@@ -391,7 +391,7 @@ class Paper(models.Model):
     more_authors: int
     author_list: list[str]
     headline: str
-    by_meaning: bool  # listed by a search for its meaning, without the words
+    found_by: str  # why a search lists it: "words", "meaning", "both" (or "": not said)
     similar_reasons: list[str]
     related_counts: list
 

@@ -126,13 +126,22 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
         .annotate(abstract_start=Substr("abstract", 1, EXCERPT_CHARS))
         .in_order(results.ids)
     )
+    meaning_on = meaning.available()
     if state.searching and papers:
+        # A paper listed for its meaning alone highlights none of the search's words: none
+        # of them is why it is listed (some may still appear in it).
         snippets = engine.snippets(
-            searcher, query.parsed, results.ids, body_texts=Paper.objects.pdf_texts
+            searcher,
+            query.parsed,
+            results.ids,
+            body_texts=Paper.objects.pdf_texts,
+            unmarked=results.by_meaning,
         )
+        # Why each is listed, said wherever the search was by words and meaning.
+        said = meaning_on and query.meaning is not None
         for paper in papers:
             paper.headline = snippets.get(paper.pk, "")
-            paper.by_meaning = paper.pk in results.by_meaning
+            paper.found_by = results.found_by(paper.pk) if said else ""
 
     # A search that found nothing may be misspelt: offer the nearest words the index holds.
     spelling = None
@@ -170,7 +179,7 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
             "excludes_only": query.parsed == () and excludes_only(options.q),
             "spelling": spelling,
             "loose": results.loose,
-            "meaning_on": meaning.available(),
+            "meaning_on": meaning_on,
             "sort_choices": [
                 (key, label)
                 for key, label in SORT_CHOICES.items()

@@ -10,6 +10,11 @@ current file (`Index.restore(path, view=True)`): gunicorn workers share its page
     vectors-<id>.usearch the index; a catch-up writes a new file and renames state.json over,
                          so a reader never sees a half-written one; older files are removed
                          by the writer (a process still mapping one keeps its pages).
+    vectors-<id>.keys.npy, vectors-<id>.matrix.npy
+                         the same vectors as a plain matrix, rows in paper id order: what an
+                         exact scan of a few thousand papers reads (a search inside a filter,
+                         Vectors.nearest_among); usearch 2.26's Python API has no filtered
+                         search, and reading its vectors key by key costs 5 us each.
 
 The state file, its check against the change log and the chunked catch-up are the derived
 index base's (papers/derived_index.py), shared with the Tantivy index; this module adds the
@@ -21,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -33,6 +38,7 @@ with contextlib.suppress(ImportError):
     import onnxruntime  # noqa: F401
 
 from usearch.index import Index  # noqa: E402
+from usearch.index import search as exact_search  # noqa: E402
 
 from papers.derived_index import WRITER_LOCK, DerivedIndex, LogState  # noqa: E402
 from papers.models import SearchChange  # noqa: E402
@@ -40,6 +46,7 @@ from semantic.models import PaperEmbedding, vector_from_bytes  # noqa: E402
 
 STATE_FORMAT = 1
 FILE_PREFIX = "vectors-"
+INDEX_SUFFIX = ".usearch"
 # Embeddings read per query while (re)building.
 READ_CHUNK = 2000
 
@@ -53,6 +60,49 @@ class VectorState(LogState):
         return super().valid() and self.file.startswith(FILE_PREFIX) and "/" not in self.file
 
 
+@dataclass(frozen=True)
+class Vectors:
+    """One file's vectors: the HNSW graph and the same vectors as a matrix, both mapped."""
+
+    index: Index
+    keys: np.ndarray  # uint64, ascending: the papers of the matrix's rows
+    matrix: np.ndarray  # float16, one row per key
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def nearest(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """The k nearest papers of the whole index (HNSW, approximate), with their cosine."""
+        if k <= 0 or not len(self.index):
+            return []
+        found = self.index.search(vector, min(k, len(self.index)))
+        return _scored(found.keys, found.distances)
+
+    def nearest_among(
+        self, vector: np.ndarray, k: int, among: Iterable[int]
+    ) -> list[tuple[int, float]]:
+        """The k nearest of the papers `among` (those with a vector), exactly: every one of
+        their rows is compared with `vector` (usearch's SIMD kernels, float16)."""
+        wanted = np.unique(np.fromiter(among, dtype=np.uint64))
+        rows = np.searchsorted(self.keys, wanted)
+        inside = rows < len(self.keys)
+        rows = rows[inside][self.keys[rows[inside]] == wanted[inside]]
+        if k <= 0 or not len(rows):
+            return []
+        query = np.asarray(vector, dtype=np.float16)
+        found = exact_search(
+            self.matrix[rows], query, min(k, len(rows)), "cos", exact=True, threads=1
+        )
+        return _scored(self.keys[rows][found.keys.astype(np.int64)], found.distances)
+
+
+def _scored(keys: Iterable, distances: Iterable) -> list[tuple[int, float]]:
+    return [
+        (int(key), round(1.0 - float(distance), 6))
+        for key, distance in zip(keys, distances, strict=True)
+    ]
+
+
 class VectorIndex(DerivedIndex[VectorState]):
     """One process's view of one vectors directory; thread-safe."""
 
@@ -64,33 +114,40 @@ class VectorIndex(DerivedIndex[VectorState]):
         self.model = model
         self.dimensions = dimensions
         self._lock = threading.Lock()
-        self._view: Index | None = None
+        self._view: Vectors | None = None
         self._state: VectorState | None = None
         # Vectors added to a file: tests check that a catch-up adds only what changed.
         self.vectors_applied = 0
 
     def current(self) -> Index:
         """A read-only index reflecting every embedding committed before the call."""
+        return self.vectors().index
+
+    def vectors(self) -> Vectors:
+        """The index and matrix reflecting every embedding committed before the call."""
         position = SearchChange.objects.position()
         with self._lock:
             if self._view is None or self._state is None or not self._state.reflects(position):
                 self._state, self._view = self._catch_up()
             return self._view
 
-    def _catch_up(self) -> tuple[VectorState, Index]:
+    def _catch_up(self) -> tuple[VectorState, Vectors]:
         """The current state and a view of its file, mapped under the writer lock so that no
         writer removes the file first (once mapped, its pages outlive the removal)."""
         with self._flock(WRITER_LOCK):
             state, reason = self._catch_up_locked()
             if state is None or reason is not None:
                 state = self._build()
-            return state, _restore(self.directory / state.file, view=True)
+            path = self.directory / state.file
+            keys, matrix = _load_rows(path)
+            return state, Vectors(_restore(path, view=True), keys, matrix)
 
     def _unusable_reason(self, state: VectorState) -> str | None:
         if state.model != self.model:
             return f"it holds the vectors of {state.model}"
-        if not (self.directory / state.file).exists():
-            return f"{state.file} is missing"
+        for path in _files(self.directory / state.file):
+            if not path.exists():
+                return f"{path.name} is missing"
         return None
 
     @contextlib.contextmanager
@@ -102,22 +159,27 @@ class VectorIndex(DerivedIndex[VectorState]):
         # The position first: the vectors read next reflect at least that much.
         position = SearchChange.objects.position()
         index = self._new_index()
-        self._add(index, self._stored_vectors(None))
+        vectors = self._stored_vectors(None)
+        self._add(index, vectors)
         self.builds += 1
         state = VectorState(
             applied_seq=position.value,
             applied_token=position.token,
             database_id=position.database_id,
-            file=self._save(index),
+            file=self._save(index, *_rows(vectors, self.dimensions)),
             model=self.model,
         )
         self._write_state(state)
         return state
 
-    def _save(self, index: Index) -> str:
-        """Save `index` as a new file (a reader never sees it half-written); its name."""
-        name = f"{FILE_PREFIX}{secrets.token_hex(6)}.usearch"
+    def _save(self, index: Index, keys: np.ndarray, matrix: np.ndarray) -> str:
+        """Save `index` and its matrix as new files (a reader never sees them half-written:
+        state.json names them once they are whole); the index's name."""
+        name = f"{FILE_PREFIX}{secrets.token_hex(6)}{INDEX_SUFFIX}"
         index.save(str(self.directory / name))
+        _, keys_path, matrix_path = _files(self.directory / name)
+        np.save(keys_path, keys)
+        np.save(matrix_path, matrix)
         return name
 
     def _new_index(self) -> Index:
@@ -143,8 +205,9 @@ class VectorIndex(DerivedIndex[VectorState]):
 
     def _write_state(self, state: VectorState) -> None:
         super()._write_state(state)
-        for path in self.directory.glob(f"{FILE_PREFIX}*.usearch"):
-            if path.name != state.file:
+        kept = {path.name for path in _files(self.directory / state.file)}
+        for path in self.directory.glob(f"{FILE_PREFIX}*"):
+            if path.name not in kept:
                 path.unlink(missing_ok=True)
 
 
@@ -159,6 +222,9 @@ class _VectorChanges:
         self.path = path
         self.view = _restore(path, view=True)
         self.copy: Index | None = None
+        # What the matrix loses and gains, applied to a copy of it at the end.
+        self.removed: list[int] = []
+        self.added: dict[int, bytes] = {}
 
     def apply(self, paper_ids: list[int]) -> None:
         stored = self.owner._stored_vectors(paper_ids)
@@ -168,11 +234,19 @@ class _VectorChanges:
             self.copy = _restore(self.path, view=False)
         self.copy.remove(np.asarray(paper_ids, dtype=np.uint64))
         self.owner._add(self.copy, stored)
+        self.removed += paper_ids
+        self.added |= stored
 
     def finish(self, advanced: VectorState) -> VectorState:
         if self.copy is None:
             return advanced
-        return replace(advanced, file=self.owner._save(self.copy))
+        keys, matrix = _load_rows(self.path)
+        kept = ~np.isin(keys, np.asarray(self.removed, dtype=np.uint64))
+        added_keys, added_rows = _rows(self.added, self.owner.dimensions)
+        keys = np.concatenate([keys[kept], added_keys])
+        matrix = np.concatenate([matrix[kept], added_rows])
+        order = np.argsort(keys, kind="stable")
+        return replace(advanced, file=self.owner._save(self.copy, keys[order], matrix[order]))
 
 
 def _differ(view: Index, paper_ids: list[int], stored: dict[int, bytes]) -> bool:
@@ -193,6 +267,29 @@ def _differ(view: Index, paper_ids: list[int], stored: dict[int, bytes]) -> bool
 
 def _f16(vector: bytes) -> np.ndarray:
     return np.frombuffer(vector, dtype="<f2").astype(np.float16)
+
+
+def _files(index_path: Path) -> tuple[Path, Path, Path]:
+    """An index file and its matrix's two files (keys, rows)."""
+    stem = index_path.name.removesuffix(INDEX_SUFFIX)
+    return (
+        index_path,
+        index_path.with_name(f"{stem}.keys.npy"),
+        index_path.with_name(f"{stem}.matrix.npy"),
+    )
+
+
+def _rows(vectors: dict[int, bytes], dimensions: int) -> tuple[np.ndarray, np.ndarray]:
+    """Stored vectors (float16 bytes by paper id) as keys and a matrix, in the dict's order."""
+    keys = np.fromiter(vectors, dtype=np.uint64, count=len(vectors))
+    matrix = np.frombuffer(b"".join(vectors.values()), dtype="<f2").astype(np.float16)
+    return keys, matrix.reshape(len(vectors), dimensions)
+
+
+def _load_rows(index_path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """The keys and matrix saved beside an index file, memory-mapped (workers share pages)."""
+    _, keys_path, matrix_path = _files(index_path)
+    return np.load(keys_path, mmap_mode="r"), np.load(matrix_path, mmap_mode="r")
 
 
 def _restore(path: Path, *, view: bool) -> Index:

@@ -11,6 +11,8 @@ papers are fused with "more like this", which finds something for any paper.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from django.conf import settings
 
 MIN_NEIGHBOUR_COSINE = 0.3
@@ -20,11 +22,11 @@ MIN_NEIGHBOUR_COSINE = 0.3
 # the app starts: a site with search by meaning off never loads it.
 
 
-def nearest(text: str, limit: int) -> list[int]:
+def nearest(text: str, limit: int, among: Collection[int] | None = None) -> list[int]:
     from semantic import search
 
     bar = settings.SEMANTIC_MIN_COSINE
-    return [pk for pk, score in search.nearest_ids(text, limit) if score >= bar]
+    return [pk for pk, score in search.nearest_ids(text, limit, among) if score >= bar]
 
 
 def neighbours(paper_id: int, limit: int) -> list[int]:

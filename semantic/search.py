@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -64,12 +65,20 @@ def _query_vector(embedder: Embedder, text: str) -> np.ndarray:
     return _cached_query_vector(embedder.name, text)
 
 
-def nearest_ids(text: str, k: int = 10) -> list[tuple[int, float]]:
-    """The k papers whose title and abstract are closest in meaning to `text`."""
+def nearest_ids(
+    text: str, k: int = 10, among: Collection[int] | None = None
+) -> list[tuple[int, float]]:
+    """The k papers whose title and abstract are closest in meaning to `text`: of the whole
+    catalogue (the HNSW index, approximate), or of the papers `among` (an exact scan of their
+    vectors: what a search inside a filter asks when the filter allows few papers)."""
     embedder = get_embedder()
     if embedder is None or not text.strip():
         return []
-    return _search(embedder, _query_vector(embedder, text.strip()), k)
+    vector = _query_vector(embedder, text.strip())
+    vectors = vector_index(embedder).vectors()
+    if among is not None:
+        return vectors.nearest_among(vector, k, among)
+    return vectors.nearest(vector, k)
 
 
 def neighbours(paper_id: int, k: int = 10) -> list[tuple[int, float]]:
@@ -80,16 +89,5 @@ def neighbours(paper_id: int, k: int = 10) -> list[tuple[int, float]]:
     row = PaperEmbedding.objects.filter(paper_id=paper_id, model=embedder.name).first()
     if row is None:
         return []
-    found = _search(embedder, row.as_array(), k + 1)
+    found = vector_index(embedder).vectors().nearest(row.as_array(), k + 1)
     return [(pk, score) for pk, score in found if pk != paper_id][:k]
-
-
-def _search(embedder: Embedder, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
-    index = vector_index(embedder).current()
-    if len(index) == 0:
-        return []
-    matches = index.search(vector, min(k, len(index)))
-    return [
-        (int(key), round(1.0 - float(distance), 6))
-        for key, distance in zip(matches.keys, matches.distances, strict=True)
-    ]

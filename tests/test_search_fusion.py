@@ -1,8 +1,9 @@
 """Hybrid ranking (issue 30, point 4): the papers close in meaning listed with the word matches.
 
-The engine is handed the neighbours of a search in meaning (`BrowseQuery.meaning_ids`, best
-first); it lists the papers with the words or among them, fused by reciprocal rank, filtered
-and counted by the facets like any match, and says which were listed for their meaning alone.
+The engine is handed the neighbours of a search in meaning (`BrowseQuery.meaning`, here a
+fixed ranking, best first); it lists the papers with the words or among them, fused by
+reciprocal rank, filtered and counted by the facets like any match, and says which were listed
+for their meaning alone.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from papers.models import Paper, TagKind
 from papers.search import engine, meaning, parse_query
 from papers.search.engine import BrowseQuery
 from papers.search.fusion import FUSION_DEPTH, reciprocal_rank_fusion
+from papers.search.meaning import Ranked
 from tests.factories import make_paper, make_tag
 
 pytestmark = pytest.mark.django_db
 
 
-def search(searcher, text: str, meaning=(), **fields) -> engine.Results:
-    query = BrowseQuery(parsed=parse_query(text), meaning_ids=tuple(meaning), **fields)
+def search(searcher, text: str, meaning=None, **fields) -> engine.Results:
+    neighbours = Ranked(meaning) if meaning is not None else None
+    query = BrowseQuery(parsed=parse_query(text), meaning=neighbours, **fields)
     return engine.search(searcher, query)
 
 
@@ -99,7 +102,7 @@ def test_pages_past_the_fused_head_list_every_paper_once(index_of):
         seen += page.ids
     assert len(seen) == len(set(seen)) == expected_total
     whole = engine.all_ids(
-        searcher, BrowseQuery(parsed=parse_query("graph"), meaning_ids=tuple(meaning))
+        searcher, BrowseQuery(parsed=parse_query("graph"), meaning=Ranked(meaning))
     )
     assert whole == seen
 
@@ -132,9 +135,9 @@ def provider():
             self.neighbours: list[int] = []  # of any paper
             self.asked: list[str] = []
 
-        def nearest(self, text: str, limit: int) -> list[int]:
+        def nearest(self, text: str, limit: int, among=None) -> list[int]:
             self.asked.append(text)
-            return self.ids[:limit]
+            return [pk for pk in self.ids if among is None or pk in among][:limit]
 
         def of_paper(self, paper_id: int, limit: int) -> list[int]:
             return self.neighbours[:limit]
@@ -155,7 +158,7 @@ def test_the_list_page_lists_and_marks_a_paper_found_by_meaning(client, distilla
     html = listing(client, q="teacher")
     assert provider.asked == ["teacher"]
     assert "3 papers" in html and "Compact networks" in html
-    assert html.count('class="by-meaning"') == 1
+    assert html.count('data-found-by="meaning"') == 1
     assert "search by meaning is off" not in html
 
 
@@ -174,7 +177,7 @@ def test_without_search_by_meaning_the_page_says_it_is_off(client, distillation)
 
 
 def test_a_failing_provider_leaves_the_word_matches(client, distillation, caplog):
-    def broken(text: str, limit: int) -> list[int]:
+    def broken(text: str, limit: int, among=None) -> list[int]:
         raise RuntimeError("model file missing")
 
     before = meaning.registered()

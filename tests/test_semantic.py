@@ -225,7 +225,7 @@ def test_a_paraphrased_question_finds_its_paper_by_meaning(settings, client):
     # marked as found by meaning.
     html = client.get(reverse("papers:list"), {"q": question}).content.decode()
     assert html.index("Knowledge Distillation for Compact Models") < html.index("</ol>")
-    assert "Close in meaning, without your words" in html
+    assert "Close in meaning only" in html
     assert "search by meaning is off" not in html
 
 

@@ -13,7 +13,7 @@ index's words), `building` (queries), `counting` (facet counts), `snippets`, `si
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -33,7 +33,7 @@ from papers.search.building import (
 )
 from papers.search.completion import with_open_last_word
 from papers.search.counting import ALL_BUCKETS, AUTHOR_FACET_SIZE, facet_counts, no_facets
-from papers.search.fusion import Fused, either, fused_page
+from papers.search.fusion import Fused, either, fused_page, neighbours_within, reasons
 from papers.search.loose import ALL_FIRST, FEW_MATCHES, loose_query
 from papers.search.query import ParsedQuery
 from papers.search.similar import similar as similar
@@ -78,13 +78,16 @@ def search(
         return Results([], 0, no_facets(query))
     if matcher.fuses(query):
         fused = matcher.fused_page(searcher, query)
-        ids, total, by_meaning = fused.ids, fused.total, fused.by_meaning
+        ids, total = fused.ids, fused.total
     else:
         everything = matcher.all() or Query.all_query()
         ids, total = _page(searcher, everything, query, scored=matcher.scored)
-        by_meaning = frozenset()
+    close: frozenset[int] = frozenset()
+    by_meaning: frozenset[int] = frozenset()
+    if matcher.words is not None:
+        close, by_meaning = reasons(searcher, matcher.words, matcher.neighbours, ids)
     facets = facet_counts(searcher, query, matcher.all, total, author_facet_size)
-    return Results(ids, total, facets, loose=matcher.loose, by_meaning=by_meaning)
+    return Results(ids, total, facets, loose=matcher.loose, close=close, by_meaning=by_meaning)
 
 
 def snippets(
@@ -92,13 +95,15 @@ def snippets(
     parsed: ParsedQuery | None,
     paper_ids: Iterable[int],
     body_texts: Callable[[list[int]], Mapping[int, str]] | None = None,
+    unmarked: Collection[int] = frozenset(),
 ) -> dict[int, SafeString]:
     """Each paper's abstract around the search's matches, or the PDF page that matched
     (snippets.py), the last word's completions marked too when the search matched it as a
-    prefix (completion.py)."""
+    prefix (completion.py); the papers `unmarked` (not matched by the words) get their
+    abstract's opening, nothing marked."""
     if parsed:
         parsed = with_open_last_word(searcher, parsed)
-    return _snippets(searcher, parsed, paper_ids, body_texts)
+    return _snippets(searcher, parsed, paper_ids, body_texts, unmarked)
 
 
 def page_ids(searcher: tantivy.Searcher, query: BrowseQuery) -> tuple[list[int], int]:
@@ -120,8 +125,10 @@ class _Matcher:
     text: Query | None
     filters: dict[str, Query]
     loose: LooseMatch | None = None  # the text matches most of the search's words (loose.py)
-    # The search's words alone, when `text` also matches the papers close in meaning (fusion.py).
+    # The search's words alone, when `text` also matches the papers close in meaning
+    # (`neighbours`, the nearest within the filters: fusion.py).
     words: Query | None = None
+    neighbours: tuple[int, ...] = ()
 
     @classmethod
     def of(cls, query: BrowseQuery, searcher: tantivy.Searcher) -> _Matcher | None:
@@ -156,8 +163,10 @@ class _Matcher:
             filters["mine"] = unscored_filter(schema.ID, query.mine_ids)
         if query.rating_range != (None, None):
             filters["rating"] = _rating_between(*query.rating_range)
-        if text is not None and query.meaning_ids:
-            return cls(either(text, query.meaning_ids), filters, loose, words=text)
+        if text is not None and query.meaning is not None:
+            near = tuple(neighbours_within(searcher, query.meaning, list(filters.values())))
+            if near:
+                return cls(either(text, near), filters, loose, words=text, neighbours=near)
         return cls(text, filters, loose)
 
     @property
@@ -175,7 +184,7 @@ class _Matcher:
         return fused_page(
             searcher,
             self.words,
-            query.meaning_ids,
+            self.neighbours,
             list(self.filters.values()),
             offset=max(0, query.offset),
             limit=min(max(0, query.limit), max_limit),

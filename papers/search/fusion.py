@@ -1,9 +1,13 @@
 """Hybrid ranking: a search's word matches (BM25) and its papers close in meaning, as one list.
 
-The caller hands the engine the papers nearest the search in meaning, best first
-(`BrowseQuery.meaning_ids`, from the semantic app's vector index); the engine never embeds
-text. A listing then matches the papers with the words *or* among those neighbours, each
-filtered by the selected facets as any match is, so the counts stay exact over what is listed.
+The caller hands the engine the search's meaning (`BrowseQuery.meaning`, a meaning.Question
+the semantic app answers from its vector index); the engine never embeds text. The engine asks
+it for the papers nearest the search *among those the selected facets and "mine" allow*
+(`neighbours_within`): from the filters' own Tantivy query, either the ids it matches, for an
+exact scan of their vectors, or, when it allows many, the HNSW index's nearest papers, enough
+of them that MEANING_LIMIT pass the filters. A listing then matches the papers with the words
+*or* among those neighbours, so the total and the pages are exact over what is listed, and
+each listed paper says why it is there (`reasons`: the words, meaning, or both).
 
 Its order is reciprocal rank fusion (Cormack et al., 2009): a paper's score is the sum of
 1 / (RRF_K + rank) over the two rankings it appears in. Only the head is fused: the first
@@ -14,6 +18,7 @@ offset is exact, whatever the page.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,6 +26,7 @@ import tantivy
 
 from papers.search import schema
 from papers.search.building import all_of, hit_count, unscored_filter
+from papers.search.meaning import MEANING_LIMIT, Neighbours
 
 Occur = tantivy.Occur
 Query = tantivy.Query
@@ -30,13 +36,57 @@ Query = tantivy.Query
 RRF_K = 60
 # How many word matches are fused with the neighbours (at most MAX_MEANING of those).
 FUSION_DEPTH = 100
+# A filter allowing at most this many papers is searched by an exact scan of their vectors;
+# a wider one by the HNSW index. Measured (docs/semantic.md, bench/filtered_meaning_bench.py):
+# below it the scan is the faster, above it the index.
+EXACT_SCAN_MAX = 5000
+# The HNSW index is asked for this many times the neighbours the filter's share of the
+# catalogue should hold, so that MEANING_LIMIT pass the filter when it is not correlated with
+# the question; when fewer pass, the filter's papers are scanned exactly.
+OVERFETCH = 2
 
 
 @dataclass(frozen=True)
 class Fused:
     ids: list[int]
     total: int
-    by_meaning: frozenset[int]  # of `ids`, those listed without the search's words
+
+
+def neighbours_within(
+    searcher: tantivy.Searcher,
+    meaning: Neighbours,
+    filters: list[Query],
+    limit: int = MEANING_LIMIT,
+) -> list[int]:
+    """The `limit` papers nearest the search in meaning among those `filters` allow (and the
+    index holds), best first."""
+    if not filters:
+        return _kept(searcher, meaning.nearest(limit), filters)
+    allowed = all_of(filters)
+    count = hit_count(searcher.search(allowed, 1))
+    if not count:
+        return []
+    if count > EXACT_SCAN_MAX:
+        everything = searcher.num_docs
+        fetch = min(everything, math.ceil(limit * everything / count * OVERFETCH))
+        found = meaning.nearest(fetch)
+        kept = _kept(searcher, found, filters)
+        # Enough passed, or no paper beyond those found is close enough (or indexed).
+        if len(kept) >= limit or len(found) < fetch:
+            return kept[:limit]
+    # Few allowed, or the filter's papers lie farther from the question than most: its own.
+    return _kept(searcher, meaning.nearest(limit, _ids(searcher, allowed, count)), filters)
+
+
+def reasons(
+    searcher: tantivy.Searcher, words: Query, neighbours: Sequence[int], ids: Sequence[int]
+) -> tuple[frozenset[int], frozenset[int]]:
+    """Of the listed `ids`, those close in meaning, and of those the ones without the words."""
+    close = frozenset(ids) & frozenset(neighbours)
+    if not close:
+        return frozenset(), frozenset()
+    matched = all_of([words, unscored_filter(schema.ID, close)])
+    return close, close - frozenset(_ids(searcher, matched, len(close)))
 
 
 def reciprocal_rank_fusion(*rankings: Sequence[int], k: int = RRF_K) -> list[int]:
@@ -65,8 +115,8 @@ def fused_page(
     offset: int,
     limit: int,
 ) -> Fused:
-    """The page at `offset` of the fused ranking of `words` and `meaning_ids`, both under
-    `filters`, and the number of papers either matches."""
+    """The page at `offset` of the fused ranking of `words` and `meaning_ids` (neighbours
+    within `filters`), both under `filters`, and the number of papers either matches."""
     lexical = _ids(searcher, all_of([words, *filters]), FUSION_DEPTH)
     meaning = _kept(searcher, meaning_ids, filters)
     head = reciprocal_rank_fusion(lexical, meaning)
@@ -85,8 +135,7 @@ def fused_page(
         taken = len(set(lexical) - set(meaning))
         tail_offset = taken + max(0, offset - len(head))
         ids += _ids(searcher, not_neighbours, limit - len(ids), offset=tail_offset)
-    with_words = set(_ids(searcher, all_of([words, unscored_filter(schema.ID, ids)]), len(ids)))
-    return Fused(ids, total, frozenset(pk for pk in ids if pk not in with_words))
+    return Fused(ids, total)
 
 
 def _kept(

@@ -6,7 +6,7 @@ there)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 
 import tantivy
 from django.utils.html import escape, format_html
@@ -32,6 +32,7 @@ def snippets(
     parsed: ParsedQuery | None,
     paper_ids: Iterable[int],
     body_texts: Callable[[list[int]], Mapping[int, str]] | None = None,
+    unmarked: Collection[int] = frozenset(),
 ) -> dict[int, SafeString]:
     """Safe HTML of each paper's abstract around the search's matches, matches in <mark>.
 
@@ -45,6 +46,9 @@ def snippets(
     with a word (or phrase) of the search found only in its PDF's text says where, with the
     page: after the abstract's part, "also in the PDF, p. 7: …" when other words are in its
     title, authors or abstract; alone, "in the PDF, p. 7: …", when only the PDF has them.
+
+    The papers `unmarked` (listed without matching the words: close in meaning only) get the
+    opening, nothing marked, even where a word of the search appears.
     """
     documents = documents_by_id(searcher, paper_ids)
     wanted = wanted_words_query(parsed, searcher, documents) if parsed else None
@@ -53,6 +57,9 @@ def snippets(
     in_abstract = set()
     for pk, document in documents.items():
         abstract = document.get_first(schema.ABSTRACT) or ""
+        if pk in unmarked:
+            result[pk] = _opening_html(abstract)
+            continue
         snippet = generator.snippet_from_doc(document) if generator else None
         if snippet is not None and snippet.highlighted():
             result[pk] = _marked_html(snippet, abstract)
@@ -61,7 +68,8 @@ def snippets(
             result[pk] = _opening_html(abstract)
     if not parsed or body_texts is None:
         return result
-    for pk, body in _body_snippets(searcher, parsed, documents, body_texts).items():
+    listed_for_words = {pk: doc for pk, doc in documents.items() if pk not in unmarked}
+    for pk, body in _body_snippets(searcher, parsed, listed_for_words, body_texts).items():
         # Both parts are safe HTML already: format_html escapes neither.
         result[pk] = format_html("{} {}", result[pk], body) if pk in in_abstract else body
     return result

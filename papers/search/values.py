@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from papers.facet_registry import FacetSpec
+from papers.search.meaning import Neighbours
 from papers.search.query import ParsedQuery
 
 # --- Inputs and outputs -------------------------------------------------------------------
@@ -43,9 +44,10 @@ class BrowseQuery:
     # A long search whose words all match few papers lists the papers with most of them
     # (papers.search.loose); off, it lists only the papers with all of them.
     loose_fallback: bool = True
-    # The papers nearest the search in meaning, best first (the semantic app's vector index):
-    # listed beside the word matches and ranked with them (papers.search.fusion). Empty: words only.
-    meaning_ids: tuple[int, ...] = ()
+    # The search's neighbours in meaning (a meaning.Question of the semantic app's vector
+    # index): the engine asks it for the nearest papers the facets and "mine" allow, listed
+    # beside the word matches and ranked with them (papers.search.fusion). None: words only.
+    meaning: Neighbours | None = None
 
 
 def facet_selection(query: BrowseQuery, spec: FacetSpec) -> frozenset[int]:
@@ -84,8 +86,16 @@ class Results:
     facets: Facets
     # The search's words all matched few papers: these papers hold most of them, not all.
     loose: LooseMatch | None = None
-    # Listed for their meaning, without the search's words (papers.search.fusion).
+    # Of `ids`, those close in meaning to the search (within the filters), and of those the
+    # ones listed for their meaning alone, without the search's words (papers.search.fusion).
+    close: frozenset[int] = frozenset()
     by_meaning: frozenset[int] = frozenset()
+
+    def found_by(self, pk: int) -> str:
+        """Why a listed paper is there: "words", "meaning" or "both"."""
+        if pk not in self.close:
+            return "words"
+        return "meaning" if pk in self.by_meaning else "both"
 
 
 @dataclass(frozen=True)
