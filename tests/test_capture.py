@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 
 from annotations import capture
-from annotations.models import Capture, CaptureSettings, ReadingListItem
+from annotations.models import Capture, CaptureSettings
 from papers.models import LinkFetch, Paper
 from papers.sources import single
 from tests.factories import PASSWORD, make_paper, make_reading_list, make_user
