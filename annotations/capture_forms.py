@@ -14,6 +14,12 @@ class OwnListField(forms.ModelChoiceField):
         return obj.name
 
 
+def limit_to_own_lists(form: forms.Form, owner) -> None:
+    field = form.fields["reading_list"]
+    assert isinstance(field, OwnListField)
+    field.queryset = ReadingList.objects.filter(owner=owner)
+
+
 class CaptureForm(forms.Form):
     """The capture page's form: the paper (its identifier as the page named it, or a title-only
     page's match by number), the member's list, and the bookmarklet's key when it auto-submits."""
@@ -27,7 +33,7 @@ class CaptureForm(forms.Form):
 
     def __init__(self, *args, owner, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["reading_list"].queryset = ReadingList.objects.filter(owner=owner)
+        limit_to_own_lists(self, owner)
 
     def clean_link(self) -> str:
         link = self.cleaned_data["link"]
@@ -57,10 +63,12 @@ class CaptureForm(forms.Form):
 
 
 class CaptureTargetForm(forms.Form):
+    """The member's capture page: the list captured papers go to."""
+
     reading_list = OwnListField(
         queryset=ReadingList.objects.none(), label="Captured papers go to", empty_label=None
     )
 
     def __init__(self, *args, owner, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["reading_list"].queryset = ReadingList.objects.filter(owner=owner)
+        limit_to_own_lists(self, owner)

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotations import capture, services, throttle
 from annotations.capture_forms import CaptureForm, CaptureTargetForm
-from annotations.models import Capture
+from annotations.models import Capture, ReadingList
 from papers.link_views import POLL_SECONDS, see_other
 from papers.sources import single
 
@@ -154,7 +154,7 @@ def _settings_page(
     settings_row = getattr(request.user, "capture_settings", None)
     context = {
         "form": form,
-        "has_lists": form.fields["reading_list"].queryset.exists(),
+        "has_lists": ReadingList.objects.filter(owner=request.user.pk).exists(),
         "bookmarklet": capture.bookmarklet(capture_url),
         "one_click_bookmarklet": capture.bookmarklet(capture_url, key) if key else "",
         "key_made_at": settings_row.key_made_at if settings_row and settings_row.key_hash else None,
