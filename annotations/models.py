@@ -15,6 +15,8 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from annotations.markdown import render_markdown
+from annotations.models_capture import Capture as Capture  # the one-click capture's
+from annotations.models_capture import CaptureSettings as CaptureSettings
 from operations.claims import Claimable
 from papers.models import LinkFetch, Paper
 from papers.text import MAX_BODY

@@ -1,6 +1,16 @@
 from django.urls import path, register_converter
 
-from annotations.views import activity, cite, comments, exports, lists, notes, notifications, tags
+from annotations.views import (
+    activity,
+    capture,
+    cite,
+    comments,
+    exports,
+    lists,
+    notes,
+    notifications,
+    tags,
+)
 from annotations.views import triage as triage_views
 
 app_name = "annotations"
@@ -94,6 +104,14 @@ urlpatterns = [
     path("papers/<int:paper_pk>/triage/tag/", triage_views.triage_tag, name="triage-tag"),
     path("triage/", triage_views.triage_bulk, name="triage-bulk"),
     path("triage/link/", triage_views.triage_link_add, name="triage-link"),
+    # One-click capture from another site (the bookmarklet, its page, its confirmation)
+    path("capture/", capture.capture_page, name="capture"),
+    path("capture/add/", capture.capture_add, name="capture-add"),
+    path("capture/<int:pk>/", capture.capture_result, name="capture-result"),
+    path("capture/<int:pk>/undo/", capture.capture_undo, name="capture-undo"),
+    path("capture/settings/", capture.capture_settings, name="capture-settings"),
+    path("capture/settings/key/", capture.capture_key, name="capture-key"),
+    path("capture/settings/key/revoke/", capture.capture_key_revoke, name="capture-key-revoke"),
     # Activity
     path("activity/", activity.recent_activity, name="activity"),
 ]

@@ -91,6 +91,7 @@ TARGETS: dict[str, Callable[[aw.World], list]] = {
     "notification": lambda w: [w.notification.pk],
     "export": lambda w: [w.export.pk],
     "link fetch": lambda w: [w.link_fetch.pk],
+    "capture": lambda w: [w.capture.pk],
     "feed": lambda w: [w.feed.pk],
     "conflict": lambda w: [w.conflict.pk],
     "import run": lambda w: [w.import_run.pk],
@@ -476,6 +477,52 @@ ROWS: list[Row] = [
         "login 302 302- 302- 302-",
         data=lambda w: {"paper": str(w.spare_paper.pk), "reading_list": str(w.private_list.pk)},
     ),
+    # One-click capture (the bookmarklet's page, a GET, adds nothing; a title-only page's
+    # match is the positive control); adding onto one's own lists only; a capture and its undo
+    # are the member's own.
+    Row(
+        "annotations:capture",
+        "-",
+        GET,
+        "login 200+ 200 200 200",
+        owner_sees=aw.PAPER_TITLE,
+        query="?title=matrix+paper",
+    ),
+    Row(
+        "annotations:capture-add",
+        "-",
+        POST,
+        "login 302 400 400 400",
+        data=lambda w: {
+            "paper": str(w.spare_paper.pk),
+            "reading_list": str(w.private_list.pk),
+            "add": "1",
+        },
+    ),
+    Row(
+        "annotations:capture-result",
+        "capture",
+        GET,
+        "login 200+ 404 404 404",
+        owner_sees=aw.SECRET_LIST,
+    ),
+    Row("annotations:capture-undo", "capture", POST, "login 302 404 404 404"),
+    Row(
+        "annotations:capture-settings",
+        "-",
+        GET,
+        "login 200+ 200 200 200",
+        owner_sees=aw.SECRET_LIST,
+    ),
+    Row(
+        "annotations:capture-settings",
+        "-",
+        POST,
+        "login 302 400 400 400",
+        data=lambda w: {"reading_list": str(w.shared_list.pk)},
+    ),
+    Row("annotations:capture-key", "-", POST, "login 200 200 200 200"),
+    Row("annotations:capture-key-revoke", "-", POST, "login 302 302- 302- 302-"),
     # Saved searches and the digest.
     Row("alerts:searches", "-", GET, "login 200+ 200 200 200", owner_sees=aw.SECRET_SEARCH),
     Row(

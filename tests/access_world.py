@@ -15,7 +15,10 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from alerts.models import DigestState, SavedSearch
+from annotations import capture as capturing
 from annotations.models import (
+    Capture,
+    CaptureSettings,
     Comment,
     ExportJob,
     ExportStatus,
@@ -122,6 +125,7 @@ class World:
     feed: Feed
     conflict: ImportConflict
     import_run: ImportRun
+    capture: Capture  # the owner's one-click capture of `paper` onto their private list
 
     @property
     def owner(self):
@@ -186,6 +190,8 @@ def build_world() -> World:
     )
     export.file.save("papers.csv", ContentFile(f"title\n{SECRET_EXPORT}\n".encode()))
     run = ImportRun.objects.create(started_at=timezone.now(), finished_at=timezone.now())
+    capturing.make_key(member=owner)  # a one-click bookmarklet's key, to revoke
+    private_item = private_list.items.get(paper=paper)
     return World(
         users=users,
         paper=paper,
@@ -197,7 +203,7 @@ def build_world() -> World:
         note=make_note(owner, paper, SECRET_NOTE),
         private_list=private_list,
         shared_list=shared_list,
-        private_item=private_list.items.get(paper=paper),
+        private_item=private_item,
         shared_item=shared_list.items.get(paper=paper),
         private_highlight=make_highlight(
             owner, paper, exact=SECRET_HIGHLIGHT, note=SECRET_HIGHLIGHT_NOTE
@@ -236,6 +242,9 @@ def build_world() -> World:
             import_run=run,
         ),
         import_run=run,
+        capture=Capture.objects.create(
+            member=owner, reading_list=private_list, paper=paper, item=private_item
+        ),
     )
 
 
@@ -267,6 +276,10 @@ def snapshot(w: World) -> tuple:
         list(Feed.objects.order_by("pk").values_list("name", "target", "last_status")),
         list(ImportConflict.objects.order_by("pk").values_list("paper", "resolved_at")),
         list(Paper.objects.order_by("pk").values_list("title", "needs_curation", "reviewed_at")),
+        list(Capture.objects.order_by("pk").values_list("member", "undone_at")),
+        list(
+            CaptureSettings.objects.order_by("pk").values_list("member", "reading_list", "key_hash")
+        ),
         # Background work queued (a fetch, an export): never by a GET.
         DBTaskResult.objects.count(),
     )
