@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.db import models
 
 from groups.models import ReadingGroup, Session
 
@@ -14,6 +15,7 @@ class ReadingGroupAdmin(admin.ModelAdmin):
     list_display = ["name", "usual_time", "time_zone"]
     search_fields = ["name"]
     inlines = [MembershipInline]
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
 
 @admin.register(Session)

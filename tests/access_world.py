@@ -26,6 +26,7 @@ from annotations.models import (
     ReadingListItem,
     Visibility,
 )
+from groups.models import CalendarLink, Membership, ReadingGroup, Rsvp, Session
 from highlights.models import Highlight, HighlightVisibility
 from papers.models import Feed, ImportConflict, ImportRun, Paper, PaperTag
 from pdfs.models import PaperPdf, SetAsidePdf
@@ -38,6 +39,7 @@ from tests.factories import (
     make_reading_list,
     make_user,
 )
+from tests.group_helpers import make_group, make_session
 from tests.highlight_helpers import make_highlight
 from tests.pdf_files import make_pdf
 
@@ -64,6 +66,7 @@ SECRETS = (
 PAPER_TITLE = "matrix paper"
 LINKED_TITLE = "Paper with a PDF link"
 SHARED_LIST = "Shared matrix list"
+GROUP_NAME = "Matrix reading group"
 LAB_HIGHLIGHT = "Lab highlight quote"
 COMMENT = "A public comment of the owner"
 FEED_NAME = "Matrix feed"
@@ -119,6 +122,9 @@ class World:
     feed: Feed
     conflict: ImportConflict
     import_run: ImportRun
+    group: ReadingGroup  # the owner's reading group (the member is not in it)
+    session: Session
+    calendar: CalendarLink  # the owner's secret feed of the group
 
     @property
     def owner(self):
@@ -183,6 +189,8 @@ def build_world() -> World:
     )
     export.file.save("papers.csv", ContentFile(f"title\n{SECRET_EXPORT}\n".encode()))
     run = ImportRun.objects.create(started_at=timezone.now(), finished_at=timezone.now())
+    group = make_group([owner], name=GROUP_NAME)
+    session = make_session(group, papers=[paper])
     return World(
         users=users,
         paper=paper,
@@ -225,7 +233,14 @@ def build_world() -> World:
             import_run=run,
         ),
         import_run=run,
+        group=group,
+        session=session,
+        calendar=CalendarLink.objects.create(owner=owner, group=group),
     )
+
+
+def group_memberships():
+    return Membership.objects.order_by("pk").values_list("group", "member", "queue_position")
 
 
 def snapshot(w: World) -> tuple:
@@ -257,4 +272,11 @@ def snapshot(w: World) -> tuple:
         list(Paper.objects.order_by("pk").values_list("title", "needs_curation", "reviewed_at")),
         # Background work queued (a fetch, an export): never by a GET.
         DBTaskResult.objects.count(),
+        list(ReadingGroup.objects.order_by("pk").values_list("name", "time_zone")),
+        list(
+            Session.objects.order_by("pk").values_list("starts_at", "presenter", "agenda", "notes")
+        ),
+        list(Rsvp.objects.order_by("pk").values_list("session", "member", "answer")),
+        list(CalendarLink.objects.order_by("pk").values_list("owner", "group", "key")),
+        list(group_memberships()),
     )
