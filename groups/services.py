@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -113,7 +114,8 @@ def notes_comment_body(session: Session) -> str:
     when = f"{session.local_start:%A %-d %B %Y, %H:%M} ({session.group.time_zone})"
     heading = (
         f"**Meeting notes** of the reading group “{session.group.name}”, {when}: "
-        f"[the session's page]({session.get_absolute_url()})"
+        # Absolute: the discussion's Markdown links only to http(s) addresses.
+        f"[the session's page]({settings.SITE_URL}{session.get_absolute_url()})"
     )
     return f"{heading}\n\n{session.notes}"
 
