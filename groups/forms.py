@@ -105,16 +105,19 @@ class SessionForm(forms.Form):
                 },
             )
         super().__init__(*args, **kwargs)
-        self.fields["starts_at"].zone = group.zone
+        starts_at = self.fields["starts_at"]
+        assert isinstance(starts_at, ZonedDateTimeField)
+        starts_at.zone = group.zone
         self.fields["starts_at"].help_text = f"In {group.time_zone}."
         if session is not None:  # editing: the presenter too (a new session's is the queue's)
-            self.fields["presenter"] = forms.ModelChoiceField(
+            presenter: forms.ModelChoiceField = forms.ModelChoiceField(
                 queryset=group.members.order_by("username"),
                 required=False,
                 empty_label="Nobody yet",
                 initial=session.presenter_id,
             )
-            self.fields["presenter"].label_from_instance = lambda user: user.get_username()
+            presenter.label_from_instance = lambda user: user.get_username()  # type: ignore[method-assign,assignment]
+            self.fields["presenter"] = presenter
 
     def clean_papers(self) -> list[Paper]:
         return _papers_from(self.cleaned_data["papers"])
@@ -133,11 +136,14 @@ class RsvpForm(forms.Form):
 
 
 class SwapForm(forms.Form):
-    other = forms.ModelChoiceField(queryset=None, label="Swap presenters with")
+    other: forms.ModelChoiceField = forms.ModelChoiceField(
+        queryset=Session.objects.none(), label="Swap presenters with"
+    )
 
     def __init__(self, *args, choices: list[Session], **kwargs) -> None:
         super().__init__(*args, **kwargs)
         field = self.fields["other"]
+        assert isinstance(field, forms.ModelChoiceField)
         field.queryset = Session.objects.filter(pk__in=[s.pk for s in choices])
         presenters = {s.pk: s for s in choices}
 
@@ -146,4 +152,4 @@ class SwapForm(forms.Form):
             who = s.presenter.get_username() if s.presenter else "nobody yet"
             return f"{s.local_start:%a %-d %b %H:%M} ({who})"
 
-        field.label_from_instance = label
+        field.label_from_instance = label  # type: ignore[method-assign,assignment]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 import zoneinfo
+from datetime import timedelta
 from functools import cache
 
 from django.conf import settings
@@ -152,7 +153,7 @@ class Session(models.Model):
 
     @property
     def ends_at(self):
-        return self.starts_at + timezone.timedelta(minutes=self.group.session_minutes)
+        return self.starts_at + timedelta(minutes=self.group.session_minutes)
 
     @property
     def notes_rendered(self) -> SafeString:

@@ -171,7 +171,9 @@ def session_notes(request: HttpRequest, pk: int) -> HttpResponse:
         services.save_notes(session=session, notes=form.cleaned_data["notes"], by=request.user)
         messages.success(request, "Notes saved, and posted to each paper's discussion.")
     else:
-        messages.error(request, "Notes not saved: " + " ".join(form.errors.get("notes", [])))
+        messages.error(
+            request, "Notes not saved: " + " ".join(str(e) for e in form.errors.get("notes", []))
+        )
     return redirect(session)
 
 

@@ -50,7 +50,7 @@ def test_the_group_feed_lists_every_session_with_its_zone_place_and_link(client)
         assert start.hour == 16  # wall-clock time, summer time (27 March on) or not
         assert str(event["LOCATION"]) == "Room 4.12"
         assert str(event["URL"]) == "https://meet.example.org/thursday"
-        assert "75 octets, with; commas" in str(event["DESCRIPTION"])
+        assert "seventy-five octets, with; commas" in str(event["DESCRIPTION"])
     assert {str(e["UID"]) for e in found} == {f"session-{s.pk}@127.0.0.1:8000" for s in sessions}
 
 
