@@ -161,6 +161,7 @@ INSTALLED_APPS = [
     "pdfs",
     "semantic",
     "highlights",
+    "groups",
 ]
 
 REQUIRE_LOGIN = env_bool("REQUIRE_LOGIN", default=False)
@@ -376,6 +377,10 @@ SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 _site = urlsplit(SITE_URL)
 if _site.scheme not in ("http", "https") or not _site.netloc or _site.path or _site.query:
     raise ImproperlyConfigured(f"SITE_URL: expected http(s)://host[:port], got {SITE_URL!r}")
+
+# Reading groups (groups/, docs/groups.md): `send_group_reminders` mails each member once about
+# a session starting within this many hours.
+GROUP_REMINDER_HOURS = env_int("GROUP_REMINDER_HOURS", 24)
 
 # The search index (papers/search/): derived from the database, one directory per app server.
 # Losing it loses nothing: `manage.py rebuild_search_index` makes it again.

@@ -27,6 +27,7 @@ urlpatterns = [
     path("", include("recommendations.urls")),
     path("", include("pdfs.urls")),
     path("", include("highlights.urls")),
+    path("", include("groups.urls")),
     # Before the contrib include so it wins over that include's plain login view.
     path(
         "accounts/login/",

@@ -98,6 +98,9 @@ TARGETS: dict[str, Callable[[aw.World], list]] = {
     "reset": lambda w: ["MQ", "set-password"],
     "papers app": lambda w: ["papers"],
     "owner account": lambda w: [w.owner.pk],
+    "group": lambda w: [w.group.pk],
+    "session": lambda w: [w.session.pk],
+    "calendar": lambda w: [w.calendar.key],
     "paper on site": lambda w: [ContentType.objects.get_for_model(Paper).pk, w.paper.pk],
 }
 
@@ -112,6 +115,18 @@ def _admin_action(action: str, pk: Callable[[aw.World], int]):
 
 _LIST = {"name": "Renamed", "visibility": "private", "description": ""}
 _STATUS = {"status": "read", "priority": "1"}
+
+
+_GROUP = {"name": "Another group", "time_zone": "UTC", "session_minutes": "60"}
+_SESSION = {"starts_at": "2031-03-06T16:00", "papers": "", "agenda": "Matrix agenda"}
+
+
+def _swap(w: aw.World) -> dict:
+    return {"other": w.session.pk}
+
+
+def _calendar(w: aw.World) -> dict:
+    return {"group": w.group.pk}
 
 
 def _anchor(exact: str) -> dict:
@@ -665,6 +680,26 @@ ROWS: list[Row] = [
         "login login login 200+ 200+",
         shows=aw.PAPER_TITLE,
     ),
+    # Reading groups: the lab sees every group; only its members (the owner here) change it.
+    Row("groups:list", "-", GET, "login 200+ 200+ 200+ 200+", shows=aw.GROUP_NAME),
+    Row("groups:list", "-", POST, "login 302 302 302 302", data=_GROUP),
+    Row("groups:detail", "group", GET, "login 200+ 200+ 200+ 200+", shows=aw.GROUP_NAME),
+    Row("groups:edit", "group", GET, "login 200+ 404 404 404", shows=aw.GROUP_NAME),
+    Row("groups:edit", "group", POST, "login 302 404 404 404", data=_GROUP),
+    Row("groups:join", "group", POST, "login 302- 302 302 302"),
+    Row("groups:leave", "group", POST, "login 302 404 404 404"),
+    Row("groups:session-create", "group", POST, "login 302 404 404 404", data=_SESSION),
+    Row("groups:session", "session", GET, "login 200+ 200+ 200+ 200+", shows=aw.GROUP_NAME),
+    Row("groups:session-edit", "session", GET, "login 200+ 404 404 404", shows=aw.GROUP_NAME),
+    Row("groups:session-edit", "session", POST, "login 302 404 404 404", data=_SESSION),
+    Row("groups:session-notes", "session", POST, "login 302 404 404 404", data={"notes": "N"}),
+    Row("groups:rsvp", "session", POST, "login 302 404 404 404", data={"answer": "yes"}),
+    # The group has one session: nothing to swap with (refused with a message).
+    Row("groups:swap", "session", POST, "login 302- 404 404 404", data=_swap),
+    Row("groups:calendar-link-new", "-", POST, "login 302 302 302 302", data=_calendar),
+    Row("groups:calendar-link-revoke", "-", POST, "login 302 302- 302- 302-", data=_calendar),
+    # The secret address is the proof: calendar apps come without a session.
+    Row("groups:calendar-feed", "calendar", GET, "200+ 200+ 200+ 200+ 200+", shows=aw.GROUP_NAME),
 ]
 
 

@@ -29,6 +29,7 @@ from annotations.models import (
     ReadingListItem,
     Visibility,
 )
+from groups.models import CalendarLink, Membership, ReadingGroup, Rsvp, Session
 from highlights.models import Highlight, HighlightVisibility
 from papers.models import Feed, ImportConflict, ImportRun, LinkFetch, Paper, PaperTag
 from pdfs.models import PaperPdf, SetAsidePdf
@@ -41,6 +42,7 @@ from tests.factories import (
     make_reading_list,
     make_user,
 )
+from tests.group_helpers import make_group, make_session
 from tests.highlight_helpers import make_highlight
 from tests.pdf_files import make_pdf
 
@@ -69,6 +71,7 @@ SECRETS = (
 PAPER_TITLE = "matrix paper"
 LINKED_TITLE = "Paper with a PDF link"
 SHARED_LIST = "Shared matrix list"
+GROUP_NAME = "Matrix reading group"
 LAB_HIGHLIGHT = "Lab highlight quote"
 COMMENT = "A public comment of the owner"
 FEED_NAME = "Matrix feed"
@@ -126,6 +129,9 @@ class World:
     conflict: ImportConflict
     import_run: ImportRun
     capture: Capture  # the owner's one-click capture of `paper` onto their private list
+    group: ReadingGroup  # the owner's reading group (the member is not in it)
+    session: Session
+    calendar: CalendarLink  # the owner's secret feed of the group
 
     @property
     def owner(self):
@@ -192,6 +198,8 @@ def build_world() -> World:
     run = ImportRun.objects.create(started_at=timezone.now(), finished_at=timezone.now())
     capturing.make_key(member=owner)  # a one-click bookmarklet's key, to revoke
     private_item = private_list.items.get(paper=paper)
+    group = make_group([owner], name=GROUP_NAME)
+    session = make_session(group, papers=[paper])
     return World(
         users=users,
         paper=paper,
@@ -245,7 +253,14 @@ def build_world() -> World:
         capture=Capture.objects.create(
             member=owner, reading_list=private_list, paper=paper, item=private_item
         ),
+        group=group,
+        session=session,
+        calendar=CalendarLink.objects.create(owner=owner, group=group),
     )
+
+
+def group_memberships():
+    return Membership.objects.order_by("pk").values_list("group", "member", "queue_position")
 
 
 def snapshot(w: World) -> tuple:
@@ -282,4 +297,11 @@ def snapshot(w: World) -> tuple:
         ),
         # Background work queued (a fetch, an export): never by a GET.
         DBTaskResult.objects.count(),
+        list(ReadingGroup.objects.order_by("pk").values_list("name", "time_zone")),
+        list(
+            Session.objects.order_by("pk").values_list("starts_at", "presenter", "agenda", "notes")
+        ),
+        list(Rsvp.objects.order_by("pk").values_list("session", "member", "answer")),
+        list(CalendarLink.objects.order_by("pk").values_list("owner", "group", "key")),
+        list(group_memberships()),
     )

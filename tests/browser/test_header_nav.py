@@ -15,7 +15,16 @@ from tests.factories import make_paper, make_user
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 ROW = ["Papers", "Lists", "Lab"]
-MENU = ["My notes", "Saved searches", "Recommended", "Shared lists", "Recent activity", "Account"]
+MENU = [
+    "My notes",
+    "Saved searches",
+    "Recommended",
+    "Shared lists",
+    "Recent activity",
+    "Capture bookmarklet",
+    "Reading groups",
+    "Account",
+]
 MAX_PHONE_HEADER = 64
 
 
