@@ -1,5 +1,7 @@
 from django.conf import settings
 
+from accounts.roles import is_guest
+
 
 def site(request):
     return {
@@ -8,4 +10,6 @@ def site(request):
         # The login page offers a sign-in button for each configured provider (accounts/sso.py).
         "OIDC_PROVIDER_NAME": settings.OIDC_PROVIDER_NAME if settings.OIDC_ISSUER else "",
         "ORCID_ENABLED": bool(settings.ORCID_CLIENT_ID),
+        # Called by the template only where it asks (the header), never by an error page.
+        "user_is_guest": lambda: is_guest(request.user),
     }
