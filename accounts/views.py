@@ -5,7 +5,11 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
-from django.contrib.auth.decorators import login_not_required, permission_required
+from django.contrib.auth.decorators import (
+    login_not_required,
+    login_required,
+    permission_required,
+)
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
@@ -21,7 +25,8 @@ RECENT_INVITATIONS = 50
 
 
 @require_http_methods(["GET", "POST"])
-@permission_required("accounts.add_invitation")
+@login_required
+@permission_required("accounts.add_invitation", raise_exception=True)
 def invite_page(request: HttpRequest) -> HttpResponse:
     form = InviteForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
