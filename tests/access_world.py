@@ -89,6 +89,7 @@ CURATOR_PERMISSIONS = [
         "pdffetchfailure": "view",
         "pdfrun": "view add change",
         "highlight": "view delete",
+        "invitation": "view add",
     }.items()
     for action in actions.split()
 ]
