@@ -1,5 +1,6 @@
-"""Invitations and roles in the admin: invitations are read-only rows (the invitation page
-(/accounts/invite/) sends them, since only it mails the link); a member's role is set on their profile."""
+"""Invitations and roles in the admin: invitations are read-only rows (the invitation page,
+/accounts/invite/, sends them, since only it mails the link); a member's role is set on their
+profile."""
 
 from __future__ import annotations
 

@@ -53,4 +53,4 @@ class AcceptInvitationForm(SignupForm):
 
     class Meta(SignupForm.Meta):
         model = User
-        fields = ("username",)
+        fields = ("username",)  # type: ignore[assignment]

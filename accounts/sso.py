@@ -34,7 +34,7 @@ NOT_VERIFIED = (
 ORCID_NO_ACCOUNT = (
     "No account here is connected to this ORCID iD. Log in first, then connect your ORCID iD."
 )
-PASSWORD_BACKEND = "django.contrib.auth.backends.ModelBackend"
+PASSWORD_BACKEND = "django.contrib.auth.backends.ModelBackend"  # noqa: S105 (a path)
 
 
 def verified_email(sociallogin: SocialLogin) -> str | None:
