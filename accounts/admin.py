@@ -17,7 +17,7 @@ class InvitationAdmin(admin.ModelAdmin):
     list_filter = ["role", ("used_at", admin.EmptyFieldListFilter)]
     search_fields = ["email"]
     list_select_related = ["invited_by", "user"]
-    readonly_fields = list_display
+    readonly_fields = ["email", "role", "invited_by", "created_at", "expires_at", "used_at", "user"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -47,7 +47,7 @@ class SiteRoleMiddleware:
         def with_role():
             role = request.session.get(ROLE_SESSION_KEY)
             if role and user.is_authenticated:
-                user._site_role = Role(role)
+                user._site_role = Role(role)  # type: ignore[attr-defined]
             return user
 
         request.user = SimpleLazyObject(with_role)  # type: ignore[assignment]

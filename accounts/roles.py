@@ -60,8 +60,8 @@ def role_of(user: User | AnonymousUser | None) -> Role | None:
         return None
     role = getattr(user, "_site_role", None)
     if role is None:
-        role = stored_role(user)  # type: ignore[arg-type]
-        user._site_role = role  # type: ignore[union-attr]
+        role = stored_role(user)
+        user._site_role = role  # type: ignore[attr-defined]
     return Role(role)
 
 
