@@ -162,6 +162,15 @@ INSTALLED_APPS = [
     "semantic",
     "highlights",
     "groups",
+    "accounts",
+    # Single sign-on (accounts/sso.py): only its social-login routes are mounted
+    # (config/urls.py), and only for the providers configured below; the site's own login,
+    # sign-up and password pages stay Django's, with django-axes.
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.openid_connect",
+    "allauth.socialaccount.providers.orcid",
 ]
 
 REQUIRE_LOGIN = env_bool("REQUIRE_LOGIN", default=False)
@@ -186,6 +195,10 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # After the authentication middleware, as django-axes asks.
     "axes.middleware.AxesMiddleware",
+    # The role the session keeps; guests kept to their routes (accounts/middleware.py).
+    "accounts.middleware.SiteRoleMiddleware",
+    # allauth's request context for the single sign-on flow.
+    "allauth.account.middleware.AccountMiddleware",
     # request.htmx: which requests come from htmx, and what they ask for (views answer a fragment).
     "django_htmx.middleware.HtmxMiddleware",
     # Inside HtmxMiddleware (reads request.htmx), outside LoginRequiredMiddleware (its redirect).
@@ -324,6 +337,60 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+
+# Joining: invitations (accounts/invitations.py) and single sign-on (accounts/sso.py).
+INVITATION_DAYS = env_int("INVITATION_DAYS", 14)
+# OpenID Connect: on when OIDC_ISSUER is set (the issuer URL; its
+# /.well-known/openid-configuration is read at sign-in). An address at OIDC_ALLOWED_DOMAIN
+# that the provider says is verified joins as a member; anyone else needs an invitation.
+OIDC_ISSUER = os.environ.get("OIDC_ISSUER", "").rstrip("/")
+OIDC_CLIENT_ID = os.environ.get("OIDC_CLIENT_ID", "")
+OIDC_CLIENT_SECRET = os.environ.get("OIDC_CLIENT_SECRET", "")
+OIDC_PROVIDER_NAME = os.environ.get("OIDC_PROVIDER_NAME", "your institution")
+OIDC_ALLOWED_DOMAIN = os.environ.get("OIDC_ALLOWED_DOMAIN", "").strip().lstrip("@").casefold()
+# ORCID sign-in: on when ORCID_CLIENT_ID is set; ORCID_BASE_DOMAIN sandbox.orcid.org to test.
+OIDC_DOMAIN_ROLE = os.environ.get("OIDC_DOMAIN_ROLE", "member")
+if OIDC_DOMAIN_ROLE not in {"member", "guest"}:
+    # A curator is named by an invitation, never by an address's domain.
+    raise ImproperlyConfigured(f"OIDC_DOMAIN_ROLE: member or guest, not {OIDC_DOMAIN_ROLE!r}")
+ORCID_CLIENT_ID = os.environ.get("ORCID_CLIENT_ID", "")
+ORCID_CLIENT_SECRET = os.environ.get("ORCID_CLIENT_SECRET", "")
+if OIDC_ISSUER and not (OIDC_CLIENT_ID and OIDC_CLIENT_SECRET):
+    raise ImproperlyConfigured("OIDC_ISSUER needs OIDC_CLIENT_ID and OIDC_CLIENT_SECRET")
+if ORCID_CLIENT_ID and not ORCID_CLIENT_SECRET:
+    raise ImproperlyConfigured("ORCID_CLIENT_ID needs ORCID_CLIENT_SECRET")
+SOCIALACCOUNT_PROVIDERS: dict = {
+    "openid_connect": {
+        "APPS": [
+            {
+                "provider_id": "lab",
+                "name": OIDC_PROVIDER_NAME,
+                "client_id": OIDC_CLIENT_ID,
+                "secret": OIDC_CLIENT_SECRET,
+                "settings": {"server_url": OIDC_ISSUER},
+            }
+        ]
+        if OIDC_ISSUER
+        else [],
+    },
+    "orcid": {
+        "BASE_DOMAIN": os.environ.get("ORCID_BASE_DOMAIN", "orcid.org"),
+        "MEMBER_API": False,
+        "APPS": [{"client_id": ORCID_CLIENT_ID, "secret": ORCID_CLIENT_SECRET}]
+        if ORCID_CLIENT_ID
+        else [],
+    },
+}
+ACCOUNT_ADAPTER = "accounts.sso.SiteAccountAdapter"
+SOCIALACCOUNT_ADAPTER = "accounts.sso.SiteSocialAccountAdapter"
+# Sign-in is a POST from the login page (CSRF-protected), never a GET a link could start.
+SOCIALACCOUNT_LOGIN_ON_GET = False
+SOCIALACCOUNT_AUTO_SIGNUP = True
+# The provider vouches for the address (the adapter admits only verified ones); no mail of
+# allauth's own.
+ACCOUNT_EMAIL_VERIFICATION = "none"
+SOCIALACCOUNT_EMAIL_VERIFICATION = "none"
+SOCIALACCOUNT_STORE_TOKENS = False
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = os.environ.get("DJANGO_TIME_ZONE", "UTC")

@@ -46,6 +46,8 @@ urlpatterns = [
     # Before the contrib include, as login: Django's logout view with a "logged out" message.
     path("accounts/logout/", LogoutView.as_view(), name="logout"),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("", include("accounts.urls")),
+    path("accounts/sso/", include("accounts.sso_urls")),
     path("admin/", admin.site.urls),
 ]
 

@@ -15,6 +15,7 @@ from django.db.models import Q
 from django.urls import NoReverseMatch, reverse
 from django.utils.safestring import SafeString, mark_safe
 
+from accounts.roles import is_member
 from annotations.markdown import render_markdown
 from annotations.models import Comment
 from highlights.quotes import joined_quote
@@ -46,8 +47,9 @@ class HighlightVisibility(models.TextChoices):
 class HighlightQuerySet(models.QuerySet):
     def visible_to(self, user) -> HighlightQuerySet:
         """The member's own highlights and the lab's; nothing for a visitor, who sees no
-        comments either (the discussion is for members)."""
-        if not user.is_authenticated:
+        comments either (the discussion is for members), nor for a guest, who sees the lab's
+        comments on papers but not its highlights."""
+        if not is_member(user):
             return self.none()
         return self.filter(Q(author=user) | Q(visibility=HighlightVisibility.LAB))
 

@@ -20,6 +20,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from accounts.roles import is_member
 from papers.arxiv_categories import category_label
 from papers.choices import PublicationType as PublicationType
 from papers.choices import TagKind as TagKind  # a leaf module: querysets need it too
@@ -616,8 +617,8 @@ class ReviewSummary:
 
 class ReviewManager(models.Manager["Review"]):
     def visible_to(self, user) -> models.QuerySet[Review]:
-        """The reviews `user` may read: members-only ones for a logged-in member alone."""
-        if user is not None and user.is_authenticated:
+        """The reviews `user` may read: members-only ones for a member alone (not a guest)."""
+        if is_member(user):
             return self.all()
         return self.filter(visibility=Review.Visibility.PUBLIC)
 

@@ -14,6 +14,7 @@ from django.test import Client
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from accounts.roles import CURATOR_PERMISSIONS as ROLE_CURATOR_PERMISSIONS
 from alerts.models import DigestState, SavedSearch
 from annotations import capture as capturing
 from annotations.models import (
@@ -80,24 +81,12 @@ PDF_TEXT = "Uploaded matrix text"
 PDF_BYTES = make_pdf(PDF_TEXT)
 
 # A curator: staff with the catalogue permissions docs/features.md ("Curator accounts") lists,
-# comment moderation, and the curation pages of feeds, PDFs and highlights.
+# comment moderation, the curation pages of feeds, PDFs and highlights, and inviting people:
+# the Curators group's (accounts.roles), given here one by one as a curator made before roles.
 CURATOR_PERMISSIONS = [
     f"{action}_{model}"
-    for model, actions in {
-        "paper": "view change delete",
-        "author": "view change add delete",
-        "tag": "view change add delete",
-        "importrun": "view",
-        "importconflict": "view",
-        "review": "view",
-        "feed": "view change add delete",
-        "comment": "view change delete",
-        "paperpdf": "view",
-        "setasidepdf": "view delete",
-        "pdffetchfailure": "view",
-        "pdfrun": "view add change",
-        "highlight": "view delete",
-    }.items()
+    for models in ROLE_CURATOR_PERMISSIONS.values()
+    for model, actions in models.items()
     for action in actions.split()
 ]
 

@@ -472,7 +472,21 @@ def test_every_route_has_a_positive_control_beside_its_refusals():
     for row in ROWS:
         answers.setdefault(row.route, set()).update(row.answers().values())
     alone = [route for route, seen in answers.items() if not allowed & seen]
-    assert alone == ["signup"]  # test_signup_when_it_is_allowed
+    assert sorted(alone) == sorted(CONTROLLED_ELSEWHERE)
+
+
+# Routes whose every answer in the table is a refusal, and the test with their positive control.
+CONTROLLED_ELSEWHERE = {
+    "signup": "test_signup_when_it_is_allowed",
+    "accounts:accept": "test_accounts_invitations: test_the_link_sets_a_password_and_logs_in",
+    "openid_connect_login": "test_accounts_sso: a configured provider's sign-in",
+    "openid_connect_callback": "test_accounts_sso: a configured provider's sign-in",
+    "orcid_login": "test_accounts_sso: test_a_member_connects_their_orcid_and_then_signs_in...",
+    "orcid_callback": "test_accounts_sso: test_a_member_connects_their_orcid_and_then_signs_in...",
+    # Pages allauth shows after a failed sign-in and its name for the login page (ours).
+    "socialaccount_login_error": "an error page: 401 for everyone",
+    "account_login": "an alias of the site's login page",
+}
 
 
 def test_signup_when_it_is_allowed(client, db, settings):

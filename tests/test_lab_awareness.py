@@ -34,7 +34,9 @@ def test_lab_readers_shows_shared_lists_with_status_and_never_private_ones(
     ReadingListItem.objects.filter(reading_list__owner=ana).update(status=ReadingStatus.READING)
     ReadingListItem.objects.filter(reading_list__owner=ben).update(status=ReadingStatus.READ)
 
-    with django_assert_num_queries(1):  # the shared items with their lists and owners
+    # The viewer's role (outside a request; in one, the session holds it), the shared items
+    # with their lists and owners.
+    with django_assert_num_queries(2):
         html = render_readers(paper, user)
     assert "In the lab: Ana (Reading group, reading), Ben (Done pile, read)" in html
     assert "Cy" not in html and "secret" not in html
