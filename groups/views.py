@@ -15,6 +15,7 @@ from groups import selectors, services
 from groups.forms import GroupForm, NotesForm, RsvpForm, SessionForm, SwapForm
 from groups.ics import feed
 from groups.models import ReadingGroup, Session
+from papers.numbers import parse_id
 
 
 def _group_of_member(request: HttpRequest, pk: int) -> ReadingGroup:
@@ -203,12 +204,13 @@ def swap(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _feed_group(request: HttpRequest) -> ReadingGroup | None:
     """The group a calendar link is for (the form's `group`), or None for every group."""
-    pk = request.POST.get("group", "")
-    if not pk:
+    raw = request.POST.get("group", "")
+    if not raw:
         return None
-    if not pk.isdigit():
+    pk = parse_id(raw)  # a database id or None: 5,000 digits are no group, not a 500
+    if pk is None:
         raise Http404("No such group.")
-    return get_object_or_404(ReadingGroup, pk=int(pk))
+    return get_object_or_404(ReadingGroup, pk=pk)
 
 
 @login_required

@@ -23,7 +23,8 @@ from django.urls.converters import IntConverter
 from alerts.models import DigestState, SavedSearch
 from annotations import forms as annotation_forms
 from annotations import triage_forms
-from annotations.models import Comment, ExportJob, Notification, NotificationKind
+from annotations.models import Capture, Comment, ExportJob, Notification, NotificationKind
+from groups.models import CalendarLink
 from papers.models import LinkFetch
 from tests.factories import (
     make_comment,
@@ -33,6 +34,7 @@ from tests.factories import (
     make_reading_list,
     make_user,
 )
+from tests.group_helpers import make_group, make_session
 from tests.highlight_helpers import make_highlight
 
 BIG = "9" * 5_000
@@ -40,7 +42,8 @@ PAST_BIGINT = str(2**64)
 HOSTILE = [BIG, PAST_BIGINT]
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ["papers", "annotations", "alerts", "recommendations", "config"]
+APPS = ["papers", "annotations", "alerts", "recommendations", "pdfs", "highlights", "semantic"]
+APPS += ["operations", "groups", "accounts", "config"]
 
 # Every integer-like field a form or a view of the site reads from a request ("p{pk}-" is the
 # per-result prefix of the triage controls; `target` is the admin merge's, swept there too).
@@ -58,6 +61,8 @@ INTEGER_FIELDS = [
     "p{pk}-reading_list",
     "start",
     "end",
+    "target",
+    "group",
 ]
 
 
@@ -137,6 +142,20 @@ def _world(user) -> World:
         kwargs[f"annotations:{name}"] = {"paper_pk": pk}
     for name in ["open", "rename", "toggle-alert", "delete"]:
         kwargs[f"alerts:{name}"] = {"pk": search.pk}
+    kwargs["highlights:visibility"] = highlight
+    capture = Capture.objects.create(member=user, reading_list=reading_list, paper=paper, item=item)
+    for name in ["capture-result", "capture-undo"]:
+        kwargs[f"annotations:{name}"] = {"pk": capture.pk}
+    group = make_group([user])
+    for name in ["detail", "edit", "join", "session-create", "leave"]:  # leaving last
+        kwargs[f"groups:{name}"] = {"pk": group.pk}
+    session = make_session(group, papers=[paper])
+    for name in ["session", "session-edit", "session-notes", "rsvp", "swap"]:
+        kwargs[f"groups:{name}"] = {"pk": session.pk}
+    kwargs["groups:calendar-feed"] = {
+        "key": CalendarLink.objects.create(owner=user, group=group).key
+    }
+    kwargs["accounts:accept"] = {"token": "no-such-invitation"}
     # Valid values of every field the site's forms post, so that a hostile value in one field
     # reaches the code that reads it.
     data = {
@@ -280,6 +299,8 @@ _NOT_NUMBERS |= {"layout", "query", "select_all", "cancel", "q", "period", "name
 _NOT_NUMBERS |= {"link"}
 # How a curator settles an import conflict: a choice name (papers/admin/conflict.py).
 _NOT_NUMBERS |= {"resolution"}
+# Flags and choices of the highlight forms ("1", "private" or "lab").
+_NOT_NUMBERS |= {"orphaned", "visibility"}
 # Fields of an OpenReview or Crossref answer (papers/sources: `fetched.data.get(...)`), not of a
 # request.
 _NOT_NUMBERS |= {"notes", "count", "message"}
