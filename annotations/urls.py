@@ -49,6 +49,9 @@ urlpatterns = [
         lists.list_item_status,
         name="list-item-status",
     ),
+    path(
+        "lists/<int:pk>/items/<int:item_pk>/note/", lists.list_item_note, name="list-item-note"
+    ),
     path("papers/<int:paper_pk>/lists/add/", lists.paper_list_add, name="paper-list-add"),
     # Comments
     path("papers/<int:paper_pk>/comments/add/", comments.comment_add, name="comment-add"),
