@@ -1,6 +1,16 @@
 from django.urls import path, register_converter
 
-from annotations.views import activity, cite, comments, exports, lists, notes, notifications, tags
+from annotations.views import (
+    activity,
+    cite,
+    comments,
+    exports,
+    lists,
+    notes,
+    notifications,
+    suggestions,
+    tags,
+)
 from annotations.views import triage as triage_views
 
 app_name = "annotations"
@@ -53,6 +63,15 @@ urlpatterns = [
         "lists/<int:pk>/items/<int:item_pk>/note/", lists.list_item_note, name="list-item-note"
     ),
     path("papers/<int:paper_pk>/lists/add/", lists.paper_list_add, name="paper-list-add"),
+    # Suggestions: a paper suggested to a colleague, their "suggested to me" page
+    path("papers/<int:paper_pk>/suggest/", suggestions.paper_suggest, name="paper-suggest"),
+    path("suggestions/", suggestions.suggested_to_me, name="suggestions"),
+    path(
+        "suggestions/<int:pk>/accept/", suggestions.suggestion_accept, name="suggestion-accept"
+    ),
+    path(
+        "suggestions/<int:pk>/dismiss/", suggestions.suggestion_dismiss, name="suggestion-dismiss"
+    ),
     # Comments
     path("papers/<int:paper_pk>/comments/add/", comments.comment_add, name="comment-add"),
     path("comments/<int:pk>/edit/", comments.comment_edit, name="comment-edit"),
