@@ -22,8 +22,10 @@ from annotations.models import (
     Note,
     Notification,
     NotificationKind,
+    MemberReading,
     ReadingList,
     ReadingListItem,
+    Suggestion,
     Visibility,
 )
 from highlights.models import Highlight, HighlightVisibility
@@ -50,7 +52,9 @@ SECRET_HIGHLIGHT = "SECRET-HIGHLIGHT-quote"
 SECRET_HIGHLIGHT_NOTE = "SECRET-HIGHLIGHT-note"
 SECRET_SEARCH = "SECRET-SEARCH-name"
 SECRET_EXPORT = "SECRET-EXPORT-content"
+SECRET_SUGGESTION = "SECRET-SUGGESTION-reason"  # why the member suggested a paper to the owner
 SECRETS = (
+    SECRET_SUGGESTION,
     SECRET_NOTE,
     SECRET_LIST,
     SECRET_HIGHLIGHT,
@@ -64,6 +68,7 @@ SECRETS = (
 PAPER_TITLE = "matrix paper"
 LINKED_TITLE = "Paper with a PDF link"
 SHARED_LIST = "Shared matrix list"
+LAB_EDIT_LIST = "Lab-edited matrix list"
 LAB_HIGHLIGHT = "Lab highlight quote"
 COMMENT = "A public comment of the owner"
 FEED_NAME = "Matrix feed"
@@ -108,6 +113,9 @@ class World:
     shared_list: ReadingList
     private_item: ReadingListItem
     shared_item: ReadingListItem
+    lab_edit_list: ReadingList  # every member edits it
+    lab_edit_item: ReadingListItem
+    suggestion: Suggestion  # from the member to the owner
     private_highlight: Highlight
     lab_highlight: Highlight
     comment: Comment
@@ -171,6 +179,9 @@ def build_world() -> World:
     shared_list = make_reading_list(
         owner, SHARED_LIST, papers=[paper, bare_paper], visibility=Visibility.SHARED
     )
+    lab_edit_list = make_reading_list(
+        owner, LAB_EDIT_LIST, papers=[paper, bare_paper], visibility=Visibility.LAB_EDIT
+    )
     comment = make_comment(owner, paper, COMMENT)
     export = ExportJob.objects.create(
         owner=owner,
@@ -196,6 +207,11 @@ def build_world() -> World:
         shared_list=shared_list,
         private_item=private_list.items.get(paper=paper),
         shared_item=shared_list.items.get(paper=paper),
+        lab_edit_list=lab_edit_list,
+        lab_edit_item=lab_edit_list.items.get(paper=paper),
+        suggestion=Suggestion.objects.create(
+            sender=member, recipient=owner, paper=paper, reason=SECRET_SUGGESTION
+        ),
         private_highlight=make_highlight(
             owner, paper, exact=SECRET_HIGHLIGHT, note=SECRET_HIGHLIGHT_NOTE
         ),
@@ -235,9 +251,11 @@ def snapshot(w: World) -> tuple:
         list(ReadingList.objects.order_by("pk").values_list("owner", "name", "visibility")),
         list(
             ReadingListItem.objects.order_by("pk").values_list(
-                "reading_list", "paper", "position", "status", "priority"
+                "reading_list", "paper", "position", "status", "priority", "note"
             )
         ),
+        list(MemberReading.objects.order_by("pk").values_list("item", "member", "status")),
+        list(Suggestion.objects.order_by("pk").values_list("state", "accepted_into")),
         list(
             Highlight.objects.order_by("pk").values_list(
                 "author", "paper", "visibility", "page", "start", "end", "exact", "note"
