@@ -81,7 +81,7 @@ class ReadingListAdmin(GuardedAdmin, PreloadedPickersAdmin, admin.ModelAdmin):
             super()
             .get_queryset(request)
             # The site's rule: a curator sees in admin the lists they may read on the site.
-            .visible_to(request.user)
+            .visible_to(request.user)  # type: ignore[attr-defined]
             .annotate(item_count=related_count(ReadingListItem, "reading_list"))
         )
 

@@ -182,7 +182,10 @@ class ReadingListForm(forms.ModelForm):
         self.owner = owner
         editors = self.fields["editors"]
         editors.queryset = (  # type: ignore[attr-defined]
-            get_user_model().objects.filter(is_active=True).exclude(pk=owner.pk).order_by("username")
+            get_user_model()
+            .objects.filter(is_active=True)
+            .exclude(pk=owner.pk)
+            .order_by("username")
         )
         editors.help_text = "Who may edit the list when its sharing is “Named editors”."
 

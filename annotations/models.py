@@ -290,9 +290,7 @@ class ListChange(models.Model):
     """One edit of a list by a member: the lab's activity and its followers' notifications."""
 
     reading_list = models.ForeignKey(ReadingList, on_delete=models.CASCADE, related_name="changes")
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
-    )
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     kind = models.CharField(max_length=10, choices=ListChangeKind)
     paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")
     at = models.DateTimeField(auto_now_add=True)
@@ -312,7 +310,7 @@ class SuggestionState(models.TextChoices):
 
 
 class Suggestion(models.Model):
-    """"You should read this": one member suggests a paper to another. Seen by those two only."""
+    """ "You should read this": one member suggests a paper to another. Seen by those two only."""
 
     sender = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="suggestions_sent"
@@ -344,7 +342,9 @@ class Suggestion(models.Model):
             ),
         ]
         indexes = [
-            models.Index(fields=["recipient", "state", "-created_at"], name="annotations_sugg_inbox"),
+            models.Index(
+                fields=["recipient", "state", "-created_at"], name="annotations_sugg_inbox"
+            ),
             models.Index(fields=["-created_at"], name="annotations_sugg_recent"),
         ]
 

@@ -9,7 +9,6 @@ from datetime import datetime
 from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from annotations.models import (
-    LAB_READABLE,
     Comment,
     ListChange,
     ListChangeKind,
@@ -204,9 +203,7 @@ def recent_activity(user, limit: int = 50) -> list[Activity]:
         for i in additions
     ]
     activity += [
-        Activity(
-            "list-change", c.at, c.actor, c.paper, reading_list=c.reading_list, change=c.kind
-        )
+        Activity("list-change", c.at, c.actor, c.paper, reading_list=c.reading_list, change=c.kind)
         for c in changes
     ]
     activity += [

@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 from annotations.models import (
     ITEM_NOTE_MAX_LENGTH,
     SUGGESTION_REASON_MAX_LENGTH,
+    ReadingList,
     ReadingStatus,
 )
 from annotations.selectors import editable_lists
@@ -48,14 +49,19 @@ class SuggestForm(forms.Form):
     def __init__(self, *args, sender, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["recipient"].queryset = (  # type: ignore[attr-defined]
-            get_user_model().objects.filter(is_active=True).exclude(pk=sender.pk).order_by("username")
+            get_user_model()
+            .objects.filter(is_active=True)
+            .exclude(pk=sender.pk)
+            .order_by("username")
         )
 
 
 class AcceptSuggestionForm(forms.Form):
     """Into one of the lists the recipient may edit: theirs, or one the lab or they edit."""
 
-    reading_list = forms.ModelChoiceField(queryset=None, label="Into")  # type: ignore[arg-type]
+    reading_list: forms.ModelChoiceField = forms.ModelChoiceField(
+        queryset=ReadingList.objects.none(), label="Into"
+    )
 
     def __init__(self, *args, member, **kwargs):
         super().__init__(*args, **kwargs)

@@ -1,4 +1,4 @@
-""""Suggest to…": one member suggests a paper to another, who accepts it into a list they may
+""" "Suggest to…": one member suggests a paper to another, who accepts it into a list they may
 edit, or dismisses it. Only the two of them ever see a suggestion."""
 
 from __future__ import annotations

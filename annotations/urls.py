@@ -59,16 +59,12 @@ urlpatterns = [
         lists.list_item_status,
         name="list-item-status",
     ),
-    path(
-        "lists/<int:pk>/items/<int:item_pk>/note/", lists.list_item_note, name="list-item-note"
-    ),
+    path("lists/<int:pk>/items/<int:item_pk>/note/", lists.list_item_note, name="list-item-note"),
     path("papers/<int:paper_pk>/lists/add/", lists.paper_list_add, name="paper-list-add"),
     # Suggestions: a paper suggested to a colleague, their "suggested to me" page
     path("papers/<int:paper_pk>/suggest/", suggestions.paper_suggest, name="paper-suggest"),
     path("suggestions/", suggestions.suggested_to_me, name="suggestions"),
-    path(
-        "suggestions/<int:pk>/accept/", suggestions.suggestion_accept, name="suggestion-accept"
-    ),
+    path("suggestions/<int:pk>/accept/", suggestions.suggestion_accept, name="suggestion-accept"),
     path(
         "suggestions/<int:pk>/dismiss/", suggestions.suggestion_dismiss, name="suggestion-dismiss"
     ),

@@ -169,7 +169,9 @@ def list_create(request: HtmxHttpRequest) -> HttpResponse:
 
 @login_required
 def shared_lists(request: HttpRequest) -> HttpResponse:
-    return render(request, "annotations/shared_lists.html", {"lists": selectors.shared_lists(request.user)})
+    return render(
+        request, "annotations/shared_lists.html", {"lists": selectors.shared_lists(request.user)}
+    )
 
 
 @login_required

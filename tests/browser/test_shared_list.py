@@ -80,9 +80,7 @@ def test_two_members_co_edit_a_lab_list(page, second_page, live_server):
     mine = _item(page, "Attention again")
     mine.locator("select[name=status]").select_option("reading")
     mine.locator("button:has-text('Set status')").click()
-    expect(_item(page, "Attention again").locator(".reading-now")).to_have_text(
-        "reading now: olga"
-    )
+    expect(_item(page, "Attention again").locator(".reading-now")).to_have_text("reading now: olga")
     _settled(page)
 
     # Ed sees the new order and Olga's reading, and his own status is still "to read".
@@ -98,9 +96,7 @@ def test_two_members_co_edit_a_lab_list(page, second_page, live_server):
     )
     # Olga's own status stayed hers.
     page.goto(url)
-    expect(_item(page, "Attention again").locator("select[name=status]")).to_have_value(
-        "reading"
-    )
+    expect(_item(page, "Attention again").locator("select[name=status]")).to_have_value("reading")
     assert console.problems == []
 
 
