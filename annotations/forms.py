@@ -164,6 +164,16 @@ def _clean_list_name(name: str, *, owner, exclude_pk: int | None = None) -> str:
     return name
 
 
+class MemberChoices(forms.ModelMultipleChoiceField):
+    """Members by id; an id no row can have (past bigint, not a number) is a form error, not a
+    lookup that fails in the database."""
+
+    def _check_values(self, value):
+        if any(parse_id(str(each)) is None for each in value):
+            raise forms.ValidationError("Choose members of the lab.", code="invalid_choice")
+        return super()._check_values(value)
+
+
 class ReadingListForm(forms.ModelForm):
     class Meta:
         model = ReadingList
@@ -173,6 +183,7 @@ class ReadingListForm(forms.ModelForm):
             "visibility": forms.RadioSelect,
             "editors": forms.CheckboxSelectMultiple,
         }
+        field_classes = {"editors": MemberChoices}
         labels = {"visibility": "Sharing"}
         # Notes and comments are Markdown; a description is shown as typed.
         help_texts = {"description": "Plain text, shown as typed (line breaks kept)."}

@@ -23,7 +23,7 @@ from django.urls.converters import IntConverter
 from alerts.models import DigestState, SavedSearch
 from annotations import forms as annotation_forms
 from annotations import triage_forms
-from annotations.models import Comment, ExportJob, Notification, NotificationKind
+from annotations.models import Comment, ExportJob, Notification, NotificationKind, Suggestion
 from tests.factories import (
     make_comment,
     make_lab_tag,
@@ -57,6 +57,8 @@ INTEGER_FIELDS = [
     "p{pk}-reading_list",
     "start",
     "end",
+    "position",  # a list item's place after a drag
+    "editors",  # a list's named editors
 ]
 
 
@@ -79,6 +81,7 @@ def _world(user) -> World:
         recipient=user, kind=NotificationKind.MENTION, comment=comment
     )
     search = SavedSearch.objects.create(owner=user, name="Saved", query="q=paper")
+    suggestion = Suggestion.objects.create(sender=other, recipient=user, paper=paper)
     token = DigestState.objects.create(user=user).token
     export = ExportJob.objects.create(owner=user, path="/export/papers.bib", extension="bib")
     pk = paper.pk
@@ -97,6 +100,10 @@ def _world(user) -> World:
         "annotations:list-item-remove": {"pk": reading_list.pk, "item_pk": item.pk},
         "annotations:list-item-move": {"pk": reading_list.pk, "item_pk": item.pk},
         "annotations:list-item-status": {"pk": reading_list.pk, "item_pk": item.pk},
+        "annotations:list-item-note": {"pk": reading_list.pk, "item_pk": item.pk},
+        "annotations:paper-suggest": {"paper_pk": pk},
+        "annotations:suggestion-accept": {"pk": suggestion.pk},
+        "annotations:suggestion-dismiss": {"pk": suggestion.pk},
         "annotations:paper-list-add": {"paper_pk": pk},
         "annotations:comment-add": {"paper_pk": pk},
         "annotations:comment-edit": {"pk": make_comment(user, paper).pk},
@@ -142,6 +149,11 @@ def _world(user) -> World:
         "action": "save",
         "status": "read",
         "direction": "down",
+        "position": "0",
+        "editors": str(other.pk),
+        "note": "A note",
+        "recipient": "other-member",
+        "reason": "",
         "confirmed": "yes",
         "select_all": "1",
         "paper": str(pk),
