@@ -168,10 +168,10 @@ class MemberChoices(forms.ModelMultipleChoiceField):
     """Members by id; an id no row can have (past bigint, not a number) is a form error, not a
     lookup that fails in the database."""
 
-    def _check_values(self, value):
-        if any(parse_id(str(each)) is None for each in value):
+    def clean(self, value):
+        if value and any(parse_id(str(each)) is None for each in value):
             raise forms.ValidationError("Choose members of the lab.", code="invalid_choice")
-        return super()._check_values(value)
+        return super().clean(value)
 
 
 class ReadingListForm(forms.ModelForm):

@@ -370,6 +370,11 @@ def list_item_status(request: HtmxHttpRequest, pk: int, item_pk: int) -> HttpRes
             status=form.cleaned_data["status"],
         )
         message, level = f"Updated “{item.paper.display_title}”.", messages.SUCCESS
+    return _item_finished(request, item, message, level)
+
+
+def _item_finished(request: HtmxHttpRequest, item: ReadingListItem, message: str, level: int):
+    """Back at the item on the list's page, or the list's items refreshed (htmx)."""
     return finish(
         request,
         message,
@@ -392,10 +397,4 @@ def list_item_note(request: HtmxHttpRequest, pk: int, item_pk: int) -> HttpRespo
         message, level = f"Noted “{item.paper.display_title}”.", messages.SUCCESS
     else:
         message, level = "Not saved: " + form_errors_text(form), messages.ERROR
-    return finish(
-        request,
-        message,
-        redirect_to=f"{item.reading_list.get_absolute_url()}#item-{item.pk}",
-        fragment=_items_fragment(request, item.reading_list),
-        level=level,
-    )
+    return _item_finished(request, item, message, level)
