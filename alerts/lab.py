@@ -1,7 +1,8 @@
 """Lab awareness: who reads a paper in a shared reading list, and the lab's busiest papers.
 
-Only shared lists (Visibility.SHARED) are ever read here: a private list is never counted or
-shown. Comments are counted, never quoted."""
+Only lists the lab reads or edits (LAB_READABLE) are ever read here: a private list, or one of
+named editors, is never counted or shown. Comments are counted, never quoted; suggestions are
+counted (for whom a paper was suggested), never named."""
 
 from __future__ import annotations
 
@@ -11,7 +12,14 @@ from datetime import timedelta
 from django.db.models import Count, Max
 from django.utils import timezone
 
-from annotations.models import Comment, ReadingListItem, Visibility
+from annotations.models import (
+    LAB_READABLE,
+    Comment,
+    MemberReading,
+    ReadingListItem,
+    ReadingStatus,
+    Suggestion,
+)
 from papers.models import DISPLAY_TITLE_FIELDS, Paper
 
 PERIODS = {"week": ("This week", timedelta(days=7)), "month": ("This month", timedelta(days=30))}
@@ -31,7 +39,7 @@ def lab_readers(paper: Paper) -> list[LabReader]:
     items = (
         ReadingListItem.objects.filter(
             paper=paper,
-            reading_list__visibility=Visibility.SHARED,
+            reading_list__visibility__in=LAB_READABLE,
             reading_list__owner__is_active=True,
         )
         .select_related("reading_list__owner")
@@ -59,6 +67,7 @@ class LabPage:
     most_saved: list[Ranked]
     most_discussed: list[Ranked]
     recently_added: list[Ranked]
+    reading_now: list[Ranked]
 
 
 def lab_page(period: str) -> LabPage:
@@ -66,7 +75,7 @@ def lab_page(period: str) -> LabPage:
     start. Four queries: three rankings and the papers they name."""
     since = timezone.now() - PERIODS[period][1]
     shared_items = ReadingListItem.objects.filter(
-        reading_list__visibility=Visibility.SHARED, added_at__gte=since
+        reading_list__visibility__in=LAB_READABLE, added_at__gte=since
     ).values("paper_id")
     saved = list(
         shared_items.annotate(n=Count("reading_list", distinct=True))
@@ -85,11 +94,42 @@ def lab_page(period: str) -> LabPage:
         .order_by("-n", "-paper_id")
         .values_list("paper_id", "n")[:TOP]
     )
+    reading = _reading_since(since)
     papers = Paper.objects.only(*DISPLAY_TITLE_FIELDS).in_bulk(
-        {pk for rows in (saved, recent, discussed) for pk, _ in rows}
+        {pk for rows in (saved, recent, discussed, reading) for pk, _ in rows}
     )
 
     def ranked(rows) -> list[Ranked]:
         return [Ranked(papers[pk], n) for pk, n in rows if pk in papers]
 
-    return LabPage(period, ranked(saved), ranked(discussed), ranked(recent))
+    return LabPage(period, ranked(saved), ranked(discussed), ranked(recent), ranked(reading))
+
+
+_STARTED = (ReadingStatus.READING, ReadingStatus.READ)
+
+
+def _reading_since(since) -> list[tuple[int, int]]:
+    """What the lab is reading: papers whose status turned to reading or read on a list the lab
+    reads or edits (the owner's on the item, the others' in MemberReading), or that were
+    suggested to someone, since `since`; (paper id, members) by members. Three queries.
+    An item's updated_at also moves with its priority or note: close enough for a week."""
+    on_lab_lists = {"reading_list__visibility__in": LAB_READABLE}
+    pairs = set(
+        ReadingListItem.objects.filter(
+            status__in=_STARTED, updated_at__gte=since, **on_lab_lists
+        ).values_list("paper_id", "reading_list__owner_id")
+    )
+    pairs |= set(
+        MemberReading.objects.filter(
+            status__in=_STARTED,
+            updated_at__gte=since,
+            item__reading_list__visibility__in=LAB_READABLE,
+        ).values_list("item__paper_id", "member_id")
+    )
+    pairs |= set(
+        Suggestion.objects.filter(created_at__gte=since).values_list("paper_id", "recipient_id")
+    )
+    members: dict[int, int] = {}
+    for paper_id, _member in pairs:
+        members[paper_id] = members.get(paper_id, 0) + 1
+    return sorted(members.items(), key=lambda row: (-row[1], -row[0]))[:TOP]

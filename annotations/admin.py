@@ -28,7 +28,6 @@ from annotations.models import (
     NotificationKind,
     ReadingList,
     ReadingListItem,
-    Visibility,
 )
 from papers.admin.common import related_count
 from papers.admin.guards import GuardedAdmin
@@ -81,7 +80,8 @@ class ReadingListAdmin(GuardedAdmin, PreloadedPickersAdmin, admin.ModelAdmin):
         return (
             super()
             .get_queryset(request)
-            .filter(Q(visibility=Visibility.SHARED) | Q(owner=request.user))
+            # The site's rule: a curator sees in admin the lists they may read on the site.
+            .visible_to(request.user)  # type: ignore[attr-defined]
             .annotate(item_count=related_count(ReadingListItem, "reading_list"))
         )
 
@@ -190,12 +190,17 @@ class NotificationAdmin(GuardedAdmin, admin.ModelAdmin):
     show_full_result_count = False
 
     def get_queryset(self, request):
-        # Another member's "paper in your reading lists" notices would show what is on their
-        # private lists (see Notification.is_private_from).
+        # Another member's "paper in your reading lists", list-change and suggestion notices
+        # would show their private lists and suggestions (see Notification.is_private_from).
+        private = [
+            NotificationKind.LISTED_PAPER,
+            NotificationKind.LIST_CHANGE,
+            NotificationKind.SUGGESTION,
+        ]
         return (
             super()
             .get_queryset(request)
-            .exclude(Q(kind=NotificationKind.LISTED_PAPER) & ~Q(recipient_id=request.user.pk))
+            .exclude(Q(kind__in=private) & ~Q(recipient_id=request.user.pk))
         )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -206,7 +211,7 @@ class NotificationAdmin(GuardedAdmin, admin.ModelAdmin):
 
     @admin.display(description="comment")
     def comment_excerpt(self, notification: Notification) -> str:
-        return excerpt(notification.comment.body)
+        return excerpt(notification.comment.body) if notification.comment else ""
 
 
 # Importing django.contrib.auth.admin registered its UserAdmin; this replaces it so that deleting

@@ -8,11 +8,18 @@ lists, private or shared; a notification never names a list).
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from annotations.anchors import Anchor
-from annotations.models import AnchorState, Comment, Notification, NotificationKind, ReadingListItem
+from annotations.models import (
+    AnchorState,
+    Comment,
+    Notification,
+    NotificationKind,
+    ReadingList,
+    ReadingListItem,
+)
 from papers.models import Paper
 
 NOTIFICATIONS_SHOWN = 100
@@ -113,11 +120,28 @@ def _notify(comment: Comment, recipients: dict[int, str]) -> None:
 
 
 def notifications_for(user) -> QuerySet[Notification]:
-    """`user`'s own notifications, newest first, with each comment, its author and paper."""
+    """`user`'s own notifications, newest first, with what each is about. A list change on a
+    list `user` can no longer read (its sharing changed since) is left out."""
     return (
         Notification.objects.filter(recipient=user)
-        .select_related("comment__author", "comment__paper")
-        .defer("comment__paper__abstract")
+        .filter(
+            Q(list_change__isnull=True)
+            | Q(list_change__reading_list__in=ReadingList.objects.visible_to(user).values("pk"))
+        )
+        .select_related(
+            "comment__author",
+            "comment__paper",
+            "list_change__actor",
+            "list_change__paper",
+            "list_change__reading_list",
+            "suggestion__sender",
+            "suggestion__paper",
+        )
+        .defer(
+            "comment__paper__abstract",
+            "list_change__paper__abstract",
+            "suggestion__paper__abstract",
+        )
         .order_by("-created_at", "-pk")
     )
 

@@ -164,20 +164,41 @@ def _clean_list_name(name: str, *, owner, exclude_pk: int | None = None) -> str:
     return name
 
 
+class MemberChoices(forms.ModelMultipleChoiceField):
+    """Members by id; an id no row can have (past bigint, not a number) is a form error, not a
+    lookup that fails in the database."""
+
+    def clean(self, value):
+        if value and any(parse_id(str(each)) is None for each in value):
+            raise forms.ValidationError("Choose members of the lab.", code="invalid_choice")
+        return super().clean(value)
+
+
 class ReadingListForm(forms.ModelForm):
     class Meta:
         model = ReadingList
-        fields = ["name", "description", "visibility", "is_default"]
+        fields = ["name", "description", "visibility", "editors", "is_default"]
         widgets = {
             "description": forms.Textarea(attrs={"rows": 3}),
             "visibility": forms.RadioSelect,
+            "editors": forms.CheckboxSelectMultiple,
         }
+        field_classes = {"editors": MemberChoices}
+        labels = {"visibility": "Sharing"}
         # Notes and comments are Markdown; a description is shown as typed.
         help_texts = {"description": "Plain text, shown as typed (line breaks kept)."}
 
     def __init__(self, *args, owner, **kwargs):
         super().__init__(*args, **kwargs)
         self.owner = owner
+        editors = self.fields["editors"]
+        editors.queryset = (  # type: ignore[attr-defined]
+            get_user_model()
+            .objects.filter(is_active=True)
+            .exclude(pk=owner.pk)
+            .order_by("username")
+        )
+        editors.help_text = "Who may edit the list when its sharing is “Named editors”."
 
     def clean_name(self) -> str:
         return _clean_list_name(
@@ -286,7 +307,17 @@ class ItemStatusForm(forms.Form):
 
 
 class MoveItemForm(forms.Form):
-    direction = forms.ChoiceField(choices=[("up", "Up"), ("down", "Down")])
+    """Up or down one place (the keyboard's buttons), or to a position counted from 0 (a drop
+    after a drag, static/js/list_drag.js)."""
+
+    direction = forms.ChoiceField(choices=[("up", "Up"), ("down", "Down")], required=False)
+    position = forms.IntegerField(min_value=0, max_value=100_000, required=False)
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if not cleaned.get("direction") and cleaned.get("position") is None:
+            raise forms.ValidationError("Unknown direction: use up or down.")
+        return cleaned
 
 
 class LabTagForm(forms.Form):

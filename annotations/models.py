@@ -22,6 +22,7 @@ from papers.models import LinkFetch, Paper
 from papers.text import MAX_BODY
 
 BODY_MAX_LENGTH = MAX_BODY
+SUGGESTION_REASON_MAX_LENGTH = 1_000
 
 
 class Note(models.Model):
@@ -64,8 +65,48 @@ class Note(models.Model):
 
 
 class Visibility(models.TextChoices):
+    """A list's sharing mode. "shared" is the stored value of "the lab can read", as before
+    the lab could edit: links, exports and saved rows keep their meaning."""
+
     PRIVATE = "private", "Private"
-    SHARED = "shared", "Shared with the lab"
+    SHARED = "shared", "The lab can read"
+    LAB_EDIT = "lab_edit", "The lab can edit"
+    EDITORS = "editors", "Named editors"
+
+
+# The modes every logged-in member may read a list in.
+LAB_READABLE = (Visibility.SHARED, Visibility.LAB_EDIT)
+
+
+class ReadingListQuerySet(models.QuerySet):
+    """Who may read and who may edit a list: the one rule, used by every page, export, the
+    admin and the activity feed (through annotations.selectors)."""
+
+    def visible_to(self, user) -> ReadingListQuerySet:
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(
+            models.Q(owner=user)
+            | models.Q(visibility__in=LAB_READABLE)
+            | models.Q(visibility=Visibility.EDITORS, pk__in=_edited_by(user))
+        )
+
+    def editable_by(self, user) -> ReadingListQuerySet:
+        """Lists whose items `user` may add, remove, reorder and note (the list's name, mode
+        and deletion stay its owner's)."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(
+            models.Q(owner=user)
+            | models.Q(visibility=Visibility.LAB_EDIT)
+            | models.Q(visibility=Visibility.EDITORS, pk__in=_edited_by(user))
+        )
+
+
+def _edited_by(user) -> models.QuerySet:
+    # A subquery rather than a join: a join would repeat a list once per editor and
+    # multiply the item counts annotated on it.
+    return ListEditor.objects.filter(user=user).values("reading_list")
 
 
 class ReadingList(models.Model):
@@ -78,8 +119,14 @@ class ReadingList(models.Model):
     # Where "Save" on a search result puts a paper; at most one per owner.
     is_default = models.BooleanField("default list for Save", default=False)
     papers = models.ManyToManyField(Paper, through="ReadingListItem", related_name="reading_lists")
+    # Who may edit besides the owner when visibility is "editors" (kept, unused, otherwise).
+    editors = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="ListEditor", related_name="edited_lists", blank=True
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ReadingListQuerySet.as_manager()
 
     class Meta:
         ordering = [Lower("name"), "pk"]
@@ -102,10 +149,35 @@ class ReadingList(models.Model):
 
     @property
     def is_shared(self) -> bool:
-        return self.visibility == Visibility.SHARED
+        """Whether every member may read it (the lab reads or edits it)."""
+        return self.visibility in LAB_READABLE
 
     def is_private_from(self, user) -> bool:
-        return not self.is_shared and self.owner_id != user.pk
+        return not ReadingList.objects.visible_to(user).filter(pk=self.pk).exists()
+
+    def is_editable_by(self, user) -> bool:
+        return ReadingList.objects.editable_by(user).filter(pk=self.pk).exists()
+
+
+class ListEditor(models.Model):
+    """A member named as an editor of a list whose visibility is "editors"."""
+
+    reading_list = models.ForeignKey(ReadingList, on_delete=models.CASCADE)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="list_editor_rows"
+    )
+    added_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["reading_list", "user"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["reading_list", "user"], name="annotations_listeditor_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} edits {self.reading_list}"
 
 
 class ReadingStatus(models.TextChoices):
@@ -131,12 +203,28 @@ class Priority(models.IntegerChoices):
     LOW = 3, "Low"
 
 
+ITEM_NOTE_MAX_LENGTH = 2_000
+
+
 class ReadingListItem(models.Model):
+    """A paper in a list. `status` is the list owner's own reading status (what triage, the
+    owner's exports and the personal facets read); every other member's status on the item
+    is a MemberReading row."""
+
     reading_list = models.ForeignKey(ReadingList, on_delete=models.CASCADE, related_name="items")
     paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="reading_list_items")
     position = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=10, choices=ReadingStatus, default=ReadingStatus.TO_READ)
     priority = models.PositiveSmallIntegerField(choices=Priority, null=True, blank=True)
+    # Who put the paper in the list (the owner for items older than shared editing).
+    added_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    note = models.TextField(blank=True, max_length=ITEM_NOTE_MAX_LENGTH)
     added_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -180,6 +268,107 @@ class ListAdditionByLink(models.Model):
 
     def __str__(self) -> str:
         return f"{self.link_fetch} for {self.reading_list}"
+
+
+class MemberReading(models.Model):
+    """A member's reading status on an item of someone else's list (one row per item and
+    member): each member of a shared list keeps their own."""
+
+    item = models.ForeignKey(ReadingListItem, on_delete=models.CASCADE, related_name="readings")
+    member = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="list_readings"
+    )
+    status = models.CharField(max_length=10, choices=ReadingStatus, default=ReadingStatus.TO_READ)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["item", "member"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "member"], name="annotations_memberreading_unique"
+            ),
+        ]
+        # The lab page's "reading this week".
+        indexes = [models.Index(fields=["-updated_at"], name="annotations_reading_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.member}: {self.get_status_display()} ({self.item})"
+
+
+class ListChangeKind(models.TextChoices):
+    ADDED = "added", "added"
+    REMOVED = "removed", "removed"
+    MOVED = "moved", "moved"
+    NOTED = "noted", "noted"
+
+
+class ListChange(models.Model):
+    """One edit of a list by a member: the lab's activity and its followers' notifications."""
+
+    reading_list = models.ForeignKey(ReadingList, on_delete=models.CASCADE, related_name="changes")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=10, choices=ListChangeKind)
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        indexes = [models.Index(fields=["-at"], name="annotations_listchange_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.actor} {self.kind} {self.paper} in {self.reading_list}"
+
+
+class SuggestionState(models.TextChoices):
+    OPEN = "open", "Waiting"
+    ACCEPTED = "accepted", "Accepted"
+    DISMISSED = "dismissed", "Dismissed"
+
+
+class Suggestion(models.Model):
+    """ "You should read this": one member suggests a paper to another. Seen by those two only."""
+
+    sender = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="suggestions_sent"
+    )
+    recipient = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="suggestions_received"
+    )
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="suggestions")
+    reason = models.TextField(blank=True, max_length=SUGGESTION_REASON_MAX_LENGTH)
+    state = models.CharField(max_length=10, choices=SuggestionState, default=SuggestionState.OPEN)
+    accepted_into = models.ForeignKey(
+        ReadingList, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(sender=models.F("recipient")),
+                name="annotations_suggestion_not_to_self",
+            ),
+            # Suggesting the same paper twice while the first waits adds nothing.
+            models.UniqueConstraint(
+                fields=["sender", "recipient", "paper"],
+                condition=models.Q(state="open"),
+                name="annotations_suggestion_one_open",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["recipient", "state", "-created_at"], name="annotations_sugg_inbox"
+            ),
+            models.Index(fields=["-created_at"], name="annotations_sugg_recent"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.sender} suggests {self.paper} to {self.recipient}"
+
+    def is_private_from(self, user) -> bool:
+        return user.pk not in (self.sender_id, self.recipient_id)
 
 
 class AnchorState(models.TextChoices):
@@ -320,16 +509,27 @@ class NotificationKind(models.TextChoices):
     REPLY = "reply", "Reply to your comment"
     MENTION = "mention", "Mention"
     LISTED_PAPER = "listed", "Comment on a paper in your reading lists"
+    LIST_CHANGE = "listchange", "A change to a list you follow"
+    SUGGESTION = "suggestion", "A paper suggested to you"
 
 
 class Notification(models.Model):
-    """Tells one member about one comment; at most one per member and comment."""
+    """Tells one member about one comment (at most one per member and comment), one change to
+    a list they follow, or one paper suggested to them."""
 
     recipient = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
     )
     kind = models.CharField(max_length=10, choices=NotificationKind)
-    comment = models.ForeignKey(Comment, on_delete=models.CASCADE, related_name="notifications")
+    comment = models.ForeignKey(
+        Comment, on_delete=models.CASCADE, null=True, blank=True, related_name="notifications"
+    )
+    list_change = models.ForeignKey(
+        ListChange, on_delete=models.CASCADE, null=True, blank=True, related_name="notifications"
+    )
+    suggestion = models.ForeignKey(
+        Suggestion, on_delete=models.CASCADE, null=True, blank=True, related_name="notifications"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     read_at = models.DateTimeField(null=True, blank=True)
 
@@ -356,7 +556,20 @@ class Notification(models.Model):
     def is_private_from(self, user) -> bool:
         # A "paper in your reading lists" notice tells which papers are on someone's lists,
         # private ones included; replies and mentions follow from comments the lab can read.
-        return self.kind == NotificationKind.LISTED_PAPER and self.recipient_id != user.pk
+        # List changes and suggestions are about lists and suggestions only some may see.
+        private_kinds = (
+            NotificationKind.LISTED_PAPER,
+            NotificationKind.LIST_CHANGE,
+            NotificationKind.SUGGESTION,
+        )
+        return self.kind in private_kinds and self.recipient_id != user.pk
+
+    def get_target_url(self) -> str:
+        if self.list_change_id is not None:
+            return self.list_change.reading_list.get_absolute_url()  # type: ignore[union-attr]
+        if self.suggestion_id is not None:
+            return reverse("annotations:suggestions")
+        return self.comment.get_absolute_url()  # type: ignore[union-attr]
 
     @property
     def is_read(self) -> bool:

@@ -8,7 +8,15 @@ from datetime import datetime
 
 from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
 
-from annotations.models import Comment, Note, ReadingList, ReadingListItem, Visibility
+from annotations.models import (
+    Comment,
+    ListChange,
+    ListChangeKind,
+    Note,
+    ReadingList,
+    ReadingListItem,
+    Visibility,
+)
 from papers.listing import with_listing
 from papers.models import Authorship, Paper, PaperTag, TagKind
 from papers.querysets import more_authors
@@ -68,9 +76,11 @@ def own_lists(user) -> QuerySet[ReadingList]:
     return ReadingList.objects.filter(owner=user).annotate(item_count=Count("items"))
 
 
-def shared_lists() -> QuerySet[ReadingList]:
+def shared_lists(user) -> QuerySet[ReadingList]:
+    """Lists shared with `user`: those the lab reads or edits, and those naming them editor."""
     return (
-        ReadingList.objects.filter(visibility=Visibility.SHARED)
+        visible_lists(user)
+        .exclude(visibility=Visibility.PRIVATE)
         .select_related("owner")
         .annotate(item_count=Count("items"))
         .order_by("-updated_at", "-pk")
@@ -78,15 +88,21 @@ def shared_lists() -> QuerySet[ReadingList]:
 
 
 def visible_lists(user) -> QuerySet[ReadingList]:
-    """Lists `user` may read: their own and every shared one."""
-    return ReadingList.objects.filter(Q(owner=user) | Q(visibility=Visibility.SHARED))
+    """Lists `user` may read: their own, the lab's (read or edit) and those naming them editor.
+    The rule itself is ReadingListQuerySet.visible_to."""
+    return ReadingList.objects.visible_to(user)
+
+
+def editable_lists(user) -> QuerySet[ReadingList]:
+    """Lists whose items `user` may add, remove, reorder and note (ReadingListQuerySet)."""
+    return ReadingList.objects.editable_by(user)
 
 
 def list_items(reading_list: ReadingList) -> Sequence[ReadingListItem]:
     """Items in list order with their papers, each paper with its first authors as pages
     listing papers show them (papers.listing): two queries."""
     items = list(
-        reading_list.items.select_related("paper")
+        reading_list.items.select_related("paper", "added_by")
         .defer("paper__abstract")
         .annotate(paper_more_authors=more_authors("paper_id"))
         .order_by("position", "pk")
@@ -131,20 +147,24 @@ def list_items_for_export(reading_list: ReadingList) -> list[ReadingListItem]:
 
 @dataclass(frozen=True)
 class Activity:
-    kind: str  # "comment" | "list" | "tag"
+    kind: str  # "comment" | "list" | "tag" | "list-change"
     at: datetime
     user: object
     paper: Paper
     text: str = ""
     reading_list: ReadingList | None = None
     tag_name: str = ""
+    change: str = ""  # a list change's kind: removed, moved, noted
 
 
-def recent_activity(limit: int = 50) -> list[Activity]:
-    """Newest public activity: comments, additions to shared lists, lab tags. Three queries.
+def recent_activity(user, limit: int = 50) -> list[Activity]:
+    """Newest activity `user` may see: comments, additions to and other edits of the lists
+    shared with them, lab tags. Four queries.
 
-    Never private: removed comments, private lists and notes are left out.
+    Never private: removed comments, private lists (the viewer's own too) and notes are left
+    out; a named-editors list's edits reach its owner and editors only.
     """
+    shared = shared_lists(user).values("pk")
     comments = (
         Comment.objects.filter(removed_at__isnull=True)
         .select_related("author", "paper")
@@ -152,10 +172,18 @@ def recent_activity(limit: int = 50) -> list[Activity]:
         .order_by("-created_at", "-pk")[:limit]
     )
     additions = (
-        ReadingListItem.objects.filter(reading_list__visibility=Visibility.SHARED)
-        .select_related("reading_list__owner", "paper")
+        ReadingListItem.objects.filter(reading_list__in=shared)
+        .select_related("reading_list__owner", "added_by", "paper")
         .defer("paper__abstract")
         .order_by("-added_at", "-pk")[:limit]
+    )
+    # Additions are the items themselves (older than change records); the rest are changes.
+    changes = (
+        ListChange.objects.filter(reading_list__in=shared)
+        .exclude(kind=ListChangeKind.ADDED)
+        .select_related("reading_list", "actor", "paper")
+        .defer("paper__abstract")
+        .order_by("-at", "-pk")[:limit]
     )
     tags = (
         PaperTag.objects.filter(tag__kind=TagKind.LAB, added_by__isnull=False)
@@ -165,8 +193,18 @@ def recent_activity(limit: int = 50) -> list[Activity]:
     )
     activity = [Activity("comment", c.created_at, c.author, c.paper, text=c.body) for c in comments]
     activity += [
-        Activity("list", i.added_at, i.reading_list.owner, i.paper, reading_list=i.reading_list)
+        Activity(
+            "list",
+            i.added_at,
+            i.added_by or i.reading_list.owner,
+            i.paper,
+            reading_list=i.reading_list,
+        )
         for i in additions
+    ]
+    activity += [
+        Activity("list-change", c.at, c.actor, c.paper, reading_list=c.reading_list, change=c.kind)
+        for c in changes
     ]
     activity += [
         Activity("tag", t.created_at, t.added_by, t.paper, tag_name=t.tag.name) for t in tags

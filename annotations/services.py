@@ -6,7 +6,15 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from annotations.models import Comment, ListAdditionByLink, ReadingList, ReadingListItem
+from annotations.list_changes import record_change
+from annotations.models import (
+    Comment,
+    ListAdditionByLink,
+    ListChangeKind,
+    MemberReading,
+    ReadingList,
+    ReadingListItem,
+)
 from papers.link_tasks import ask_for_link
 from papers.models import LinkFetch, Paper, PaperTag, Tag, TagKind
 from papers.tags import service as tag_service
@@ -31,8 +39,9 @@ def _lock_list(reading_list: ReadingList) -> None:
 
 
 @transaction.atomic
-def add_paper_to_list(*, reading_list: ReadingList, paper: Paper) -> ReadingListItem:
-    """Append `paper` at the end of the list; raises AlreadyThere if it is in it."""
+def add_paper_to_list(*, reading_list: ReadingList, paper: Paper, by=None) -> ReadingListItem:
+    """Append `paper` at the end of the list, added by `by` (default: the owner); raises
+    AlreadyThere if it is in it."""
     _lock_list(reading_list)
     if reading_list.items.filter(paper=paper).exists():
         raise AlreadyThere(f"“{paper.display_title}” is already in “{reading_list.name}”.")
@@ -43,12 +52,15 @@ def add_paper_to_list(*, reading_list: ReadingList, paper: Paper) -> ReadingList
                 reading_list=reading_list,
                 paper=paper,
                 position=0 if last is None else last + 1,
+                added_by_id=by.pk if by is not None else reading_list.owner_id,
             )
     except IntegrityError:
         raise AlreadyThere(
             f"“{paper.display_title}” is already in “{reading_list.name}”."
         ) from None
     ReadingList.objects.filter(pk=reading_list.pk).update(updated_at=timezone.now())
+    if by is not None:
+        record_change(reading_list=reading_list, actor=by, kind=ListChangeKind.ADDED, paper=paper)
     return item
 
 
@@ -69,11 +81,15 @@ def _renumber(items: list[ReadingListItem]) -> None:
 
 
 @transaction.atomic
-def remove_item(*, item: ReadingListItem) -> None:
+def remove_item(*, item: ReadingListItem, by=None) -> None:
     reading_list = item.reading_list
     _lock_list(reading_list)
     item.delete()
     _renumber(list(reading_list.items.order_by("position", "pk")))
+    if by is not None:
+        record_change(
+            reading_list=reading_list, actor=by, kind=ListChangeKind.REMOVED, paper=item.paper
+        )
 
 
 def _removed(item: ReadingListItem) -> ReadingListItem.DoesNotExist:
@@ -83,10 +99,15 @@ def _removed(item: ReadingListItem) -> ReadingListItem.DoesNotExist:
 
 
 @transaction.atomic
-def move_item(*, item: ReadingListItem, direction: str) -> bool:
-    """Swap the item with its neighbour ("up" or "down"); False when already at that end.
+def move_item(
+    *, item: ReadingListItem, direction: str = "", to: int | None = None, by=None
+) -> bool:
+    """Swap the item with its neighbour ("up" or "down", the keyboard's buttons), or move it to
+    position `to` counted from 0 (a drag and drop); False when it stays where it is.
 
-    Positions are rewritten as 0..n-1 so gaps or ties left by older data heal on the way.
+    The list's row is locked first, so two editors reordering at once take turns: each reads
+    the order the other left and positions are rewritten as 0..n-1 in one transaction (gaps
+    or ties left by older data heal on the way; no item is lost or doubled).
     Raises ReadingListItem.DoesNotExist when the item was removed since it was read.
     """
     reading_list = item.reading_list
@@ -95,12 +116,48 @@ def move_item(*, item: ReadingListItem, direction: str) -> bool:
     index = next((i for i, candidate in enumerate(items) if candidate.pk == item.pk), None)
     if index is None:
         raise _removed(item)
-    target = index - 1 if direction == "up" else index + 1
-    moved = 0 <= target < len(items)
-    if moved:
-        items[index], items[target] = items[target], items[index]
+    if to is None:
+        target = index - 1 if direction == "up" else index + 1
+        moved = 0 <= target < len(items)
+        if moved:
+            items[index], items[target] = items[target], items[index]
+    else:
+        target = max(0, min(to, len(items) - 1))
+        moved = target != index
+        items.insert(target, items.pop(index))
     _renumber(items)
+    if moved and by is not None:
+        record_change(
+            reading_list=reading_list, actor=by, kind=ListChangeKind.MOVED, paper=item.paper
+        )
     return moved
+
+
+@transaction.atomic
+def set_item_note(*, item: ReadingListItem, note: str, by) -> None:
+    """The item's note, one per item, written by any editor. Raises ReadingListItem.DoesNotExist
+    when the item was removed since it was read."""
+    item.note = note
+    if not ReadingListItem.objects.filter(pk=item.pk).update(note=note, updated_at=timezone.now()):
+        raise _removed(item)
+    record_change(
+        reading_list=item.reading_list, actor=by, kind=ListChangeKind.NOTED, paper=item.paper
+    )
+
+
+def set_member_status(*, item: ReadingListItem, member, status: str) -> None:
+    """`member`'s own reading status on someone else's list's item (MemberReading). Raises
+    ReadingListItem.DoesNotExist when the item was removed since it was read."""
+    try:
+        MemberReading.objects.update_or_create(
+            item_id=item.pk, member=member, defaults={"status": status}
+        )
+    except IntegrityError:
+        # Either the item was deleted meanwhile (its key is gone), or the same member's other
+        # tab created the row first: try once more as an update.
+        if not ReadingListItem.objects.filter(pk=item.pk).exists():
+            raise _removed(item) from None
+        MemberReading.objects.filter(item_id=item.pk, member=member).update(status=status)
 
 
 def set_item_status(*, item: ReadingListItem, status: str, priority: int | None) -> None:
@@ -231,7 +288,12 @@ def add_papers_to_list(*, reading_list: ReadingList, papers: list[Paper]) -> lis
     last = reading_list.items.aggregate(last=Max("position"))["last"]
     start = 0 if last is None else last + 1
     ReadingListItem.objects.bulk_create(
-        ReadingListItem(reading_list=reading_list, paper=paper, position=start + offset)
+        ReadingListItem(
+            reading_list=reading_list,
+            paper=paper,
+            position=start + offset,
+            added_by_id=reading_list.owner_id,
+        )
         for offset, paper in enumerate(new)
     )
     ReadingList.objects.filter(pk=reading_list.pk).update(updated_at=timezone.now())

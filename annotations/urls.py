@@ -9,6 +9,7 @@ from annotations.views import (
     lists,
     notes,
     notifications,
+    suggestions,
     tags,
 )
 from annotations.views import triage as triage_views
@@ -59,7 +60,15 @@ urlpatterns = [
         lists.list_item_status,
         name="list-item-status",
     ),
+    path("lists/<int:pk>/items/<int:item_pk>/note/", lists.list_item_note, name="list-item-note"),
     path("papers/<int:paper_pk>/lists/add/", lists.paper_list_add, name="paper-list-add"),
+    # Suggestions: a paper suggested to a colleague, their "suggested to me" page
+    path("papers/<int:paper_pk>/suggest/", suggestions.paper_suggest, name="paper-suggest"),
+    path("suggestions/", suggestions.suggested_to_me, name="suggestions"),
+    path("suggestions/<int:pk>/accept/", suggestions.suggestion_accept, name="suggestion-accept"),
+    path(
+        "suggestions/<int:pk>/dismiss/", suggestions.suggestion_dismiss, name="suggestion-dismiss"
+    ),
     # Comments
     path("papers/<int:paper_pk>/comments/add/", comments.comment_add, name="comment-add"),
     path("comments/<int:pk>/edit/", comments.comment_edit, name="comment-edit"),

@@ -82,6 +82,9 @@ TARGETS: dict[str, Callable[[aw.World], list]] = {
     "shared list": lambda w: [w.shared_list.pk],
     "private item": lambda w: [w.private_list.pk, w.private_item.pk],
     "shared item": lambda w: [w.shared_list.pk, w.shared_item.pk],
+    "lab-edit list": lambda w: [w.lab_edit_list.pk],
+    "lab-edit item": lambda w: [w.lab_edit_list.pk, w.lab_edit_item.pk],
+    "suggestion": lambda w: [w.suggestion.pk],
     "private highlight": lambda w: [w.private_highlight.pk],
     "lab highlight": lambda w: [w.lab_highlight.pk],
     "comment": lambda w: [w.comment.pk],
@@ -366,9 +369,70 @@ ROWS: list[Row] = [
             "login 302 404 404 404",
             data=data,
         )
-        for action, data in [("remove", {}), ("move", {"direction": "down"}), ("status", _STATUS)]
+        for action, data in [
+            ("remove", {}),
+            ("move", {"direction": "down"}),
+            ("status", _STATUS),
+            ("note", {"note": "A note"}),
+        ]
         for kind in ("private", "shared")
+        # A reader of the shared list keeps their own status on it (issue 41): below.
+        if (action, kind) != ("status", "shared")
     ],
+    # The lab's own list: every member edits it; a member's status is their own.
+    *[
+        Row(
+            f"annotations:list-item-{action}",
+            f"{kind} item",
+            POST,
+            "login 302 302 302 302",
+            data=data,
+        )
+        for kind, action, data in [
+            ("shared", "status", {"status": "read"}),
+            ("lab-edit", "status", {"status": "read"}),
+            ("lab-edit", "move", {"direction": "down"}),
+            ("lab-edit", "note", {"note": "A note"}),
+            ("lab-edit", "remove", {}),
+        ]
+    ],
+    Row(
+        "annotations:list-item-add",
+        "lab-edit list",
+        POST,
+        "login 302 302 302 302",
+        data=lambda w: {"paper": str(w.spare_paper.pk)},
+    ),
+    Row(
+        "annotations:list-detail",
+        "lab-edit list",
+        GET,
+        "login 200+ 200+ 200+ 200+",
+        shows=aw.LAB_EDIT_LIST,
+    ),
+    # Suggestions: the member suggested the paper to the owner.
+    Row(
+        "annotations:paper-suggest",
+        "spare paper",
+        POST,
+        "login 302- 302 302 302",  # the owner cannot suggest to themselves
+        data={"recipient": "owner", "reason": "Read it"},
+    ),
+    Row(
+        "annotations:suggestions",
+        "-",
+        GET,
+        "login 200+ 200 200 200",
+        owner_sees=aw.SECRET_SUGGESTION,
+    ),
+    Row(
+        "annotations:suggestion-accept",
+        "suggestion",
+        POST,
+        "login 302 404 404 404",
+        data=lambda w: {"reading_list": str(w.private_list.pk)},
+    ),
+    Row("annotations:suggestion-dismiss", "suggestion", POST, "login 302 404 404 404"),
     *[
         Row(
             "annotations:list-item-add",

@@ -23,11 +23,13 @@ from annotations.models import (
     Comment,
     ExportJob,
     ExportStatus,
+    MemberReading,
     Note,
     Notification,
     NotificationKind,
     ReadingList,
     ReadingListItem,
+    Suggestion,
     Visibility,
 )
 from groups.models import CalendarLink, Membership, ReadingGroup, Rsvp, Session
@@ -57,7 +59,9 @@ SECRET_HIGHLIGHT_NOTE = "SECRET-HIGHLIGHT-note"
 SECRET_SEARCH = "SECRET-SEARCH-name"
 SECRET_EXPORT = "SECRET-EXPORT-content"
 SECRET_DOI = "10.5555/secret-link-fetch"  # a paper the owner asked for by its link
+SECRET_SUGGESTION = "SECRET-SUGGESTION-reason"  # why the member suggested a paper to the owner
 SECRETS = (
+    SECRET_SUGGESTION,
     SECRET_NOTE,
     SECRET_LIST,
     SECRET_HIGHLIGHT,
@@ -73,6 +77,7 @@ PAPER_TITLE = "matrix paper"
 LINKED_TITLE = "Paper with a PDF link"
 SHARED_LIST = "Shared matrix list"
 GROUP_NAME = "Matrix reading group"
+LAB_EDIT_LIST = "Lab-edited matrix list"
 LAB_HIGHLIGHT = "Lab highlight quote"
 COMMENT = "A public comment of the owner"
 FEED_NAME = "Matrix feed"
@@ -105,6 +110,9 @@ class World:
     shared_list: ReadingList
     private_item: ReadingListItem
     shared_item: ReadingListItem
+    lab_edit_list: ReadingList  # every member edits it
+    lab_edit_item: ReadingListItem
+    suggestion: Suggestion  # from the member to the owner
     private_highlight: Highlight
     lab_highlight: Highlight
     comment: Comment
@@ -173,6 +181,9 @@ def build_world() -> World:
     shared_list = make_reading_list(
         owner, SHARED_LIST, papers=[paper, bare_paper], visibility=Visibility.SHARED
     )
+    lab_edit_list = make_reading_list(
+        owner, LAB_EDIT_LIST, papers=[paper, bare_paper], visibility=Visibility.LAB_EDIT
+    )
     comment = make_comment(owner, paper, COMMENT)
     export = ExportJob.objects.create(
         owner=owner,
@@ -202,6 +213,11 @@ def build_world() -> World:
         shared_list=shared_list,
         private_item=private_item,
         shared_item=shared_list.items.get(paper=paper),
+        lab_edit_list=lab_edit_list,
+        lab_edit_item=lab_edit_list.items.get(paper=paper),
+        suggestion=Suggestion.objects.create(
+            sender=member, recipient=owner, paper=paper, reason=SECRET_SUGGESTION
+        ),
         private_highlight=make_highlight(
             owner, paper, exact=SECRET_HIGHLIGHT, note=SECRET_HIGHLIGHT_NOTE
         ),
@@ -259,9 +275,11 @@ def snapshot(w: World) -> tuple:
         list(ReadingList.objects.order_by("pk").values_list("owner", "name", "visibility")),
         list(
             ReadingListItem.objects.order_by("pk").values_list(
-                "reading_list", "paper", "position", "status", "priority"
+                "reading_list", "paper", "position", "status", "priority", "note"
             )
         ),
+        list(MemberReading.objects.order_by("pk").values_list("item", "member", "status")),
+        list(Suggestion.objects.order_by("pk").values_list("state", "accepted_into")),
         list(
             Highlight.objects.order_by("pk").values_list(
                 "author", "paper", "visibility", "page", "start", "end", "exact", "note"

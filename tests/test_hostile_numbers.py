@@ -23,7 +23,14 @@ from django.urls.converters import IntConverter
 from alerts.models import DigestState, SavedSearch
 from annotations import forms as annotation_forms
 from annotations import triage_forms
-from annotations.models import Capture, Comment, ExportJob, Notification, NotificationKind
+from annotations.models import (
+    Capture,
+    Comment,
+    ExportJob,
+    Notification,
+    NotificationKind,
+    Suggestion,
+)
 from groups.models import CalendarLink
 from papers.models import LinkFetch
 from tests.factories import (
@@ -63,6 +70,8 @@ INTEGER_FIELDS = [
     "end",
     "target",
     "group",
+    "position",  # a list item's place after a drag
+    "editors",  # a list's named editors
 ]
 
 
@@ -85,6 +94,7 @@ def _world(user) -> World:
         recipient=user, kind=NotificationKind.MENTION, comment=comment
     )
     search = SavedSearch.objects.create(owner=user, name="Saved", query="q=paper")
+    suggestion = Suggestion.objects.create(sender=other, recipient=user, paper=paper)
     token = DigestState.objects.create(user=user).token
     export = ExportJob.objects.create(owner=user, path="/export/papers.bib", extension="bib")
     link_fetch = LinkFetch.objects.create(
@@ -106,6 +116,10 @@ def _world(user) -> World:
         "annotations:list-item-remove": {"pk": reading_list.pk, "item_pk": item.pk},
         "annotations:list-item-move": {"pk": reading_list.pk, "item_pk": item.pk},
         "annotations:list-item-status": {"pk": reading_list.pk, "item_pk": item.pk},
+        "annotations:list-item-note": {"pk": reading_list.pk, "item_pk": item.pk},
+        "annotations:paper-suggest": {"paper_pk": pk},
+        "annotations:suggestion-accept": {"pk": suggestion.pk},
+        "annotations:suggestion-dismiss": {"pk": suggestion.pk},
         "annotations:paper-list-add": {"paper_pk": pk},
         "annotations:comment-add": {"paper_pk": pk},
         "annotations:comment-edit": {"pk": make_comment(user, paper).pk},
@@ -167,6 +181,11 @@ def _world(user) -> World:
         "action": "save",
         "status": "read",
         "direction": "down",
+        "position": "0",
+        "editors": str(other.pk),
+        "note": "A note",
+        "recipient": "other-member",
+        "reason": "",
         "confirmed": "yes",
         "select_all": "1",
         "paper": str(pk),

@@ -117,7 +117,8 @@ def test_the_lab_page_has_a_fixed_number_of_queries(client, user, django_assert_
         for paper in papers:
             make_comment(member, paper)
     client.force_login(user)
-    # session, user, most saved, recently added, most discussed, their papers, the header's
-    # unread notifications
-    with django_assert_num_queries(7):
+    # session, user, most saved, recently added, most discussed, what the lab is reading
+    # (statuses on items, members' statuses, suggestions), their papers, the header's unread
+    # notifications
+    with django_assert_num_queries(10):
         lab(client)

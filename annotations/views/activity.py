@@ -1,4 +1,4 @@
-"""Recent activity across the lab: only things every logged-in member may already see."""
+"""Recent activity across the lab: only things the logged-in member may already see."""
 
 from __future__ import annotations
 
@@ -16,5 +16,5 @@ def recent_activity(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "annotations/activity.html",
-        {"activity": selectors.recent_activity(limit=ACTIVITY_LIMIT)},
+        {"activity": selectors.recent_activity(request.user, limit=ACTIVITY_LIMIT)},
     )

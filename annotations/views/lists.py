@@ -1,4 +1,8 @@
-"""Reading lists: private to their owner, or shared read-only with every logged-in user."""
+"""Reading lists: private to their owner, read or edited by the lab, or edited by named editors.
+
+Who may read and who may edit is ReadingListQuerySet's rule (through annotations.selectors);
+an edit of a list the member may read but not edit answers 404, as for one they cannot see.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotations import drafts, selectors, services, throttle
+from annotations import drafts, list_reading, selectors, services, throttle
 from annotations.export_sources import reading_list_source
 from annotations.forms import (
     AddPaperForm,
@@ -20,6 +24,7 @@ from annotations.forms import (
     ReadingListForm,
 )
 from annotations.models import ReadingList, ReadingListItem, ReadingStatus
+from annotations.sharing_forms import ItemNoteForm, MemberStatusForm
 from annotations.views.common import (
     HtmxHttpRequest,
     finish,
@@ -44,19 +49,31 @@ def _get_list_for_owner(request: HttpRequest, pk: int) -> ReadingList:
     return get_object_or_404(ReadingList, pk=pk, owner=request.user)
 
 
-def _get_item_for_owner(request: HttpRequest, pk: int, item_pk: int) -> ReadingListItem:
+def _get_list_for_editor(request: HttpRequest, pk: int) -> ReadingList:
+    return get_object_or_404(selectors.editable_lists(request.user).select_related("owner"), pk=pk)
+
+
+def _get_item(request: HttpRequest, pk: int, item_pk: int, lists) -> ReadingListItem:
     return get_object_or_404(
-        ReadingListItem.objects.select_related("reading_list", "paper"),
+        ReadingListItem.objects.select_related("reading_list__owner", "paper"),
         pk=item_pk,
         # Through the list's own key: "reading_list_id" skips the check that a number too
         # large for the column matches nothing, and a huge URL id would be a 500.
         reading_list__pk=pk,
-        reading_list__owner=request.user,
+        reading_list__in=lists.values("pk"),
     )
 
 
+def _get_item_for_editor(request: HttpRequest, pk: int, item_pk: int) -> ReadingListItem:
+    return _get_item(request, pk, item_pk, selectors.editable_lists(request.user))
+
+
+def _get_item_for_reader(request: HttpRequest, pk: int, item_pk: int) -> ReadingListItem:
+    return _get_item(request, pk, item_pk, selectors.visible_lists(request.user))
+
+
 def _unless_removed(write, **kwargs):
-    """The write, or the 404 _get_item_for_owner gives when the item was removed meanwhile."""
+    """The write, or the 404 _get_item gives when the item was removed meanwhile."""
     try:
         return write(**kwargs)
     except ReadingListItem.DoesNotExist:
@@ -64,10 +81,14 @@ def _unless_removed(write, **kwargs):
 
 
 def _list_page_context(request, reading_list: ReadingList, **overrides) -> dict:
+    items = overrides.pop("items", None) or selectors.list_items(reading_list)
     context = {
         "reading_list": reading_list,
-        "items": selectors.list_items(reading_list),
+        "items": items,
+        "audience": list_reading.with_readings(reading_list, items, request.user),
         "is_owner": reading_list.owner_id == request.user.pk,
+        "can_edit": reading_list.owner_id == request.user.pk
+        or reading_list.is_editable_by(request.user),
         "add_form": AddPaperForm(),
         "status_choices": ReadingStatus.choices,
         "priority_choices": ItemStatusForm.PRIORITY_CHOICES,
@@ -104,7 +125,9 @@ def _saved_despite_races(form: ReadingListForm, reading_list: ReadingList) -> bo
     """Save; a same-named list created since validation becomes a form error, not a 500."""
     try:
         with transaction.atomic():
+            form.save(commit=False)  # gives form.save_m2m; reading_list is form.instance
             services.save_reading_list(reading_list=reading_list)
+            form.save_m2m()  # the named editors
     except IntegrityError:
         form.add_error("name", f"You already have a list called “{reading_list.name}”.")
         return False
@@ -147,7 +170,9 @@ def list_create(request: HtmxHttpRequest) -> HttpResponse:
 
 @login_required
 def shared_lists(request: HttpRequest) -> HttpResponse:
-    return render(request, "annotations/shared_lists.html", {"lists": selectors.shared_lists()})
+    return render(
+        request, "annotations/shared_lists.html", {"lists": selectors.shared_lists(request.user)}
+    )
 
 
 @login_required
@@ -219,7 +244,7 @@ def paper_for_list(
 def list_item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Add a paper from the list page by an identifier or its exact title (AddPaperForm); a
     link of a paper not yet here is fetched in the background, its page followed."""
-    reading_list = _get_list_for_owner(request, pk)
+    reading_list = _get_list_for_editor(request, pk)
     form = AddPaperForm(request.POST, member=request.user)
     paper: Paper | HttpResponse | None = None
     if form.is_valid():
@@ -242,7 +267,7 @@ def list_item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         )
         return render(request, template, _list_page_context(request, reading_list, add_form=form))
     try:
-        services.add_paper_to_list(reading_list=reading_list, paper=paper)
+        services.add_paper_to_list(reading_list=reading_list, paper=paper, by=request.user)
     except services.AlreadyThere as exc:
         return finish(
             request,
@@ -306,9 +331,9 @@ def paper_list_add(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def list_item_remove(request: HtmxHttpRequest, pk: int, item_pk: int) -> HttpResponse:
-    item = _get_item_for_owner(request, pk, item_pk)
+    item = _get_item_for_editor(request, pk, item_pk)
     reading_list, paper = item.reading_list, item.paper
-    services.remove_item(item=item)
+    services.remove_item(item=item, by=request.user)
     return finish(
         request,
         f"Removed “{paper.display_title}” from “{reading_list.name}”.",
@@ -320,19 +345,24 @@ def list_item_remove(request: HtmxHttpRequest, pk: int, item_pk: int) -> HttpRes
 @require_POST
 @login_required
 def list_item_move(request: HtmxHttpRequest, pk: int, item_pk: int) -> HttpResponse:
-    item = _get_item_for_owner(request, pk, item_pk)
+    """Up or down one place (buttons, keyboard) or to a position (a drag's drop)."""
+    item = _get_item_for_editor(request, pk, item_pk)
     reading_list = item.reading_list
     form = MoveItemForm(request.POST)
-    if not form.is_valid():
+    valid = form.is_valid()
+    direction = (form.cleaned_data.get("direction") if valid else "") or "up"
+    if not valid:
         message, level = "Unknown direction: use up or down.", messages.ERROR
-    elif _unless_removed(services.move_item, item=item, direction=form.cleaned_data["direction"]):
-        message, level = (
-            f"Moved “{item.paper.display_title}” {form.cleaned_data['direction']}.",
-            messages.SUCCESS,
-        )
+    elif _unless_removed(
+        services.move_item,
+        item=item,
+        direction=direction,
+        to=form.cleaned_data["position"],
+        by=request.user,
+    ):
+        message, level = f"Moved “{item.paper.display_title}”.", messages.SUCCESS
     else:
         message, level = f"“{item.paper.display_title}” is already at that end.", messages.INFO
-    direction = form.cleaned_data.get("direction", "up") if form.is_valid() else "up"
     return finish(
         request,
         message,
@@ -345,9 +375,14 @@ def list_item_move(request: HtmxHttpRequest, pk: int, item_pk: int) -> HttpRespo
 @require_POST
 @login_required
 def list_item_status(request: HtmxHttpRequest, pk: int, item_pk: int) -> HttpResponse:
-    item = _get_item_for_owner(request, pk, item_pk)
-    form = ItemStatusForm(request.POST)
-    if form.is_valid():
+    """The member's own reading status on the item: the owner's is the item's (with its
+    priority), anyone else who may read the list keeps theirs beside it."""
+    item = _get_item_for_reader(request, pk, item_pk)
+    is_owner = item.reading_list.owner_id == request.user.pk
+    form = ItemStatusForm(request.POST) if is_owner else MemberStatusForm(request.POST)
+    if not form.is_valid():
+        message, level = "Not saved: " + form_errors_text(form), messages.ERROR
+    elif is_owner:
         _unless_removed(
             services.set_item_status,
             item=item,
@@ -356,7 +391,18 @@ def list_item_status(request: HtmxHttpRequest, pk: int, item_pk: int) -> HttpRes
         )
         message, level = f"Updated “{item.paper.display_title}”.", messages.SUCCESS
     else:
-        message, level = "Not saved: " + form_errors_text(form), messages.ERROR
+        _unless_removed(
+            services.set_member_status,
+            item=item,
+            member=request.user,
+            status=form.cleaned_data["status"],
+        )
+        message, level = f"Updated “{item.paper.display_title}”.", messages.SUCCESS
+    return _item_finished(request, item, message, level)
+
+
+def _item_finished(request: HtmxHttpRequest, item: ReadingListItem, message: str, level: int):
+    """Back at the item on the list's page, or the list's items refreshed (htmx)."""
     return finish(
         request,
         message,
@@ -364,3 +410,19 @@ def list_item_status(request: HtmxHttpRequest, pk: int, item_pk: int) -> HttpRes
         fragment=_items_fragment(request, item.reading_list),
         level=level,
     )
+
+
+@require_POST
+@login_required
+def list_item_note(request: HtmxHttpRequest, pk: int, item_pk: int) -> HttpResponse:
+    """The item's note, shared by everyone who may edit the list."""
+    item = _get_item_for_editor(request, pk, item_pk)
+    form = ItemNoteForm(request.POST)
+    if form.is_valid():
+        _unless_removed(
+            services.set_item_note, item=item, note=form.cleaned_data["note"], by=request.user
+        )
+        message, level = f"Noted “{item.paper.display_title}”.", messages.SUCCESS
+    else:
+        message, level = "Not saved: " + form_errors_text(form), messages.ERROR
+    return _item_finished(request, item, message, level)

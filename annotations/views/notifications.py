@@ -29,11 +29,13 @@ def notification_open(request: HttpRequest, pk: int) -> HttpResponse:
     read on the way, a GET (a prefetch, a pasted link) does not. Another member's
     notification is a 404, so nobody can read or mark it."""
     notification = get_object_or_404(
-        Notification.objects.select_related("comment__paper"), pk=pk, recipient=request.user
+        Notification.objects.select_related("comment__paper", "list_change__reading_list"),
+        pk=pk,
+        recipient=request.user,
     )
     if request.method == "POST":
         discussion.mark_read(notification)
-    return redirect(notification.comment.get_absolute_url())
+    return redirect(notification.get_target_url())
 
 
 @require_POST
