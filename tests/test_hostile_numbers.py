@@ -170,6 +170,8 @@ def _world(user) -> World:
         "key": CalendarLink.objects.create(owner=user, group=group).key
     }
     kwargs["accounts:accept"] = {"token": "no-such-invitation"}
+    for name in ["openid_connect_login", "openid_connect_callback"]:  # allauth's, not configured
+        kwargs[name] = {"provider_id": "oidc"}
     # Valid values of every field the site's forms post, so that a hostile value in one field
     # reaches the code that reads it.
     data = {

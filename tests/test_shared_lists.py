@@ -194,7 +194,7 @@ def test_existing_items_are_added_by_their_owner_after_the_migration(people):
 
     from django.apps import apps
 
-    migration = import_module("annotations.migrations.0012_items_added_by_owner")
+    migration = import_module("annotations.migrations.0014_items_added_by_owner")
     reading_list = make_reading_list(people["olga"], papers=[make_paper("Before")])
     migration.added_by_owner(apps, None)
     assert ReadingListItem.objects.get(reading_list=reading_list).added_by == people["olga"]
