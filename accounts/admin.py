@@ -4,15 +4,20 @@ profile."""
 
 from __future__ import annotations
 
+from allauth.account.admin import EmailAddressAdmin
+from allauth.account.models import EmailAddress
+from allauth.socialaccount.admin import SocialAccountAdmin
+from allauth.socialaccount.models import SocialAccount, SocialApp, SocialToken
 from django.contrib import admin
 from django.http import HttpRequest
 
 from accounts.models import Invitation, MemberProfile, Role
 from accounts.roles import set_role, stored_role
+from papers.admin.guards import GuardedAdmin, ReadOnlyAdmin
 
 
 @admin.register(Invitation)
-class InvitationAdmin(admin.ModelAdmin):
+class InvitationAdmin(GuardedAdmin, admin.ModelAdmin):
     list_display = ["email", "role", "invited_by", "created_at", "expires_at", "used_at", "user"]
     list_filter = ["role", ("used_at", admin.EmptyFieldListFilter)]
     search_fields = ["email"]
@@ -27,7 +32,7 @@ class InvitationAdmin(admin.ModelAdmin):
 
 
 @admin.register(MemberProfile)
-class MemberProfileAdmin(admin.ModelAdmin):
+class MemberProfileAdmin(GuardedAdmin, admin.ModelAdmin):
     list_display = ["user", "role", "orcid", "author"]
     list_filter = ["role"]
     search_fields = ["user__username", "user__email", "orcid"]
@@ -40,3 +45,18 @@ class MemberProfileAdmin(admin.ModelAdmin):
         obj.role = stored_role(obj.user)
         super().save_model(request, obj, form, change)
         set_role(obj.user, role)
+
+
+# allauth's own admins: the providers are configured from the environment (settings
+# SOCIALACCOUNT_PROVIDERS), so its apps and tokens (secrets) have no admin here; the accounts
+# and addresses it links stand behind the same guards as every other admin (hand-made numbers
+# refused, not a server error). A linked account is what a sign-in recorded: read-only (its
+# JSON field would take a hand-made 5,000-digit number to a server error in Django's form).
+admin.site.unregister(SocialApp)
+admin.site.unregister(SocialToken)
+for _model, _admin, _guards in [
+    (EmailAddress, EmailAddressAdmin, GuardedAdmin),
+    (SocialAccount, SocialAccountAdmin, ReadOnlyAdmin),
+]:
+    admin.site.unregister(_model)
+    admin.site.register(_model, type(f"Guarded{_admin.__name__}", (_guards, _admin), {}))

@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.db import models
 
 from groups.models import ReadingGroup, Session
+from papers.admin.guards import GuardedAdmin
 
 
 class MembershipInline(admin.TabularInline):
@@ -11,7 +12,7 @@ class MembershipInline(admin.TabularInline):
 
 
 @admin.register(ReadingGroup)
-class ReadingGroupAdmin(admin.ModelAdmin):
+class ReadingGroupAdmin(GuardedAdmin, admin.ModelAdmin):
     list_display = ["name", "usual_time", "time_zone"]
     search_fields = ["name"]
     inlines = [MembershipInline]
@@ -19,7 +20,7 @@ class ReadingGroupAdmin(admin.ModelAdmin):
 
 
 @admin.register(Session)
-class SessionAdmin(admin.ModelAdmin):
+class SessionAdmin(GuardedAdmin, admin.ModelAdmin):
     list_display = ["group", "starts_at", "presenter"]
     list_filter = ["group"]
     date_hierarchy = "starts_at"

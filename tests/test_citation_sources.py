@@ -276,7 +276,7 @@ def test_a_work_without_a_date_is_cited_n_d_never_with_the_year_it_was_added(cli
 
 
 def test_the_migration_types_existing_papers_where_their_identifiers_and_tags_say():
-    migration = importlib.import_module("papers.migrations.0031_paper_publication_type")
+    migration = importlib.import_module("papers.migrations.0035_paper_publication_type")
     iclr, submitted = ("ICLR 2024", TagKind.VENUE), ("Submitted", TagKind.TRACK)
     accepted = make_paper("Accepted", forum_id="acc1", tags=[iclr, ("Poster", TagKind.TRACK)])
     rejected = make_paper("Rejected", forum_id="rej1", tags=[iclr, submitted])
