@@ -37,11 +37,12 @@ SHARED_LIST = "Lab reading group"
 SECRET_SEARCH = "Competitor watch"
 
 PAPER_SENTENCE = PRIVATE_ANNOTATIONS_DELETED % {
-    "kinds": "highlights, notes, notifications, reading list items, recommendations"
+    "kinds": "highlights, notes, notifications, reading list items, recommendations, suggestions"
 }
 MEMBER_SENTENCE = PRIVATE_ANNOTATIONS_DELETED % {
     "kinds": "digest states, highlight preferences, highlights, log entries, notes, "
-    "notifications, reading list items, reading lists, recommendations, saved searches"
+    "notifications, reading list items, reading lists, recommendations, saved searches, "
+    "suggestions"
 }
 
 # Summary lines and object lines of the kinds that can hold private rows.

@@ -32,14 +32,18 @@ def _titles(reading_list) -> list[tuple[str, str, int | None]]:
 @pytest.fixture
 def removed_after_lookup(monkeypatch):
     """Another request removes the item between the view's lookup and its write."""
-    looked_up = list_views._get_item_for_owner
+    # An editor's move and a reader's own status look the item up each their way.
+    for name in ["_get_item_for_editor", "_get_item_for_reader"]:
+        monkeypatch.setattr(list_views, name, _then_removed(getattr(list_views, name)))
 
+
+def _then_removed(looked_up):
     def lookup_then_removed(request, pk, item_pk):
         item = looked_up(request, pk, item_pk)
         services.remove_item(item=ReadingListItem.objects.get(pk=item.pk))
         return item
 
-    monkeypatch.setattr(list_views, "_get_item_for_owner", lookup_then_removed)
+    return lookup_then_removed
 
 
 @pytest.mark.parametrize(("action", "data"), ACTIONS)

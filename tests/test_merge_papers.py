@@ -296,8 +296,8 @@ def test_the_merge_page_says_private_annotations_move_with_the_paper(curator, pa
     make_note(user, other)
     content = merge_post(curator, [keep, other]).content.decode()
     assert (
-        "Members' private annotations (highlights, notes, reading list items, recommendations) "
-        "move with\nthe paper too. They are not counted here: they are theirs."
+        "Members' private annotations (highlights, notes, reading list items, recommendations, "
+        "suggestions) move with\nthe paper too. They are not counted here: they are theirs."
     ) in content
 
 
@@ -347,7 +347,7 @@ def test_the_merge_report_and_history_count_no_private_annotations(curator, pair
         assert "moved 1 paper tag." in text  # what the lab sees is still counted
         assert (
             "Members' private annotations (highlights, notes, reading list items, "
-            "recommendations), if any, went to the kept paper too; they are not counted."
+            "recommendations, suggestions), if any, went to the kept paper too; they are not counted."
         ) in text
 
 
