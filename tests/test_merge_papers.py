@@ -347,7 +347,8 @@ def test_the_merge_report_and_history_count_no_private_annotations(curator, pair
         assert "moved 1 paper tag." in text  # what the lab sees is still counted
         assert (
             "Members' private annotations (highlights, notes, reading list items, "
-            "recommendations, suggestions), if any, went to the kept paper too; they are not counted."
+            "recommendations, suggestions), if any, went to the kept paper too; "
+            "they are not counted."
         ) in text
 
 
