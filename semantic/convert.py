@@ -58,7 +58,24 @@ def worst_cosine(a: np.ndarray, b: np.ndarray) -> float:
 def quantise(source: Path, target: Path) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(source, target, weight_type=QuantType.QInt8)
+    # The weight matrices and the token embedding table, one scale per output channel: one
+    # scale per matrix moved all-MiniLM-L6-v2's vectors to a cosine of 0.95 with the float ones,
+    # per channel keeps 0.99; the attention's products of two activations stay float.
+    graph = onnx.load(str(source)).graph
+    weights = {tensor.name for tensor in graph.initializer}
+    products = [
+        n.name
+        for n in graph.node
+        if n.op_type in ("MatMul", "Gather") and n.input[int(n.op_type == "MatMul")] in weights
+    ]
+    quantize_dynamic(
+        source,
+        target,
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        op_types_to_quantize=["MatMul", "Gather"],
+        nodes_to_quantize=products,
+    )
     # The quantiser keeps the graph, not always the metadata the encoder reads.
     model = onnx.load(str(target))
     onnx_graph.set_metadata(model, {p.key: p.value for p in onnx.load(str(source)).metadata_props})

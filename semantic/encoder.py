@@ -68,6 +68,10 @@ class Encoder:
         self.dimensions = int(meta["dimensions"])
         self.pooling = meta["pooling"]
         self.tokenizer = tokenizer(meta["tokenizer"], int(meta["max_tokens"]))
+        # Files exported from transformers also take the segment of each token (all 0 here).
+        self.takes_token_types = any(
+            given.name == "token_type_ids" for given in self.session.get_inputs()
+        )
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """One unit-length float32 row per text."""
@@ -77,7 +81,10 @@ class Encoder:
         for start in range(0, len(order), BATCH):
             chosen = order[start : start + BATCH]
             ids, mask = padded([encodings[i].ids for i in chosen])
-            (hidden,) = self.session.run(None, {"input_ids": ids, "attention_mask": mask})
+            feed = {"input_ids": ids, "attention_mask": mask}
+            if self.takes_token_types:
+                feed["token_type_ids"] = np.zeros_like(ids)
+            (hidden,) = self.session.run(None, feed)
             vectors[chosen] = pooled(hidden, mask, self.pooling)
         return vectors
 

@@ -44,7 +44,7 @@ class _Graph:
     def op(self, kind: str, *inputs: str, **attributes) -> str:
         self.count += 1
         output = f"{kind.lower()}_{self.count}"
-        self.nodes.append(helper.make_node(kind, list(inputs), [output], **attributes))
+        self.nodes.append(helper.make_node(kind, list(inputs), [output], name=output, **attributes))
         return output
 
     def dense(self, x: str, weight: np.ndarray, bias: np.ndarray) -> str:
