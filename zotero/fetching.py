@@ -16,13 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
 from papers.numbers import bounded_int
 from papers.sources.client import (
     MAX_WAIT,
     FetchClient,
     FetchError,
+    Response,
     asked_wait,
     json_of,
     service,
@@ -83,7 +82,12 @@ class ZoteroReader:
         return json_of(response).data, _version(response)
 
     def _read(self, what: str, since: int, *, conditional: bool = False) -> Read | None:
-        params = {"since": since, "format": "json", "limit": PAGE_SIZE, "start": 0}
+        params: dict[str, str | int] = {
+            "since": since,
+            "format": "json",
+            "limit": PAGE_SIZE,
+            "start": 0,
+        }
         headers = {"If-Modified-Since-Version": str(since)} if conditional and since else {}
         response = self._get(f"{self.prefix}/{what}", params, headers)
         if response.status_code == 304:
@@ -107,7 +111,7 @@ class ZoteroReader:
         path: str,
         params: dict[str, str | int] | None = None,
         headers: dict[str, str] | None = None,
-    ) -> httpx.Response:
+    ) -> Response:
         if self._rest:
             self.sleep(min(self._rest, MAX_WAIT))
         response = self.client.get(
@@ -117,7 +121,7 @@ class ZoteroReader:
         return response
 
 
-def _version(response: httpx.Response) -> int:
+def _version(response: Response) -> int:
     value = response.headers.get("Last-Modified-Version", "")
     version = bounded_int(value.strip(), low=0, high=2**62)
     if version is None:

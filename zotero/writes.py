@@ -46,7 +46,9 @@ def _list_name(library: Library, pulled: parsing.ZoteroCollection, own: int | No
     """The collection's name, unless the member has another list of that name (names are
     unique per owner): then with the collection's key."""
     name = pulled.name[:LIST_NAME_LENGTH]
-    clash = ReadingList.objects.filter(owner=library.member, name__iexact=name).exclude(pk=own)
+    clash = ReadingList.objects.filter(owner=library.member, name__iexact=name)
+    if own is not None:
+        clash = clash.exclude(pk=own)
     if clash.exists():
         name = f"{pulled.name[: LIST_NAME_LENGTH - len(pulled.key) - 3]} ({pulled.key})"
     return name

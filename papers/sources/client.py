@@ -64,6 +64,8 @@ _DAY_SECONDS = 86_400
 Params = Mapping[str, str | int]
 # What a test hands a client instead of the network (respx, httpx.MockTransport).
 Transport = httpx.BaseTransport
+# An answer, for a caller that reads its headers too (Zotero's versions and links).
+Response = httpx.Response
 # How far ahead a request looks for a free turn (slots of the service's delay) before it gives
 # up, when it would wait for any turn: an hour of arXiv's 3 s turns.
 MAX_TURNS_AHEAD = 1200
