@@ -13,8 +13,7 @@ from django.db import models
 from annotations.models import Note, ReadingList
 from operations.claims import Claimable
 from papers.models import Paper
-
-MAX_KEY = 16  # Zotero's object keys are 8 characters; room to spare.
+from zotero.limits import MAX_KEY
 
 
 class Library(Claimable):

@@ -15,6 +15,7 @@ links (papers.importing.bibtex.reference_links: an http(s) URL to a .pdf, or Ope
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html import unescape
@@ -33,6 +34,7 @@ from papers.importing.bibtex import (
 from papers.importing.records import PaperRecord
 from papers.text import MAX_BODY
 from papers.venues import venue_from_reference
+from zotero.limits import MAX_KEY
 
 PAPER_TYPES = {
     "journalArticle": PublicationType.JOURNAL_ARTICLE,
@@ -43,6 +45,9 @@ PAPER_TYPES = {
 }
 # Where each paper type names the venue it appeared in.
 _VENUE_FIELDS = ("publicationTitle", "proceedingsTitle", "conferenceName", "repository")
+_KEY = re.compile(rf"[A-Za-z0-9]{{1,{MAX_KEY}}}")
+MAX_ITEM_TYPE = 40
+MAX_COLLECTION_NAME = 255
 # The links Zotero keeps a URL for (a stored file's URL is Zotero's own, behind the key).
 URL_LINK_MODES = frozenset({"linked_url", "imported_url"})
 
@@ -67,16 +72,19 @@ class ZoteroItem:
 def item(raw: Mapping[str, Any]) -> ZoteroItem | None:
     """An item of /items' JSON answer; None for what is not one (no key or data)."""
     data = raw.get("data")
-    key = raw.get("key") or (data or {}).get("key")
-    if not isinstance(data, dict) or not isinstance(key, str) or not key:
+    if not isinstance(data, dict):
+        return None
+    key = raw.get("key") or data.get("key")
+    if not is_key(key):
         return None
     tags = [t["tag"].strip() for t in _dicts(data.get("tags")) if isinstance(t.get("tag"), str)]
-    collections = [c for c in data.get("collections") or [] if isinstance(c, str)]
+    collections = [c for c in _list(data.get("collections")) if is_key(c)]
+    parent = data.get("parentItem")
     return ZoteroItem(
         key=key,
         version=_int(raw.get("version", data.get("version"))),
-        item_type=_text(data.get("itemType")),
-        parent_key=_text(data.get("parentItem")),
+        item_type=_text(data.get("itemType"))[:MAX_ITEM_TYPE],
+        parent_key=parent if is_key(parent) else "",
         data=data,
         tags=[t for t in tags if t],
         collections=collections,
@@ -92,9 +100,9 @@ class ZoteroCollection:
 
 def collection(raw: Mapping[str, Any]) -> ZoteroCollection | None:
     data = raw.get("data")
-    if not isinstance(data, dict) or not isinstance(raw.get("key"), str):
+    if not isinstance(data, dict) or not is_key(raw.get("key")):
         return None
-    name = " ".join(_text(data.get("name")).split()) or raw["key"]
+    name = (" ".join(_text(data.get("name")).split()) or raw["key"])[:MAX_COLLECTION_NAME]
     return ZoteroCollection(raw["key"], _int(raw.get("version")), name)
 
 
@@ -173,9 +181,18 @@ def deleted_keys(raw: Any) -> tuple[list[str], list[str]]:
         return [], []
 
     def keys(name: str) -> list[str]:
-        return [k for k in raw.get(name) or [] if isinstance(k, str)]
+        return [k for k in _list(raw.get(name)) if is_key(k)]
 
     return keys("items"), keys("collections")
+
+
+def is_key(value: Any) -> bool:
+    """Whether `value` is shaped like a Zotero object key (8 letters and digits)."""
+    return isinstance(value, str) and _KEY.fullmatch(value) is not None
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
 
 
 def _doi_in_extra(extra: str) -> str:
