@@ -537,6 +537,7 @@ CROSSREF_API_URL = os.environ.get("CROSSREF_API_URL", "https://api.crossref.org"
 # lists back to Zotero is off unless ZOTERO_PUSH is true.
 ZOTERO_API_URL = os.environ.get("ZOTERO_API_URL", "https://api.zotero.org")
 ZOTERO_API_KEY = os.environ.get("ZOTERO_API_KEY", "")
+ZOTERO_PUSH = env_bool("ZOTERO_PUSH", default=False)
 ARXIV_API_DELAY = env_int("ARXIV_API_DELAY", 3)
 FETCH_CONTACT = os.environ.get("FETCH_CONTACT", DEFAULT_FROM_EMAIL)
 FETCH_TIMEOUT = env_int("FETCH_TIMEOUT", 30)

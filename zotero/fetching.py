@@ -81,6 +81,26 @@ class ZoteroReader:
         response = self._get(f"{self.prefix}/deleted", {"since": since})
         return json_of(response).data, _version(response)
 
+    def item(self, key: str) -> Any:
+        """One item's JSON, as it is now (after a write was refused as stale)."""
+        return json_of(self._get(f"{self.prefix}/items/{key}", {"format": "json"})).data
+
+    def patch_item(self, key: str, changes: dict[str, Any], version: int) -> Response | None:
+        """Write `changes` to item `key` if it is still at `version` (its answer, with the
+        library's new version); None when it changed since (412): re-read it, never
+        overwrite it."""
+        if self._rest:
+            self.sleep(min(self._rest, MAX_WAIT))
+        response = self.client.write(
+            "PATCH",
+            f"{self.prefix}/items/{key}",
+            changes,
+            headers={**self.headers, "If-Unmodified-Since-Version": str(version)},
+            answers=frozenset({412}),
+        )
+        self._rest = asked_wait(response.headers) or 0.0
+        return None if response.status_code == 412 else response
+
     def _read(self, what: str, since: int, *, conditional: bool = False) -> Read | None:
         params: dict[str, str | int] = {
             "since": since,

@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html import unescape
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import urlsplit
 
 from django.utils.html import strip_tags
@@ -186,7 +186,7 @@ def deleted_keys(raw: Any) -> tuple[list[str], list[str]]:
     return keys("items"), keys("collections")
 
 
-def is_key(value: Any) -> bool:
+def is_key(value: Any) -> TypeGuard[str]:
     """Whether `value` is shaped like a Zotero object key (8 letters and digits)."""
     return isinstance(value, str) and _KEY.fullmatch(value) is not None
 

@@ -49,14 +49,15 @@ class Outcome:
 
 
 def pull(held: Claim[Library], reader: ZoteroReader) -> Outcome:
-    """Pull the claimed library; the claim is released with the outcome. ClaimLost when the
-    claim was taken over meanwhile (nothing recorded); FetchError as the reader raises it."""
+    """Pull the claimed library, recording the outcome and the new version on it (the caller
+    lets it go). ClaimLost when the claim was taken over meanwhile (nothing recorded);
+    FetchError as the reader raises it."""
     library = held.row
     since = library.version
     items = reader.changed_items(since)
     if items is None:
         outcome = Outcome(version=since, unchanged=True)
-        _release(held, outcome, version=since)
+        _record(held, outcome, version=since)
         return outcome
     collections = reader.changed_collections(since)
     deleted, _ = reader.deleted(since)
@@ -91,12 +92,12 @@ def pull(held: Claim[Library], reader: ZoteroReader) -> Outcome:
         writes.apply_collections(library, cols)
         writes.apply_items(library, parsed, papers, paper_ids)
         writes.apply_deletions(library, deleted_items, deleted_collections)
-        _release(held, outcome, version=items.version)
+        _record(held, outcome, version=items.version)
     return outcome
 
 
-def _release(held: Claim[Library], outcome: Outcome, *, version: int) -> None:
-    if not held.release(
+def _record(held: Claim[Library], outcome: Outcome, *, version: int) -> None:
+    if not held.record(
         version=version, last_pulled_at=timezone.now(), last_outcome=outcome.summary()[:500]
     ):
         raise ClaimLost(str(held.row))

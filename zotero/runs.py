@@ -8,11 +8,14 @@ import time
 from collections.abc import Callable
 from datetime import timedelta
 
+from django.conf import settings
+
 from operations.claims import ClaimLost, claim
 from papers.sources.client import FetchClient, FetchError, service
 from zotero.fetching import ZoteroReader
 from zotero.models import Library
 from zotero.pull import pull
+from zotero.push import push_tags
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +45,9 @@ def sync_libraries(
         )
         try:
             outcome = pull(held, reader)
+            line = f"{library}: {outcome.summary()}"
+            if settings.ZOTERO_PUSH:
+                line += f"; {push_tags(held, reader).summary()}"
         except ClaimLost:
             lines.append(f"{library}: taken over by another run; nothing recorded")
             failed += 1
@@ -51,7 +57,8 @@ def sync_libraries(
             lines.append(f"{library}: failed: {error}")
             failed += 1
         else:
-            lines.append(f"{library}: {outcome.summary()}")
+            held.release()
+            lines.append(line)
         finally:
             reader.close()
     return lines, failed

@@ -29,6 +29,7 @@ The sleep, clocks and jitter are injectable, so tests run without waiting.
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import time
@@ -458,8 +459,15 @@ class FetchClient:
             else:
                 message = f"{self.service.name}: {refused}"
             raise RedirectOff(url, message, refused=refused) from None
+        return self._checked(url, response, answers), final_url
+
+    def _checked(
+        self, url: str, response: httpx.Response, answers: frozenset[int]
+    ) -> httpx.Response:
+        """`response` if it is a 2xx or one of `answers`; else closed, and _TryAgain for an
+        answer worth asking again, StatusError for one that is not."""
         if response.is_success or response.status_code in answers:
-            return response, final_url
+            return response
         response.close()
         problem = f"HTTP {response.status_code} {response.reason_phrase}".strip()
         if response.status_code in RETRY_STATUSES:
@@ -471,12 +479,41 @@ class FetchClient:
             problem=problem,
         )
 
+    def write(
+        self,
+        method: str,
+        path: str,
+        body: Any,
+        *,
+        headers: Mapping[str, str] | None = None,
+        answers: frozenset[int] = frozenset(),
+    ) -> httpx.Response:
+        """A write (`method` PATCH, POST, PUT or DELETE) of the JSON `body`, its answer read:
+        a 2xx or one of `answers` (a 412 Precondition Failed). Never redirected: a 3xx is an
+        error. Asked again after a 429 or a 5xx as a read is, so a service's writes should be
+        conditional (Zotero's If-Unmodified-Since-Version: a write that had landed answers 412
+        the second time, and is never applied twice)."""
+        url = self.url(path)
+        content = json.dumps(body).encode()
+        sent = {"Content-Type": "application/json", **(headers or {})}
+
+        def once() -> httpx.Response:
+            response = self._send(url, url, self.deadline, sent, method=method, content=content)
+            with self._reading(url, response):
+                response.read()
+            return self._checked(url, response, answers)
+
+        return self._retrying(url, self.deadline, once)
+
     def _send(
         self,
         url: str,
         hop: str,
         deadline: Deadline | None,
         headers: Mapping[str, str] | None = None,
+        *,
+        method: str = "GET",
+        content: bytes | None = None,
     ) -> httpx.Response:
         """One request for `hop` (on the way from `url`), in its turn and within what is left
         of the deadline; its headers only, a redirect answered as it is (see follow)."""
@@ -487,7 +524,7 @@ class FetchClient:
                 raise _out_of_time(url, deadline)
             timeout = min(timeout, deadline.left())
         request = self.http.build_request(
-            "GET", hop, timeout=httpx.Timeout(timeout), headers=headers
+            method, hop, timeout=httpx.Timeout(timeout), headers=headers, content=content
         )
         try:
             response = self.http.send(request, stream=True)
