@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 
 from annotations.models import Note, ReadingList, Visibility
+from annotations.services import add_lab_tag
 from operations.claims import claim
 from papers.models import ImportConflict, ImportRun, Paper, PaperTag, TagKind
 from tests import zotero_server
@@ -129,8 +130,6 @@ def test_a_deleted_item_leaves_its_list_tags_and_note_but_stays_in_the_catalogue
     sync()
     paper = Paper.objects.get(doi="10.1234/things.1")
     colleague = make_user("colleague")
-    from annotations.services import add_lab_tag
-
     add_lab_tag(user=colleague, paper=paper, name="mine")
 
     zotero.delete_item("NOTE0001")
@@ -234,3 +233,67 @@ def test_an_item_the_importer_cannot_use_is_skipped_and_reported(zotero, library
     assert Paper.objects.count() == 1
     run = ImportRun.objects.get()
     assert "item ITEM0002" in run.files[0]["warnings"][0]
+
+
+def lab_tags_of(paper: Paper) -> set[str]:
+    return {t.tag.name for t in PaperTag.objects.filter(paper=paper, tag__kind=TagKind.LAB)}
+
+
+def test_nothing_is_written_to_zotero_unless_push_is_on(zotero, library, sync):
+    a_library_of(zotero, 2)
+    sync()
+    add_lab_tag(
+        user=make_user("colleague"), paper=Paper.objects.get(doi="10.1234/things.2"), name="x"
+    )
+    sync()
+    assert zotero.patches == []
+
+
+def test_push_adds_the_lab_tags_an_item_lacks_on_its_version(zotero, library, sync, settings):
+    settings.ZOTERO_PUSH = True
+    a_library_of(zotero, 2)
+    sync()
+    paper = Paper.objects.get(doi="10.1234/things.1")
+    add_lab_tag(user=make_user("colleague"), paper=paper, name="must read")
+    item_version = zotero.items["ITEM0001"]["version"]
+
+    sync()
+
+    ((key, body),) = zotero.patches
+    assert key == "ITEM0001"
+    assert [t["tag"] for t in body["tags"]] == ["diffusion", "to discuss", "must read"]
+    ((_, _, headers),) = [r for r in zotero.requests if "PATCH" in r[1]]
+    assert headers["If-Unmodified-Since-Version"] == str(item_version)
+    # The pushed item comes back in the next pull and changes nothing here.
+    sync()
+    assert lab_tags_of(paper) == {"diffusion", "to discuss", "must read"}
+    assert len(zotero.patches) == 1
+
+
+def test_a_412_is_answered_by_reading_again_never_by_overwriting(
+    zotero, library, sync, settings, monkeypatch
+):
+    settings.ZOTERO_PUSH = True
+    a_library_of(zotero, 2)
+    sync()
+    paper = Paper.objects.get(doi="10.1234/things.2")
+    add_lab_tag(user=make_user("colleague"), paper=paper, name="ours")
+    # Someone tags the item at Zotero between this run's pull and its push.
+    original_pull = runs.pull
+
+    def pull_then_zotero_changes(held, reader):
+        outcome = original_pull(held, reader)
+        zotero.put_items({**zotero.items["ITEM0002"]["data"], "tags": [{"tag": "theirs"}]})
+        return outcome
+
+    monkeypatch.setattr(runs, "pull", pull_then_zotero_changes)
+    sync()
+    monkeypatch.undo()
+
+    # The first write was refused (412): the item was read again, the second write applied.
+    assert len([r for r in zotero.requests if "PATCH" in r[1]]) == 2
+    ((_, body),) = zotero.patches
+    assert [t["tag"] for t in body["tags"]] == ["theirs", "ours"]
+    assert [t["tag"] for t in zotero.items["ITEM0002"]["data"]["tags"]] == ["theirs", "ours"]
+    sync()  # Zotero's own tag arrives here too
+    assert lab_tags_of(paper) == {"ours", "theirs"}

@@ -36,6 +36,13 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             version = library.version
             kind = parts.path.rsplit("/", 1)[-1]
+            if parts.path.rsplit("/", 2)[-2] == "items":  # one item
+                one = library.items.get(kind)
+                if one is None:
+                    self._answer(404, b"Not found")
+                else:
+                    self._json(one, one["version"])
+                return
             asked = self.headers.get("If-Modified-Since-Version")
             if asked is not None and int(asked) >= version:
                 self._answer(304, b"", {"Last-Modified-Version": str(version)})
@@ -69,6 +76,29 @@ class _Handler(BaseHTTPRequestHandler):
                 library.write_after_page()
                 library.write_after_page = None
 
+    def do_PATCH(self) -> None:
+        """An item's fields changed, if it is still at If-Unmodified-Since-Version (412 if
+        not), as Zotero answers: 204 with the library's new version."""
+        library = self.server
+        key = urlsplit(self.path).path.rsplit("/", 1)[-1]
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        with library.lock:
+            library.requests.append((self.path, {"PATCH": body}, dict(self.headers)))
+            if library.refusals:
+                status, headers = library.refusals.pop(0)
+                self._answer(status, b"", headers)
+                return
+            if self.headers.get("Zotero-API-Key") != API_KEY:
+                self._answer(403, b"Forbidden")
+                return
+            current = library.items[key]
+            if int(self.headers["If-Unmodified-Since-Version"]) < current["version"]:
+                self._answer(412, b"Item has been modified since specified version")
+                return
+            library.patches.append((key, body))
+            library.put_items({**current["data"], **body})
+            self._answer(204, b"", {"Last-Modified-Version": str(library.version)})
+
     def _json(self, body: Any, version: int, headers: dict[str, str] | None = None) -> None:
         extra = {"Last-Modified-Version": str(version), **(headers or {})}
         self._answer(200, json.dumps(body).encode(), extra, "application/json")
@@ -81,13 +111,13 @@ class _Handler(BaseHTTPRequestHandler):
         content_type: str = "text/plain",
     ) -> None:
         self.send_response(status)
-        if status != 304:
+        if status not in (204, 304):
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
-        if status != 304:
+        if status not in (204, 304):
             self.wfile.write(body)
 
     def log_message(self, format: str, *args: object) -> None:  # quiet in test output
@@ -110,6 +140,7 @@ class ZoteroServer(ThreadingHTTPServer):
         self.refusals: list[tuple[int, dict[str, str]]] = []
         self.backoff = 0
         self.write_after_page: Any = None
+        self.patches: list[tuple[str, dict]] = []
         self.url = f"http://127.0.0.1:{self.server_address[1]}"
 
     # Writes, as a Zotero client's would reach the library: each raises its version.
