@@ -27,12 +27,7 @@ class _Handler(BaseHTTPRequestHandler):
         query = {k: v[0] for k, v in parse_qs(parts.query).items()}
         with library.lock:
             library.requests.append((parts.path, query, dict(self.headers)))
-            if library.refusals:
-                status, headers = library.refusals.pop(0)
-                self._answer(status, b"", headers)
-                return
-            if self.headers.get("Zotero-API-Key") != API_KEY:
-                self._answer(403, b"Forbidden")
+            if self._refused():
                 return
             version = library.version
             kind = parts.path.rsplit("/", 1)[-1]
@@ -84,12 +79,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         with library.lock:
             library.requests.append((self.path, {"PATCH": body}, dict(self.headers)))
-            if library.refusals:
-                status, headers = library.refusals.pop(0)
-                self._answer(status, b"", headers)
-                return
-            if self.headers.get("Zotero-API-Key") != API_KEY:
-                self._answer(403, b"Forbidden")
+            if self._refused():
                 return
             current = library.items[key]
             if int(self.headers["If-Unmodified-Since-Version"]) < current["version"]:
@@ -98,6 +88,17 @@ class _Handler(BaseHTTPRequestHandler):
             library.patches.append((key, body))
             library.put_items({**current["data"], **body})
             self._answer(204, b"", {"Last-Modified-Version": str(library.version)})
+
+    def _refused(self) -> bool:
+        """Whether the request was answered with a queued refusal, or a 403 for a wrong key."""
+        if self.server.refusals:
+            status, headers = self.server.refusals.pop(0)
+            self._answer(status, b"", headers)
+            return True
+        if self.headers.get("Zotero-API-Key") != API_KEY:
+            self._answer(403, b"Forbidden")
+            return True
+        return False
 
     def _json(self, body: Any, version: int, headers: dict[str, str] | None = None) -> None:
         extra = {"Last-Modified-Version": str(version), **(headers or {})}
