@@ -163,6 +163,7 @@ INSTALLED_APPS = [
     "highlights",
     "groups",
     "accounts",
+    "zotero",
     # Single sign-on (accounts/sso.py): only its social-login routes are mounted
     # (config/urls.py), and only for the providers configured below; the site's own login,
     # sign-up and password pages stay Django's, with django-axes.
@@ -532,10 +533,22 @@ OPENREVIEW_API_URL = os.environ.get("OPENREVIEW_API_URL", "https://api2.openrevi
 OPENREVIEW_API_V1_URL = os.environ.get("OPENREVIEW_API_V1_URL", "https://api.openreview.net")
 ARXIV_API_URL = os.environ.get("ARXIV_API_URL", "https://export.arxiv.org/api/query")
 CROSSREF_API_URL = os.environ.get("CROSSREF_API_URL", "https://api.crossref.org")
+# A lab's Zotero group library (zotero/, docs/zotero.md): the Web API v3's address, and the key
+# of every connected library that has none of its own in the admin. Pushing the lab's tags and
+# lists back to Zotero is off unless ZOTERO_PUSH is true.
+ZOTERO_API_URL = os.environ.get("ZOTERO_API_URL", "https://api.zotero.org")
+ZOTERO_API_KEY = os.environ.get("ZOTERO_API_KEY", "")
+ZOTERO_PUSH = env_bool("ZOTERO_PUSH", default=False)
 ARXIV_API_DELAY = env_int("ARXIV_API_DELAY", 3)
 FETCH_CONTACT = os.environ.get("FETCH_CONTACT", DEFAULT_FROM_EMAIL)
 FETCH_TIMEOUT = env_int("FETCH_TIMEOUT", 30)
-for _name in ("OPENREVIEW_API_URL", "OPENREVIEW_API_V1_URL", "ARXIV_API_URL", "CROSSREF_API_URL"):
+for _name in (
+    "OPENREVIEW_API_URL",
+    "OPENREVIEW_API_V1_URL",
+    "ARXIV_API_URL",
+    "CROSSREF_API_URL",
+    "ZOTERO_API_URL",
+):
     if urlsplit(globals()[_name]).scheme not in ("http", "https"):
         raise ImproperlyConfigured(f"{_name}: expected an http(s) URL, got {globals()[_name]!r}")
 if ARXIV_API_DELAY < 0 or FETCH_TIMEOUT < 1:

@@ -48,6 +48,13 @@ SCHEDULE: tuple[ScheduledLine, ...] = (
         50,
         "delete finished background task rows",
     ),
+    ScheduledLine(
+        "zotero",
+        ("sync_zotero",),
+        6,
+        20,
+        "pull what changed in the connected Zotero group libraries",
+    ),
     ScheduledLine("feeds", ("fetch_feeds",), 6, 30, "fetch the feeds that are due"),
     ScheduledLine(
         "embeddings",

@@ -74,6 +74,7 @@ def test_the_jobs_that_must_run_once_claim_their_run():
         "fetch_pdfs",
         "send_digests",
         "prune_exports",
+        "sync_zotero",
     }
     for line in SCHEDULE:
         name = line.argv[0]

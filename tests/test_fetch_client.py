@@ -226,3 +226,48 @@ def test_a_client_that_may_not_wait_long_is_refused_rather_than_held(fake_time):
     with client(fake_time, arxiv, max_turn_wait=5.0) as lookup:
         lookup.get("/query")
     assert route.call_count == 3
+
+
+@respx.mock
+def test_a_304_asked_for_is_an_answer_with_the_headers_sent(fake_time):
+    route = respx.get(f"{BASE}/items").mock(return_value=httpx.Response(304))
+    with client(fake_time) as http:
+        response = http.get(
+            "/items", headers={"If-Modified-Since-Version": "7"}, answers=frozenset({304})
+        )
+        assert response.status_code == 304
+        assert route.calls.last.request.headers["If-Modified-Since-Version"] == "7"
+        with pytest.raises(FetchError, match="304"):
+            http.get("/items")
+
+
+@respx.mock
+def test_a_429_waits_the_longer_of_retry_after_and_backoff(fake_time):
+    respx.get(f"{BASE}/items").mock(
+        side_effect=[
+            httpx.Response(429, headers={"Retry-After": "3", "Backoff": "9"}),
+            httpx.Response(200, json=[]),
+        ]
+    )
+    with client(fake_time) as http:
+        http.get("/items")
+    assert fake_time.sleeps == [9.0]
+
+
+@respx.mock
+def test_a_write_sends_json_is_retried_after_a_429_and_never_redirected(fake_time):
+    route = respx.patch(f"{BASE}/items/A").mock(
+        side_effect=[
+            httpx.Response(429, headers={"Retry-After": "2"}),
+            httpx.Response(412),
+            httpx.Response(302, headers={"Location": f"{BASE}/elsewhere"}),
+        ]
+    )
+    with client(fake_time) as http:
+        answer = http.write("PATCH", "/items/A", {"tags": []}, answers=frozenset({412}))
+        assert answer.status_code == 412
+        assert route.calls.last.request.content == b'{"tags": []}'
+        assert route.calls.last.request.headers["Content-Type"] == "application/json"
+        with pytest.raises(FetchError, match="302"):
+            http.write("PATCH", "/items/A", {})
+    assert fake_time.sleeps == [2.0]

@@ -29,6 +29,7 @@ The sleep, clocks and jitter are injectable, so tests run without waiting.
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import time
@@ -64,6 +65,8 @@ _DAY_SECONDS = 86_400
 Params = Mapping[str, str | int]
 # What a test hands a client instead of the network (respx, httpx.MockTransport).
 Transport = httpx.BaseTransport
+# An answer, for a caller that reads its headers too (Zotero's versions and links).
+Response = httpx.Response
 # How far ahead a request looks for a free turn (slots of the service's delay) before it gives
 # up, when it would wait for any turn: an hour of arXiv's 3 s turns.
 MAX_TURNS_AHEAD = 1200
@@ -182,6 +185,8 @@ def service(name: str) -> Service:
         "openreview_v1": Service("OpenReview (API v1)", settings.OPENREVIEW_API_V1_URL),
         "arxiv": Service("arXiv", settings.ARXIV_API_URL, float(settings.ARXIV_API_DELAY)),
         "crossref": Service("Crossref", settings.CROSSREF_API_URL),
+        # A lab's group library (zotero.pull); its key goes in each request's headers.
+        "zotero": Service("Zotero", settings.ZOTERO_API_URL),
         # Every URL absolute; redirects checked against PDF_FETCH_HOSTS (pdfs.fetching).
         "pdf_hosts": Service(
             "PDF hosts",
@@ -192,6 +197,21 @@ def service(name: str) -> Service:
         ),
     }
     return services[name]
+
+
+def json_of(response: httpx.Response, *, expect: type = dict) -> Fetched:
+    """A read answer's body decoded as JSON, whose top-level value must be an `expect`."""
+    url = str(response.request.url)
+    try:
+        data = safe_json.loads(response.text)
+    except safe_json.JSONRejected as error:
+        raise FetchError(url, f"the answer is not usable JSON: {error.message}") from None
+    except ValueError as error:  # json.JSONDecodeError, a bad encoding
+        raise FetchError(url, f"the answer is not JSON ({error})") from None
+    if not isinstance(data, expect):
+        got = type(data).__name__
+        raise FetchError(url, f"expected a JSON {expect.__name__}, got a {got}")
+    return Fetched(url, data)
 
 
 def user_agent() -> str:
@@ -337,14 +357,22 @@ class FetchClient:
         return str(self.http.build_request("GET", path, params=params).url)
 
     def get(
-        self, path: str, params: Params | None = None, *, deadline: Deadline | None = None
+        self,
+        path: str,
+        params: Params | None = None,
+        *,
+        deadline: Deadline | None = None,
+        headers: Mapping[str, str] | None = None,
+        answers: frozenset[int] = frozenset(),
     ) -> httpx.Response:
-        """A successful (2xx) answer, its body read, after retries; FetchError otherwise."""
+        """A successful (2xx) answer, its body read, after retries; FetchError otherwise.
+        `headers` are sent with the request (a key, a conditional request's version);
+        `answers` are statuses returned as answers rather than errors (a 304 Not Modified)."""
         url = self.url(path, params)
         deadline = deadline or self.deadline
 
         def once() -> httpx.Response:
-            response, _ = self._answer(url, deadline)
+            response, _ = self._answer(url, deadline, headers, answers)
             with self._reading(url, response):
                 response.read()
             return response
@@ -353,18 +381,7 @@ class FetchClient:
 
     def get_json(self, path: str, params: Params | None = None, *, expect: type = dict) -> Fetched:
         """The answer decoded as JSON, whose top-level value must be an `expect`."""
-        response = self.get(path, params)
-        url = str(response.request.url)
-        try:
-            data = safe_json.loads(response.text)
-        except safe_json.JSONRejected as error:
-            raise FetchError(url, f"the answer is not usable JSON: {error.message}") from None
-        except ValueError as error:  # json.JSONDecodeError, a bad encoding
-            raise FetchError(url, f"the answer is not JSON ({error})") from None
-        if not isinstance(data, expect):
-            got = type(data).__name__
-            raise FetchError(url, f"expected a JSON {expect.__name__}, got a {got}")
-        return Fetched(url, data)
+        return json_of(self.get(path, params), expect=expect)
 
     def download(
         self, url: str, out: Sink, *, max_bytes: int, deadline: Deadline | None = None
@@ -422,12 +439,19 @@ class FetchClient:
         message = f"{self.service.name}: gave up after {self.tries} tries ({problem})"
         raise GaveUp(url, message, tries=self.tries, problem=problem)
 
-    def _answer(self, url: str, deadline: Deadline | None) -> tuple[httpx.Response, str]:
-        """The 2xx answer on the way from `url` (redirects followed) and the URL it answered
-        for, its body still to read; _TryAgain for an answer worth asking again."""
+    def _answer(
+        self,
+        url: str,
+        deadline: Deadline | None,
+        headers: Mapping[str, str] | None = None,
+        answers: frozenset[int] = frozenset(),
+    ) -> tuple[httpx.Response, str]:
+        """The 2xx answer (or one of `answers`) on the way from `url` (redirects followed) and
+        the URL it answered for, its body still to read; _TryAgain for an answer worth asking
+        again."""
         try:
             response, final_url = follow(
-                url, lambda hop: self._send(url, hop, deadline), self.redirects
+                url, lambda hop: self._send(url, hop, deadline, headers), self.redirects
             )
         except RedirectRefused as refused:
             if refused.hop:
@@ -435,12 +459,19 @@ class FetchClient:
             else:
                 message = f"{self.service.name}: {refused}"
             raise RedirectOff(url, message, refused=refused) from None
-        if response.is_success:
-            return response, final_url
+        return self._checked(url, response, answers), final_url
+
+    def _checked(
+        self, url: str, response: httpx.Response, answers: frozenset[int]
+    ) -> httpx.Response:
+        """`response` if it is a 2xx or one of `answers`; else closed, and _TryAgain for an
+        answer worth asking again, StatusError for one that is not."""
+        if response.is_success or response.status_code in answers:
+            return response
         response.close()
         problem = f"HTTP {response.status_code} {response.reason_phrase}".strip()
         if response.status_code in RETRY_STATUSES:
-            raise _TryAgain(problem, retry_after_seconds(response.headers.get("Retry-After", "")))
+            raise _TryAgain(problem, asked_wait(response.headers))
         raise StatusError(
             url,
             f"{self.service.name} answered {problem}",
@@ -448,7 +479,42 @@ class FetchClient:
             problem=problem,
         )
 
-    def _send(self, url: str, hop: str, deadline: Deadline | None) -> httpx.Response:
+    def write(
+        self,
+        method: str,
+        path: str,
+        body: Any,
+        *,
+        headers: Mapping[str, str] | None = None,
+        answers: frozenset[int] = frozenset(),
+    ) -> httpx.Response:
+        """A write (`method` PATCH, POST, PUT or DELETE) of the JSON `body`, its answer read:
+        a 2xx or one of `answers` (a 412 Precondition Failed). Never redirected: a 3xx is an
+        error. Asked again after a 429 or a 5xx as a read is, so a service's writes should be
+        conditional (Zotero's If-Unmodified-Since-Version: a write that had landed answers 412
+        the second time, and is never applied twice)."""
+        url = self.url(path)
+        content = json.dumps(body).encode()
+        sent = {"Content-Type": "application/json", **(headers or {})}
+
+        def once() -> httpx.Response:
+            response = self._send(url, url, self.deadline, sent, method=method, content=content)
+            with self._reading(url, response):
+                response.read()
+            return self._checked(url, response, answers)
+
+        return self._retrying(url, self.deadline, once)
+
+    def _send(
+        self,
+        url: str,
+        hop: str,
+        deadline: Deadline | None,
+        headers: Mapping[str, str] | None = None,
+        *,
+        method: str = "GET",
+        content: bytes | None = None,
+    ) -> httpx.Response:
         """One request for `hop` (on the way from `url`), in its turn and within what is left
         of the deadline; its headers only, a redirect answered as it is (see follow)."""
         self._wait_turn(hop, deadline)
@@ -457,7 +523,9 @@ class FetchClient:
             if deadline.left() <= 0:
                 raise _out_of_time(url, deadline)
             timeout = min(timeout, deadline.left())
-        request = self.http.build_request("GET", hop, timeout=httpx.Timeout(timeout))
+        request = self.http.build_request(
+            method, hop, timeout=httpx.Timeout(timeout), headers=headers, content=content
+        )
         try:
             response = self.http.send(request, stream=True)
         except httpx.TimeoutException:
@@ -551,6 +619,18 @@ def _claim_turn(name: str, delay: float, now: float, max_wait: float | None) -> 
         if take(slot):
             return slot * length
     return None
+
+
+def asked_wait(headers: Mapping[str, str]) -> float | None:
+    """The wait an answer asks before the next request, in seconds: the longer of Retry-After
+    and Zotero's Backoff (seconds, sent with a 429 or 503 as well as with a success when the
+    service is loaded); None if it asks none."""
+    waits = [
+        seconds
+        for name in ("Retry-After", "Backoff")
+        if (seconds := retry_after_seconds(headers.get(name, ""))) is not None
+    ]
+    return max(waits) if waits else None
 
 
 def retry_after_seconds(value: str, now: datetime | None = None) -> float | None:

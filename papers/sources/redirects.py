@@ -147,7 +147,8 @@ def follow(
                     f"redirected to {current}: {problem}", hop=current, problem=problem
                 )
         response = send(current)
-        if not response.is_redirect:
+        # A 3xx without a Location (a 304 Not Modified) is an answer, not a redirect.
+        if not response.is_redirect or "Location" not in response.headers:
             return response, current
         location = response.headers["Location"]
         response.close()

@@ -1,0 +1,229 @@
+"""A stand-in of Zotero's Web API v3 for one group library, on 127.0.0.1: the tests' own.
+
+It keeps versions as Zotero does (https://www.zotero.org/support/dev/web_api/v3/syncing): each
+write raises the library version and stamps the objects it wrote with it. It answers
+`/groups/<id>/items`, `/collections` and `/deleted` with `since=`, pages of `limit` from `start`
+with `Link: <...>; rel="next"` and `Total-Results`, `Last-Modified-Version` on every answer and
+304 to `If-Modified-Since-Version` when nothing changed since. Answers queued in `refusals`
+(a 429 with Retry-After and Backoff) come first. Nothing reaches the internet."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+API_KEY = "test-zotero-key"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: ZoteroServer
+
+    def do_GET(self) -> None:
+        library = self.server
+        parts = urlsplit(self.path)
+        query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        with library.lock:
+            library.requests.append((parts.path, query, dict(self.headers)))
+            if self._refused():
+                return
+            version = library.version
+            kind = parts.path.rsplit("/", 1)[-1]
+            if parts.path.rsplit("/", 2)[-2] == "items":  # one item
+                one = library.items.get(kind)
+                if one is None:
+                    self._answer(404, b"Not found")
+                else:
+                    self._json(one, one["version"])
+                return
+            asked = self.headers.get("If-Modified-Since-Version")
+            if asked is not None and int(asked) >= version:
+                self._answer(304, b"", {"Last-Modified-Version": str(version)})
+                return
+            since = int(query.get("since", 0))
+            if kind == "deleted":
+                body = {
+                    "collections": [k for k, v in library.deleted_collections.items() if v > since],
+                    "items": [k for k, v in library.deleted_items.items() if v > since],
+                    "searches": [],
+                    "tags": [],
+                    "settings": [],
+                }
+                self._json(body, version)
+                return
+            objects = library.items if kind == "items" else library.collections
+            changed = sorted(
+                (o for o in objects.values() if o["version"] > since), key=lambda o: o["version"]
+            )
+            start, limit = int(query.get("start", 0)), int(query.get("limit", 25))
+            headers = {"Total-Results": str(len(changed))}
+            if start + limit < len(changed):
+                after = urlencode({**query, "start": start + limit})
+                headers["Link"] = f'<{library.url}{parts.path}?{after}>; rel="next"'
+            if library.backoff:
+                headers["Backoff"] = str(library.backoff)
+            page = changed[start : start + limit]
+            self._json(page, version, headers)
+            # A write between two pages of one read (set by a test).
+            if library.write_after_page is not None:
+                library.write_after_page()
+                library.write_after_page = None
+
+    def do_PATCH(self) -> None:
+        """An item's fields changed, if it is still at If-Unmodified-Since-Version (412 if
+        not), as Zotero answers: 204 with the library's new version."""
+        library = self.server
+        key = urlsplit(self.path).path.rsplit("/", 1)[-1]
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        with library.lock:
+            library.requests.append((self.path, {"PATCH": body}, dict(self.headers)))
+            if self._refused():
+                return
+            current = library.items[key]
+            if int(self.headers["If-Unmodified-Since-Version"]) < current["version"]:
+                self._answer(412, b"Item has been modified since specified version")
+                return
+            library.patches.append((key, body))
+            library.put_items({**current["data"], **body})
+            self._answer(204, b"", {"Last-Modified-Version": str(library.version)})
+
+    def _refused(self) -> bool:
+        """Whether the request was answered with a queued refusal, or a 403 for a wrong key."""
+        if self.server.refusals:
+            status, headers = self.server.refusals.pop(0)
+            self._answer(status, b"", headers)
+            return True
+        if self.headers.get("Zotero-API-Key") != API_KEY:
+            self._answer(403, b"Forbidden")
+            return True
+        return False
+
+    def _json(self, body: Any, version: int, headers: dict[str, str] | None = None) -> None:
+        extra = {"Last-Modified-Version": str(version), **(headers or {})}
+        self._answer(200, json.dumps(body).encode(), extra, "application/json")
+
+    def _answer(
+        self,
+        status: int,
+        body: bytes,
+        headers: dict[str, str] | None = None,
+        content_type: str = "text/plain",
+    ) -> None:
+        self.send_response(status)
+        if status not in (204, 304):
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        if status not in (204, 304):
+            self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:  # quiet in test output
+        pass
+
+
+class ZoteroServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, group_id: int = 4711) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.group_id = group_id
+        self.lock = threading.RLock()
+        self.version = 0
+        self.items: dict[str, dict] = {}
+        self.collections: dict[str, dict] = {}
+        self.deleted_items: dict[str, int] = {}
+        self.deleted_collections: dict[str, int] = {}
+        self.requests: list[tuple[str, dict, dict]] = []
+        self.refusals: list[tuple[int, dict[str, str]]] = []
+        self.backoff = 0
+        self.write_after_page: Any = None
+        self.patches: list[tuple[str, dict]] = []
+        self.url = f"http://127.0.0.1:{self.server_address[1]}"
+
+    # Writes, as a Zotero client's would reach the library: each raises its version.
+
+    def put_items(self, *datas: dict) -> None:
+        with self.lock:
+            self.version += 1
+            for data in datas:
+                data = {**data, "version": self.version}
+                self.items[data["key"]] = {
+                    "key": data["key"],
+                    "version": self.version,
+                    "library": {"type": "group", "id": self.group_id},
+                    "data": data,
+                }
+                self.deleted_items.pop(data["key"], None)
+
+    def put_collection(self, key: str, name: str) -> None:
+        with self.lock:
+            self.version += 1
+            data = {"key": key, "version": self.version, "name": name, "parentCollection": False}
+            self.collections[key] = {"key": key, "version": self.version, "data": data}
+
+    def delete_item(self, key: str) -> None:
+        with self.lock:
+            self.version += 1
+            del self.items[key]
+            self.deleted_items[key] = self.version
+
+    def delete_collection(self, key: str) -> None:
+        with self.lock:
+            self.version += 1
+            del self.collections[key]
+            self.deleted_collections[key] = self.version
+
+    def asked(self, kind: str) -> list[tuple[dict, dict]]:
+        """(query, headers) of each request for `kind` ("items", "collections", "deleted")."""
+        return [(q, h) for path, q, h in self.requests if path.endswith(f"/{kind}")]
+
+
+def start() -> ZoteroServer:
+    server = ZoteroServer()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def article(key: str, number: int, **fields: Any) -> dict:
+    """A journal article's `data` as the API gives it (only the fields read here)."""
+    return {
+        "key": key,
+        "itemType": "journalArticle",
+        "title": f"Paper number {number}",
+        "creators": [
+            {"creatorType": "author", "firstName": "Ada", "lastName": f"Zeta{number}"},
+            {"creatorType": "author", "firstName": "Bob", "lastName": "Alpha"},
+            {"creatorType": "editor", "firstName": "Ed", "lastName": "Itor"},
+            {"creatorType": "author", "name": "The Consortium"},
+        ],
+        "abstractNote": f"We study problem {number} and solve it.",
+        "publicationTitle": "Journal of Things",
+        "date": "2024-05-07",
+        "DOI": f"10.1234/things.{number}",
+        "url": "",
+        "tags": [],
+        "collections": [],
+        "relations": {},
+        **fields,
+    }
+
+
+def child_note(key: str, parent: str, html: str) -> dict:
+    return {"key": key, "itemType": "note", "parentItem": parent, "note": html, "tags": []}
+
+
+def attachment(key: str, parent: str, url: str, content_type: str = "application/pdf") -> dict:
+    return {
+        "key": key,
+        "itemType": "attachment",
+        "parentItem": parent,
+        "linkMode": "linked_url",
+        "title": "Full Text PDF",
+        "url": url,
+        "contentType": content_type,
+        "tags": [],
+    }
