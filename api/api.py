@@ -1,0 +1,28 @@
+"""The JSON API's one NinjaAPI (docs/api.md): its routers, its 429 and its OpenAPI 3.1
+document at /api/v1/openapi.json (docs off: the document is the reference)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from ninja import NinjaAPI
+
+from api import catalogue, mine
+from api.auth import RateLimited
+
+api = NinjaAPI(
+    title="Paper browser API",
+    version="1",
+    description="The lab's catalogue, lists, notes and highlights, with the site's access rules.",
+    urls_namespace="api-1",
+    docs_url=None,
+    openapi_url="/openapi.json",
+)
+api.add_router("/", catalogue.router)
+api.add_router("/", mine.router)
+
+
+@api.exception_handler(RateLimited)
+def rate_limited(request: HttpRequest, exc: RateLimited) -> HttpResponse:
+    response = api.create_response(request, {"detail": str(exc)}, status=429)
+    response["Retry-After"] = str(exc.retry_after)
+    return response
