@@ -4,10 +4,15 @@ document at /api/v1/openapi.json (docs off: the document is the reference)."""
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
+from django.urls import register_converter
 from ninja import NinjaAPI
 
 from api import catalogue, mine
 from api.auth import RateLimited
+from papers.numbers import IdConverter
+
+# The routers' paths name ids as `{id:...}`, read when config/urls.py asks for `api.urls`.
+register_converter(IdConverter, "id")
 
 api = NinjaAPI(
     title="Paper browser API",

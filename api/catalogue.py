@@ -93,7 +93,7 @@ def search_papers(request: HttpRequest, params: Query[SearchParams]) -> SearchOu
     )
 
 
-@router.get("/papers/{int:paper_id}", response=PaperOut, summary="A paper")
+@router.get("/papers/{id:paper_id}", response=PaperOut, summary="A paper")
 def paper(request: HttpRequest, paper_id: int) -> PaperOut:
     found = Paper.objects.with_people_and_tags().filter(pk=paper_id).first()
     if found is None:
@@ -132,7 +132,7 @@ def paper(request: HttpRequest, paper_id: int) -> PaperOut:
     )
 
 
-@router.get("/authors/{int:author_id}", response=AuthorOut, summary="An author")
+@router.get("/authors/{id:author_id}", response=AuthorOut, summary="An author")
 def author(request: HttpRequest, author_id: int) -> AuthorOut:
     found = identity.author_at(author_id)
     if found is None:

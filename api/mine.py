@@ -102,7 +102,7 @@ def _readable_list(request: HttpRequest, list_id: int) -> ReadingList:
     return found
 
 
-@router.get("/lists/{int:list_id}", response=ListDetailOut, summary="A list and its items")
+@router.get("/lists/{id:list_id}", response=ListDetailOut, summary="A list and its items")
 def list_detail(request: HttpRequest, list_id: int) -> ListDetailOut:
     reading_list = _readable_list(request, list_id)
     items = selectors.list_items(reading_list)
@@ -133,7 +133,7 @@ def list_detail(request: HttpRequest, list_id: int) -> ListDetailOut:
 
 
 @router.post(
-    "/lists/{int:list_id}/items",
+    "/lists/{id:list_id}/items",
     auth=WRITERS,
     response={201: ItemOut, 202: QueuedOut, 400: ErrorOut, 409: ErrorOut, 429: ErrorOut},
     summary="Add a paper by id, or by identifier (fetched in the background when not here)",
@@ -183,7 +183,7 @@ def _item_out(item: ReadingListItem, paper: Paper) -> ItemOut:
     )
 
 
-@router.get("/fetches/{int:fetch_id}", response=QueuedOut, url_name="fetch")
+@router.get("/fetches/{id:fetch_id}", response=QueuedOut, url_name="fetch")
 def fetch(request: HttpRequest, fetch_id: int) -> QueuedOut:
     """A paper asked for by identifier: its fetch's status, and the paper once added. The
     caller's own requests only."""
@@ -199,7 +199,7 @@ def fetch(request: HttpRequest, fetch_id: int) -> QueuedOut:
 
 
 @router.post(
-    "/lists/{int:list_id}/items/{int:item_id}/status",
+    "/lists/{id:list_id}/items/{id:item_id}/status",
     auth=WRITERS,
     response={200: ItemOut, 400: ErrorOut},
     summary="The caller's reading status on an item",
@@ -268,7 +268,7 @@ def note_add(request: HttpRequest, body: NoteIn):
 
 
 @router.post(
-    "/papers/{int:paper_id}/tags",
+    "/papers/{id:paper_id}/tags",
     auth=WRITERS,
     response={201: dict, 400: ErrorOut, 409: ErrorOut},
     summary="Tag a paper with a lab tag",
@@ -312,7 +312,7 @@ def highlights(request: HttpRequest, paper: Id | None = None) -> list[dict]:
 
 
 @router.post(
-    "/papers/{int:paper_id}/highlights",
+    "/papers/{id:paper_id}/highlights",
     auth=WRITERS,
     response={201: dict, 400: ErrorOut},
     summary="Highlight a passage of the paper's PDF (answered as a Web Annotation)",
