@@ -31,3 +31,13 @@ def rate_limited(request: HttpRequest, exc: RateLimited) -> HttpResponse:
     response = api.create_response(request, {"detail": str(exc)}, status=429)
     response["Retry-After"] = str(exc.retry_after)
     return response
+
+
+def api_urls() -> tuple[list, str, str]:
+    """The API's URL patterns, each open to Django's LoginRequiredMiddleware (REQUIRE_LOGIN):
+    a token's request carries no session, and the API says who may read (api.auth.visitor)."""
+    patterns, app_name, namespace = api.urls
+    for pattern in patterns:
+        # What django.contrib.auth.decorators.login_not_required sets on a view.
+        setattr(pattern.callback, "login_required", False)  # noqa: B010
+    return patterns, app_name, namespace

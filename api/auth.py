@@ -53,8 +53,11 @@ def json_only(request: HttpRequest) -> None:
         raise HttpError(415, "Send the body as application/json.")
 
 
-def visitor(request: HttpRequest) -> str:
-    """Anyone else reads as a visitor of the site does."""
+def visitor(request: HttpRequest) -> str | None:
+    """Anyone else reads as a visitor of the site does; where every page needs login
+    (REQUIRE_LOGIN), a visitor is refused (401) as the pages refuse them."""
+    if settings.REQUIRE_LOGIN:
+        return None
     request.user = AnonymousUser()
     return VISITOR
 

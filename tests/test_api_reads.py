@@ -169,3 +169,18 @@ def _check_document(document: dict) -> None:
             declared = {p["name"] for p in operation.get("parameters", []) if p["in"] == "path"}
             assert declared == set(re.findall(r"{(\w+)}", path)), (method, path)
     assert len(ids) == len(set(ids))
+
+
+def test_where_every_page_needs_login_a_token_reads_and_a_visitor_does_not(settings, user):
+    settings.REQUIRE_LOGIN = True
+    settings.MIDDLEWARE = [
+        *settings.MIDDLEWARE,
+        "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    ]
+    paper = make_paper("A paper")
+    from django.test import Client
+
+    assert Client().get(f"/api/v1/papers/{paper.pk}").status_code == 401
+    assert token_client(user, TokenScope.READ).get(f"/api/v1/papers/{paper.pk}").status_code == 200
+    # The site's pages still send a visitor to log in.
+    assert Client().get(reverse("papers:list")).status_code == 302
