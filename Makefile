@@ -100,7 +100,7 @@ bench-semantic: $(RUNTIME)
 
 ## typecheck: mypy with django-stubs over the apps and config/
 typecheck: $(DEV)
-	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs highlights semantic groups accounts zotero config
+	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs highlights semantic groups accounts zotero api config
 
 ## run: create the environment and .env, migrate, import fixtures/, build the search index if
 ##      missing and serve on http://127.0.0.1:8000 (SQLite), with a task worker for each queue
@@ -159,7 +159,7 @@ TEST_MARKERS ?=
 test: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs highlights semantic groups accounts zotero config
+	$(TEST_ENV) $(BIN)/mypy papers annotations alerts recommendations operations pdfs highlights semantic groups accounts zotero api config
 	$(TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 	$(TEST_ENV) $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(if $(strip $(TEST_MARKERS)),-m "$(TEST_MARKERS)") $(PYTEST_ARGS); rc=$$?; \
 		if [ $$rc -eq 5 ]; then echo "pytest: no tests collected$(if $(strip $(PYTEST_ARGS)), (PYTEST_ARGS=$(subst ",\",$(PYTEST_ARGS))))$(if $(strip $(TEST_MARKERS)), (TEST_MARKERS=$(TEST_MARKERS)))"; rc=0; fi; \

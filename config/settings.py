@@ -164,6 +164,8 @@ INSTALLED_APPS = [
     "groups",
     "accounts",
     "zotero",
+    # The JSON API under /api/v1/ (docs/api.md).
+    "api",
     # Single sign-on (accounts/sso.py): only its social-login routes are mounted
     # (config/urls.py), and only for the providers configured below; the site's own login,
     # sign-up and password pages stay Django's, with django-axes.
@@ -493,6 +495,12 @@ if TASK_WORKER_LOST_SECONDS < 30:
 # EXPORT_TIME_LIMIT seconds, well inside gunicorn's worker timeout, before it is abandoned.
 EXPORT_MAX_ANONYMOUS = env_int("EXPORT_MAX_ANONYMOUS", 5000)
 EXPORT_MAX_MEMBER = env_int("EXPORT_MAX_MEMBER", 20000)
+# The JSON API (api/, docs/api.md): each token may make API_TOKEN_RATE_LIMIT requests in any
+# API_TOKEN_RATE_WINDOW seconds (annotations.throttle's sliding window), then answers 429.
+API_TOKEN_RATE_LIMIT = env_int("API_TOKEN_RATE_LIMIT", 120)
+API_TOKEN_RATE_WINDOW = env_int("API_TOKEN_RATE_WINDOW", 60)
+if API_TOKEN_RATE_LIMIT < 1 or API_TOKEN_RATE_WINDOW < 1:
+    raise ImproperlyConfigured("API_TOKEN_RATE_LIMIT and API_TOKEN_RATE_WINDOW at least 1")
 EXPORT_CONCURRENCY = env_int("EXPORT_CONCURRENCY", 1)
 EXPORT_TIME_LIMIT = env_int("EXPORT_TIME_LIMIT", 20)
 EXPORT_FILE_DAYS = env_int("EXPORT_FILE_DAYS", 7)

@@ -7,6 +7,7 @@ from django.views.generic import RedirectView
 
 from annotations.login import AdminLoginForm, LoginForm
 from annotations.views.accounts import LogoutView, PasswordResetView, signup
+from api.api import api_urls
 from config.health import healthz
 
 # The admin has its own login page: it shows lockouts like ours.
@@ -28,6 +29,8 @@ urlpatterns = [
     path("", include("pdfs.urls")),
     path("", include("highlights.urls")),
     path("", include("groups.urls")),
+    path("api/v1/", api_urls()),
+    path("", include("api.urls")),
     # Before the contrib include so it wins over that include's plain login view.
     path(
         "accounts/login/",

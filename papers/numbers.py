@@ -14,6 +14,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.urls.converters import IntConverter
 
 from papers.text import is_number
 
@@ -46,3 +47,14 @@ def fits_field(field: models.Field, value: Any) -> bool:
     except ValidationError:
         return False
     return True
+
+
+class IdConverter(IntConverter):
+    """A URL's id (`<id:pk>`): an integer a bigint holds, else the URL matches nothing (404),
+    as a query for it could not even be asked of SQLite."""
+
+    def to_python(self, value: str) -> int:
+        number = bounded_int(value, low=0, high=MAX_ID)
+        if number is None:
+            raise ValueError(value)
+        return number

@@ -4,8 +4,6 @@ search index (papers/search/) and the facet labelling (papers/facets.py)."""
 from __future__ import annotations
 
 import logging
-import math
-from dataclasses import replace
 
 from django.core.paginator import Paginator
 from django.db.models.functions import Substr
@@ -23,6 +21,7 @@ from django.utils.http import urlencode
 from django_htmx.middleware import HtmxDetails
 
 from papers import identity
+from papers.browse import run_search
 from papers.facet_registry import facet_of_kind
 from papers.facets import cleared_query, listing_facets, selection_chips, top_authors
 from papers.filters import (
@@ -36,7 +35,6 @@ from papers.link_views import hx_redirect
 from papers.listing import with_listing
 from papers.models import Author, Authorship, Paper, PaperTag, Tag
 from papers.navigation import result_link_prefix, results_navigation
-from papers.querysets import keywords_containing
 from papers.routes import int_url
 from papers.search import engine, meaning
 from papers.search.query import excludes_only
@@ -52,11 +50,6 @@ CO_AUTHORS_SHOWN = 30
 EXCERPT_CHARS = 300
 # Author and tag pages with more papers than this read them with EXISTS (see with_links).
 MANY_PAPERS = 2000
-# Authors whose names match the "find an author" box that the facet considers (by id).
-AUTHOR_CANDIDATES = 5000
-# Keywords matching the "find a keyword" box that the facet counts (each is one more filter in
-# the facet's aggregation).
-KEYWORD_CANDIDATES = 50
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -95,31 +88,10 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
     filters = PaperFilter(request.GET, request=request)
     if (canonical := filters.canonical_query()) is not None:
         return redirect(f"{request.path}?{canonical.urlencode()}", permanent=True)
-    state = filters.state
     searcher = current_searcher()
-    rated = engine.has_ratings(searcher)
-    if state.options.sort == "rating" and not rated:
-        # No paper has a rating, so the menu does not offer the sort: the page's own order.
-        state = replace(state, options=replace(state.options, sort=state.options.default_sort))
-    mine_sets = Paper.objects.mine_sets(request.user) if state.logged_in else {}
-    candidates = None
-    if state.options.author_q:
-        candidates = Author.objects.name_contains(state.options.author_q)[:AUTHOR_CANDIDATES]
-    facet_size = engine.ALL_BUCKETS if candidates is not None else engine.AUTHOR_FACET_SIZE
-    keywords = None
-    if state.options.keyword_q:
-        keywords = keywords_containing(state.options.keyword_q, limit=KEYWORD_CANDIDATES)
-
-    wanted = frozenset(keywords or ())
-    query = state.engine_query(page=state.page, mine_sets=mine_sets, keyword_candidates=wanted)
-    results = engine.search(searcher, query, author_facet_size=facet_size)
-    last_page = max(1, math.ceil(results.total / state.options.per_page))
-    if state.page > last_page:  # past the end: the last page, as Paginator.get_page does
-        query = state.engine_query(page=last_page, mine_sets=mine_sets, keyword_candidates=wanted)
-        results = engine.search(searcher, query, author_facet_size=facet_size)
-    page = Paginator(range(results.total), state.options.per_page).get_page(
-        min(state.page, last_page)
-    )
+    search = run_search(searcher, filters, request.user)
+    state, query, results, rated = search.state, search.query, search.results, search.rated
+    page = Paginator(range(results.total), state.options.per_page).get_page(search.page)
 
     papers = with_listing(
         Paper.objects.for_browsing()
@@ -149,7 +121,10 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
         spelling = engine.spelling_suggestion(searcher, state.options.q)
 
     facets = listing_facets(
-        results.facets, state, author_candidates=candidates, keyword_candidates=keywords
+        results.facets,
+        state,
+        author_candidates=search.author_candidates,
+        keyword_candidates=search.keyword_candidates,
     )
     options = state.options
     # What every link on the page builds on: the query as the address bar shows it. htmx sends

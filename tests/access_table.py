@@ -108,6 +108,7 @@ TARGETS: dict[str, Callable[[aw.World], list]] = {
     "group": lambda w: [w.group.pk],
     "session": lambda w: [w.session.pk],
     "calendar": lambda w: [w.calendar.key],
+    "api token": lambda w: [w.api_token.pk],
     "paper on site": lambda w: [ContentType.objects.get_for_model(Paper).pk, w.paper.pk],
 }
 
@@ -793,6 +794,50 @@ ROWS: list[Row] = [
     Row("groups:calendar-link-revoke", "-", POST, "login 302 302- 302- 302-", data=_calendar),
     # The secret address is the proof: calendar apps come without a session.
     Row("groups:calendar-feed", "calendar", GET, "200+ 200+ 200+ 200+ 200+", shows=aw.GROUP_NAME),
+    # The JSON API (api/, docs/api.md), with the site's session (tests/test_api_*.py: tokens).
+    # Writes take JSON: the table's form posts are refused (415) before any check, and
+    # CONTROLLED_ELSEWHERE names their positive controls.
+    Row("api:tokens", "-", GET, "login 200 200 200 200"),
+    Row("api:tokens", "-", POST, "login 200 200 200 200", data={"name": "Bot", "scope": "read"}),
+    Row("api:token-revoke", "api token", POST, "login 302 404 404 404"),
+    Row("api-1:api-root", "-", GET, "404 404 404 404 404"),
+    Row("api-1:openapi-json", "-", GET, "200+ 200+ 200+ 200+ 200+", shows='"openapi": "3.1'),
+    Row("api-1:search_papers", "-", GET, "200+ 200+ 200+ 200+ 200+", shows=aw.PAPER_TITLE),
+    Row("api-1:paper", "paper", GET, "200+ 200+ 200+ 200+ 200+", shows=aw.PAPER_TITLE),
+    Row("api-1:author", "author", GET, "200+ 200+ 200+ 200+ 200+", shows="Ann Author"),
+    Row("api-1:tags", "-", GET, "200+ 200+ 200+ 200+ 200+", shows="matrix-tag"),
+    Row(
+        "api-1:lists",
+        "-",
+        GET,
+        "200 200+ 200+ 200+ 200+",
+        shows=aw.SHARED_LIST,
+        owner_sees=aw.SECRET_LIST,
+    ),
+    Row(
+        "api-1:list_detail",
+        "private list",
+        GET,
+        "404 200+ 404 404 404",
+        owner_sees=aw.SECRET_LIST,
+    ),
+    Row("api-1:list_detail", "shared list", GET, "404 200+ 200+ 200+ 200+", shows=aw.SHARED_LIST),
+    Row("api-1:item_add", "lab-edit list", POST, "415 415 415 415 415", data=_known_link),
+    Row("api-1:item_status", "shared item", POST, "415 415 415 415 415", data=_STATUS),
+    Row("api-1:fetch", "link fetch", GET, "404 200+ 404 404 404", shows='"failed"'),
+    Row("api-1:notes", "-", GET, "200 200+ 200 200 200", owner_sees=aw.SECRET_NOTE),
+    Row("api-1:note_add", "-", POST, "415 415 415 415 415", data={"paper": "1", "body": "x"}),
+    Row("api-1:tag_add", "paper", POST, "415 415 415 415 415", data={"name": "api-tag"}),
+    Row(
+        "api-1:highlights",
+        "-",
+        GET,
+        "200 200+ 200+ 200+ 200+",
+        shows=aw.LAB_HIGHLIGHT,
+        owner_sees=aw.SECRET_HIGHLIGHT,
+    ),
+    Row("api-1:highlight_add", "paper", POST, "415 415 415 415 415", data=_anchor("api quote")),
+    Row("api-1:notifications", "-", GET, "200 200+ 200 200 200", owner_sees='"reply"'),
 ]
 
 

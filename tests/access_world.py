@@ -32,6 +32,8 @@ from annotations.models import (
     Suggestion,
     Visibility,
 )
+from api.models import ApiToken, TokenScope
+from api.tokens import create_token
 from groups.models import CalendarLink, Membership, ReadingGroup, Rsvp, Session
 from highlights.models import Highlight, HighlightVisibility
 from papers.models import Feed, ImportConflict, ImportRun, LinkFetch, Paper, PaperTag
@@ -129,6 +131,7 @@ class World:
     group: ReadingGroup  # the owner's reading group (the member is not in it)
     session: Session
     calendar: CalendarLink  # the owner's secret feed of the group
+    api_token: ApiToken  # the owner's read-write API token (api/)
 
     @property
     def owner(self):
@@ -261,6 +264,7 @@ def build_world() -> World:
         group=group,
         session=session,
         calendar=CalendarLink.objects.create(owner=owner, group=group),
+        api_token=create_token(user=owner, name="Matrix script", scope=TokenScope.WRITE)[0],
     )
 
 
@@ -293,6 +297,7 @@ def snapshot(w: World) -> tuple:
         ),
         list(DigestState.objects.order_by("pk").values_list("user", "token", "unsubscribed_at")),
         list(Notification.objects.order_by("pk").values_list("recipient", "read_at")),
+        list(ApiToken.objects.order_by("pk").values_list("user", "key_hash", "revoked_at")),
         list(ExportJob.objects.order_by("pk").values_list("owner", "status", "file")),
         list(LinkFetch.objects.order_by("pk").values_list("requested_by", "status", "value")),
         list(Feed.objects.order_by("pk").values_list("name", "target", "last_status")),

@@ -31,6 +31,8 @@ from annotations.models import (
     NotificationKind,
     Suggestion,
 )
+from api.models import TokenScope
+from api.tokens import create_token
 from groups.models import CalendarLink
 from papers.models import LinkFetch
 from tests.factories import (
@@ -170,6 +172,18 @@ def _world(user) -> World:
         "key": CalendarLink.objects.create(owner=user, group=group).key
     }
     kwargs["accounts:accept"] = {"token": "no-such-invitation"}
+    # The JSON API (api/): its routes with ids.
+    kwargs["api-1:paper"] = kwargs["api-1:tag_add"] = kwargs["api-1:highlight_add"] = {
+        "paper_id": pk
+    }
+    kwargs["api-1:author"] = {"author_id": author.pk}
+    for name in ["list_detail", "item_add"]:
+        kwargs[f"api-1:{name}"] = {"list_id": reading_list.pk}
+    kwargs["api-1:item_status"] = {"list_id": reading_list.pk, "item_id": item.pk}
+    kwargs["api-1:fetch"] = {"fetch_id": link_fetch.pk}
+    kwargs["api:token-revoke"] = {
+        "pk": create_token(user=user, name="Hostile", scope=TokenScope.WRITE)[0].pk
+    }
     for name in ["openid_connect_login", "openid_connect_callback"]:  # allauth's, not configured
         kwargs[name] = {"provider_id": "oidc"}
     # Valid values of every field the site's forms post, so that a hostile value in one field

@@ -23,6 +23,7 @@ MENU = [
     "Recent activity",
     "Capture bookmarklet",
     "Reading groups",
+    "API tokens",
     "Account",
 ]
 MAX_PHONE_HEADER = 64
