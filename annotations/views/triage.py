@@ -1,5 +1,6 @@
 """Triage from a list of papers (search results, author and tag pages): save, add to a list,
-set a reading status and add a lab tag, for one result or for the selected ones.
+set a reading status and add a lab tag, for one result or for the selected ones, and suggest
+one result to a colleague.
 
 With htmx a control gets back its result's triage block (annotations/_triage.html) with a
 short status; a plain form POST gets the message on the page it came from (`next`, kept with
@@ -16,8 +17,9 @@ from django.urls import reverse
 from django.utils.text import Truncator
 from django.views.decorators.http import require_POST
 
-from annotations import services, triage
+from annotations import services, suggestions, triage
 from annotations.models import ReadingStatus
+from annotations.sharing_forms import SuggestForm
 from annotations.triage_forms import (
     BulkTriageForm,
     LinkToListForm,
@@ -147,6 +149,29 @@ def triage_tag(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
     except services.Refused as exc:
         return _respond(request, paper, str(exc), level=messages.ERROR, tag_name=typed)
     return _respond(request, paper, f"Tagged “{paper_tag.tag.name}”: “{_title(paper)}”.")
+
+
+@require_POST
+@login_required
+def triage_suggest(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
+    """A result's "Suggest to…": the paper page's form and service, under the result's prefix."""
+    paper = _paper(paper_pk)
+    form = SuggestForm(request.POST, sender=request.user, prefix=paper_prefix(paper.pk))
+    if not form.is_valid():
+        return _respond(
+            request, paper, "Not suggested: " + form_errors_text(form), level=messages.ERROR
+        )
+    recipient = form.cleaned_data["recipient"]
+    try:
+        suggestions.suggest(
+            sender=request.user,
+            recipient=recipient,
+            paper=paper,
+            reason=form.cleaned_data["reason"],
+        )
+    except services.AlreadyThere as exc:
+        return _respond(request, paper, str(exc), level=messages.INFO)
+    return _respond(request, paper, f"Suggested to {recipient.get_username()}: “{_title(paper)}”.")
 
 
 def _papers_text(count: int) -> str:
