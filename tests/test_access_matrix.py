@@ -5,13 +5,13 @@ user's private objects and read-only access to shared lists; anonymous users are
 in; GET on a mutation URL is refused with 405 and changes nothing.
 
 Then every route of the site (issue 43), for six roles: visitor, owner, another member,
-curator, superuser, guest (issue 41). tests/access_table.py holds one row per route, object and method with the
-answer each role gets; tests/access_world.py the world (a private note, list, highlight, saved
-search and prepared export, a member's uploaded PDF). Every refusal has a positive control
-beside it, no response to anyone but the owner holds the owner's private text, none to a guest
-the lab's, no POST passes without its CSRF token, and a route
-missing from the table fails test_every_route_of_the_site_is_in_the_matrix_or_exempt. The
-admin's model pages are swept for every model and object of the world.
+curator, superuser, guest (issue 41). tests/access_table.py holds one row per route, object
+and method with the answer each role gets; tests/access_world.py the world (a private note,
+list, highlight, saved search and prepared export, a member's uploaded PDF). Every refusal has
+a positive control beside it, no response to anyone but the owner holds the owner's private
+text, none to a guest the lab's, no POST passes without its CSRF token, and a route missing
+from the table fails test_every_route_of_the_site_is_in_the_matrix_or_exempt. The admin's
+model pages are swept for every model and object of the world.
 """
 
 from __future__ import annotations

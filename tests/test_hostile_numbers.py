@@ -22,8 +22,7 @@ from django.urls.converters import IntConverter
 
 from alerts.models import DigestState, SavedSearch
 from annotations import forms as annotation_forms
-from annotations import triage_forms
-from annotations import triage
+from annotations import triage, triage_forms
 from annotations.models import (
     Capture,
     Comment,

@@ -1,4 +1,4 @@
-""""Suggest to…" in a result's "More" (issue 41, point 3): the paper page's suggestion,
+""" "Suggest to…" in a result's "More" (issue 41, point 3): the paper page's suggestion,
 through annotations.suggestions, from the list, author and tag pages; htmx answers with the
 result's block, a plain form POST redirects back to the page it came from."""
 
@@ -55,7 +55,8 @@ def test_with_htmx_the_colleague_gets_it_and_the_block_says_so(client, ann, pape
     assert html.lstrip().startswith(f'<div class="triage" id="triage-{paper.pk}"')
     assert "Suggested to bob: “Graph paper to share”." in html
     suggestion = Suggestion.objects.get()
-    assert (suggestion.sender, suggestion.recipient, suggestion.reason) == (ann, bob, "For Thursday")
+    assert (suggestion.sender, suggestion.recipient) == (ann, bob)
+    assert suggestion.reason == "For Thursday"
     assert Notification.objects.filter(
         recipient=bob, kind=NotificationKind.SUGGESTION, suggestion=suggestion
     ).exists()
