@@ -128,7 +128,8 @@ def corpus_rows() -> Iterator[tuple[int, str]]:
 
 
 def member_signals(user) -> Signals:
-    """The member's positives, from their own lists, notes and lab tags (three queries)."""
+    """The member's positives, from their own lists, notes and lab tags and the papers they
+    wrote, when their profile knows their author (four queries)."""
     lists: dict[str, list[int]] = defaultdict(list)
     for name, paper_id in (
         ReadingListItem.objects.filter(reading_list__owner=user)
@@ -140,7 +141,9 @@ def member_signals(user) -> Signals:
     tagged = PaperTag.objects.filter(added_by=user, tag__kind=TagKind.LAB).values_list(
         "paper_id", flat=True
     )
+    authored = Paper.objects.authored_by(user).values_list("pk", flat=True)
     positives = {pk for ids in lists.values() for pk in ids} | set(noted) | set(tagged)
+    positives |= set(authored)
     return Signals(positives=frozenset(positives), lists=dict(lists))
 
 
