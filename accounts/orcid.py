@@ -8,7 +8,10 @@ from django.contrib.auth.models import User
 
 from accounts.models import MemberProfile, Role
 from accounts.roles import stored_role
-from papers.models import Author
+
+# papers.Author, through the profile's field: accounts names the catalogue's models by string
+# and imports none of its modules (docs/architecture.md; papers imports accounts.roles).
+Author = MemberProfile._meta.get_field("author").related_model
 
 
 def remember(user: User, orcid_id: str) -> MemberProfile:
@@ -22,7 +25,7 @@ def remember(user: User, orcid_id: str) -> MemberProfile:
         profile.orcid = orcid_id
         changed.append("orcid")
     # The iD is ORCID's word: its author is the member's, over one a curator chose by name.
-    author_id = Author.objects.filter(orcid=orcid_id).values_list("pk", flat=True).first()
+    author_id = Author._default_manager.filter(orcid=orcid_id).values_list("pk", flat=True).first()
     if author_id is not None and profile.author_id != author_id:
         profile.author_id = author_id
         changed.append("author")

@@ -11,10 +11,14 @@ from django.urls import reverse
 
 from accounts import orcid
 from accounts.models import MemberProfile
+from papers.importing.orcids import orcid_of
+from papers.importing.pipeline import import_records
 from papers.models import Author, Paper
 from papers.search.sync import current_searcher
+from papers.sources.crossref import work_record
 from recommendations import training
 from tests.factories import make_paper, make_user
+from tests.link_lookup_helpers import DOI, crossref_work
 
 pytestmark = pytest.mark.django_db
 
@@ -72,3 +76,62 @@ def test_an_orcid_id_belongs_to_one_author_and_many_have_none(ada_author):
     Author.objects.create(name="No iD two")
     with pytest.raises(IntegrityError), transaction.atomic():
         Author.objects.create(name="Ada King", orcid=ADA_ORCID)
+
+
+# Crossref's authors carry their ORCID iD; the import gives it to the catalogue's author.
+
+
+def test_a_crossref_record_keeps_each_authors_orcid_beside_the_name():
+    record = work_record(crossref_work()["message"], "crossref", 1)
+    assert record.authors == ["Takuya Akiba", "Shotaro Sano", "The Optuna Consortium"]
+    assert record.author_orcids == [ADA_ORCID, "", ""]
+
+
+@pytest.mark.parametrize(
+    ("value", "orcid"),
+    [
+        ("http://orcid.org/0000-0002-1825-0097", ADA_ORCID),
+        ("https://orcid.org/0000-0001-5109-370x", "0000-0001-5109-370X"),
+        ("0000-0002-1825-0097", ADA_ORCID),
+        ("https://orcid.org/not-an-id", ""),
+        (None, ""),
+    ],
+)
+def test_an_orcid_is_read_bare_or_not_at_all(value, orcid):
+    assert orcid_of(value) == orcid
+
+
+def _import_crossref():
+    record = work_record(crossref_work()["message"], "crossref", 1)
+    import_records([record], source="crossref")
+    return Paper.objects.get(doi=DOI.lower())
+
+
+def test_the_import_gives_the_author_the_orcid_and_the_member_their_papers():
+    paper = _import_crossref()
+    akiba = paper.authors.get(name="Takuya Akiba")
+    assert akiba.orcid == ADA_ORCID
+    assert paper.authors.exclude(pk=akiba.pk).filter(orcid__isnull=False).count() == 0
+    member = make_user("akiba")
+
+    orcid.remember(member, ADA_ORCID)
+
+    assert list(Paper.objects.authored_by(member)) == [paper]
+
+
+def test_a_member_who_connected_first_is_linked_when_the_import_brings_the_id():
+    member = make_user("akiba")
+    orcid.remember(member, ADA_ORCID)
+    assert MemberProfile.objects.get(user=member).author is None
+
+    paper = _import_crossref()
+
+    assert MemberProfile.objects.get(user=member).author == paper.authors.get(orcid=ADA_ORCID)
+
+
+def test_an_orcid_another_author_holds_is_left_to_a_curator():
+    holder = Author.objects.create(name="Someone Else", orcid=ADA_ORCID)
+    paper = _import_crossref()
+    assert paper.authors.get(name="Takuya Akiba").orcid is None
+    holder.refresh_from_db()
+    assert holder.orcid == ADA_ORCID
