@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.text import Truncator
 from django.views.decorators.http import require_POST
 
-from annotations import services, suggestions, triage
+from annotations import services, triage
 from annotations.models import ReadingStatus
 from annotations.sharing_forms import SuggestForm
 from annotations.triage_forms import (
@@ -30,6 +30,7 @@ from annotations.triage_forms import (
 )
 from annotations.views.common import HtmxHttpRequest, form_errors_text, next_url
 from annotations.views.lists import paper_for_list
+from annotations.views.suggestions import suggest_from_form
 from papers.models import DISPLAY_TITLE_FIELDS, Paper
 from papers.sources.single import LookupFailed
 
@@ -157,21 +158,8 @@ def triage_suggest(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
     """A result's "Suggest to…": the paper page's form and service, under the result's prefix."""
     paper = _paper(paper_pk)
     form = SuggestForm(request.POST, sender=request.user, prefix=paper_prefix(paper.pk))
-    if not form.is_valid():
-        return _respond(
-            request, paper, "Not suggested: " + form_errors_text(form), level=messages.ERROR
-        )
-    recipient = form.cleaned_data["recipient"]
-    try:
-        suggestions.suggest(
-            sender=request.user,
-            recipient=recipient,
-            paper=paper,
-            reason=form.cleaned_data["reason"],
-        )
-    except services.AlreadyThere as exc:
-        return _respond(request, paper, str(exc), level=messages.INFO)
-    return _respond(request, paper, f"Suggested to {recipient.get_username()}: “{_title(paper)}”.")
+    message, level = suggest_from_form(request, paper, form)
+    return _respond(request, paper, message, level=level)
 
 
 def _papers_text(count: int) -> str:
