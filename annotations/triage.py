@@ -19,7 +19,7 @@ DEFAULT_LIST_NAME = "Saved"
 
 
 # The triage controls' routes, each taking the paper's id (annotations/urls.py).
-ACTIONS = ("save", "unsave", "status", "list", "tag")
+ACTIONS = ("save", "unsave", "status", "list", "tag", "suggest")
 
 
 @dataclass

@@ -111,6 +111,11 @@ urlpatterns = [
     path("papers/<int:paper_pk>/triage/list/", triage_views.triage_add_to_list, name="triage-list"),
     path("papers/<int:paper_pk>/triage/status/", triage_views.triage_status, name="triage-status"),
     path("papers/<int:paper_pk>/triage/tag/", triage_views.triage_tag, name="triage-tag"),
+    path(
+        "papers/<int:paper_pk>/triage/suggest/",
+        triage_views.triage_suggest,
+        name="triage-suggest",
+    ),
     path("triage/", triage_views.triage_bulk, name="triage-bulk"),
     path("triage/link/", triage_views.triage_link_add, name="triage-link"),
     # One-click capture from another site (the bookmarklet, its page, its confirmation)

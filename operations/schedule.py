@@ -13,18 +13,35 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ScheduledLine:
-    """A management command run at a fixed time of day, on every app server (the commands
-    that must run once claim their job first: operations.runs)."""
+    """A management command run at a fixed time of day, or every hour at a fixed minute
+    (`hour` None), on every app server (the commands that must run once claim their job
+    first: operations.runs)."""
 
     name: str  # the systemd unit's and the log file's name
     argv: tuple[str, ...]  # manage.py's arguments
-    hour: int
+    hour: int | None  # None: every hour
     minute: int
     description: str
 
+    @property
+    def cadence(self) -> str:
+        return "hourly" if self.hour is None else "daily"
 
-# Times in the server's local time. Feeds are fetched before the PDFs of what they brought and
-# before the digests that mail it; index pruning runs after the night's recommendations.
+    @property
+    def cron_time(self) -> str:
+        """The crontab's minute and hour fields."""
+        return f"{self.minute} {'*' if self.hour is None else self.hour}"
+
+    @property
+    def on_calendar(self) -> str:
+        """The systemd timer's OnCalendar= value."""
+        hour = "*" if self.hour is None else f"{self.hour:02d}"
+        return f"*-*-* {hour}:{self.minute:02d}:00"
+
+
+# Times in the server's local time (hour None: every hour at that minute). Feeds are fetched
+# before the PDFs of what they brought and before the digests that mail it; index pruning runs
+# after the night's recommendations.
 SCHEDULE: tuple[ScheduledLine, ...] = (
     ScheduledLine(
         "recommendations",
@@ -71,6 +88,14 @@ SCHEDULE: tuple[ScheduledLine, ...] = (
         "fetch the PDFs of papers that have a link and no stored file",
     ),
     ScheduledLine("digests", ("send_digests",), 7, 0, "the daily e-mail of saved searches"),
+    # Hourly: a session is announced by the first run within GROUP_REMINDER_HOURS of its start.
+    ScheduledLine(
+        "group-reminders",
+        ("send_group_reminders",),
+        None,
+        5,
+        "e-mail reading group members before their sessions",
+    ),
 )
 
 
@@ -98,7 +123,7 @@ def crontab(deployment: Deployment) -> str:
     for line in SCHEDULE:
         command = " ".join(shlex.quote(arg) for arg in line.argv)
         lines.append(
-            f"{line.minute} {line.hour} * * *  cd {deployment.app_dir} && set -a && "
+            f"{line.cron_time} * * *  cd {deployment.app_dir} && set -a && "
             f". ./.env && set +a && .venv/bin/python manage.py {command} "
             f">> {deployment.log_dir}/{line.name}.log 2>&1"
         )
@@ -201,11 +226,11 @@ def systemd_units(deployment: Deployment) -> dict[str, str]:
         )
         units[f"papers-{line.name}.timer"] = _unit(
             [
-                ("Unit", [f"Description=Paper browser: {line.description}, daily"]),
+                ("Unit", [f"Description=Paper browser: {line.description}, {line.cadence}"]),
                 (
                     "Timer",
                     [
-                        f"OnCalendar=*-*-* {line.hour:02d}:{line.minute:02d}:00",
+                        f"OnCalendar={line.on_calendar}",
                         # A host that was down at the time runs the job when it is back.
                         "Persistent=true",
                     ],

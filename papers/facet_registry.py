@@ -168,7 +168,7 @@ FACETS: tuple[FacetSpec, ...] = (
         title="Mine",
         resolves=Resolves.CHOICE,
         engine_name="mine",
-        choices={"lists": "In my reading lists", "notes": "Has my note"},
+        choices={"lists": "In my reading lists", "notes": "Has my note", "authored": "My papers"},
         logged_in_only=True,
     ),
 )

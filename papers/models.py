@@ -209,6 +209,17 @@ class Author(models.Model):
         unique=True,
         help_text="e.g. ~Jane_Doe1; imports from OpenReview fill it in.",
     )
+    # The person's ORCID iD ("0000-0002-1825-0097"), when a source gave it (Crossref's
+    # author.ORCID): how an ORCID sign-in finds the member's author (accounts.orcid). Null
+    # when unknown, unique when set, as openreview_id.
+    orcid = models.CharField(
+        "ORCID iD",
+        max_length=19,
+        null=True,
+        blank=True,
+        unique=True,
+        help_text="e.g. 0000-0002-1825-0097; imports from Crossref fill it in.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = AuthorQuerySet.as_manager()

@@ -106,20 +106,33 @@ class PaperQuerySet(models.QuerySet["Paper"]):
         found = {paper.pk: paper for paper in self.filter(pk__in=ids)}
         return [found[pk] for pk in ids if pk in found]
 
+    def authored_by(self, user) -> PaperQuerySet:
+        """The papers of the catalogue's author `user` is (their profile's `author`, which an
+        ORCID sign-in or a curator sets: accounts.orcid); none when they have no author."""
+        profiles = apps.get_model("accounts", "MemberProfile").objects.filter(
+            user=user, author__isnull=False
+        )
+        return self.filter(authors__in=profiles.values("author"))
+
     def mine_sets(self, user) -> dict[str, frozenset[int]]:
-        """The ids of the papers in `user`'s reading lists and of those with `user`'s note: what
-        the "mine" facet counts and filters. One query; reverse lookups by name, since the
-        catalogue does not import the annotations app."""
+        """The ids of the papers in `user`'s reading lists, of those with `user`'s note and of
+        those `user` wrote (authored_by): what the "mine" facet counts and filters. One query;
+        reverse lookups by name, since the catalogue does not import the annotations app."""
         in_lists = self.filter(reading_list_items__reading_list__owner=user).annotate(
             mine=Value("lists")
         )
         noted = self.filter(notes__owner=user).annotate(mine=Value("notes"))
+        authored = self.authored_by(user).annotate(mine=Value("authored"))
         rows = (
             in_lists.order_by()
             .values_list("mine", "pk")
-            .union(noted.order_by().values_list("mine", "pk"), all=True)
+            .union(
+                noted.order_by().values_list("mine", "pk"),
+                authored.order_by().values_list("mine", "pk"),
+                all=True,
+            )
         )
-        sets: dict[str, set[int]] = {"lists": set(), "notes": set()}
+        sets: dict[str, set[int]] = {"lists": set(), "notes": set(), "authored": set()}
         for name, pk in rows:
             sets[name].add(pk)
         return {name: frozenset(ids) for name, ids in sets.items()}

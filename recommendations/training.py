@@ -128,7 +128,8 @@ def corpus_rows() -> Iterator[tuple[int, str]]:
 
 
 def member_signals(user) -> Signals:
-    """The member's positives, from their own lists, notes and lab tags (three queries)."""
+    """The member's positives, from their own lists, notes and lab tags and the papers they
+    wrote, when their profile knows their author (three queries)."""
     lists: dict[str, list[int]] = defaultdict(list)
     for name, paper_id in (
         ReadingListItem.objects.filter(reading_list__owner=user)
@@ -136,7 +137,13 @@ def member_signals(user) -> Signals:
         .values_list("reading_list__name", "paper_id")
     ):
         lists[name].append(paper_id)
-    noted = Note.objects.filter(owner=user).values_list("paper_id", flat=True)
+    # One query for the notes and the member's own papers (Paper.objects.authored_by).
+    noted = (
+        Note.objects.filter(owner=user)
+        .order_by()
+        .values_list("paper_id", flat=True)
+        .union(Paper.objects.authored_by(user).order_by().values_list("pk", flat=True))
+    )
     tagged = PaperTag.objects.filter(added_by=user, tag__kind=TagKind.LAB).values_list(
         "paper_id", flat=True
     )

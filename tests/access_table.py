@@ -2,7 +2,10 @@
 per role (tests/test_access_matrix.py runs it; tests/access_world.py builds the world).
 
 Columns, in this order: visitor, owner (the member who owns the private objects), member
-(another member), curator (staff with the curation permissions), superuser. Answers:
+(another member), curator (staff with the curation permissions), superuser. The sixth role, a
+guest (accounts.roles), has a column only where it differs from its rule (`guest_answer`):
+the member's answer on the routes accounts.middleware.GUEST_ROUTES opens to guests, 403 on
+every other. Answers:
 
   200+   200, and the body holds the row's `shows` text (a positive control)
   200    200 (a page of the role's own things, none of them here)
@@ -13,7 +16,8 @@ Columns, in this order: visitor, owner (the member who owns the private objects)
   400 403 404 405   refused
 
 Whatever the answer, a response to anyone but the owner holds none of the owner's private
-texts (access_world.SECRETS), and a refused request or any GET changes nothing
+texts (access_world.SECRETS), a response to a guest none of the lab's (access_world.LAB_ONLY),
+and a refused request or any GET changes nothing
 (access_world.snapshot). Rows another change of issue 43 is about to move are marked with
 the helper's name (H1: anchors; adding by link; the reader's fetches): adjust them at merge.
 """
@@ -28,6 +32,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import URLResolver, get_resolver, resolve, reverse
 
+from accounts.middleware import GUEST_ROUTES
 from papers.models import Paper
 from tests import access_world as aw
 from tests.highlight_helpers import highlight_post
@@ -42,16 +47,18 @@ class Row:
     route: str  # a URL name, or a path ("/favicon.ico") for the routes that have none
     target: str  # a key of TARGETS: which of the world's objects the URL names
     method: str
-    expect: str  # five answers, one per role (access_world.ROLES)
+    expect: str  # five answers: visitor, owner, member, curator, superuser
     shows: str = ""  # what a 200+/201+ holds
     owner_sees: str = ""  # what the owner's 200+ also holds (their private text)
     data: Callable[[aw.World], dict] | dict | None = None
     query: str = ""
+    guest: str = ""  # the guest's answer where it is not guest_answer's
 
     def answers(self) -> dict[str, str]:
-        codes = self.expect.split()
-        assert len(codes) == len(aw.ROLES), self
-        return dict(zip(aw.ROLES, codes, strict=True))
+        codes = dict(zip(aw.ROLES, self.expect.split(), strict=False))
+        assert len(codes) == len(aw.ROLES) - 1, self
+        codes["guest"] = self.guest or guest_answer(self, codes["member"])
+        return codes
 
     def url(self, w: aw.World) -> str:
         if self.route.startswith("/"):
@@ -63,6 +70,12 @@ class Row:
 
     def __str__(self) -> str:
         return f"{self.method.upper()} {self.route} [{self.target}]{self.query}"
+
+
+def guest_answer(row: Row, member: str) -> str:
+    """A guest is a logged-in account kept to GUEST_ROUTES: there they are answered as another
+    member is (and shown no lab-only text, checked beside), everywhere else 403."""
+    return member if route_key(row) in GUEST_ROUTES else "403"
 
 
 TARGETS: dict[str, Callable[[aw.World], list]] = {
@@ -497,6 +510,8 @@ ROWS: list[Row] = [
             ("unsave", "login 302- 302- 302- 302-", {}),  # nothing saved: nothing to do
             ("status", "login 302 302 302 302", _triage("status", lambda w: "reading")),
             ("tag", "login 302 302 302 302", _triage("name", lambda w: "triaged")),
+            # To the owner from a result's "More" (the owner cannot suggest to themselves).
+            ("suggest", "login 302- 302 302 302", _triage("recipient", lambda w: "owner")),
         ]
     ],
     # Into the owner's private list: refused to everyone else, as a list they cannot see.

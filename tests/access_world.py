@@ -1,6 +1,7 @@
-"""The access matrix's world (tests/access_table.py, tests/test_access_matrix.py): five roles,
+"""The access matrix's world (tests/access_table.py, tests/test_access_matrix.py): six roles,
 one paper with a member's uploaded PDF, and one private object of each kind, whose text is a
-marker that must never reach anyone but its owner."""
+marker that must never reach anyone but its owner; the lab's shared things, whose text must
+never reach a guest."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from django.test import Client
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from accounts.models import Role
 from accounts.roles import CURATOR_PERMISSIONS as ROLE_CURATOR_PERMISSIONS
+from accounts.roles import set_role
 from alerts.models import DigestState, SavedSearch
 from annotations import capture as capturing
 from annotations.models import (
@@ -51,7 +54,7 @@ from tests.group_helpers import make_group, make_session
 from tests.highlight_helpers import make_highlight
 from tests.pdf_files import make_pdf
 
-ROLES = ("visitor", "owner", "member", "curator", "superuser")
+ROLES = ("visitor", "owner", "member", "curator", "superuser", "guest")
 
 # The owner's private texts: any response to anyone else holding one of them is a leak.
 SECRET_NOTE = "SECRET-NOTE-body"
@@ -85,6 +88,9 @@ COMMENT = "A public comment of the owner"
 FEED_NAME = "Matrix feed"
 CONFLICT_INCOMING = "Incoming matrix title"
 PDF_TEXT = "Uploaded matrix text"
+# What the lab shares with its members and a guest never sees (accounts.roles: a guest sees
+# what a visitor sees plus the comment threads): its lists, lab highlights, reading groups.
+LAB_ONLY = (SHARED_LIST, LAB_EDIT_LIST, LAB_HIGHLIGHT, GROUP_NAME)
 PDF_BYTES = make_pdf(PDF_TEXT)
 
 # A curator: staff with the catalogue permissions docs/features.md ("Curator accounts") lists,
@@ -162,6 +168,12 @@ def _set_aside_pdf(paper: Paper) -> SetAsidePdf:
     return pdf
 
 
+def make_guest(username: str = "guest"):
+    guest = make_user(username)
+    set_role(guest, Role.GUEST)
+    return guest
+
+
 def build_world() -> World:
     owner, member = make_user("owner"), make_user("member")
     users = {
@@ -170,6 +182,7 @@ def build_world() -> World:
         "member": member,
         "curator": make_curator(),
         "superuser": make_user("root", is_staff=True, is_superuser=True),
+        "guest": make_guest(),
     }
     paper = make_paper(PAPER_TITLE, authors=["Ann Author"])
     bare_paper = make_paper("Paper without a PDF")

@@ -4,13 +4,14 @@ First the annotation URLs, listed once with their method: a second user gets 404
 user's private objects and read-only access to shared lists; anonymous users are sent to log
 in; GET on a mutation URL is refused with 405 and changes nothing.
 
-Then every route of the site (issue 43), for five roles: visitor, owner, another member,
-curator, superuser. tests/access_table.py holds one row per route, object and method with the
-answer each role gets; tests/access_world.py the world (a private note, list, highlight, saved
-search and prepared export, a member's uploaded PDF). Every refusal has a positive control
-beside it, no response to anyone but the owner holds the owner's private text, and a route
-missing from the table fails test_every_route_of_the_site_is_in_the_matrix_or_exempt. The
-admin's model pages are swept for every model and object of the world.
+Then every route of the site (issue 43), for six roles: visitor, owner, another member,
+curator, superuser, guest (issue 41). tests/access_table.py holds one row per route, object
+and method with the answer each role gets; tests/access_world.py the world (a private note,
+list, highlight, saved search and prepared export, a member's uploaded PDF). Every refusal has
+a positive control beside it, no response to anyone but the owner holds the owner's private
+text, none to a guest the lab's, no POST passes without its CSRF token, and a route missing
+from the table fails test_every_route_of_the_site_is_in_the_matrix_or_exempt. The admin's
+model pages are swept for every model and object of the world.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from tests.access_table import (
     route_key,
     site_routes,
 )
-from tests.access_world import ROLES, SECRETS, build_world, snapshot
+from tests.access_world import COMMENT, LAB_ONLY, ROLES, SECRETS, build_world, snapshot
 from tests.access_world import World as RouteWorld
 from tests.factories import (
     make_comment,
@@ -447,6 +448,8 @@ def _check(w: RouteWorld, row: Row, role: str) -> None:
     assert _answer(response, row) == expected.rstrip("+-"), f"{row} as {role}"
     if role != "owner":
         assert [s for s in SECRETS if s in body] == [], f"{row} as {role}"
+    if role == "guest":
+        assert [s for s in LAB_ONLY if s in body] == [], f"{row} as a guest"
     if expected.endswith("+"):
         assert row.shows in body, f"{row} as {role}: the positive control"
         if role == "owner" and row.owner_sees:
@@ -459,7 +462,7 @@ def _check(w: RouteWorld, row: Row, role: str) -> None:
 
 @pytest.mark.parametrize("row", [row for row in ROWS if row.method == "get"], ids=str)
 def test_every_page_answers_each_role_as_the_table_says(route_world, row):
-    for role in ROLES:  # a GET changes nothing (checked), so one world serves the five
+    for role in ROLES:  # a GET changes nothing (checked), so one world serves the six
         _check(route_world, row, role)
 
 
@@ -467,6 +470,28 @@ def test_every_page_answers_each_role_as_the_table_says(route_world, row):
 @pytest.mark.parametrize("row", [row for row in ROWS if row.method == "post"], ids=str)
 def test_every_form_answers_each_role_as_the_table_says(route_world, row, role):
     _check(route_world, row, role)
+
+
+@pytest.mark.parametrize("role", [role for role in ROLES if role != "visitor"])
+def test_no_form_of_the_table_passes_without_its_csrf_token(route_world, role):
+    """Each POST row, sent by a signed-in role without the token, is refused and changes
+    nothing, the forms that role may use included (their positive controls are the rows)."""
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(route_world.users[role])
+    before = snapshot(route_world)
+    answers = {}
+    for row in ROWS:
+        if row.method == "post":
+            response = client.post(row.url(route_world), row.payload(route_world))
+            answers[str(row)] = response.status_code
+            assert [s for s in SECRETS if s in _body(response)] == [], f"{row} as {role}"
+    passed = {row: status for row, status in answers.items() if status != 403}
+    assert passed == CSRF_EXEMPT, role
+    assert snapshot(route_world) == before
+
+
+# POSTs that need no CSRF token, and why.
+CSRF_EXEMPT: dict[str, int] = {}
 
 
 def test_every_route_has_a_positive_control_beside_its_refusals():
@@ -538,7 +563,22 @@ def test_every_admin_page_keeps_private_text_from_every_role(route_world, role):
             answers[url] = str(response.status_code)
     if role in ("visitor", "owner", "member"):
         assert set(answers.values()) == {"login"}, answers
+    elif role == "guest":  # accounts.middleware: no admin route is a guest's
+        assert set(answers.values()) == {"403"}, answers
     else:
         assert set(answers.values()) <= {"200", "302", "403", "404"}, answers
         assert "login" not in answers.values()
     assert snapshot(route_world) == before
+
+
+def test_a_guest_reads_and_joins_the_comment_threads(route_world):
+    """The guest's positive control beside the matrix's refusals: the paper's thread is
+    theirs to read and to write in (the lab-only texts stay out, checked by the rows)."""
+    client = route_world.client_for("guest")
+    page = client.get(reverse("papers:detail", args=[route_world.paper.pk]))
+    assert page.status_code == 200 and COMMENT in page.content.decode()
+    posted = client.post(
+        reverse("annotations:comment-add", args=[route_world.paper.pk]), {"body": "Guest here"}
+    )
+    assert posted.status_code == 302
+    assert Comment.objects.filter(author=route_world.users["guest"], body="Guest here").exists()

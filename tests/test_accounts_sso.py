@@ -17,6 +17,7 @@ from accounts.invitations import invite
 from accounts.models import Invitation, MemberProfile, Role
 from accounts.roles import stored_role
 from accounts.sso import NOT_INVITED, NOT_VERIFIED, ORCID_NO_ACCOUNT
+from papers.models import Author
 from tests.factories import make_user
 from tests.oidc_provider import CLIENT_ID, CLIENT_SECRET, ProviderServer
 
@@ -182,6 +183,17 @@ def test_a_member_connects_their_orcid_and_then_signs_in_with_it(client, sso):
     assert orcid_flow(client, sso).status_code == 302
     assert logged_in_as(client) == member
     assert stored_role(member) == Role.MEMBER  # connecting changed no role
+
+
+def test_connecting_orcid_links_the_author_with_that_id(client, sso):
+    """papers.Author.orcid (from Crossref) finds the member's author: tests/test_orcid_author."""
+    ada = Author.objects.create(name="Ada Lovelace", orcid="0000-0002-1825-0097")
+    member = make_user("ada")
+    client.force_login(member)
+    assert orcid_flow(client, sso, process="connect").status_code == 302
+
+    profile = MemberProfile.objects.get(user=member)
+    assert (profile.orcid, profile.author) == ("0000-0002-1825-0097", ada)
 
 
 def test_orcid_alone_admits_nobody(client, sso):

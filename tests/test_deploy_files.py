@@ -53,11 +53,12 @@ def test_every_scheduled_line_names_a_command_that_parses_its_arguments():
         command.create_parser("manage.py", name).parse_args(arguments)
 
 
-def test_each_scheduled_line_has_a_daily_timer_and_a_oneshot_service():
+def test_each_scheduled_line_has_a_timer_and_a_oneshot_service():
     units = systemd_units(Deployment())
     for line in SCHEDULE:
         timer = _parse(units[f"papers-{line.name}.timer"])
-        assert timer["Timer"]["OnCalendar"] == f"*-*-* {line.hour:02d}:{line.minute:02d}:00"
+        hour = "*" if line.hour is None else f"{line.hour:02d}"
+        assert timer["Timer"]["OnCalendar"] == f"*-*-* {hour}:{line.minute:02d}:00"
         service = _parse(units[f"papers-{line.name}.service"])
         assert service["Service"]["Type"] == "oneshot"
         assert service["Service"]["ExecStart"].endswith("manage.py " + " ".join(line.argv))
@@ -73,6 +74,7 @@ def test_the_jobs_that_must_run_once_claim_their_run():
         "fetch_feeds",
         "fetch_pdfs",
         "send_digests",
+        "send_group_reminders",
         "prune_exports",
         "sync_zotero",
     }
@@ -80,6 +82,24 @@ def test_the_jobs_that_must_run_once_claim_their_run():
         name = line.argv[0]
         command = load_command_class(commands[name], name)
         assert isinstance(command, ScheduledCommand) == (name in once), name
+
+
+def test_group_reminders_run_every_hour_and_the_digests_once_a_day():
+    """A line without an hour runs every hour at its minute, in the crontab and as a timer."""
+    by_name = {line.name: line for line in SCHEDULE}
+    assert (by_name["group-reminders"].hour, by_name["group-reminders"].minute) == (None, 5)
+    cron = crontab(Deployment()).splitlines()
+    [reminders] = [each for each in cron if "send_group_reminders" in each]
+    [digests] = [each for each in cron if "send_digests" in each]
+    assert reminders.startswith("5 * * * *  cd /srv/papers && ")
+    assert digests.startswith("0 7 * * *  cd /srv/papers && ")
+    units = systemd_units(Deployment())
+    timer = _parse(units["papers-group-reminders.timer"])
+    assert timer["Timer"]["OnCalendar"] == "*-*-* *:05:00"
+    assert timer["Unit"]["Description"].endswith(", hourly")
+    assert _parse(units["papers-digests.timer"])["Unit"]["Description"].endswith(", daily")
+    service = _parse(units["papers-group-reminders.service"])
+    assert service["Service"]["ExecStart"].endswith("manage.py send_group_reminders")
 
 
 def test_web_servers_never_migrate_but_refuse_an_unmigrated_database():

@@ -22,7 +22,7 @@ from django.urls.converters import IntConverter
 
 from alerts.models import DigestState, SavedSearch
 from annotations import forms as annotation_forms
-from annotations import triage_forms
+from annotations import triage, triage_forms
 from annotations.models import (
     Capture,
     Comment,
@@ -154,7 +154,7 @@ def _world(user) -> World:
     kwargs["annotations:note-delete"] = kwargs["annotations:note-edit"]
     kwargs["annotations:comment-delete"] = kwargs["annotations:comment-edit"]
     kwargs["annotations:export-delete"] = kwargs["annotations:export-download"]
-    for name in ["triage-save", "triage-unsave", "triage-list", "triage-status", "triage-tag"]:
+    for name in [f"triage-{action}" for action in triage.ACTIONS]:
         kwargs[f"annotations:{name}"] = {"paper_pk": pk}
     for name in ["open", "rename", "toggle-alert", "delete"]:
         kwargs[f"alerts:{name}"] = {"pk": search.pk}

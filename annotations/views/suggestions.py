@@ -17,14 +17,11 @@ from annotations.views.common import HtmxHttpRequest, finish, form_errors_text, 
 from papers.models import Paper
 
 
-@require_POST
-@login_required
-def paper_suggest(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
-    paper = get_object_or_404(Paper, pk=paper_pk)
-    form = SuggestForm(request.POST, sender=request.user)
-    back = next_url(request, paper.get_absolute_url())
+def suggest_from_form(request: HttpRequest, paper: Paper, form: SuggestForm) -> tuple[str, int]:
+    """Suggest `paper` as the posted form asks (the paper page's, or a result's under its
+    prefix): what to tell the member, and at which message level."""
     if not form.is_valid():
-        return finish(request, form_errors_text(form), redirect_to=back, level=messages.ERROR)
+        return "Not suggested: " + form_errors_text(form), messages.ERROR
     recipient = form.cleaned_data["recipient"]
     try:
         suggestions.suggest(
@@ -34,8 +31,18 @@ def paper_suggest(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
             reason=form.cleaned_data["reason"],
         )
     except services.AlreadyThere as exc:
-        return finish(request, str(exc), redirect_to=back, level=messages.ERROR)
-    return finish(request, f"Suggested to {recipient.get_username()}.", redirect_to=back)
+        return str(exc), messages.INFO
+    return f"Suggested to {recipient.get_username()}: “{paper.display_title}”.", messages.SUCCESS
+
+
+@require_POST
+@login_required
+def paper_suggest(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
+    paper = get_object_or_404(Paper, pk=paper_pk)
+    form = SuggestForm(request.POST, sender=request.user)
+    message, level = suggest_from_form(request, paper, form)
+    back = next_url(request, paper.get_absolute_url())
+    return finish(request, message, redirect_to=back, level=level)
 
 
 @login_required

@@ -1,5 +1,6 @@
 """Triage from a list of papers (search results, author and tag pages): save, add to a list,
-set a reading status and add a lab tag, for one result or for the selected ones.
+set a reading status and add a lab tag, for one result or for the selected ones, and suggest
+one result to a colleague.
 
 With htmx a control gets back its result's triage block (annotations/_triage.html) with a
 short status; a plain form POST gets the message on the page it came from (`next`, kept with
@@ -18,6 +19,7 @@ from django.views.decorators.http import require_POST
 
 from annotations import services, triage
 from annotations.models import ReadingStatus
+from annotations.sharing_forms import SuggestForm
 from annotations.triage_forms import (
     BulkTriageForm,
     LinkToListForm,
@@ -28,6 +30,7 @@ from annotations.triage_forms import (
 )
 from annotations.views.common import HtmxHttpRequest, form_errors_text, next_url
 from annotations.views.lists import paper_for_list
+from annotations.views.suggestions import suggest_from_form
 from papers.models import DISPLAY_TITLE_FIELDS, Paper
 from papers.sources.single import LookupFailed
 
@@ -147,6 +150,16 @@ def triage_tag(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
     except services.Refused as exc:
         return _respond(request, paper, str(exc), level=messages.ERROR, tag_name=typed)
     return _respond(request, paper, f"Tagged “{paper_tag.tag.name}”: “{_title(paper)}”.")
+
+
+@require_POST
+@login_required
+def triage_suggest(request: HtmxHttpRequest, paper_pk: int) -> HttpResponse:
+    """A result's "Suggest to…": the paper page's form and service, under the result's prefix."""
+    paper = _paper(paper_pk)
+    form = SuggestForm(request.POST, sender=request.user, prefix=paper_prefix(paper.pk))
+    message, level = suggest_from_form(request, paper, form)
+    return _respond(request, paper, message, level=level)
 
 
 def _papers_text(count: int) -> str:

@@ -32,11 +32,14 @@ if TYPE_CHECKING:
 class AuthorForm(forms.ModelForm):
     class Meta:
         model = Author
-        fields = ["name", "openreview_id"]
+        fields = ["name", "openreview_id", "orcid"]
 
     def clean_openreview_id(self) -> str | None:
         # Blank is unknown: null, so that any number of authors may have none.
         return (self.cleaned_data["openreview_id"] or "").strip() or None
+
+    def clean_orcid(self) -> str | None:
+        return (self.cleaned_data["orcid"] or "").strip() or None
 
     def clean(self):
         cleaned = super().clean() or self.cleaned_data

@@ -83,6 +83,7 @@ from papers.importing.matching import (
     match_for,
     papers_sharing_an_abstract,
 )
+from papers.importing.orcids import fill_author_orcids, named_orcids
 from papers.importing.publication_types import merged_type
 from papers.importing.records import PaperRecord
 from papers.importing.report import Conflict, Report
@@ -492,6 +493,8 @@ class Loader:
         ]
         # query: insert authorships (COPY on PostgreSQL)
         insert_rows(Authorship, ("paper", "author", "position"), authorships)
+        # queries: the authors without an ORCID iD their records give one (Crossref's)
+        fill_author_orcids((m.target.paper.pk, named_orcids(m.record)) for m in matches)
 
         tagged = [t for t in unique if t.new_tags]
         tags = self._tags_for({(kind, name) for t in tagged for kind, name in t.new_tags})

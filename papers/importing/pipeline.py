@@ -249,7 +249,7 @@ def _content_hash(record: PaperRecord) -> int:
 # The identities two records of one file may not share unless they are the same record. The
 # abstract fingerprint is left out: it is the loader's guess at a match, not an id the file states.
 _FILE_IDENTITIES = (("forum_id", "forum id"), ("arxiv_id", "arXiv id"), ("doi", "DOI"))
-_LISTS = ("authors", "author_ids", "tags", "keywords")
+_LISTS = ("authors", "author_ids", "author_orcids", "tags", "keywords")
 _SCALARS = tuple(
     f.name
     for f in fields(PaperRecord)

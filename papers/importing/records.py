@@ -84,6 +84,10 @@ class PaperRecord:
     # author without one; empty when the source gives none. validate_record keeps only profile
     # ids (never e-mail addresses) and drops them all when they do not pair with the names.
     author_ids: list[str] = field(default_factory=list)
+    # ORCID iDs ("0000-0002-1825-0097") of `authors`, position by position, "" for an author
+    # without one; empty when the source gives none (Crossref's author.ORCID). The loader
+    # gives them to the authors that have none (papers.importing.orcids).
+    author_orcids: list[str] = field(default_factory=list)
     # What validate_record cleaned (papers.importing.cleaning), one note each, for the report.
     cleaned: list[str] = field(default_factory=list, compare=False, repr=False)
 

@@ -2,7 +2,7 @@
 
 The answer is `{"status": "ok", "message-type": "work", "message": {...}}`; of the work we read:
 - `title` (a list: the first is the title), `author` (each `given` and `family`, or `name` for
-  an organisation; `ORCID` is not kept, the records have no field for it);
+  an organisation; `ORCID`, "http://orcid.org/0000-0002-1825-0097", kept as the bare iD);
 - `type` (journal-article, proceedings-article, posted-content, book-chapter, ...): the
   publication type (papers.importing.publication_types.from_crossref);
 - the year: of the first of `issued`, `published`, `published-print`, `published-online`,
@@ -28,6 +28,7 @@ import re
 from typing import Any
 from urllib.parse import quote
 
+from papers.importing.orcids import orcid_of
 from papers.importing.publication_types import from_crossref
 from papers.importing.records import ImportFailed, PaperRecord
 from papers.sources.client import FetchClient, FetchError
@@ -81,12 +82,18 @@ def work_record(work: dict[str, Any], source: str, line: int) -> PaperRecord:
     year = next(filter(None, (_year(work.get(name)) for name in YEAR_DATES)), None)
     container = _first(work.get("container-title"))
     venue = venue_from_reference(container, year) if container else ""
+    people = [
+        (name, orcid_of(author.get("ORCID")))
+        for author in _list(work.get("author"))
+        if isinstance(author, dict) and (name := _author_name(author))
+    ]
     return PaperRecord(
         title=collapse_whitespace(_first(work.get("title"))),
         forum_id="",
         forum_url=_text(work.get("URL")),
         pdf_url=_pdf_link(work.get("link")),
-        authors=[name for name in map(_author_name, _list(work.get("author"))) if name],
+        authors=[name for name, _ in people],
+        author_orcids=[orcid for _, orcid in people] if any(o for _, o in people) else [],
         tags=[venue] if venue else [],
         abstract=jats_text(_text(work.get("abstract"))),
         source=source,

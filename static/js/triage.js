@@ -123,7 +123,8 @@
     more.querySelector("summary").focus();
   });
 
-  // Enter in a result's tag box tags that result (the shared form's own Enter does nothing);
+  // Enter in a result's tag box tags that result, in its "Suggest to…" boxes suggests it (the
+  // shared form's own Enter does nothing);
   // in the toolbar's tag or link box it presses that group's button.
   document.addEventListener("keydown", function (event) {
     var target = event.target;
@@ -131,6 +132,8 @@
     var button = null;
     if (target.matches("[data-triage-tag]")) {
       button = target.closest(".triage").querySelector("[data-triage-tag-add]");
+    } else if (target.matches("[data-triage-suggest-field]")) {
+      button = target.closest(".triage").querySelector("[data-triage-suggest]");
     } else if (target.id === "bulk-tag") {
       button = document.querySelector('button[form="bulk-form"][value="tag"]');
     } else if (target.id === "bulk-link") {
