@@ -5,8 +5,6 @@ merge tags sees or posts it."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from django.contrib.messages import get_messages
 from django.urls import reverse
@@ -217,9 +215,13 @@ def test_a_get_is_refused(curator_client, fetched):
 
 
 @pytest.mark.slow
-def test_suggestions_over_100_000_tags_take_well_under_a_second(db):
+def test_suggestions_over_100_000_tags_are_found_in_a_few_queries(
+    db, django_assert_max_num_queries
+):
     # 100,000 keywords, one in fifty with a plural spelling beside it: the GROUP BY on the
-    # (kind, spelling_key) index finds the 2,000 groups without reading names in Python.
+    # (kind, spelling_key) index finds the 2,000 groups without reading names in Python. Its
+    # time is a benchmark's figure (docs/design.md), not this test's: a query count does not
+    # depend on how busy the machine is.
     names = [f"topic {n:06d}" for n in range(98_000)]
     names += [f"topic {n:06d}s" for n in range(0, 98_000, 49)]
     Tag.objects.bulk_create(
@@ -227,9 +229,6 @@ def test_suggestions_over_100_000_tags_take_well_under_a_second(db):
         batch_size=5_000,
     )
     assert Tag.objects.count() == 100_000
-    started = time.perf_counter()
-    suggestions = merge_suggestions()
-    took = time.perf_counter() - started
-    assert suggestions.total == 2_000 and len(suggestions.shown) == 10
-    print(f"merge_suggestions over 100,000 tags: {took * 1000:.0f} ms")
-    assert took < 0.5
+    with django_assert_max_num_queries(4):
+        suggestions = merge_suggestions()
+        assert suggestions.total == 2_000 and len(suggestions.shown) == 10
