@@ -60,6 +60,9 @@ class FacetSpec:
     value_order: Mapping[str, int] = field(default_factory=dict)  # fixed order by URL value
     find_param: str = ""  # the URL parameter of the facet's "find" box, if it has one
     logged_in_only: bool = False  # ignored and not shown for a visitor
+    # Choices shown only while they count a paper or are selected: "My papers" means nothing to
+    # a member no author record is linked to (quiet until needed).
+    quiet_choices: frozenset[str] = frozenset()
 
     @property
     def has_not_given(self) -> bool:
@@ -170,6 +173,7 @@ FACETS: tuple[FacetSpec, ...] = (
         engine_name="mine",
         choices={"lists": "In my reading lists", "notes": "Has my note", "authored": "My papers"},
         logged_in_only=True,
+        quiet_choices=frozenset({"authored"}),
     ),
 )
 

@@ -155,6 +155,7 @@ def _choice_facet(spec: FacetSpec, counts: Facets, state: BrowseState) -> Facet 
     values = [
         FacetValue(value, label, count(value), value in chosen)
         for value, label in spec.choices.items()
+        if value not in spec.quiet_choices or count(value) or value in chosen
     ]
     return Facet(param=spec.param, title=spec.title, values=values)
 

@@ -112,3 +112,26 @@ def test_a_form_body_is_refused_before_anything(user):
     answer = token_client(user).post("/api/v1/notes", {"paper": paper.pk, "body": "x"})
     assert answer.status_code == 415
     assert not Note.objects.exists()
+
+
+def test_a_session_write_needs_its_csrf_token(user):
+    """The site's own pages write with their session: without the CSRF token a JSON write is
+    refused and changes nothing; with it, the same write is made."""
+    from django.test import Client
+
+    paper = make_paper("A paper")
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(user)
+    refused = post_json(browser, "/api/v1/notes", {"paper": paper.pk, "body": "x"})
+    assert refused.status_code == 403
+    assert not Note.objects.exists()
+    browser.get("/")  # the page sets the CSRF cookie its scripts send back
+    token = browser.cookies["csrftoken"].value
+    made = browser.post(
+        "/api/v1/notes",
+        data={"paper": paper.pk, "body": "x"},
+        content_type="application/json",
+        headers={"X-CSRFToken": token},
+    )
+    assert made.status_code in (200, 201)
+    assert Note.objects.filter(owner=user, paper=paper).count() == 1
