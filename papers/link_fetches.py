@@ -58,14 +58,12 @@ def stopped(now: datetime) -> Q:
 def task_ended(task_id: str) -> bool:
     """Whether the task has ended (failed, or finished without recording an outcome) or is gone.
     A backend that keeps no results (tests' immediate one) says nothing: not ended."""
-    if not task_id:
+    if not task_id or not default_task_backend.supports_get_result:
         return False
     try:
         return default_task_backend.get_result(task_id).is_finished
     except TaskResultDoesNotExist:
         return True
-    except NotImplementedError:
-        return False
 
 
 def run(fetch_id: int) -> None:
