@@ -1,6 +1,11 @@
 """What lab members add to the catalogue: notes, reading lists, comments.
 
 Lab tags are `papers.Tag` rows of kind "lab" linked through `papers.PaperTag.added_by`.
+
+Over 600 lines: reading lists, their items, editors, each member's readings and changes, notes,
+comments and notifications refer to each other and share one permission rule
+(ReadingListQuerySet.visible_to / editable_by); captures, which nothing here refers to, have
+their own module (models_capture.py).
 """
 
 from __future__ import annotations

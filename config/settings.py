@@ -3,6 +3,9 @@
 The README's configuration table lists each variable with its default and meaning. The
 project directory's `.env` (config/dotenv.py; `make run` writes one) fills in what the
 environment leaves unset.
+
+Over 600 lines: Django's one settings module, every knob beside the comment that says why its
+default; the README's configuration table follows it in order.
 """
 
 from __future__ import annotations

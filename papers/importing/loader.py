@@ -41,6 +41,10 @@ created by papers.tags.service.
 Just over 600 lines: the batch's reads, the three-way merge of each record and the writes
 share the batch's state (Loader); the stages that need none of it have their own modules
 (matching.py, review_rows.py, bulk_rows.py, equivalence.py, cleaning.py).
+
+Over 600 lines: one batch pipeline whose steps share the batch's reads (the state passed
+between them); what a step needs no batch state for has its own module (matching.py,
+review_rows.py, bulk_rows.py, authors.py).
 """
 
 from __future__ import annotations
