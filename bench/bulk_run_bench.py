@@ -149,11 +149,10 @@ def run_progress(url: str) -> tuple[int, int, str]:
 
 def logged_in_client(base: str) -> httpx.Client:
     client = httpx.Client(base_url=base, timeout=60)
-    page = client.get("/accounts/login/")
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)
+    token = csrf_of(client, "/accounts/login/")
     answer = client.post(
         "/accounts/login/",
-        data={"username": "member", "password": PASSWORD, "csrfmiddlewaretoken": token[1]},
+        data={"username": "member", "password": PASSWORD, "csrfmiddlewaretoken": token},
     )
     if answer.status_code != 302:
         raise SystemExit(f"log-in failed: {answer.status_code}")
@@ -188,7 +187,7 @@ def upload_searchable(client: httpx.Client, paper_id: int, deadline: float) -> f
 
 def add_by_link(client: httpx.Client, link: str, deadline: float) -> float | None:
     """Seconds from the "Add" POST until the page the member is sent to opens a paper."""
-    token = csrf_of(client, "/?" + httpx.QueryParams({"q": link}).__str__())
+    token = csrf_of(client, f"/?{httpx.QueryParams({'q': link})}")
     started = time.monotonic()
     answer = client.post("/add-by-link/", data={"link": link, "csrfmiddlewaretoken": token})
     location = answer.headers.get("location", "")
