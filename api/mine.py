@@ -2,8 +2,9 @@
 notifications, and their writes. Every read goes through the site's own rule for it
 (ReadingListQuerySet.visible_to and editable_by, HighlightQuerySet.visible_to, a note's or a
 notification's owner) and every write through the site's service and form: what a member
-cannot see or change on a page answers 404 here, as the pages do. A guest reads their own
-things only, as the site lets them (accounts.middleware)."""
+cannot see or change on a page answers 404 here, as the pages do. A guest reads none of
+them, as a visitor (accounts.roles: no more than a visitor sees; accounts.middleware refuses a
+guest every page of them, their own included)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ from api.schemas import (
 from highlights import jsonld
 from highlights import services as highlight_services
 from highlights.forms import HighlightForm
-from highlights.models import Highlight, HighlightQuerySet
+from highlights.models import Highlight
 from papers.models import LinkFetch, Paper
 from papers.routes import int_url
 from papers.sources.single import LookupFailed, TooManyLookups
@@ -52,11 +53,10 @@ PER_PAGE = 100
 
 
 def _readable_lists(user) -> QuerySet[ReadingList]:
-    if is_member(user):
-        return selectors.visible_lists(user)
-    if user.is_authenticated:  # a guest: their own lists only
-        return ReadingList.objects.filter(owner=user)
-    return ReadingList.objects.none()
+    # The rule does not know guests (the pages' middleware keeps them out): asked here.
+    if not is_member(user):
+        return ReadingList.objects.none()
+    return selectors.visible_lists(user)
 
 
 def _list_out(reading_list: ReadingList, editable: set[int]) -> ListOut:
@@ -189,7 +189,7 @@ def fetch(request: HttpRequest, fetch_id: int) -> QueuedOut:
     caller's own requests only."""
     user = request.user
     found = None
-    if user.is_authenticated:
+    if is_member(user):
         found = LinkFetch.objects.filter(pk=fetch_id, requested_by=user).first()
     if found is None:
         raise HttpError(404, "No such request.")
@@ -237,7 +237,7 @@ def item_status(request: HttpRequest, list_id: int, item_id: int, body: StatusIn
 
 @router.get("/notes", response=list[NoteOut], summary="The caller's own notes")
 def notes(request: HttpRequest, paper: Id | None = None) -> list[NoteOut]:
-    if not request.user.is_authenticated:
+    if not is_member(request.user):
         return []
     found = Note.objects.filter(owner=request.user)
     if paper is not None:
@@ -290,21 +290,13 @@ def tag_add(request: HttpRequest, paper_id: int, body: TagIn):
     return Status(201, made)
 
 
-def _highlights(user) -> HighlightQuerySet:
-    if is_member(user):
-        return Highlight.objects.visible_to(user)
-    if user.is_authenticated:  # a guest: their own
-        return Highlight.objects.filter(author=user)
-    return Highlight.objects.none()
-
-
 @router.get(
     "/highlights",
     response=list[dict],
     summary="The lab's highlights and the caller's own, as W3C Web Annotations (JSON-LD)",
 )
 def highlights(request: HttpRequest, paper: Id | None = None) -> list[dict]:
-    found = _highlights(request.user).select_related("author").newest_first()
+    found = Highlight.objects.visible_to(request.user).select_related("author").newest_first()
     if paper is not None:
         found = found.filter(paper_id=paper)
     absolute = request.build_absolute_uri
@@ -329,7 +321,7 @@ def highlight_add(request: HttpRequest, paper_id: int, body: HighlightIn):
 
 @router.get("/notifications", response=list[NotificationOut], summary="The caller's notifications")
 def notifications(request: HttpRequest) -> list[NotificationOut]:
-    if not request.user.is_authenticated:
+    if not is_member(request.user):
         return []
     found = Notification.objects.filter(recipient=request.user).select_related(
         "list_change__reading_list", "comment"

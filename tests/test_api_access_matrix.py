@@ -24,6 +24,8 @@ from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
+from accounts.models import Role
+from accounts.roles import set_role
 from annotations.models import MemberReading, Note, ReadingListItem, ReadingStatus
 from api.api import api
 from api.models import TokenScope
@@ -33,6 +35,8 @@ from papers.models import Review
 from tests import access_world as aw
 from tests.access_table import TARGETS
 from tests.api_helpers import bearer_client, post_json, token_client
+from tests.factories import make_note, make_reading_list
+from tests.highlight_helpers import make_highlight
 
 # Columns of CALLS' answers, in this order.
 ACTORS = ("visitor", "session", "owner", "member", "reader", "revoked", "guest")
@@ -437,3 +441,35 @@ def test_the_search_answers_each_caller_what_the_list_page_shows_them(world, act
     answer = api_client.get(f"{PREFIX}/papers?{query}").json()
     assert answer["total"] == page.context["total"]
     assert [paper["id"] for paper in answer["papers"]] == [p.pk for p in page.context["papers"]]
+
+
+def test_a_member_made_a_guest_reads_nothing_of_the_lab_through_their_old_token(world):
+    """A guest sees what a visitor sees (accounts.roles): a member's token, kept when its member
+    is made a guest, no longer reads the lab's list they made, the note another member put on
+    its item, their lab highlight, nor their own notes and notifications; the same token read
+    them all the day before (the positive control)."""
+    member = world.users["member"]
+    lab_list = make_reading_list(
+        member, "Lab list of a future guest", papers=[world.paper], visibility="lab_edit"
+    )
+    lab_list.items.update(note="LAB-ITEM-NOTE of another member")
+    make_note(member, world.paper, "Own note of a future guest")
+    make_highlight(member, world.paper, exact="Lab quote of a future guest", visibility="lab")
+    token = token_client(member, TokenScope.READ)
+    reads = [
+        f"{PREFIX}/lists",
+        f"{PREFIX}/lists/{lab_list.pk}",
+        f"{PREFIX}/notes",
+        f"{PREFIX}/highlights",
+    ]
+    texts = ("LAB-ITEM-NOTE", "Own note of a future guest", "Lab quote of a future guest")
+    seen = "".join(_body(token.get(url)) for url in reads)
+    assert [text for text in texts if text not in seen] == []
+    set_role(member, Role.GUEST)
+    answers = [token.get(url) for url in reads]
+    assert [answer.status_code for answer in answers] == [200, 404, 200, 200]
+    seen = "".join(_body(answer) for answer in answers)
+    assert [text for text in texts if text in seen] == []
+    assert [text for text in aw.LAB_ONLY if text in seen] == []
+    # As a visitor: the catalogue still.
+    assert aw.PAPER_TITLE in _body(token.get(f"{PREFIX}/papers/{world.paper.pk}"))
