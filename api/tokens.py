@@ -27,8 +27,10 @@ def create_token(*, user, name: str, scope: str) -> tuple[ApiToken, str]:
 
 
 def token_for(raw: str) -> ApiToken | None:
-    """The live token `raw` is, with its user; None for an unknown or revoked one."""
-    return ApiToken.objects.live().select_related("user").filter(key_hash=digest(raw)).first()
+    """The live token `raw` is, with its user; None for an unknown or revoked one, and for
+    one of an account switched off (is_active: it can no longer log in either)."""
+    found = ApiToken.objects.live().select_related("user").filter(key_hash=digest(raw)).first()
+    return found if found is not None and found.user.is_active else None
 
 
 def revoke(*, user, pk: int) -> bool:

@@ -473,3 +473,19 @@ def test_a_member_made_a_guest_reads_nothing_of_the_lab_through_their_old_token(
     assert [text for text in aw.LAB_ONLY if text in seen] == []
     # As a visitor: the catalogue still.
     assert aw.PAPER_TITLE in _body(token.get(f"{PREFIX}/papers/{world.paper.pk}"))
+
+
+def test_a_deactivated_members_token_is_refused(world):
+    """An account switched off can no longer log in, and its session reads as a visitor's
+    (Django's ModelBackend): its tokens are refused as a revoked one is."""
+    member = world.users["member"]
+    token = token_client(member, TokenScope.WRITE)
+    assert token.get(f"{PREFIX}/lists").status_code == 200  # the positive control
+    member.is_active = False
+    member.save(update_fields=["is_active"])
+    before = aw.snapshot(world)
+    for call in CALLS:
+        answer = _request(token, call, world)
+        assert answer.status_code == 401, call
+        assert [s for s in aw.LAB_ONLY + aw.SECRETS if s in _body(answer)] == [], call
+    assert aw.snapshot(world) == before
