@@ -190,7 +190,7 @@ def fetch(request: HttpRequest, fetch_id: int) -> QueuedOut:
     user = request.user
     found = None
     if is_member(user):
-        found = LinkFetch.objects.filter(pk=fetch_id, requested_by=user).first()
+        found = LinkFetch.objects.filter(pk=fetch_id, requested_by=cast(User, user)).first()
     if found is None:
         raise HttpError(404, "No such request.")
     paper_id = found.paper_id or (found.leader.paper_id if found.leader else None)
@@ -239,7 +239,7 @@ def item_status(request: HttpRequest, list_id: int, item_id: int, body: StatusIn
 def notes(request: HttpRequest, paper: Id | None = None) -> list[NoteOut]:
     if not is_member(request.user):
         return []
-    found = Note.objects.filter(owner=request.user)
+    found = Note.objects.filter(owner=cast(User, request.user))
     if paper is not None:
         found = found.filter(paper_id=paper)
     return [_note_out(note) for note in found[: PER_PAGE * 10]]
@@ -323,7 +323,7 @@ def highlight_add(request: HttpRequest, paper_id: int, body: HighlightIn):
 def notifications(request: HttpRequest) -> list[NotificationOut]:
     if not is_member(request.user):
         return []
-    found = Notification.objects.filter(recipient=request.user).select_related(
+    found = Notification.objects.filter(recipient=cast(User, request.user)).select_related(
         "list_change__reading_list", "comment"
     )
     return [
