@@ -87,6 +87,7 @@ def _quote(w: aw.World) -> dict:
 
 
 GET, POST = "GET", "POST"
+HIGHLIGHTS = "200 200+ 200+ 200+ 200+ 401 200"
 SECRET_LIST, SHARED, LAB_EDIT = aw.SECRET_LIST, aw.SHARED_LIST, aw.LAB_EDIT_LIST
 
 # One row per operation and object. Answers, for visitor, A's session, A's read-write token,
@@ -129,24 +130,12 @@ CALLS = [
     Call(GET, "/fetches/{fetch_id}", "link fetch", "404 200+ 200+ 404 200+ 401 404", '"failed"'),
     Call(GET, "/notes", "-", "200 200+ 200+ 200 200+ 401 200", shows=aw.SECRET_NOTE),
     Call(GET, "/notes", "-", "200 200+ 200+ 200 200+ 401 200", aw.SECRET_NOTE, query=_of_paper),
-    # As W3C Web Annotations: the lab's for every member, A's private one for A alone.
-    Call(
-        GET,
-        "/highlights",
-        "-",
-        "200 200+ 200+ 200+ 200+ 401 200",
-        shows=aw.LAB_HIGHLIGHT,
-        owner_sees=aw.SECRET_HIGHLIGHT,
-    ),
-    Call(
-        GET,
-        "/highlights",
-        "-",
-        "200 200+ 200+ 200+ 200+ 401 200",
-        shows=aw.LAB_HIGHLIGHT,
-        owner_sees=aw.SECRET_HIGHLIGHT_NOTE,
-        query=_of_paper,
-    ),
+    # As W3C Web Annotations: the lab's for every member, A's private one (its quote and its
+    # note) for A alone; all of them, and the paper's.
+    *[
+        Call(GET, "/highlights", "-", HIGHLIGHTS, aw.LAB_HIGHLIGHT, owner_sees=text, query=query)
+        for text, query in [(aw.SECRET_HIGHLIGHT, ""), (aw.SECRET_HIGHLIGHT_NOTE, _of_paper)]
+    ],
     Call(GET, "/notifications", "-", "200 200+ 200+ 200 200+ 401 200", shows='"reply"'),
     # Writes: a visitor and a revoked token 401, a read token and a guest 403, whoever may not
     # change the object on its page 404; A's (and B's, where the lab may) are made.
