@@ -60,8 +60,7 @@ class Call:
     body: Callable[[aw.World], dict] | None = None
 
     def answers(self) -> dict[str, str]:
-        answers = dict(zip(ACTORS, self.expect.split(), strict=True))
-        return answers
+        return dict(zip(ACTORS, self.expect.split(), strict=True))
 
     def url(self, w: aw.World) -> str:
         args = iter(TARGETS[self.target](w))
@@ -70,7 +69,8 @@ class Call:
         return PREFIX + path + (f"?{query}" if query else "")
 
     def __str__(self) -> str:
-        return f"{self.method} {self.path} [{self.target}]"
+        query = self.query if isinstance(self.query, str) else self.query.__name__
+        return f"{self.method} {self.path} [{self.target}]" + (f" ?{query}" if query else "")
 
 
 def _item(paper: str) -> Callable[[aw.World], dict]:
@@ -292,7 +292,8 @@ def callers(w: aw.World) -> dict[str, Client]:
         "member": token_client(w.users["member"], TokenScope.WRITE),
         "reader": token_client(w.owner, TokenScope.READ),
         "revoked": bearer_client(revoked_raw),
-        # A token made while a member, kept when made a guest.
+        # As a token made while a member and kept when made a guest (a guest is refused the
+        # tokens page).
         "guest": token_client(w.users["guest"], TokenScope.WRITE),
     }
 
