@@ -144,7 +144,7 @@ def capture(
     asked: Paper | LinkFetch | None = paper
     if asked is None:
         asked = services.add_to_list_by_link(
-            reading_list=reading_list, link=link, invoked_by=f"capture ({member})"
+            reading_list=reading_list, link=link, by=member, invoked_by=f"capture ({member})"
         )
     if asked is None:
         raise services.Refused("That is no arXiv, OpenReview or DOI link or id.")

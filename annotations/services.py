@@ -230,15 +230,17 @@ def withdraw_comment(*, comment: Comment, by) -> None:
 
 @transaction.atomic
 def add_to_list_by_link(
-    *, reading_list: ReadingList, link: str, invoked_by: str
+    *, reading_list: ReadingList, link: str, by, invoked_by: str
 ) -> Paper | LinkFetch | None:
-    """The paper `link` names, for the owner to put on `reading_list` now, or its fetch, queued
+    """The paper `link` names, for `by` to put on `reading_list` now, or its fetch, queued
     (papers.link_tasks.ask_for_link) with the list addition that waits for it: the paper goes
-    on the list when the fetch finishes, in the transaction that records it. None when `link`
-    names no paper; raises LookupFailed and TooManyLookups as ask_for_link does."""
+    on the list when the fetch finishes, in the transaction that records it. The fetch is
+    `by`'s request (theirs to follow, counted in their lookups), not the list owner's: on a
+    lab-edited list they differ. None when `link` names no paper; raises LookupFailed and
+    TooManyLookups as ask_for_link does."""
     asked = ask_for_link(
         link,
-        user=reading_list.owner,
+        user=by,
         invoked_by=invoked_by,
         return_to=reading_list.get_absolute_url(),
     )

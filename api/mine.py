@@ -150,6 +150,7 @@ def item_add(request: HttpRequest, list_id: int, body: ItemIn):
             asked = services.add_to_list_by_link(
                 reading_list=reading_list,
                 link=body.identifier,
+                by=user,
                 invoked_by=f"Add paper to a reading list through the API ({user})",
             )
         except TooManyLookups as refused:

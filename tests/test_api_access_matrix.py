@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pytest
+import respx
 from django.db import transaction
 from django.test import Client
 from django.urls import reverse
@@ -31,7 +32,7 @@ from api.api import api
 from api.models import TokenScope
 from api.tokens import create_token, revoke
 from highlights.models import Highlight
-from papers.models import Review
+from papers.models import LinkFetch, Review
 from tests import access_world as aw
 from tests.access_table import TARGETS
 from tests.api_helpers import bearer_client, post_json, token_client
@@ -479,3 +480,18 @@ def test_a_deactivated_members_token_is_refused(world):
         assert answer.status_code == 401, call
         assert [s for s in aw.LAB_ONLY + aw.SECRETS if s in _body(answer)] == [], call
     assert aw.snapshot(world) == before
+
+
+def test_a_fetch_asked_for_on_another_members_list_is_the_askers_to_follow(world):
+    """B adds a paper not yet here to A's lab-edited list by its identifier: the fetch is B's
+    request, whose status B reads (A does not), counted in B's lookups, not A's."""
+    member = world.users["member"]
+    url = f"{PREFIX}/lists/{world.lab_edit_list.pk}/items"
+    with respx.mock(assert_all_called=False) as outside:
+        queued = post_json(token_client(member), url, {"identifier": "arXiv:2401.01234"})
+    assert outside.calls.call_count == 0
+    assert queued.status_code == 202
+    status_url = queued.json()["status_url"]
+    assert token_client(member, TokenScope.READ).get(status_url).status_code == 200
+    assert token_client(world.owner, TokenScope.READ).get(status_url).status_code == 404
+    assert LinkFetch.objects.get(value="2401.01234").requested_by == member

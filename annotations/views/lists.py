@@ -228,7 +228,7 @@ def paper_for_list(
         return typed
     try:
         asked = services.add_to_list_by_link(
-            reading_list=reading_list, link=typed, invoked_by=invoked_by
+            reading_list=reading_list, link=typed, by=request.user, invoked_by=invoked_by
         )
     except TooManyLookups as refused:
         return throttle.too_many_requests(request, refused.message, retry_after=refused.retry_after)
