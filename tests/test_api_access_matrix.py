@@ -27,7 +27,14 @@ from django.urls import reverse
 
 from accounts.models import Role
 from accounts.roles import set_role
-from annotations.models import MemberReading, Note, ReadingListItem, ReadingStatus
+from annotations.models import (
+    ListChange,
+    MemberReading,
+    Note,
+    Notification,
+    ReadingListItem,
+    ReadingStatus,
+)
 from api.api import api
 from api.models import TokenScope
 from api.tokens import create_token, revoke
@@ -495,3 +502,19 @@ def test_a_fetch_asked_for_on_another_members_list_is_the_askers_to_follow(world
     assert token_client(member, TokenScope.READ).get(status_url).status_code == 200
     assert token_client(world.owner, TokenScope.READ).get(status_url).status_code == 404
     assert LinkFetch.objects.get(value="2401.01234").requested_by == member
+
+
+def test_a_list_made_private_leaves_its_changes_out_of_the_others_notifications(world):
+    """B was told of a change to A's shared list; once A makes it private, B's notifications
+    no longer name it (as B's notifications page leaves it out: discussion.notifications_for)."""
+    member = world.users["member"]
+    change = ListChange.objects.create(
+        reading_list=world.shared_list, actor=world.owner, kind="added", paper=world.paper
+    )
+    Notification.objects.create(recipient=member, kind="listchange", list_change=change)
+    reader = token_client(member, TokenScope.READ)
+    address = world.shared_list.get_absolute_url()
+    assert [n["url"] for n in reader.get(f"{PREFIX}/notifications").json()] == [address]
+    world.shared_list.visibility = "private"
+    world.shared_list.save(update_fields=["visibility"])
+    assert reader.get(f"{PREFIX}/notifications").json() == []
