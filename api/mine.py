@@ -1,10 +1,10 @@
 """The member's own things and the lab's: reading lists and their items, notes, highlights,
 notifications, and their writes. Every read goes through the site's own rule for it
-(ReadingListQuerySet.visible_to and editable_by, HighlightQuerySet.visible_to, a note's or a
-notification's owner) and every write through the site's service and form: what a member
-cannot see or change on a page answers 404 here, as the pages do. A guest reads none of
-them, as a visitor (accounts.roles: no more than a visitor sees; accounts.middleware refuses a
-guest every page of them, their own included)."""
+(ReadingListQuerySet.visible_to and editable_by, HighlightQuerySet.visible_to, a note's owner,
+the notifications page's discussion.notifications_for) and every write through the site's
+service and form: what a member cannot see or change on a page answers 404 here, as the pages
+do. A guest reads none of them, as a visitor (accounts.roles: no more than a visitor sees;
+accounts.middleware refuses a guest every page of them, their own included)."""
 
 from __future__ import annotations
 
