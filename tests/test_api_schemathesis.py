@@ -7,8 +7,8 @@ declared schema, and a request the document rules out refused (4xx).
 Each operation runs twice: as a visitor, and as a member with a read-write token, over a small
 catalogue made for the test (papers, an author, lists, a note, a highlight on a stored PDF's
 text, a fetch); half the time an id the request names is one of these, so the answers are not
-all 404s. Requests go through config.wsgi's application, as gunicorn's would, inside the
-test's database transaction (SQLite and PostgreSQL alike); the run is derandomized (a fixed
+all 404s. Requests go through Django's WSGI handler, as gunicorn's do (config/wsgi.py), inside
+the test's database transaction (SQLite and PostgreSQL alike); the run is derandomized (a fixed
 seed) and bounded (MAX_EXAMPLES). Alone: `.venv/bin/pytest tests/test_api_schemathesis.py`."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections.abc import Iterable
 
 import pytest
 import schemathesis
+from django.core.handlers.wsgi import WSGIHandler
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
@@ -27,7 +28,6 @@ from schemathesis.errors import FailureGroup
 from api import catalogue as catalogue_routes
 from api.models import TokenScope
 from api.tokens import create_token
-from config.wsgi import application
 from papers.models import LinkFetch
 from tests.factories import make_note, make_paper, make_reading_list, make_user
 from tests.highlight_helpers import make_highlight, store_pdf_row, store_pdf_text
@@ -39,8 +39,12 @@ pytestmark = pytest.mark.django_db
 MAX_EXAMPLES = 15
 
 
+# config.wsgi's application, without that module's setting of the environment for the process.
+application = WSGIHandler()
+
+
 def _in_the_tests_transaction(environ, start_response) -> Iterable[bytes]:
-    """config.wsgi's application as Django's test client calls it: the request's start and
+    """The site's WSGI application as Django's test client calls it: the request's start and
     end do not close the database connection, which holds the test's transaction (a server's
     worker closes it between requests; here it is the test's)."""
     request_started.disconnect(close_old_connections)
