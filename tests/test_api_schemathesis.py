@@ -52,7 +52,7 @@ def _in_the_tests_transaction(environ, start_response) -> Iterable[bytes]:
     try:
         response = application(environ, start_response)
         body = b"".join(response)
-        response.close()  # type: ignore[attr-defined]
+        response.close()
     finally:
         request_started.connect(close_old_connections)
         request_finished.connect(close_old_connections)
