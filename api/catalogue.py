@@ -11,6 +11,7 @@ from ninja.errors import HttpError
 
 from api.auth import READERS
 from api.schemas import (
+    CALLER,
     AuthorOut,
     FacetOut,
     LinkOut,
@@ -19,6 +20,7 @@ from api.schemas import (
     ReviewOut,
     SearchOut,
     TagOut,
+    errors,
 )
 from papers import identity
 from papers.browse import run_search
@@ -48,7 +50,7 @@ def _links(links) -> list[LinkOut]:
 
 @router.get(
     "/papers",
-    response=SearchOut,
+    response={200: SearchOut, **errors(*CALLER, 422)},
     summary="Search the catalogue as the list page does",
     description=(
         "The list page's parameters, read as the page reads them: `q` in the search box's "
@@ -93,7 +95,11 @@ def search_papers(request: HttpRequest, params: Query[SearchParams]) -> SearchOu
     )
 
 
-@router.get("/papers/{id:paper_id}", response=PaperOut, summary="A paper")
+@router.get(
+    "/papers/{id:paper_id}",
+    response={200: PaperOut, **errors(*CALLER, 404)},
+    summary="A paper",
+)
 def paper(request: HttpRequest, paper_id: int) -> PaperOut:
     found = Paper.objects.with_people_and_tags().filter(pk=paper_id).first()
     if found is None:
@@ -132,7 +138,11 @@ def paper(request: HttpRequest, paper_id: int) -> PaperOut:
     )
 
 
-@router.get("/authors/{id:author_id}", response=AuthorOut, summary="An author")
+@router.get(
+    "/authors/{id:author_id}",
+    response={200: AuthorOut, **errors(*CALLER, 404)},
+    summary="An author",
+)
 def author(request: HttpRequest, author_id: int) -> AuthorOut:
     found = identity.author_at(author_id)
     if found is None:
@@ -144,7 +154,11 @@ def author(request: HttpRequest, author_id: int) -> AuthorOut:
     )
 
 
-@router.get("/tags", response=list[TagOut], summary="Tags, by kind and name")
+@router.get(
+    "/tags",
+    response={200: list[TagOut], **errors(*CALLER, 422)},
+    summary="Tags, by kind and name",
+)
 def tags(request: HttpRequest, kind: str = "", page: int = 1) -> list[TagOut]:
     found = Tag.objects.order_by("kind", "name", "pk")
     if kind:

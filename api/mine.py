@@ -23,7 +23,8 @@ from annotations.models import MemberReading, Note, ReadingList, ReadingListItem
 from annotations.sharing_forms import MemberStatusForm
 from api.auth import READERS, WRITERS, writer
 from api.schemas import (
-    ErrorOut,
+    CALLER,
+    WRITE,
     HighlightIn,
     Id,
     ItemIn,
@@ -36,6 +37,7 @@ from api.schemas import (
     QueuedOut,
     StatusIn,
     TagIn,
+    errors,
 )
 from highlights import jsonld
 from highlights import services as highlight_services
@@ -88,7 +90,11 @@ def _paper(paper_id: int) -> Paper:
     return found
 
 
-@router.get("/lists", response=list[ListOut], summary="The reading lists the caller may read")
+@router.get(
+    "/lists",
+    response={200: list[ListOut], **errors(*CALLER)},
+    summary="The reading lists the caller may read",
+)
 def lists(request: HttpRequest) -> list[ListOut]:
     editable = _editable_ids(request.user)
     found = _readable_lists(request.user).select_related("owner").order_by("name", "pk")
@@ -102,7 +108,11 @@ def _readable_list(request: HttpRequest, list_id: int) -> ReadingList:
     return found
 
 
-@router.get("/lists/{id:list_id}", response=ListDetailOut, summary="A list and its items")
+@router.get(
+    "/lists/{id:list_id}",
+    response={200: ListDetailOut, **errors(*CALLER, 404)},
+    summary="A list and its items",
+)
 def list_detail(request: HttpRequest, list_id: int) -> ListDetailOut:
     reading_list = _readable_list(request, list_id)
     items = selectors.list_items(reading_list)
@@ -135,7 +145,7 @@ def list_detail(request: HttpRequest, list_id: int) -> ListDetailOut:
 @router.post(
     "/lists/{id:list_id}/items",
     auth=WRITERS,
-    response={201: ItemOut, 202: QueuedOut, 400: ErrorOut, 409: ErrorOut, 429: ErrorOut},
+    response={201: ItemOut, 202: QueuedOut, **errors(*WRITE, 400, 404, 409)},
     summary="Add a paper by id, or by identifier (fetched in the background when not here)",
 )
 def item_add(request: HttpRequest, list_id: int, body: ItemIn):
@@ -184,7 +194,11 @@ def _item_out(item: ReadingListItem, paper: Paper) -> ItemOut:
     )
 
 
-@router.get("/fetches/{id:fetch_id}", response=QueuedOut, url_name="fetch")
+@router.get(
+    "/fetches/{id:fetch_id}",
+    response={200: QueuedOut, **errors(*CALLER, 404)},
+    url_name="fetch",
+)
 def fetch(request: HttpRequest, fetch_id: int) -> QueuedOut:
     """A paper asked for by identifier: its fetch's status, and the paper once added. The
     caller's own requests only."""
@@ -202,7 +216,7 @@ def fetch(request: HttpRequest, fetch_id: int) -> QueuedOut:
 @router.post(
     "/lists/{id:list_id}/items/{id:item_id}/status",
     auth=WRITERS,
-    response={200: ItemOut, 400: ErrorOut},
+    response={200: ItemOut, **errors(*WRITE, 400, 404)},
     summary="The caller's reading status on an item",
 )
 def item_status(request: HttpRequest, list_id: int, item_id: int, body: StatusIn):
@@ -236,7 +250,11 @@ def item_status(request: HttpRequest, list_id: int, item_id: int, body: StatusIn
     return Status(200, out)
 
 
-@router.get("/notes", response=list[NoteOut], summary="The caller's own notes")
+@router.get(
+    "/notes",
+    response={200: list[NoteOut], **errors(*CALLER, 422)},
+    summary="The caller's own notes",
+)
 def notes(request: HttpRequest, paper: Id | None = None) -> list[NoteOut]:
     if not is_member(request.user):
         return []
@@ -256,7 +274,12 @@ def _note_out(note: Note) -> NoteOut:
     )
 
 
-@router.post("/notes", auth=WRITERS, response={201: NoteOut, 400: ErrorOut}, summary="A note")
+@router.post(
+    "/notes",
+    auth=WRITERS,
+    response={201: NoteOut, **errors(*WRITE, 400, 404)},
+    summary="A note",
+)
 def note_add(request: HttpRequest, body: NoteIn):
     user = writer(request)
     form = NoteForm({"body": body.body})
@@ -271,7 +294,7 @@ def note_add(request: HttpRequest, body: NoteIn):
 @router.post(
     "/papers/{id:paper_id}/tags",
     auth=WRITERS,
-    response={201: dict, 400: ErrorOut, 409: ErrorOut},
+    response={201: dict, **errors(*WRITE, 400, 404, 409)},
     summary="Tag a paper with a lab tag",
 )
 def tag_add(request: HttpRequest, paper_id: int, body: TagIn):
@@ -293,7 +316,7 @@ def tag_add(request: HttpRequest, paper_id: int, body: TagIn):
 
 @router.get(
     "/highlights",
-    response=list[dict],
+    response={200: list[dict], **errors(*CALLER, 422)},
     summary="The lab's highlights and the caller's own, as W3C Web Annotations (JSON-LD)",
 )
 def highlights(request: HttpRequest, paper: Id | None = None) -> list[dict]:
@@ -307,7 +330,7 @@ def highlights(request: HttpRequest, paper: Id | None = None) -> list[dict]:
 @router.post(
     "/papers/{id:paper_id}/highlights",
     auth=WRITERS,
-    response={201: dict, 400: ErrorOut},
+    response={201: dict, **errors(*WRITE, 400, 404)},
     summary="Highlight a passage of the paper's PDF (answered as a Web Annotation)",
 )
 def highlight_add(request: HttpRequest, paper_id: int, body: HighlightIn):
@@ -320,7 +343,11 @@ def highlight_add(request: HttpRequest, paper_id: int, body: HighlightIn):
     return Status(201, jsonld.annotation(made, request.build_absolute_uri))
 
 
-@router.get("/notifications", response=list[NotificationOut], summary="The caller's notifications")
+@router.get(
+    "/notifications",
+    response={200: list[NotificationOut], **errors(*CALLER)},
+    summary="The caller's notifications",
+)
 def notifications(request: HttpRequest) -> list[NotificationOut]:
     if not is_member(request.user):
         return []

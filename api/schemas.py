@@ -175,4 +175,23 @@ class HighlightIn(Schema):
 
 
 class ErrorOut(Schema):
-    detail: Any
+    detail: Any = Field(
+        description="Why: a message; for 422, ninja's list of the request's invalid fields."
+    )
+
+
+# What a route may answer besides its own, each as ErrorOut, declared in the document so that
+# a client (and tests/test_api_schemathesis.py) knows every status it can get:
+# 400 a value the site's form refuses; 401 an unknown or revoked token (or a visitor where
+# every page needs login); 403 a write the caller may not make (a read token, a guest, a
+# session without its CSRF token); 404 nothing the caller may read by that id; 409 already
+# there; 415 a write's body not JSON; 422 a parameter or body not of its declared type;
+# 429 the token's rate limit.
+def errors(*codes: int) -> dict[int, type[ErrorOut]]:
+    return dict.fromkeys(codes, ErrorOut)
+
+
+# Every route: a refused token, and a token past its rate limit.
+CALLER = (401, 429)
+# Every write, besides its own: refused callers, a body not JSON or not of its schema.
+WRITE = (*CALLER, 403, 415, 422)

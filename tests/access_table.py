@@ -816,6 +816,8 @@ ROWS: list[Row] = [
     Row("api:tokens", "-", POST, "login 200 200 200 200", data={"name": "Bot", "scope": "read"}),
     Row("api:token-revoke", "api token", POST, "login 302 404 404 404"),
     Row("api-1:api-root", "-", GET, "404 404 404 404 404"),
+    # Any other address under the API's (an id its URL does not take): its JSON 404.
+    Row("/api/v1/papers/-1", "-", GET, "404 404 404 404 404"),
     Row("api-1:openapi-json", "-", GET, "200+ 200+ 200+ 200+ 200+", shows='"openapi": "3.1'),
     Row("api-1:search_papers", "-", GET, "200+ 200+ 200+ 200+ 200+", shows=aw.PAPER_TITLE),
     Row("api-1:paper", "paper", GET, "200+ 200+ 200+ 200+ 200+", shows=aw.PAPER_TITLE),

@@ -520,6 +520,7 @@ CONTROLLED_ELSEWHERE = {
     "account_login": "an alias of the site's login page",
     # The JSON API's writes take JSON bodies (the table posts forms) and its root is no page.
     "api-1:api-root": "no page: the API's document is api-1:openapi-json",
+    "/api/v1/papers/-1": "no page: any address under the API's that no route takes (api.api)",
     "api-1:item_add": "test_api_writes: test_add_by_id_and_by_identifier",
     "api-1:item_status": "test_api_writes: test_reading_status_note_tag_highlight",
     "api-1:note_add": "test_api_writes: test_reading_status_note_tag_highlight",

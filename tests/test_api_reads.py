@@ -4,14 +4,16 @@ OpenAPI 3.1 document."""
 
 from __future__ import annotations
 
+import copy
 import re
 
+import jsonschema_rs
 import pytest
 from django.urls import reverse
 
 from api.models import TokenScope
 from highlights.models import HighlightVisibility
-from tests.api_helpers import token_client
+from tests.api_helpers import token_client, validate_openapi
 from tests.factories import make_note, make_paper, make_reading_list
 from tests.highlight_helpers import make_highlight
 
@@ -140,12 +142,34 @@ def test_the_openapi_document_is_served_and_valid(client):
     assert "/api/v1/papers" in document["paths"]
     assert "/api/v1/lists/{list_id}/items" in document["paths"]
     assert "TokenAuth" in document["components"]["securitySchemes"]
+    validate_openapi(document)
     _check_document(document)
 
 
+def test_the_validation_refuses_a_broken_document(client):
+    """validate_openapi's negative: one response without its description, one parameter in
+    no place OpenAPI has, one schema of a type JSON Schema has not; the document above passes."""
+    document = client.get("/api/v1/openapi.json").json()
+    validate_openapi(copy.deepcopy(document))
+    tags = ["paths", "/api/v1/tags", "get"]
+    breakages = [
+        (tags + ["responses", "200"], {"content": {}}),
+        (tags + ["parameters", 0, "in"], "body"),
+        (tags + ["parameters", 0, "schema"], {"type": "text"}),
+    ]
+    for path, value in breakages:
+        broken = copy.deepcopy(document)
+        node = broken
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+        with pytest.raises(jsonschema_rs.ValidationError):
+            validate_openapi(broken)
+
+
 def _check_document(document: dict) -> None:
-    """What makes the document usable by a client generator: every reference resolves, every
-    operation has a unique id and answers, every path parameter is declared."""
+    """What validate_openapi does not check and a client generator needs: every reference
+    resolves, every operation has a unique id and answers, every path parameter is declared."""
     refs: list[str] = []
 
     def collect(node) -> None:
