@@ -25,13 +25,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def zotero(settings):
-    server = zotero_server.start()
-    settings.ZOTERO_API_URL = server.url
-    settings.ZOTERO_API_KEY = API_KEY
     settings.ZOTERO_PUSH = True
-    yield server
-    server.shutdown()
-    server.server_close()
+    with zotero_server.running(settings) as server:
+        yield server
 
 
 @pytest.fixture

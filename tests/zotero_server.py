@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -220,6 +222,20 @@ def start() -> ZoteroServer:
     server = ZoteroServer()
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
+
+
+@contextmanager
+def running(settings: Any) -> Iterator[ZoteroServer]:
+    """A started stand-in the site's settings (pytest-django's `settings`) point the sync at,
+    with its key; stopped after."""
+    server = start()
+    settings.ZOTERO_API_URL = server.url
+    settings.ZOTERO_API_KEY = API_KEY
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def article(key: str, number: int, **fields: Any) -> dict:
