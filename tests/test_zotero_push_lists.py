@@ -264,8 +264,8 @@ def test_two_runs_at_once_create_the_collection_once(zotero, library, shared_dat
         [lambda: runs.sync_libraries(sleep=lambda _: None) for _ in range(2)]
     )
 
+    # One held the library while the other asked (skipped), or the other came after it.
     assert sorted(failed for _, failed in lines) == [0, 0]
-    assert sum("held by another run" in line for (found, _) in lines for line in found) == 1
     assert len([r for r in zotero.requests if "POST" in r[1]]) == 1
     assert shared_database.read(lambda: Collection.objects.filter(name="Made here").count()) == 1
     (key,) = [k for k, c in zotero.collections.items() if c["data"]["name"] == "Made here"]
