@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -89,6 +91,38 @@ class _Handler(BaseHTTPRequestHandler):
             library.put_items({**current["data"], **body})
             self._answer(204, b"", {"Last-Modified-Version": str(library.version)})
 
+    # --- Creating collections (zotero.push; tests/test_zotero_push_lists.py) ---------------
+
+    def do_POST(self) -> None:
+        """`POST /groups/<id>/collections` of a JSON array, as Zotero answers it: 200 with
+        `successful` / `success` / `failed` by index and the library's new version; 412 for a
+        Zotero-Write-Token already used (a request asked again after it landed)."""
+        library = self.server
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        with library.lock:
+            library.requests.append((self.path, {"POST": body}, dict(self.headers)))
+            if self._refused():
+                return
+            token = self.headers.get("Zotero-Write-Token", "")
+            if token and token in library.write_tokens:
+                self._answer(412, b"Write token already used")
+                return
+            answer: dict[str, dict] = {"successful": {}, "success": {}, "failed": {}}
+            for index, data in enumerate(body):
+                key = data.get("key") or f"NEW{len(library.collections):05d}"
+                if key in library.collections:
+                    failed = {"key": key, "code": 412, "message": "Collection exists"}
+                    answer["failed"][str(index)] = failed
+                    continue
+                library.put_collection(key, data["name"])
+                answer["successful"][str(index)] = library.collections[key]
+                answer["success"][str(index)] = key
+            if token:
+                library.write_tokens.add(token)
+            self._json(answer, library.version)
+
+    # --- end of creating collections ---------------------------------------------------------
+
     def _refused(self) -> bool:
         """Whether the request was answered with a queued refusal, or a 403 for a wrong key."""
         if self.server.refusals:
@@ -142,6 +176,8 @@ class ZoteroServer(ThreadingHTTPServer):
         self.backoff = 0
         self.write_after_page: Any = None
         self.patches: list[tuple[str, dict]] = []
+        # Creating collections (do_POST): the write tokens used.
+        self.write_tokens: set[str] = set()
         self.url = f"http://127.0.0.1:{self.server_address[1]}"
 
     # Writes, as a Zotero client's would reach the library: each raises its version.
@@ -186,6 +222,20 @@ def start() -> ZoteroServer:
     server = ZoteroServer()
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
+
+
+@contextmanager
+def running(settings: Any) -> Iterator[ZoteroServer]:
+    """A started stand-in the site's settings (pytest-django's `settings`) point the sync at,
+    with its key; stopped after."""
+    server = start()
+    settings.ZOTERO_API_URL = server.url
+    settings.ZOTERO_API_KEY = API_KEY
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def article(key: str, number: int, **fields: Any) -> dict:

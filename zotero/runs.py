@@ -15,7 +15,7 @@ from papers.sources.client import FetchClient, FetchError, service
 from zotero.fetching import ZoteroReader
 from zotero.models import Library
 from zotero.pull import pull
-from zotero.push import push_tags
+from zotero.push import push
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ def sync_libraries(
             outcome = pull(held, reader)
             line = f"{library}: {outcome.summary()}"
             if settings.ZOTERO_PUSH:
-                line += f"; {push_tags(held, reader).summary()}"
+                line += f"; {push(held, reader).summary()}"
         except ClaimLost:
             lines.append(f"{library}: taken over by another run; nothing recorded")
             failed += 1
