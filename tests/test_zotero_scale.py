@@ -16,7 +16,7 @@ from papers.models import Author, Authorship, ImportRun, Paper, PaperTag, TagKin
 from papers.tags.identity import normalize_tag_name
 from papers.text import normalize_author_name
 from tests import zotero_server
-from tests.factories import make_user
+from tests.factories import make_paper, make_user
 from tests.zotero_server import API_KEY, group_collection_key, group_item_key, group_library
 from zotero import runs
 from zotero.models import Item, Library
@@ -157,9 +157,7 @@ def test_a_2000_item_group_imports_whole_and_a_second_run_changes_nothing(zotero
     assert ReadingList.objects.filter(owner=library.member).count() == 20
     assert ReadingListItem.objects.count() == sum(len(p) for p in expected_lists.values())
     # A note on every tenth item, on its paper; a PDF link on every fiftieth.
-    notes = {
-        (paper, body) for paper, body in Note.objects.values_list("paper_id", "body")
-    }
+    notes = {(paper, body) for paper, body in Note.objects.values_list("paper_id", "body")}
     assert notes == {
         (papers[group_item_key(i)], f"Notes on paper {i}.\n\nCompare with {i - 1}.")
         for i in range(10, GROUP_SIZE + 1, 10)
@@ -183,3 +181,127 @@ def test_a_2000_item_group_imports_whole_and_a_second_run_changes_nothing(zotero
     assert asked and all(int(query["since"]) >= library.version for query in asked)
     library.refresh_from_db()
     assert library.version == zotero.version
+
+
+def test_an_item_changed_and_one_deleted_at_zotero_are_followed(zotero, library):
+    group_library(zotero, 200)
+    sync_command()
+    papers = paper_of_item(library)
+    changed, curated, deleted = group_item_key(31), group_item_key(32), group_item_key(30)
+    Paper.objects.filter(pk=papers[curated]).update(
+        title="The curator's title", curator_edited_fields=["title"]
+    )
+    seen = zotero.version
+    before = state()
+    zotero.requests.clear()
+
+    for key in (changed, curated):
+        zotero.put_items({**zotero.items[key]["data"], "title": f"Renamed at Zotero {key}"})
+    zotero.delete_item("NOTE0030")  # Zotero deletes a child note with its parent
+    zotero.delete_item(deleted)
+    sync_command()
+
+    assert Paper.objects.get(pk=papers[changed]).title == f"Renamed at Zotero {changed}"
+    assert Paper.objects.get(pk=papers[curated]).title == "The curator's title"
+    # The deleted item's paper stays in the catalogue, without what the sync made for it.
+    gone = papers[deleted]
+    assert Paper.objects.filter(pk=gone).exists()
+    assert gone not in lab_tags_by_paper(library.member)
+    assert all(gone not in pks for pks in list_papers(library.member).values())
+    assert not Note.objects.filter(paper_id=gone).exists()
+    assert not Item.objects.filter(key__in=[deleted, "NOTE0030"]).exists()
+    # Positive control: the items beside it keep theirs.
+    assert papers[changed] in lab_tags_by_paper(library.member)
+    assert Note.objects.filter(paper_id=papers[group_item_key(40)]).exists()
+    after = state()
+    assert after["papers"] == before["papers"] and after["authors"] == before["authors"]
+    assert after["notes"] == before["notes"] - 1
+    assert after["list items"] == before["list items"] - len(
+        zotero_server.group_item(30)["collections"]
+    )
+    # Every request asked only for what changed since the last pull.
+    asked = [query for _, query, _ in zotero.requests]
+    assert [q["since"] for q in asked] == [str(seen)] * 3  # items, collections, deleted
+    library.refresh_from_db()
+    assert library.version == zotero.version
+
+
+def test_a_429_with_backoff_is_waited_out_before_the_next_request(zotero, library):
+    group_library(zotero, 250)
+    zotero.refusals.append((429, {"Retry-After": "4", "Backoff": "9"}))
+    zotero.backoff = 2
+    # Each wait, with the number of requests the stand-in had had when it began.
+    waits: list[tuple[float, int]] = []
+
+    lines, failed = runs.sync_libraries(sleep=lambda s: waits.append((s, len(zotero.requests))))
+
+    assert not failed, lines
+    assert Paper.objects.count() == 250
+    # The 429 (request 1): Backoff's 9 s, the longer, before request 2; then each answer's
+    # Backoff before the next request (pages 1-2 of items, then collections, then deleted).
+    assert waits == [(9.0, 1), (2.0, 2), (2.0, 3), (2.0, 4), (2.0, 5)]
+    assert len(zotero.requests) == 6
+
+
+def test_an_item_without_identifiers_is_the_paper_of_its_title_and_authors(zotero, library):
+    ours = make_paper(
+        "Sparse Attention, Revisited", authors=["Ada Lovelace", "Alan Turing"], doi="10.1/sparse"
+    )
+    other = make_paper("Dense Retrieval at Scale", authors=["Ada Lovelace"], doi="10.1/dense")
+    zotero.put_items(
+        bare_item(
+            "BARE0001", "sparse attention: revisited", ["Ada", "Lovelace"], ["Alan", "Turing"]
+        ),
+        # Same title, other authors: another paper.
+        bare_item("BARE0002", "Dense retrieval at scale", ["Grace", "Hopper"]),
+    )
+
+    sync_command()
+
+    papers = paper_of_item(library)
+    assert papers["BARE0001"] == ours.pk
+    assert papers["BARE0002"] not in (ours.pk, other.pk)
+    assert Paper.objects.count() == 3
+    assert lab_tags_by_paper(library.member)[ours.pk] == {"zotero"}
+    # Merged as any source's record: Zotero's title where no curator edited the paper's.
+    ours.refresh_from_db()
+    assert (ours.title, ours.doi) == ("sparse attention: revisited", "10.1/sparse")
+    # The item is that paper from then on, whatever its title becomes.
+    zotero.put_items({**zotero.items["BARE0001"]["data"], "title": "Sparse attention, again"})
+    sync_command()
+    assert Paper.objects.count() == 3
+    ours.refresh_from_db()
+    assert ours.title == "Sparse attention, again"
+
+
+def test_an_item_with_the_title_of_a_paper_by_others_is_not_that_paper(zotero, library):
+    first = make_paper("On Priors", authors=["Ada Lovelace", "Alan Turing"], doi="10.1/priors")
+    zotero.put_items(
+        # The same authors in another order, or one author fewer: other papers.
+        bare_item("BARE0001", "On priors", ["Alan", "Turing"], ["Ada", "Lovelace"]),
+        bare_item("BARE0002", "On Priors", ["Ada", "Lovelace"]),
+        # Positive control: the same title and authors.
+        bare_item("BARE0003", "ON PRIORS!", ["Ada", "Lovelace"], ["Alan", "Turing"]),
+    )
+    sync_command()
+    papers = paper_of_item(library)
+    assert papers["BARE0003"] == first.pk
+    assert len({first.pk, papers["BARE0001"], papers["BARE0002"]}) == 3
+    assert Paper.objects.count() == 3
+
+
+def bare_item(key: str, title: str, *names: list[str]) -> dict:
+    """A preprint naming no DOI, arXiv id or link: only its title, authors and abstract."""
+    return {
+        "key": key,
+        "itemType": "preprint",
+        "title": title,
+        "creators": [
+            {"creatorType": "author", "firstName": first, "lastName": last} for first, last in names
+        ],
+        "abstractNote": f"What {key} says in its own words.",
+        "DOI": "",
+        "url": "",
+        "tags": [{"tag": "zotero"}],
+        "collections": [],
+    }
