@@ -17,7 +17,7 @@ from papers.tags.identity import normalize_tag_name
 from papers.text import normalize_author_name
 from tests import zotero_server
 from tests.factories import make_paper, make_user
-from tests.zotero_server import API_KEY, group_collection_key, group_item_key, group_library
+from tests.zotero_server import API_KEY, group_item_key, group_library
 from zotero import runs
 from zotero.models import Item, Library
 
