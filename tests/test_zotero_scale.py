@@ -6,6 +6,12 @@ and authors when it names no identifier. Against the stand-in of Zotero's Web AP
 
 from __future__ import annotations
 
+import json
+import signal
+import subprocess
+import sys
+import textwrap
+import time
 from collections import defaultdict
 
 import pytest
@@ -17,6 +23,7 @@ from papers.tags.identity import normalize_tag_name
 from papers.text import normalize_author_name
 from tests import zotero_server
 from tests.factories import make_paper, make_user
+from tests.test_search_sync import BASE_DIR, server_env, shared_database_url  # noqa: F401 (a fixture)
 from tests.zotero_server import API_KEY, group_item_key, group_library
 from zotero import runs
 from zotero.models import Item, Library
@@ -304,4 +311,138 @@ def bare_item(key: str, title: str, *names: list[str]) -> dict:
         "url": "",
         "tags": [{"tag": "zotero"}],
         "collections": [],
+    }
+
+
+# --- A run killed half-way (child processes on a database they share with the test) -------
+
+CONNECT = """
+from tests.factories import make_user
+from zotero.models import Library
+Library.objects.create(group_id=4711, member=make_user("zotero-sync"))
+"""
+# The run's own code, killed (SIGKILL) once its import has committed, as it starts writing
+# lists, tags and notes in the transaction that records the library's version.
+KILLED_WRITING = """
+import os, signal
+from zotero import runs, writes
+def killed(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+writes.apply_items = killed
+runs.sync_libraries()
+"""
+STATE = """
+import json
+from annotations.models import Note, ReadingListItem
+from papers.models import Author, Authorship, ImportRun, Paper, PaperTag, TagKind
+from zotero.models import Item, Library
+library = Library.objects.get()
+print(json.dumps({
+    "papers": Paper.objects.count(),
+    "authors": Author.objects.count(),
+    "authorships": Authorship.objects.count(),
+    "lab tags": PaperTag.objects.filter(tag__kind=TagKind.LAB).count(),
+    "list items": ReadingListItem.objects.count(),
+    "distinct list items": len(set(ReadingListItem.objects.values_list("reading_list", "paper"))),
+    "notes": Note.objects.count(),
+    "items": Item.objects.count(),
+    "item papers": len(set(Item.objects.exclude(paper=None).values_list("paper", flat=True))),
+    "runs": [[r.created, r.updated] for r in ImportRun.objects.order_by("pk")],
+    "version": library.version,
+    "held": bool(library.held_by),
+    "held until": library.held_until.timestamp() if library.held_until else 0,
+}))
+"""
+
+
+def child(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def state_of(env: dict[str, str]) -> dict:
+    answer = child(env, "shell", "-v", "0", "-c", STATE)
+    assert answer.returncode == 0, answer.stderr
+    return json.loads(answer.stdout.splitlines()[-1])
+
+
+def until_lapsed(held: dict) -> None:
+    """Wait for the claim of a killed run to lapse (its lease: ZOTERO_SYNC_LEASE)."""
+    time.sleep(max(0.0, held["held until"] - time.time() + 0.2))
+
+
+@pytest.mark.slow  # child processes, each starting Django
+def test_a_run_killed_half_way_is_completed_by_the_next_without_duplicates(
+    zotero, request, tmp_path
+):
+    # A database the child processes share with each other (and on PostgreSQL with the test).
+    url = request.getfixturevalue("shared_database_url")
+    env = {
+        **server_env(url, tmp_path / "index"),
+        "ZOTERO_API_URL": zotero.url,
+        "ZOTERO_API_KEY": API_KEY,
+        "ZOTERO_SYNC_LEASE": "2",
+    }
+    assert child(env, "shell", "-v", "0", "-c", CONNECT).returncode == 0
+    group_library(zotero, GROUP_SIZE)
+    items = paper_items(zotero)
+
+    # Killed while it reads: the stand-in slows down after 10 pages.
+    zotero.slow_after_pages, zotero.slow_seconds = 10, 120.0
+    reading = subprocess.Popen(
+        [sys.executable, "manage.py", "sync_zotero"],
+        cwd=BASE_DIR,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while len(zotero.requests) <= 10 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    reading.kill()
+    assert reading.wait(timeout=30) == -signal.SIGKILL
+    assert zotero.pages_served == 10
+    killed = state_of(env)
+    assert (killed["papers"], killed["version"], killed["held"]) == (0, 0, True)
+    zotero.slow_after_pages = 10**9
+
+    # Killed while it writes, its import committed: once the claim of the first has lapsed.
+    until_lapsed(killed)
+    writing = child(env, "shell", "-v", "0", "-c", textwrap.dedent(KILLED_WRITING))
+    assert writing.returncode == -signal.SIGKILL, writing.stderr
+    killed = state_of(env)
+    assert (killed["papers"], killed["items"], killed["notes"]) == (GROUP_SIZE, 0, 0)
+    assert (killed["version"], killed["held"]) == (0, True)
+
+    until_lapsed(killed)
+    done = child(env, "sync_zotero")
+    assert done.returncode == 0, done.stderr
+    assert f"version {zotero.version}: 2240 items" in done.stdout
+
+    # Every item once: no paper, author, list item, tag or note twice.
+    final = state_of(env)
+    author_lists = [authors_of(data) for data in items.values()]
+    assert final == {
+        "papers": GROUP_SIZE,
+        "authors": len({normalize_author_name(n) for names in author_lists for n in names}),
+        "authorships": sum(len(names) for names in author_lists),
+        "lab tags": sum(
+            len({normalize_tag_name(t["tag"]) for t in d["tags"]}) for d in items.values()
+        ),
+        "list items": sum(len(d["collections"]) for d in items.values()),
+        "distinct list items": sum(len(d["collections"]) for d in items.values()),
+        "notes": GROUP_SIZE // 10,
+        "items": len(zotero.items),
+        "item papers": GROUP_SIZE,
+        # The killed run's import stands; the next found its papers unchanged.
+        "runs": [[GROUP_SIZE, 0], [0, 0]],
+        "version": zotero.version,
+        "held": False,
+        "held until": 0,
     }
