@@ -18,7 +18,7 @@ import pytest
 from django.core.management import call_command
 
 from annotations.models import Note, ReadingList, ReadingListItem
-from papers.models import Author, Authorship, ImportRun, Paper, PaperTag, TagKind
+from papers.models import Author, Authorship, ImportRun, Paper, PaperTag, SearchChange, TagKind
 from papers.tags.identity import normalize_tag_name
 from papers.text import normalize_author_name
 from tests import zotero_server
@@ -204,12 +204,23 @@ def test_an_item_changed_and_one_deleted_at_zotero_are_followed(zotero, library)
 
     for key in (changed, curated):
         zotero.put_items({**zotero.items[key]["data"], "title": f"Renamed at Zotero {key}"})
+    # Only a tag added, one other papers have: the importer finds the record unchanged, and
+    # the tag is added with others in bulk.
+    tagged = group_item_key(33)
+    data = zotero.items[tagged]["data"]
+    assert "graphs" not in {t["tag"] for t in data["tags"]}
+    zotero.put_items({**data, "tags": [*data["tags"], {"tag": "graphs"}]})
+    seq = SearchChange.objects.position().value
     zotero.delete_item("NOTE0030")  # Zotero deletes a child note with its parent
     zotero.delete_item(deleted)
     sync_command()
 
     assert Paper.objects.get(pk=papers[changed]).title == f"Renamed at Zotero {changed}"
     assert Paper.objects.get(pk=papers[curated]).title == "The curator's title"
+    # The new lab tag, and the paper's search document told of it.
+    assert "graphs" in lab_tags_by_paper(library.member)[papers[tagged]]
+    changed_since = SearchChange.objects.filter(seq__gt=seq).values_list("paper_id", flat=True)
+    assert {papers[tagged], papers[changed]} <= set(changed_since)
     # The deleted item's paper stays in the catalogue, without what the sync made for it.
     gone = papers[deleted]
     assert Paper.objects.filter(pk=gone).exists()
@@ -334,7 +345,7 @@ runs.sync_libraries()
 STATE = """
 import json
 from annotations.models import Note, ReadingListItem
-from papers.models import Author, Authorship, ImportRun, Paper, PaperTag, TagKind
+from papers.models import Author, Authorship, ImportRun, Paper, PaperTag, SearchChange, TagKind
 from zotero.models import Item, Library
 library = Library.objects.get()
 print(json.dumps({
