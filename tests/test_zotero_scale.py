@@ -35,12 +35,8 @@ GROUP_SIZE = 2000
 
 @pytest.fixture
 def zotero(settings):
-    server = zotero_server.start()
-    settings.ZOTERO_API_URL = server.url
-    settings.ZOTERO_API_KEY = API_KEY
-    yield server
-    server.shutdown()
-    server.server_close()
+    with zotero_server.serving(settings) as server:
+        yield server
 
 
 @pytest.fixture

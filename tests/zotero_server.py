@@ -13,6 +13,8 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -209,6 +211,19 @@ def start() -> ZoteroServer:
     server = ZoteroServer()
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
+
+
+@contextmanager
+def serving(settings) -> Iterator[ZoteroServer]:
+    """A stand-in the site's Zotero settings point at, for the block (a test's fixture)."""
+    server = start()
+    settings.ZOTERO_API_URL = server.url
+    settings.ZOTERO_API_KEY = API_KEY
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def article(key: str, number: int, **fields: Any) -> dict:

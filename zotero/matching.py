@@ -57,16 +57,16 @@ def _take_identity(record: PaperRecord, paper: Paper) -> None:
 def _by_title_and_authors(records: dict[str, PaperRecord]) -> dict[str, int]:
     """Item key -> the oldest catalogue paper with the record's title and authors."""
     wanted = {
-        key: (title_key(r.title), authors)
+        key: (title_key(r.title), names)
         for key, r in records.items()
-        if r.title and (authors := [n for a in r.authors if (n := normalize_author_name(a))])
+        if r.title and (names := [n for a in r.authors if (n := normalize_author_name(a))])
     }
     hashes = {stored_keys(records[key].title, "")["duplicate_title_key"] for key in wanted}
     by_title: dict[str, list[int]] = defaultdict(list)
     for chunk in chunks(hashes - {None}):
         # query: papers whose titles have one of these keys (indexed)
-        rows = Paper.objects.filter(duplicate_title_key__in=chunk).order_by("pk")
-        for pk, title in rows.values_list("pk", "title"):
+        papers = Paper.objects.filter(duplicate_title_key__in=chunk).order_by("pk")
+        for pk, title in papers.values_list("pk", "title"):
             by_title[title_key(title)].append(pk)
     for pks in by_title.values():
         pks.sort()
@@ -74,8 +74,8 @@ def _by_title_and_authors(records: dict[str, PaperRecord]) -> dict[str, int]:
     authors: dict[int, list[str]] = defaultdict(list)
     for chunk in chunks(candidates):
         # query: the candidates' authors in order
-        rows = Authorship.objects.filter(paper_id__in=chunk).order_by("paper_id", "position")
-        for paper_id, name in rows.values_list("paper_id", "author__normalized_name"):
+        links = Authorship.objects.filter(paper_id__in=chunk).order_by("paper_id", "position")
+        for paper_id, name in links.values_list("paper_id", "author__normalized_name"):
             authors[paper_id].append(name)
     found = {}
     for key, (title, names) in wanted.items():
