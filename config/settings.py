@@ -550,6 +550,9 @@ CROSSREF_API_URL = os.environ.get("CROSSREF_API_URL", "https://api.crossref.org"
 ZOTERO_API_URL = os.environ.get("ZOTERO_API_URL", "https://api.zotero.org")
 ZOTERO_API_KEY = os.environ.get("ZOTERO_API_KEY", "")
 ZOTERO_PUSH = env_bool("ZOTERO_PUSH", default=False)
+# Seconds a sync run holds a library before another run may take it (the run renews it as it
+# goes): a run killed half-way blocks the library at most this long.
+ZOTERO_SYNC_LEASE = env_int("ZOTERO_SYNC_LEASE", 30 * 60)
 ARXIV_API_DELAY = env_int("ARXIV_API_DELAY", 3)
 FETCH_CONTACT = os.environ.get("FETCH_CONTACT", DEFAULT_FROM_EMAIL)
 FETCH_TIMEOUT = env_int("FETCH_TIMEOUT", 30)
@@ -562,6 +565,8 @@ for _name in (
 ):
     if urlsplit(globals()[_name]).scheme not in ("http", "https"):
         raise ImproperlyConfigured(f"{_name}: expected an http(s) URL, got {globals()[_name]!r}")
+if ZOTERO_SYNC_LEASE < 1:
+    raise ImproperlyConfigured("ZOTERO_SYNC_LEASE must be at least 1 (seconds)")
 if ARXIV_API_DELAY < 0 or FETCH_TIMEOUT < 1:
     raise ImproperlyConfigured("ARXIV_API_DELAY must be at least 0, FETCH_TIMEOUT at least 1")
 # Adding a paper by link (papers/sources/single.py): each member may look up at most

@@ -33,9 +33,11 @@ class AlreadyRunning(Exception):
 
 
 @contextmanager
-def scheduled_run(name: str) -> Iterator[claims.Claim[ScheduledJob]]:
-    """Hold job `name` for the block and record how it ended; AlreadyRunning if another run
-    holds it."""
+def scheduled_run(
+    name: str, claim_for: timedelta = CLAIM_FOR
+) -> Iterator[claims.Claim[ScheduledJob]]:
+    """Hold job `name` for the block (a claim of `claim_for`) and record how it ended;
+    AlreadyRunning if another run holds it."""
     now = timezone.now()
     job, _ = ScheduledJob.objects.get_or_create(name=name)
     started: dict = {"started_at": now}
@@ -44,7 +46,7 @@ def scheduled_run(name: str) -> Iterator[claims.Claim[ScheduledJob]]:
     # Claimed only if the holder is still the one read here (healthchecks' compare): what
     # is recorded of it is true.
     claim = claims.claim(
-        ScheduledJob, job.pk, CLAIM_FOR, now=now, was_held_by=job.held_by, **started
+        ScheduledJob, job.pk, claim_for, now=now, was_held_by=job.held_by, **started
     )
     if claim is None:
         raise AlreadyRunning(name)

@@ -31,6 +31,7 @@ Explicit record() calls, for bulk writes that send no signals:
   the admin tag inline (bulk_create)                          PaperAdmin._save_paper_tags
   tags merged (paper tags moved by update)                    tags.service.merge_tags
   tags added by settling an import conflict (bulk_create)     conflicts.settle_conflicts
+  lab tags a Zotero pull adds (bulk_create)                   zotero.writes.Additions
 
 Not recorded, because no document holds them: curation fields (needs_curation, reviewed_at,
 curator_edited_fields, ...), links, tag names, notes, comments and reading lists.

@@ -10,7 +10,9 @@ with `Link: <...>; rel="next"` and `Total-Results`, `Last-Modified-Version` on e
 from __future__ import annotations
 
 import json
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -29,6 +31,10 @@ class _Handler(BaseHTTPRequestHandler):
         query = {k: v[0] for k, v in parse_qs(parts.query).items()}
         with library.lock:
             library.requests.append((parts.path, query, dict(self.headers)))
+            slow = library.pages_served >= library.slow_after_pages
+        if slow:  # outside the lock: the test reads the server meanwhile
+            time.sleep(library.slow_seconds)
+        with library.lock:
             if self._refused():
                 return
             version = library.version
@@ -59,15 +65,22 @@ class _Handler(BaseHTTPRequestHandler):
             changed = sorted(
                 (o for o in objects.values() if o["version"] > since), key=lambda o: o["version"]
             )
-            start, limit = int(query.get("start", 0)), int(query.get("limit", 25))
+            # Zotero's default page is 25 objects, its largest 100.
+            start, limit = int(query.get("start", 0)), min(int(query.get("limit", 25)), 100)
             headers = {"Total-Results": str(len(changed))}
+            links = []
             if start + limit < len(changed):
                 after = urlencode({**query, "start": start + limit})
-                headers["Link"] = f'<{library.url}{parts.path}?{after}>; rel="next"'
+                links.append(f'<{library.url}{parts.path}?{after}>; rel="next"')
+                last = urlencode({**query, "start": (len(changed) - 1) // limit * limit})
+                links.append(f'<{library.url}{parts.path}?{last}>; rel="last"')
+            if links:
+                headers["Link"] = ", ".join(links)
             if library.backoff:
                 headers["Backoff"] = str(library.backoff)
             page = changed[start : start + limit]
             self._json(page, version, headers)
+            library.pages_served += 1
             # A write between two pages of one read (set by a test).
             if library.write_after_page is not None:
                 library.write_after_page()
@@ -178,7 +191,17 @@ class ZoteroServer(ThreadingHTTPServer):
         self.patches: list[tuple[str, dict]] = []
         # Creating collections (do_POST): the write tokens used.
         self.write_tokens: set[str] = set()
+        # Pages of items or collections answered; from `slow_after_pages` on, every request
+        # waits `slow_seconds` before it is answered (a test kills its client meanwhile).
+        self.pages_served = 0
+        self.slow_after_pages = 10**9
+        self.slow_seconds = 0.0
         self.url = f"http://127.0.0.1:{self.server_address[1]}"
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Quiet about a client that went away (a test killed it) while it was answered."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
     # Writes, as a Zotero client's would reach the library: each raises its version.
 
@@ -277,3 +300,88 @@ def attachment(key: str, parent: str, url: str, content_type: str = "application
         "contentType": content_type,
         "tags": [],
     }
+
+
+# --- A lab's library at scale (tests/test_zotero_scale.py) ---------------------------------
+
+_FIRST = ["Ada", "Bo", "Chen", "Dara", "Emil", "Fatima", "Gus", "Hana", "Ivo", "Jun", "Kai"]
+_LAST = ["Abe", "Brandt", "Costa", "Dubois", "Eriksen", "Fujita", "Garcia", "Haddad", "Ito"]
+_LAST += ["Jansen", "Kowalski", "Lund", "Moreau", "Novak", "Okafor", "Park", "Quist", "Rossi"]
+TAG_POOL = ["diffusion", "transformers", "to read", "graphs", "RL", "vision", "theory"]
+TAG_POOL += ["benchmarks", "robustness", "speech", "must discuss", "retrieval"]
+ITEM_TYPES = ["journalArticle", "conferencePaper", "preprint"]
+
+
+def group_item(i: int) -> dict:
+    """Paper item `i` of group_library (deterministic): a journal article with a DOI, a
+    conference paper with a DOI or none, or a preprint with its arXiv link or, one in five,
+    no identifier at all; 1 to 4 authors in a fixed order, sometimes an editor (no author)
+    and an institution's one-field name; one or two tags; one or two collections, or none."""
+    item_type = ITEM_TYPES[i % 3]
+    creators = [
+        {
+            "creatorType": "author",
+            "firstName": _FIRST[(i + j) % len(_FIRST)],
+            "lastName": _LAST[(i * 3 + j * 7) % len(_LAST)],
+        }
+        for j in range(1 + i % 4)
+    ]
+    if i % 7 == 0:
+        creators.insert(1, {"creatorType": "editor", "firstName": "Ed", "lastName": "Itor"})
+    if i % 11 == 0:
+        creators.append({"creatorType": "author", "name": f"The {_LAST[i % len(_LAST)]} Lab"})
+    doi, url = "", ""
+    if item_type == "journalArticle" or (item_type == "conferencePaper" and i % 2 == 0):
+        doi = f"10.5555/group.{i}"
+    elif item_type == "preprint" and i % 5:
+        url = f"https://arxiv.org/abs/2401.{i:05d}"
+    tags = [{"tag": TAG_POOL[i % len(TAG_POOL)]}]
+    if i % 2:
+        second = TAG_POOL[(i * 5 + 3) % len(TAG_POOL)]
+        if second != tags[0]["tag"]:
+            tags.append({"tag": second, "type": 1})
+    collections = [] if i % 17 == 0 else [group_collection_key(i % 20)]
+    if i % 3 == 0 and (i * 7 + 1) % 20 != i % 20 and collections:
+        collections.append(group_collection_key((i * 7 + 1) % 20))
+    venue = {"journalArticle": "publicationTitle", "conferencePaper": "proceedingsTitle"}
+    return {
+        "key": group_item_key(i),
+        "itemType": item_type,
+        "title": f"Learning structure {i} from many small signals",
+        "creators": creators,
+        "abstractNote": f"We study problem {i} of the group library and say what we found.",
+        venue.get(item_type, "repository"): "Journal of Things" if i % 3 == 0 else "",
+        "date": f"{2015 + i % 10}-0{1 + i % 9}-1{i % 10}",
+        "DOI": doi,
+        "url": url,
+        "tags": tags,
+        "collections": collections,
+        "relations": {},
+    }
+
+
+def group_item_key(i: int) -> str:
+    return f"GRP{i:05d}"
+
+
+def group_collection_key(c: int) -> str:
+    return f"COLL{c:04d}"
+
+
+def group_library(server: ZoteroServer, count: int = 2000) -> None:
+    """A lab's library of `count` paper items (group_item), written in batches of 100 as a
+    Zotero client syncs (each batch a library version), 20 collections, a child note on
+    every tenth item and a PDF link on every fiftieth."""
+    for c in range(20):
+        server.put_collection(group_collection_key(c), f"Topic {c:02d}")
+    for start in range(1, count + 1, 100):
+        batch = []
+        for i in range(start, min(start + 100, count + 1)):
+            batch.append(group_item(i))
+            if i % 10 == 0:
+                html = f"<p>Notes on <b>paper {i}</b>.</p><p>Compare with {i - 1}.</p>"
+                batch.append(child_note(f"NOTE{i:04d}", group_item_key(i), html))
+            if i % 50 == 0:
+                url = f"https://example.org/pdfs/{i}.pdf"
+                batch.append(attachment(f"ATTA{i:04d}", group_item_key(i), url))
+        server.put_items(*batch)

@@ -24,7 +24,7 @@ from papers.importing.records import ImportFailed, PaperRecord, validate_record
 from papers.importing.sources import record_key
 from papers.models import SourceRecord
 from papers.text import abstract_fingerprint
-from zotero import parsing, writes
+from zotero import matching, parsing, writes
 from zotero.fetching import ZoteroReader
 from zotero.models import Item, Library
 
@@ -119,15 +119,20 @@ def _records(
 ) -> tuple[dict[str, tuple[PaperRecord, PaperRecord]], list[str]]:
     """Key -> (record, its validated copy) of each paper item, and why any was left out: the
     importer's rules, checked first, so that one unusable item does not stop the whole
-    library. An item naming a paper an earlier one names (a DOI, an arXiv id) is that paper:
-    the importer refuses two records of one paper in one source."""
+    library. An item naming no identifier is given that of the paper it is, if any
+    (zotero.matching: the paper it became, else by title and authors). An item naming a paper
+    an earlier one names (a DOI, an arXiv id) is that paper: the importer refuses two records
+    of one paper in one source."""
     pdf_links = _pdf_links(library, papers.keys(), parsed)
+    pulled = {
+        key: parsing.record(data, source=library.source, line=line, pdf_url=pdf_links.get(key, ""))
+        for line, (key, data) in enumerate(papers.items(), start=1)
+    }
+    matching.give_identities(library, pulled)
     records: dict[str, tuple[PaperRecord, PaperRecord]] = {}
     skipped = []
     seen: set[tuple[str, str]] = set()
-    for line, (key, data) in enumerate(papers.items(), start=1):
-        pdf_url = pdf_links.get(key, "")
-        record = parsing.record(data, source=library.source, line=line, pdf_url=pdf_url)
+    for key, record in pulled.items():
         try:
             checked = validate_record(copy.deepcopy(record))
         except ImportFailed as error:

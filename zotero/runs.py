@@ -19,9 +19,12 @@ from zotero.push import push
 
 logger = logging.getLogger(__name__)
 
-# A pull renews its claim as it goes (between its reads and its writes); a lease this long
-# outlasts any one step of a large library.
-LEASE = timedelta(minutes=30)
+
+def lease() -> timedelta:
+    """How long a run holds a library (settings.ZOTERO_SYNC_LEASE): a pull renews its claim as
+    it goes (between its reads and its writes); the default, 30 minutes, outlasts any one step
+    of a large library, and is how long a run killed half-way keeps the next one out."""
+    return timedelta(seconds=settings.ZOTERO_SYNC_LEASE)
 
 
 def sync_libraries(
@@ -33,7 +36,7 @@ def sync_libraries(
         libraries = libraries.filter(group_id__in=groups)
     lines, failed = [], 0
     for library in libraries:
-        held = claim(Library, library.pk, LEASE)
+        held = claim(Library, library.pk, lease())
         if held is None:
             lines.append(f"{library}: held by another run, skipped")
             continue

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.core.management.base import CommandError
 
 from operations.commands import ScheduledCommand
@@ -15,6 +17,11 @@ class Command(ScheduledCommand):
         "notes, deletions (docs/zotero.md). One line per library. Each library is claimed: "
         "two runs at once pull it once."
     )
+
+    def claim_for(self) -> timedelta:
+        # Each library is claimed too: a run killed half-way keeps the next out no longer
+        # than it keeps its library (ZOTERO_SYNC_LEASE).
+        return runs.lease()
 
     def add_arguments(self, parser):
         parser.add_argument(
