@@ -144,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for db in DATABASES if args.db == "both" else (args.db,):
         env = prepared_env(db, args.papers, reuse=True)
-        venue = manage(env, "shell", "-c", SMALLEST_VENUE).stdout.strip()
+        # The last line: `shell` may print what it imported before.
+        venue = manage(env, "shell", "-c", SMALLEST_VENUE).stdout.strip().splitlines()[-1]
         ways = ({}, {"venue": venue})
         runs = [("-", "off", params, env) for params in ways]
         for onnx in args.model or [""]:

@@ -92,54 +92,68 @@ def measure(
     log(f"[{prepared.db}] search terms {targets.terms}, popular authors {targets.popular_authors}")
     examples = {page.key: [page.path(targets, i) for i in range(3)] for page in PAGE_TYPES}
     counts = query_counts(env, [path for paths in examples.values() for path in paths])
-    results: list[PageResult] = []
+    results: dict[str, PageResult] = {}
     with Gunicorn(env, workers=workers, log_name=f"gunicorn-bench-{prepared.db}") as server:
         log(f"[{prepared.db}] gunicorn pid {server.pid} on 127.0.0.1:{server.port}")
-        for page in PAGE_TYPES:
-            # Warm-up spreads over both workers: their connections, caches and imports.
+        for group in timed_together(PAGE_TYPES):
+            for page in group:
+                # Warm-up spreads over both workers: their connections, caches and imports.
+                started = time.monotonic()
+                for i in range(warmup):
+                    if time.monotonic() - started > budget / 4:
+                        break
+                    try:
+                        get(server.port, page.path(targets, requests + i), timeout=timeout)
+                    except OSError:
+                        pass
             started = time.monotonic()
-            for i in range(warmup):
-                if time.monotonic() - started > budget / 4:
-                    break
-                try:
-                    get(server.port, page.path(targets, requests + i), timeout=timeout)
-                except OSError:
-                    pass
-            started = time.monotonic()
-            timings: list[float] = []
-            errors = 0
+            timings: dict[str, list[float]] = {page.key: [] for page in group}
+            errors = dict.fromkeys(timings, 0)
             attempted = 0
             for i in range(requests):
-                if i >= 3 and time.monotonic() - started > budget:
-                    log(f"[{prepared.db}] {page.key}: stopped after {i} requests ({budget:.0f} s)")
+                if i >= 3 and time.monotonic() - started > budget * len(group):
+                    log(f"[{prepared.db}] {group[0].key}: stopped after {i} requests")
                     break
                 attempted += 1
-                try:
-                    response = get(server.port, page.path(targets, i), timeout=timeout)
-                except OSError as error:
-                    log(f"[{prepared.db}] {page.key}: {error}")
-                    errors += 1
-                    continue
-                if response.status != 200:
-                    errors += 1
-                    log(f"[{prepared.db}] {page.key} {page.path(targets, i)}: {response.status}")
-                timings.append(response.seconds * 1000)
-            results.append(
-                PageResult(
+                # Pages compared with each other take turns, each first every other time:
+                # the machine's load, which moves from second to second, weighs on both alike.
+                for page in group if i % 2 == 0 else group[::-1]:
+                    path = page.path(targets, i)
+                    try:
+                        response = get(server.port, path, timeout=timeout)
+                    except OSError as error:
+                        log(f"[{prepared.db}] {page.key}: {error}")
+                        errors[page.key] += 1
+                        continue
+                    if response.status != 200:
+                        errors[page.key] += 1
+                        log(f"[{prepared.db}] {page.key} {path}: {response.status}")
+                    timings[page.key].append(response.seconds * 1000)
+            for page in group:
+                times = timings[page.key]
+                done = results[page.key] = PageResult(
                     page=page,
-                    p50_ms=percentile(timings, 50) if timings else float("nan"),
-                    p95_ms=percentile(timings, 95) if timings else float("nan"),
-                    max_ms=max(timings) if timings else float("nan"),
+                    p50_ms=percentile(times, 50) if times else float("nan"),
+                    p95_ms=percentile(times, 95) if times else float("nan"),
+                    max_ms=max(times) if times else float("nan"),
                     queries=max_or_none([counts[path][0] for path in examples[page.key]]),
                     cold_ms=counts[examples[page.key][0]][1],
-                    errors=errors,
+                    errors=errors[page.key],
                     example=examples[page.key][0],
                     requests=attempted,
                 )
-            )
-            done = results[-1]
-            log(f"[{prepared.db}] {page.key}: p50 {done.p50_ms:.1f} ms, p95 {done.p95_ms:.1f} ms")
-    return with_targets(results)
+                p50, p95 = done.p50_ms, done.p95_ms
+                log(f"[{prepared.db}] {page.key}: p50 {p50:.1f} ms, p95 {p95:.1f} ms")
+    return with_targets([results[page.key] for page in PAGE_TYPES])
+
+
+def timed_together(pages: tuple[PageType, ...]) -> list[list[PageType]]:
+    """The page types in groups timed in turns: one compared `relative_to` another joins that
+    one's group; every other page type is alone, in the given order."""
+    groups: dict[str, list[PageType]] = {}
+    for page in pages:
+        groups.setdefault(page.relative_to or page.key, []).append(page)
+    return list(groups.values())
 
 
 def page_env(url: str) -> dict[str, str]:
