@@ -24,11 +24,11 @@ from bench.run_bench import PageResult, timed_together, with_targets
 from papers.importing.records import record_from_mapping, validate_record
 from papers.importing.report import ProgressBar
 from papers.models import Paper, Tag
+from papers.text import MAX_ABSTRACT, MAX_AUTHORS_PER_PAPER, MAX_TAG_NAME, MAX_TITLE
 from semantic import embedder as embedder_module
 from semantic.models import PaperEmbedding, vector_to_bytes
 from tests.factories import make_paper
 from tests.semantic_helpers import DIMENSIONS
-from papers.text import MAX_ABSTRACT, MAX_AUTHORS_PER_PAPER, MAX_TAG_NAME, MAX_TITLE
 
 N = 2000
 
