@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import tantivy
 from django.core.signals import request_finished, request_started
-from django.db import connection, transaction
+from django.db import close_old_connections, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from papers import derived_index
@@ -150,6 +150,9 @@ def test_a_request_reads_the_change_counter_once_and_sees_its_own_changes():
         SearchChange.objects.request_position()
         SearchChange.objects.request_position()
     assert len(outside.captured_queries) == 2
+    # As the test client does: the signals without closing the test's database connection.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
     request_started.send(sender=None)
     try:
         with CaptureQueriesContext(connection) as inside:
@@ -161,6 +164,8 @@ def test_a_request_reads_the_change_counter_once_and_sees_its_own_changes():
         assert SearchChange.objects.request_position().value == first.value + 1
     finally:
         request_finished.send(sender=None)
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
     with CaptureQueriesContext(connection) as after:
         SearchChange.objects.request_position()
     assert len(after.captured_queries) == 1
