@@ -174,12 +174,14 @@ format: $(DEV)
 	$(BIN)/ruff format .
 
 ## bench: generate BENCH_ARGS="--papers N" papers (default 100,000), import, time each page type
-## through gunicorn on SQLite and PostgreSQL (database `bench`), then the fetch rate as
+## (the JSON API's search in turns with the list page's) through gunicorn on SQLite and
+## PostgreSQL (database `bench`, or BENCH_PG_DATABASE=bench_NAME), then the fetch rate as
 ## bench-fetch measures it (BENCH_ARGS=--no-fetch leaves it out); table in bench/out/results.md;
 ## then PDF text extraction in pages/s and the index build with full text (bench-fulltext), then
 ## the search's relevance (bench-relevance: words, and hybrid where search by meaning is
 ## installed); with the semantic extra (`make semantic`) also the embedding rate (bench-semantic)
-## and hybrid search at the same size (bench.hybrid_bench)
+## and hybrid search at the same size beside words only, on both databases (bench.hybrid_bench;
+## HYBRID_BENCH_ARGS="--model semantic_model/all-mpnet-base-v2-int8.onnx" for another model)
 bench: $(RUNTIME)
 	$(BIN)/python -m bench.run_bench $(BENCH_ARGS)
 	$(BIN)/python -m bench.bulk_run_bench $(BULK_BENCH_ARGS)

@@ -8,7 +8,9 @@ Databases used (and dropped/recreated):
 - SQLite: files under bench/out/ (gitignored);
 - PostgreSQL: the databases named exactly `bench` (pages, imports, faults) and `bench_fetch` (the
   fetch benchmark) on postgres://postgres@127.0.0.1:5432. The `test` database and `test_*`
-  databases belong to test runs and are never touched.
+  databases belong to test runs and are never touched. BENCH_PG_DATABASE=bench_NAME in the
+  environment names the pages' database instead (a name of one's own, so two people's runs on
+  one PostgreSQL server never drop each other's database).
 
 Over 600 lines on purpose for now: every benchmark script imports its pieces from one place;
 splitting databases, gunicorn and HTTP into modules is planned with issue 29.
@@ -42,7 +44,18 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 BIN = Path(sys.executable).parent
 PG_SERVER = "postgres://postgres@127.0.0.1:5432"
-PG_BENCH_DATABASE = "bench"
+
+
+def bench_database_name(name: str) -> str:
+    """The pages' PostgreSQL database: `bench` or a `bench_*` name of letters, digits and _."""
+    if name != "bench" and not (name.startswith("bench_") and name.isidentifier()):
+        raise SystemExit(
+            f"BENCH_PG_DATABASE={name!r}: expected bench or bench_<letters, digits, _>"
+        )
+    return name
+
+
+PG_BENCH_DATABASE = bench_database_name(os.environ.get("BENCH_PG_DATABASE") or "bench")
 PG_FETCH_DATABASE = "bench_fetch"
 # The only PostgreSQL databases a benchmark may drop.
 PG_BULK_DATABASE = "bench_bulk"
@@ -602,10 +615,14 @@ def sample_targets(url: str, *, seed: int = 1, size: int = 200) -> Targets:
 
 @dataclass(frozen=True)
 class PageType:
+    """A kind of request timed. Its target is `target_ms` for p95, or, with `relative_to`, the
+    p95 of that page type (timed in the same run) plus `target_ms`."""
+
     key: str
     label: str
     target_ms: float
     path: Callable[[Targets, int], str]
+    relative_to: str = ""
 
 
 def _pick(values: Sequence, index: int):
@@ -622,6 +639,15 @@ PAGE_TYPES: tuple[PageType, ...] = (
         lambda t, i: f"/?track={_pick(t.tracks, i)}&author={_pick(t.popular_authors, i)}",
     ),
     PageType("search", "Search, common term", 50, lambda t, i: f"/?q={quote(_pick(t.terms, i))}"),
+    # Issue 42: the JSON API's search, the same questions as "search" (timed right after it),
+    # p95 within 10 ms of its p95.
+    PageType(
+        "api_search",
+        "API search, common term (/api/v1/papers, a visitor)",
+        10,
+        lambda t, i: f"/api/v1/papers?q={quote(_pick(t.terms, i))}",
+        relative_to="search",
+    ),
     PageType(
         "search_facet",
         "Search, common term + track facet",

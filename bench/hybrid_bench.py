@@ -1,10 +1,14 @@
 """Hybrid search at scale: the list page's search with search by meaning on, at 100,000 papers.
 
-`python -m bench.hybrid_bench [--papers 100000] [--db sqlite|postgres|both] [--requests 40]`
+`python -m bench.hybrid_bench [--papers 100000] [--db sqlite|postgres|both] [--requests 40]
+[--model semantic_model/all-mpnet-base-v2-int8.onnx ...]`
 
 On the page benchmark's database (bench.harness.prepared_env; made if missing), every paper
-gets a stand-in embedding: a random unit vector in the model's 384 dimensions, stored as the
-semantic app stores real ones. Embedding 100,000 generated abstracts with the real model takes
+gets a stand-in embedding: a random unit vector in as many dimensions as the model gives (384
+for MiniLM, 768 for mpnet), stored as the semantic app stores real ones (a paper holding
+another model's vector gets a new one). Each `--model` (an ONNX file `make semantic` wrote;
+default the site's SEMANTIC_ONNX_PATH) is measured in turn, the words-only search once.
+Embedding 100,000 generated abstracts with the real model takes
 about two hours here (docs/semantic.md), and the time a search takes does not depend on what
 the vectors say, only on how many there are: the questions are embedded by the real model at
 request time, the vector index holds 100,000 vectors, and each search fuses its MEANING_LIMIT
@@ -45,9 +49,11 @@ from bench.harness import (
 # imported: this process does not set up Django).
 VECTORS_DIR = "vectors"
 
-# Run in `manage.py shell`: every paper without a vector gets a random unit one (float16, the
-# stored form), in batches; no search change is recorded, so the Tantivy index is untouched and
-# the vector index (rebuilt after) holds them all.
+# Run in `manage.py shell`: every paper without a vector of this model gets a random unit one
+# (float16, the stored form) of the model's dimensions, in batches (another model's vectors are
+# deleted first); no search change is recorded, so the Tantivy index is untouched and the
+# vector index (rebuilt after) holds them all. Prints the papers filled, the model and its
+# dimensions.
 FILL_VECTORS = """
 import numpy as np
 from papers.models import Paper
@@ -56,6 +62,7 @@ from semantic.models import PaperEmbedding, vector_to_bytes
 model = get_embedder()
 assert model is not None, "search by meaning is off: make semantic"
 rng = np.random.default_rng({seed})
+PaperEmbedding.objects.exclude(model=model.name).delete()
 have = set(PaperEmbedding.objects.values_list("paper_id", flat=True))
 missing = [pk for pk in Paper.objects.values_list("pk", flat=True) if pk not in have]
 for start in range(0, len(missing), 5000):
@@ -66,7 +73,7 @@ for start in range(0, len(missing), 5000):
         PaperEmbedding(paper_id=pk, model=model.name, text_hash="bench", vector=vector_to_bytes(v))
         for pk, v in zip(ids, vectors)
     )
-print(len(missing))
+print(len(missing), model.name, model.dimensions)
 """
 
 
@@ -103,6 +110,20 @@ def timed(
     return percentile(timings, 50), percentile(timings, 95), errors
 
 
+def stand_in_vectors(env: dict[str, str], seed: int) -> tuple[str, int]:
+    """Every paper given a stand-in vector of the model `env` loads, and the vector index built
+    anew from them; the model's name and dimensions."""
+    filled = manage(env, "shell", "-c", FILL_VECTORS.format(seed=seed)).stdout.split()
+    count, model, dimensions = int(filled[-3]), filled[-2], int(filled[-1])
+    log(f"stand-in vectors of {model} ({dimensions} dimensions) stored for {count} papers")
+    if count:
+        # They were stored without a search change (no Tantivy work): the vector index cannot
+        # know, so it is built anew (unchanged vectors keep the index a previous run built).
+        shutil.rmtree(Path(env["SEARCH_INDEX_DIR"]) / VECTORS_DIR, ignore_errors=True)
+    manage(env, "update_vector_index", quiet=False)
+    return model, dimensions
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--papers", type=int, default=100_000)
@@ -110,31 +131,47 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=40)
     parser.add_argument("--warmup", type=int, default=6)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--model",
+        action="append",
+        default=[],
+        metavar="ONNX",
+        help="a model file written by `make semantic` (repeat for several; default the site's)",
+    )
     args = parser.parse_args(argv)
     stop_on_sigterm()
     asked = questions(args.requests, args.seed)
     rows = []
     for db in DATABASES if args.db == "both" else (args.db,):
         env = prepared_env(db, args.papers, reuse=True)
-        filled = manage(env, "shell", "-c", FILL_VECTORS.format(seed=args.seed))
-        log(f"[{db}] stand-in vectors stored for {filled.stdout.strip()} papers")
-        # They were stored without a search change (no Tantivy work): the vector index cannot
-        # know, so it is built anew.
-        shutil.rmtree(Path(env["SEARCH_INDEX_DIR"]) / VECTORS_DIR, ignore_errors=True)
-        manage(env, "update_vector_index", quiet=False)
-        venue = manage(env, "shell", "-c", SMALLEST_VENUE).stdout.strip()
-        for mode, params in itertools.product(("auto", "off"), ({}, {"venue": venue})):
+        # The last line: `shell` may print what it imported before.
+        venue = manage(env, "shell", "-c", SMALLEST_VENUE).stdout.strip().splitlines()[-1]
+        ways = ({}, {"venue": venue})
+        runs = [("-", "off", params, env) for params in ways]
+        for onnx in args.model or [""]:
+            model_env = dict(env)
+            if onnx:
+                model_env["SEMANTIC_ONNX_PATH"] = str(Path(onnx).resolve())
+            runs.append(("", "fill", {}, model_env))
+            runs += [("", "auto", params, model_env) for params in ways]
+        model = "-"
+        for name, mode, params, run_env in runs:
+            if mode == "fill":
+                model, dimensions = stand_in_vectors(run_env, args.seed)
+                model = f"{model} ({dimensions})"
+                continue
             # Every neighbour counts as close (random vectors are close to nothing): each search
             # fuses MEANING_LIMIT of them, the most a search ever does.
-            server_env = {**env, "SEMANTIC_SEARCH": mode, "SEMANTIC_MIN_COSINE": "-1"}
+            server_env = {**run_env, "SEMANTIC_SEARCH": mode, "SEMANTIC_MIN_COSINE": "-1"}
             p50, p95, errors = timed(server_env, asked, args.warmup, params)
             label = "hybrid (words + meaning)" if mode == "auto" else "words only"
             label += f", venue {venue}" if params else ""
-            log(f"[{db}] {label}: p50 {p50:.1f} ms, p95 {p95:.1f} ms, {errors} errors")
-            rows.append(f"| {db} | {label} | {p50:.1f} | {p95:.1f} | {errors} |")
+            shown = name or model
+            log(f"[{db}] {shown} {label}: p50 {p50:.1f} ms, p95 {p95:.1f} ms, {errors} errors")
+            rows.append(f"| {db} | {shown} | {label} | {p50:.1f} | {p95:.1f} | {errors} |")
     print(f"\nHybrid search at {args.papers:,} papers, {args.requests} distinct questions each:\n")
-    print("| database | search | p50 ms | p95 ms | errors |")
-    print("|---|---|---|---|---|")
+    print("| database | model (dimensions) | search | p50 ms | p95 ms | errors |")
+    print("|---|---|---|---:|---:|---:|")
     print("\n".join(rows))
     return 0
 

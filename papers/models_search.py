@@ -8,10 +8,12 @@ Its own module (papers.models re-exports it): it needs none of the catalogue's m
 from __future__ import annotations
 
 import secrets
+import threading
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.core.signals import request_finished, request_started
 from django.db import connections, models, transaction
 from django.db.models import Q
 from django.db.models.functions import Now
@@ -58,6 +60,25 @@ class SearchSequence(models.Model):
         return f"search change sequence at {self.value}"
 
 
+# The position a request's readers share (SearchChangeManager.request_position): read on the
+# request's first ask; forgotten when the request ends or records a change itself.
+_request = threading.local()
+
+
+def _request_started(**kwargs) -> None:
+    _request.reading = True
+    _request.position = None
+
+
+def _request_finished(**kwargs) -> None:
+    _request.reading = False
+    _request.position = None
+
+
+request_started.connect(_request_started, dispatch_uid="papers.search_position.started")
+request_finished.connect(_request_finished, dispatch_uid="papers.search_position.finished")
+
+
 class SearchChangeManager(models.Manager):
     def record(self, paper_ids: Iterable[int], *, using: str | None = None) -> int | None:
         """Record that the search documents of `paper_ids` changed; returns the new seq.
@@ -94,7 +115,21 @@ class SearchChangeManager(models.Manager):
                 SearchSequence.objects.using(using).get_or_create(pk=SEARCH_SEQUENCE_PK)
                 seq = counter.bump(cursor, token)
             cursor.executemany(changes, [(seq, paper_id, token) for paper_id in ids])
+        # This request's later reads must see its own change.
+        _request.position = None
         return seq
+
+    def request_position(self) -> SearchPosition:
+        """position(), read once per request: the search index and the vector index one
+        request asks reflect the same changes, and a hybrid search reads the counter once,
+        not once per index. A change another process commits meanwhile is seen by the next
+        request; one this request records, by its own later reads. Outside a request
+        (commands, tasks) every call reads."""
+        if not getattr(_request, "reading", False):
+            return self.position()
+        if _request.position is None:
+            _request.position = self.position()
+        return _request.position
 
     def position(self, *, using: str | None = None) -> SearchPosition:
         """The counter, in one query: what an index must have applied to be current."""

@@ -124,8 +124,10 @@ class VectorIndex(DerivedIndex[VectorState]):
         return self.vectors().index
 
     def vectors(self) -> Vectors:
-        """The index and matrix reflecting every embedding committed before the call."""
-        position = SearchChange.objects.position()
+        """The index and matrix reflecting every embedding committed before the call (in a
+        request, before its first read of the change log, which the search index shares:
+        SearchChange.objects.request_position)."""
+        position = SearchChange.objects.request_position()
         with self._lock:
             if self._view is None or self._state is None or not self._state.reflects(position):
                 self._state, self._view = self._catch_up()

@@ -19,10 +19,16 @@ from bench.fetch_bench import _total
 from bench.generate_corpus import generate_records, write_jsonl
 from bench.harness import get, percentile, reset_database
 from bench.hostile_pages import build_corpus
+from bench.hybrid_bench import FILL_VECTORS
+from bench.run_bench import PageResult, timed_together, with_targets
 from papers.importing.records import record_from_mapping, validate_record
 from papers.importing.report import ProgressBar
 from papers.models import Paper, Tag
 from papers.text import MAX_ABSTRACT, MAX_AUTHORS_PER_PAPER, MAX_TAG_NAME, MAX_TITLE
+from semantic import embedder as embedder_module
+from semantic.models import PaperEmbedding, vector_to_bytes
+from tests.factories import make_paper
+from tests.semantic_helpers import DIMENSIONS
 
 N = 2000
 
@@ -190,3 +196,65 @@ def test_the_fetch_bench_counts_the_papers_the_report_counts():
     assert _total(stdout) == (103, "Total: 0 created, 2 updated, 100 unchanged, 1 conflicts")
     with pytest.raises(SystemExit, match="no report total"):
         _total("CommandError: nope")
+
+
+def test_a_bench_database_of_ones_own_is_named_bench_something_and_nothing_else():
+    assert harness.bench_database_name("bench") == "bench"
+    assert harness.bench_database_name("bench_h100k") == "bench_h100k"
+    for refused in ("test", "test_bench", "bench-h100k", 'bench_x"; DROP DATABASE test; --', ""):
+        with pytest.raises(SystemExit, match="BENCH_PG_DATABASE"):
+            harness.bench_database_name(refused)
+
+
+def _page(key: str) -> harness.PageType:
+    return next(page for page in harness.PAGE_TYPES if page.key == key)
+
+
+def test_the_api_search_asks_the_list_pages_search_questions_each_once():
+    targets = harness.Targets([1], ["oral"], ["iclr-2024"], [1], [1], terms=["alpha", "beta"])
+    search, api = _page("search"), _page("api_search")
+    for i in range(4):
+        assert api.path(targets, i).startswith("/api/v1/papers?")
+        assert api.path(targets, i).split("?")[1] == search.path(targets, i).split("?")[1]
+    assert api.path(targets, 0) != api.path(targets, 1)
+
+
+def test_the_api_search_must_be_within_10_ms_of_the_list_pages_search_of_the_same_run():
+    def result(key: str, p95: float) -> PageResult:
+        return PageResult(_page(key), p95, p95, p95, 6, 1.0, 0, "/", 30)
+
+    slow_list, api = with_targets([result("search", 40.0), result("api_search", 49.0)])
+    assert api.target_ms == 50.0 and api.met
+    assert slow_list.target_ms == 50.0 and slow_list.met
+    _, slow_api = with_targets([result("search", 30.0), result("api_search", 41.0)])
+    assert slow_api.target_ms == 40.0 and not slow_api.met
+
+
+@pytest.mark.django_db
+def test_hybrid_bench_gives_each_paper_a_vector_of_the_loaded_models_size(settings, capsys):
+    settings.SEMANTIC_SEARCH = "auto"
+    settings.SEMANTIC_EMBEDDER = "tests.semantic_helpers.word_hash_embedder"
+    embedder_module.reset()
+    kept, replaced, missing = (make_paper(f"Paper {n}") for n in range(3))
+    PaperEmbedding.objects.create(
+        paper=kept, model="word-hash-test", text_hash="h", vector=vector_to_bytes([1.0] * 64)
+    )
+    PaperEmbedding.objects.create(
+        paper=replaced, model="older-model", text_hash="h", vector=vector_to_bytes([1.0] * 8)
+    )
+    exec(FILL_VECTORS.format(seed=3), {})  # noqa: S102 - the bench's own script, as shell runs it
+    assert capsys.readouterr().out.split() == ["2", "word-hash-test", str(DIMENSIONS)]
+    stored = {row.paper_id: row for row in PaperEmbedding.objects.all()}
+    assert set(stored) == {kept.pk, replaced.pk, missing.pk}
+    assert {row.model for row in stored.values()} == {"word-hash-test"}
+    assert all(row.as_array().shape == (DIMENSIONS,) for row in stored.values())
+    assert bytes(stored[kept.pk].vector) == vector_to_bytes([1.0] * 64)
+
+
+def test_the_api_search_is_timed_in_turns_with_the_list_pages_search_and_the_rest_alone():
+    groups = [[page.key for page in group] for group in timed_together(harness.PAGE_TYPES)]
+    assert ["search", "api_search"] in groups
+    assert ["list"] in groups and ["paper"] in groups
+    assert sorted(key for group in groups for key in group) == sorted(
+        page.key for page in harness.PAGE_TYPES
+    )

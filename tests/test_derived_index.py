@@ -1,5 +1,6 @@
 """The search index and the vector index catch up through one base (papers/derived_index.py):
-the changed papers' ids are applied in chunks, so a catch-up of any size keeps its feature on.
+the changed papers' ids are applied in chunks, so a catch-up of any size keeps its feature on;
+in a request both read the change counter once (SearchChange.objects.request_position).
 
 Both tests record 250,000 changes in one bump (an import or a purge of that size): past
 SQLite's variable limit here (250,000) and PostgreSQL's 65,535 parameters, which a catch-up
@@ -11,7 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import tantivy
-from django.db import connection, transaction
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections, connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from papers import derived_index
 from papers.models import Paper, SearchChange
@@ -138,3 +141,31 @@ def test_every_chunk_of_a_catch_up_stays_under_the_chunk_size(monkeypatch, fake_
     for paper in papers:
         stored = PaperEmbedding.objects.get(paper=paper).as_array()
         assert np.allclose(caught_up.get(paper.pk), stored, atol=1e-3)
+
+
+def test_a_request_reads_the_change_counter_once_and_sees_its_own_changes():
+    paper = make_paper("Counted once")
+    # Outside a request every ask reads the counter (a positive control).
+    with CaptureQueriesContext(connection) as outside:
+        SearchChange.objects.request_position()
+        SearchChange.objects.request_position()
+    assert len(outside.captured_queries) == 2
+    # As the test client does: the signals without closing the test's database connection.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    request_started.send(sender=None)
+    try:
+        with CaptureQueriesContext(connection) as inside:
+            first = SearchChange.objects.request_position()
+            assert SearchChange.objects.request_position() == first
+        assert len(inside.captured_queries) == 1
+        # A change the request records itself is seen by its later reads.
+        SearchChange.objects.record([paper.pk])
+        assert SearchChange.objects.request_position().value == first.value + 1
+    finally:
+        request_finished.send(sender=None)
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+    with CaptureQueriesContext(connection) as after:
+        SearchChange.objects.request_position()
+    assert len(after.captured_queries) == 1

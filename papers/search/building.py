@@ -226,11 +226,11 @@ def valid_ids(ids: Iterable[int]) -> list[int]:
     return sorted(pk for pk in map(int, ids) if 0 <= pk < 2**64)
 
 
-def any_of(field_name: str, ids: Iterable[int]) -> Query:
+def any_of(field_name: str, ids: Iterable[int], *, max_or_terms: int = MAX_OR_TERMS) -> Query:
     values = valid_ids(ids)
     if not values:
         return Query.empty_query()
-    if len(values) > MAX_OR_TERMS:
+    if len(values) > max_or_terms:
         return Query.term_set_query(index_schema(), field_name, values)
     terms = [Query.term_query(index_schema(), field_name, value) for value in values]
     if len(terms) == 1:
@@ -238,9 +238,11 @@ def any_of(field_name: str, ids: Iterable[int]) -> Query:
     return Query.boolean_query([(Occur.Should, term) for term in terms])
 
 
-def unscored_filter(field_name: str, ids: Iterable[int]) -> Query:
+def unscored_filter(
+    field_name: str, ids: Iterable[int], *, max_or_terms: int = MAX_OR_TERMS
+) -> Query:
     # Scored, a term of a rare venue would add more to a paper's relevance than a common one.
-    return Query.const_score_query(any_of(field_name, ids), 0.0)
+    return Query.const_score_query(any_of(field_name, ids, max_or_terms=max_or_terms), 0.0)
 
 
 def all_of(queries: list[Query]) -> Query:

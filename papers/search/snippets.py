@@ -69,6 +69,8 @@ def snippets(
     if not parsed or body_texts is None:
         return result
     listed_for_words = {pk: doc for pk, doc in documents.items() if pk not in unmarked}
+    if not listed_for_words:  # every paper listed for its meaning alone: no words to place
+        return result
     for pk, body in _body_snippets(searcher, parsed, listed_for_words, body_texts).items():
         # Both parts are safe HTML already: format_html escapes neither.
         result[pk] = format_html("{} {}", result[pk], body) if pk in in_abstract else body

@@ -152,8 +152,10 @@ class SearchIndex(DerivedIndex[IndexState]):
     # --- Reading ---------------------------------------------------------------------------
 
     def catch_up(self) -> tantivy.Searcher:
-        """A searcher reflecting every change committed before this call; IndexUnavailable."""
-        position = SearchChange.objects.position()
+        """A searcher reflecting every change committed before this call (in a request,
+        before the request's first read: SearchChange.objects.request_position);
+        IndexUnavailable."""
+        position = SearchChange.objects.request_position()
         with self._lock:
             if self._searcher is not None and self._loaded == _key(position):
                 return self._searcher
