@@ -38,8 +38,8 @@ RRF_K = 60
 # search fell back on most of its words because few papers hold them all (papers.search.loose):
 # a long question in a researcher's own words is matched better by meaning than by its words.
 # Chosen on a grid over the judged questions (bench/fusion_grid.py, docs/semantic.md).
-MEANING_WEIGHT = 1.0
-LOOSE_WORDS_WEIGHT = 1.0
+MEANING_WEIGHT = 3.0
+LOOSE_WORDS_WEIGHT = 0.5
 # How many word matches are fused with the neighbours (at most MAX_MEANING of those).
 FUSION_DEPTH = 100
 # A filter allowing at most this many papers is searched by an exact scan of their vectors;
