@@ -12,9 +12,16 @@ repository, or --corpus), indexed into a temporary directory with the search's o
   (papers.search.fusion), as the list page ranks them when search by meaning is on: each paper's
   title and abstract embedded by the semantic app's model (all-MiniLM-L6-v2; the vectors are
   kept in bench/out/ for the next run), the question's nearest MEANING_LIMIT papers by cosine;
-- meaning only: those nearest papers alone, for comparison.
+- meaning only: those nearest papers alone, for comparison;
+- hybrid, venue filter: the same questions in a two-venue catalogue, the ICLR papers and a
+  copy of each under a second venue (new forum ids, so never judged relevant: each relevant
+  paper's twin competes at its very rank), asked under Venue = ICLR 2024, once as the list page
+  does for a filter this size (an exact scan of the filter's vectors) and once the way a
+  filter of more than EXACT_SCAN_MAX papers takes (the nearest of the whole catalogue, kept by
+  the filter). Their figures should be the hybrid row's: a filter must not cost relevance.
 
-Without the `semantic` extra installed the last two rows say so.
+Without the `semantic` extra installed the hybrid and meaning rows say so. --no-venue-filter
+leaves the two-venue rows out (the catalogue is twice as big).
 
 nDCG@10 uses binary gains (judged relevant or not) and the ideal order of min(relevant, 10)
 hits; recall@10 is the share of a query's relevant papers in its first ten. Both are averaged
@@ -27,6 +34,8 @@ over the queries (a query with no result scores 0).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import hashlib
 import json
 import math
@@ -34,7 +43,7 @@ import os
 import secrets
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -97,8 +106,10 @@ def _setup_django() -> None:
     django.setup()
 
 
-def build_searcher(records: list[dict], directory: Path):
-    """A searcher over the corpus's records; document ids are line numbers from 1."""
+def build_searcher(records: list[dict], directory: Path, venues: list[int] | None = None):
+    """A searcher over the corpus's records; document ids are line numbers from 1; `venues`:
+    each record's venue tag id (none without)."""
+    from papers.choices import TagKind
     from papers.search import schema
     from papers.search.documents import PaperRecord, make_document
 
@@ -107,7 +118,8 @@ def build_searcher(records: list[dict], directory: Path):
     created = datetime(2024, 1, 1, tzinfo=UTC)
     for number, record in enumerate(records, start=1):
         authors = [(n, name) for n, name in enumerate(record.get("authors") or [], start=1)]
-        paper = PaperRecord(number, record["title"], record["abstract"], created, authors)
+        tags = [(venues[number - 1], TagKind.VENUE.value)] if venues else []
+        paper = PaperRecord(number, record["title"], record["abstract"], created, authors, tags)
         writer.add_document(make_document(paper))
     writer.commit()
     writer.wait_merging_threads()
@@ -123,7 +135,7 @@ OUT = ROOT / "bench" / "out"
 class Meaning:
     """The corpus's papers nearest a question in meaning, by the semantic app's model."""
 
-    def __init__(self, records: list[dict]):
+    def __init__(self, records: list[dict], feedback: bool = True):
         from semantic.embedder import get_embedder
         from semantic.text import embedded_text
 
@@ -131,6 +143,7 @@ class Meaning:
         if model is None:
             raise ImportError("the model did not load (make semantic; the log says why)")
         self.model = model
+        self.feedback = feedback
         texts = [embedded_text(r["title"], r["abstract"]) for r in records]
         digest = hashlib.sha256("\n".join([model.name, *texts]).encode()).hexdigest()[:16]
         cached = OUT / f"relevance-vectors-{digest}.npy"
@@ -141,13 +154,49 @@ class Meaning:
             OUT.mkdir(parents=True, exist_ok=True)
             np.save(cached, self.vectors)
 
-    def nearest(self, text: str, limit: int, min_cosine: float = 0.0) -> list[int]:
+    def nearest(
+        self,
+        text: str,
+        limit: int,
+        min_cosine: float = 0.0,
+        among: Collection[int] | None = None,
+        copies: int = 1,
+    ) -> list[int]:
         """Line numbers (from 1) of the `limit` papers nearest `text` with at least
-        `min_cosine`, best first."""
-        query = self.model.embed([text])[0]
-        scores = self.vectors @ query
-        best = np.argsort(-scores)[:limit]
+        `min_cosine`, best first, of the lines `among` when given; with `copies`, the
+        catalogue is the corpus that many times over (line n + k * papers holds line n's
+        vector)."""
+        from semantic.search import FEEDBACK_DEPTH, FEEDBACK_WEIGHT, with_feedback
+
+        vectors = np.tile(self.vectors, (copies, 1))
+        question = self._query(text)
+        scores = vectors @ question
+        rows = np.arange(len(scores)) if among is None else np.array(sorted(among)) - 1
+        order = scores[rows]
+        if self.feedback and FEEDBACK_DEPTH and FEEDBACK_WEIGHT and len(rows):
+            # As semantic.search.nearest_ids: looked up again, moved toward the nearest papers.
+            first = rows[np.argsort(-order, kind="stable")[:FEEDBACK_DEPTH]]
+            order = vectors[rows] @ with_feedback(question, vectors[first])
+        best = rows[np.argsort(-order, kind="stable")[:limit]]
         return [int(row) + 1 for row in best if scores[row] >= min_cosine]
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 (one instance a run)
+    def _query(self, text: str) -> np.ndarray:
+        return self.model.embed([text])[0]
+
+
+@dataclass(frozen=True)
+class Scanned:
+    """A question's neighbours as the engine asks for them (meaning.Neighbours), by an exact
+    scan of the corpus's vectors, at least SEMANTIC_MIN_COSINE close, as the site's provider."""
+
+    meaning: Meaning
+    text: str
+    bar: float
+    copies: int = 1
+
+    def nearest(self, limit: int, among: Collection[int] | None = None) -> list[int]:
+        return self.meaning.nearest(self.text, limit, self.bar, among, self.copies)
 
 
 def meaning_or_none(records: list[dict]) -> Meaning | None:
@@ -158,47 +207,93 @@ def meaning_or_none(records: list[dict]) -> Meaning | None:
         return None
 
 
-def measure(corpus: Path, judged: list[Judged]) -> dict[str, dict[str, float]]:
+# The venue tag ids of the two-venue catalogue: the corpus, then a copy of it.
+ICLR, SECOND_VENUE = 1, 2
+Search = Callable[[Any, str], list[int]]
+
+
+@contextlib.contextmanager
+def exact_scan_max(papers: int) -> Iterator[None]:
+    """papers.search.fusion scans a filter's vectors only up to `papers` allowed, meanwhile."""
+    from papers.search import fusion
+
+    kept = fusion.EXACT_SCAN_MAX
+    fusion.EXACT_SCAN_MAX = papers
+    try:
+        yield
+    finally:
+        fusion.EXACT_SCAN_MAX = kept
+
+
+def measure(
+    corpus: Path, judged: list[Judged], venue_filter: bool = True
+) -> dict[str, dict[str, float]]:
     """Mean nDCG@10, recall@10 and the share of queries with no result, by way of searching."""
     _setup_django()
     from django.conf import settings
 
     from papers.search import engine
     from papers.search.engine import BrowseQuery
-    from papers.search.meaning import MEANING_LIMIT, Ranked
     from papers.search.query import parse_query
 
     records = read_jsonl(corpus)
     forum_of = {n: record.get("forum_id") for n, record in enumerate(records, start=1)}
     meaning = meaning_or_none(records)
-    ways: dict[str, Callable[[Any, str], list[int]]] = {}
-    for way, fallback in WAYS.items():
-        ways[way] = lambda searcher, text, fallback=fallback: (
-            engine.search(
-                searcher,
-                BrowseQuery(parsed=parse_query(text), limit=CUTOFF, loose_fallback=fallback),
-            ).ids
-        )
     bar = settings.SEMANTIC_MIN_COSINE
-    if meaning is not None:
-        ways["hybrid"] = lambda searcher, text: (
-            engine.search(
-                searcher,
-                BrowseQuery(
-                    parsed=parse_query(text),
-                    limit=CUTOFF,
-                    meaning=Ranked(meaning.nearest(text, MEANING_LIMIT, bar)),
-                ),
-            ).ids
+
+    def hybrid(copies: int = 1, **filters: Any) -> Search:
+        def search(searcher: Any, text: str) -> list[int]:
+            assert meaning is not None
+            query = BrowseQuery(
+                parsed=parse_query(text),
+                limit=CUTOFF,
+                meaning=Scanned(meaning, text, bar, copies),
+                **filters,
+            )
+            return engine.search(searcher, query).ids
+
+        return search
+
+    # way -> (the catalogue's copies of the corpus, how it is searched)
+    ways: dict[str, tuple[int, Search]] = {}
+    for way, fallback in WAYS.items():
+        ways[way] = (
+            1,
+            lambda searcher, text, fallback=fallback: (
+                engine.search(
+                    searcher,
+                    BrowseQuery(parsed=parse_query(text), limit=CUTOFF, loose_fallback=fallback),
+                ).ids
+            ),
         )
-        ways["meaning only"] = lambda searcher, text: meaning.nearest(text, CUTOFF)
+    if meaning is not None:
+        ways["hybrid"] = 1, hybrid()
+        ways["meaning only"] = 1, lambda searcher, text: meaning.nearest(text, CUTOFF)
+        if venue_filter:
+            iclr = hybrid(copies=2, venue_ids=frozenset({ICLR}))
+            ways["hybrid, venue filter (exact scan)"] = 2, iclr
+
+            def through_the_index(searcher: Any, text: str) -> list[int]:
+                with exact_scan_max(0):
+                    return iclr(searcher, text)
+
+            ways["hybrid, venue filter (index, kept by the filter)"] = 2, through_the_index
     scores: dict[str, dict[str, float]] = {}
-    with tempfile.TemporaryDirectory(prefix="relevance-bench-") as directory:
-        searcher = build_searcher(records, Path(directory))
-        for way, search in ways.items():
+    with contextlib.ExitStack() as stack:
+        searchers = {}
+        for copies in sorted({copies for copies, _ in ways.values()}):
+            directory = stack.enter_context(tempfile.TemporaryDirectory(prefix="relevance-"))
+            venues = [ICLR] * len(records) + [SECOND_VENUE] * len(records) * (copies - 1)
+            searchers[copies] = build_searcher(
+                records * copies, Path(directory), venues if copies > 1 else None
+            )
+        for way, (copies, search) in ways.items():
             totals = {"nDCG@10": 0.0, "recall@10": 0.0, "no result": 0.0}
             for item in judged:
-                ranked = [str(forum_of[pk]) for pk in search(searcher, item.query)]
+                # A copy's forum id is never judged relevant.
+                ranked = [
+                    str(forum_of.get(pk, "copy")) for pk in search(searchers[copies], item.query)
+                ]
                 totals["nDCG@10"] += ndcg(ranked, item.relevant)
                 totals["recall@10"] += recall(ranked, item.relevant)
                 totals["no result"] += not ranked
@@ -227,13 +322,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--queries", type=Path, default=QUERIES)
     parser.add_argument("--corpus", type=Path, default=None)
+    parser.add_argument(
+        "--no-venue-filter",
+        dest="venue_filter",
+        action="store_false",
+        help="leave out the two-venue catalogue's rows",
+    )
     args = parser.parse_args(argv)
     corpus = args.corpus or default_corpus()
     if not corpus.exists():
         print(f"No corpus at {corpus}: pass --corpus FILE (iclr2024.jsonl).", file=sys.stderr)
         return 2
     judged = read_judged(args.queries)
-    scores = measure(corpus, judged)
+    scores = measure(corpus, judged, args.venue_filter)
     papers = sum(1 for line in corpus.open(encoding="utf-8") if line.strip())
     print(table(scores, len(judged), papers))
     return 0

@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -77,6 +77,12 @@ class Vectors:
             return []
         found = self.index.search(vector, min(k, len(self.index)))
         return _scored(found.keys, found.distances)
+
+    def rows_of(self, ids: Sequence[int]) -> np.ndarray:
+        """The vectors of these papers (each has one: ids the index returned), as float32."""
+        wanted = np.asarray(ids, dtype=np.uint64)
+        rows = np.searchsorted(self.keys, wanted)
+        return np.asarray(self.matrix[rows], dtype=np.float32)
 
     def nearest_among(
         self, vector: np.ndarray, k: int, among: Iterable[int]

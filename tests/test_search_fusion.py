@@ -14,7 +14,7 @@ from django.urls import reverse
 from papers.models import Paper, TagKind
 from papers.search import engine, meaning, parse_query
 from papers.search.engine import BrowseQuery
-from papers.search.fusion import FUSION_DEPTH, reciprocal_rank_fusion
+from papers.search.fusion import FUSION_DEPTH, Fusion, fused_ranking, reciprocal_rank_fusion
 from papers.search.meaning import Ranked
 from tests.factories import make_paper, make_tag
 
@@ -32,6 +32,25 @@ def test_reciprocal_rank_fusion_favours_papers_both_rankings_hold():
     # One ranking alone keeps its order; ties keep the order first seen.
     assert reciprocal_rank_fusion([5, 6, 7]) == [5, 6, 7]
     assert reciprocal_rank_fusion([1], [2]) == [1, 2]
+
+
+def test_a_heavier_ranking_leads_the_fusion():
+    assert reciprocal_rank_fusion([1, 2], [3, 4], k=60, weights=(1, 3)) == [3, 4, 1, 2]
+    assert reciprocal_rank_fusion([1, 2], [3, 4], k=60, weights=(1, 1)) == [1, 3, 2, 4]
+
+
+def test_the_words_weigh_less_when_the_search_fell_back_on_most_of_them():
+    """A long question whose words all match few papers is matched better by meaning."""
+    even = Fusion(k=60, meaning_weight=1.0, loose_words_weight=0.5)
+    assert fused_ranking([1, 2], [3, 4], loose=False, fusion=even) == [1, 3, 2, 4]
+    assert fused_ranking([1, 2], [3, 4], loose=True, fusion=even) == [3, 4, 1, 2]
+
+
+def test_by_default_meaning_outweighs_the_words():
+    """Chosen on the judged questions (docs/semantic.md): the nearest paper in meaning comes
+    before the best word match, and a paper in both rankings before either."""
+    assert fused_ranking([1, 2], [3, 4], loose=False) == [3, 4, 1, 2]
+    assert fused_ranking([1, 2], [3, 2], loose=False)[0] == 2
 
 
 @pytest.fixture

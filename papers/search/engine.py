@@ -188,6 +188,7 @@ class _Matcher:
             list(self.filters.values()),
             offset=max(0, query.offset),
             limit=min(max(0, query.limit), max_limit),
+            loose=self.loose is not None,
         )
 
     def all(self, without: str | None = None) -> Query | None:

@@ -34,6 +34,12 @@ Query = tantivy.Query
 # The usual constant of reciprocal rank fusion: rank 1 and rank 10 weigh 1/61 and 1/70, so one
 # ranking's top does not drown the other's.
 RRF_K = 60
+# How much the meaning ranking weighs against the words' (1), and the words' weight when the
+# search fell back on most of its words because few papers hold them all (papers.search.loose):
+# a long question in a researcher's own words is matched better by meaning than by its words.
+# Chosen on a grid over the judged questions (bench/fusion_grid.py, docs/semantic.md).
+MEANING_WEIGHT = 3.0
+LOOSE_WORDS_WEIGHT = 0.5
 # How many word matches are fused with the neighbours (at most MAX_MEANING of those).
 FUSION_DEPTH = 100
 # A filter allowing at most this many papers is searched by an exact scan of their vectors;
@@ -49,6 +55,15 @@ OVERFETCH = 2
 # 3-8 ms, building its automaton over the whole id dictionary, the OR 1 ms; near 3,000 ids the
 # term set is the faster (bench/hybrid_bench.py, docs/semantic.md).
 KEPT_OR_TERMS = 1000
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """How the word ranking and the meaning ranking are fused (reciprocal rank fusion)."""
+
+    k: int = RRF_K
+    meaning_weight: float = MEANING_WEIGHT
+    loose_words_weight: float = LOOSE_WORDS_WEIGHT
 
 
 @dataclass(frozen=True)
@@ -94,14 +109,29 @@ def reasons(
     return close, close - frozenset(_ids(searcher, matched, len(close)))
 
 
-def reciprocal_rank_fusion(*rankings: Sequence[int], k: int = RRF_K) -> list[int]:
-    """The ids of every ranking, by the sum of 1 / (k + rank) over the rankings holding them
-    (ranks from 1); ties keep the order in which the ids were first seen."""
+def reciprocal_rank_fusion(
+    *rankings: Sequence[int], k: int = RRF_K, weights: Sequence[float] | None = None
+) -> list[int]:
+    """The ids of every ranking, by the sum of weight / (k + rank) over the rankings holding
+    them (ranks from 1, weights 1 unless given); ties keep the order in which the ids were
+    first seen."""
     scores: dict[int, float] = {}
-    for ranking in rankings:
+    for ranking, weight in zip(rankings, weights or [1.0] * len(rankings), strict=True):
         for rank, pk in enumerate(ranking, start=1):
-            scores[pk] = scores.get(pk, 0.0) + 1.0 / (k + rank)
+            scores[pk] = scores.get(pk, 0.0) + weight / (k + rank)
     return sorted(scores, key=lambda pk: -scores[pk])
+
+
+def fused_ranking(
+    words: Sequence[int], meaning: Sequence[int], *, loose: bool, fusion: Fusion = Fusion()
+) -> list[int]:
+    """The head of a hybrid listing: the word matches `words` (BM25 order) and the neighbours
+    `meaning` (nearest first) by weighted reciprocal rank fusion; `loose` when the words are
+    those of the loose fallback (few papers hold them all), which weigh less then."""
+    words_weight = fusion.loose_words_weight if loose else 1.0
+    return reciprocal_rank_fusion(
+        words, meaning, k=fusion.k, weights=(words_weight, fusion.meaning_weight)
+    )
 
 
 def either(words: Query, meaning_ids: Sequence[int]) -> Query:
@@ -119,12 +149,14 @@ def fused_page(
     *,
     offset: int,
     limit: int,
+    loose: bool = False,
 ) -> Fused:
     """The page at `offset` of the fused ranking of `words` and `meaning_ids` (neighbours
-    within `filters`), both under `filters`, and the number of papers either matches."""
+    within `filters`), both under `filters`, and the number of papers either matches;
+    `loose` when `words` is the loose fallback's (fused_ranking)."""
     lexical = _ids(searcher, all_of([words, *filters]), FUSION_DEPTH)
     meaning = _kept(searcher, meaning_ids, filters)
-    head = reciprocal_rank_fusion(lexical, meaning)
+    head = fused_ranking(lexical, meaning, loose=loose)
     total = hit_count(searcher.search(all_of([either(words, meaning_ids), *filters]), 1))
     ids = head[offset : offset + limit]
     if len(ids) < limit and offset + len(ids) < total:
