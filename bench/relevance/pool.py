@@ -19,7 +19,6 @@ regex, m = meaning), title and the abstract's opening; no network.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from pathlib import Path
 
@@ -40,8 +39,12 @@ def stems(text: str) -> set[str]:
     from papers.search.schema import text_analyzer
 
     analyzer = text_analyzer()
-    return {s for word in re.findall(r"[A-Za-z0-9]+", text) if word.lower() not in STOP
-            for s in analyzer.analyze(word)}
+    return {
+        s
+        for word in re.findall(r"[A-Za-z0-9]+", text)
+        if word.lower() not in STOP
+        for s in analyzer.analyze(word)
+    }
 
 
 def leaks(topic: dict) -> set[str]:
@@ -90,8 +93,10 @@ def main(argv: list[str] | None = None) -> int:
             if meaning is not None:
                 for n in meaning.nearest(topic["query"], DEPTH):
                     sources.setdefault(n, set()).add("m")
-            print(f"=== {topic['id']} {topic['query']} | pool {len(sources)}"
-                  f" | leaks {sorted(leaks(topic)) or 'none'}")
+            print(
+                f"=== {topic['id']} {topic['query']} | pool {len(sources)}"
+                f" | leaks {sorted(leaks(topic)) or 'none'}"
+            )
             for n in sorted(sources):
                 r = records[n - 1]
                 opening = " ".join(r["abstract"].split())[: args.chars]
