@@ -66,8 +66,10 @@ def score(labels: Path) -> None:
     one = [first[(k["id"], k["forum_id"])] for k in keys]
     two = [k["n"] in relevant for k in keys]
     agree, k = kappa(one, two)
-    print(f"pairs {len(keys)}; first judge relevant {sum(one)}, second {sum(two)}; "
-          f"agreement {agree:.1%}; Cohen's kappa {k:.2f}")
+    print(
+        f"pairs {len(keys)}; first judge relevant {sum(one)}, second {sum(two)}; "
+        f"agreement {agree:.1%}; Cohen's kappa {k:.2f}"
+    )
     for key, a, b in zip(keys, one, two, strict=True):
         if a != b:
             print(f"  #{key['n']} {key['id']} {key['forum_id']}: first {a}, second {b}")
