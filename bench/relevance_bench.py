@@ -1,8 +1,10 @@
 """Relevance of the catalogue's search on judged questions: nDCG@10 and recall@10.
 
 The judged set (bench/relevance/queries.jsonl, one JSON object a line: "query", the question as
-a researcher would ask it, and "relevant", the OpenReview forum ids of the papers judged to
-answer it) is run over the real ICLR 2024 corpus (../shared/corpus/iclr2024.jsonl beside the
+a researcher would ask it, "relevant", the OpenReview forum ids of the papers judged to
+answer it, and "set", which batch of judgements it belongs to: "original" for the first 44,
+"grown" for those of bench/relevance/README.md; absent means "original") is run over the real
+ICLR 2024 corpus (../shared/corpus/iclr2024.jsonl beside the
 repository, or --corpus), indexed into a temporary directory with the search's own schema
 (no database). Each way of searching is scored:
 
@@ -25,10 +27,12 @@ leaves the two-venue rows out (the catalogue is twice as big).
 
 nDCG@10 uses binary gains (judged relevant or not) and the ideal order of min(relevant, 10)
 hits; recall@10 is the share of a query's relevant papers in its first ten. Both are averaged
-over the queries (a query with no result scores 0).
+over the queries (a query with no result scores 0). When the file holds more than one set, a
+table is printed for each set and one for all of them; --set NAME runs that set alone.
 
     make bench-relevance
     python -m bench.relevance_bench --queries bench/relevance/queries.jsonl --corpus FILE
+    python -m bench.relevance_bench --set grown
 """
 
 from __future__ import annotations
@@ -65,10 +69,15 @@ def default_corpus() -> Path:
     return ROOT.parent / CORPUS_NAME
 
 
+ORIGINAL = "original"
+ALL = "all"
+
+
 @dataclass(frozen=True)
 class Judged:
     query: str
     relevant: frozenset[str]  # forum ids
+    set: str = ORIGINAL  # the batch of judgements: "original" (the first 44) or "grown"
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -81,8 +90,16 @@ def read_judged(path: Path) -> list[Judged]:
     for number, row in enumerate(read_jsonl(path), start=1):
         if not row.get("query") or not row.get("relevant"):
             raise SystemExit(f"{path}:{number}: a judged query needs a query and relevant ids")
-        judged.append(Judged(row["query"], frozenset(row["relevant"])))
+        name = row.get("set", ORIGINAL)
+        if not isinstance(name, str) or not name or name == ALL:
+            raise SystemExit(f"{path}:{number}: a set is a name other than {ALL!r}")
+        judged.append(Judged(row["query"], frozenset(row["relevant"]), name))
     return judged
+
+
+def set_names(judged: list[Judged]) -> list[str]:
+    """The sets in order of first appearance."""
+    return list(dict.fromkeys(item.set for item in judged))
 
 
 def ndcg(ranked: list[str], relevant: frozenset[str], cutoff: int = CUTOFF) -> float:
@@ -227,8 +244,9 @@ def exact_scan_max(papers: int) -> Iterator[None]:
 
 def measure(
     corpus: Path, judged: list[Judged], venue_filter: bool = True
-) -> dict[str, dict[str, float]]:
-    """Mean nDCG@10, recall@10 and the share of queries with no result, by way of searching."""
+) -> dict[str, list[dict[str, float]]]:
+    """nDCG@10, recall@10 and whether the search found nothing, for each question (in the order
+    of `judged`), by way of searching."""
     _setup_django()
     from django.conf import settings
 
@@ -278,7 +296,7 @@ def measure(
                     return iclr(searcher, text)
 
             ways["hybrid, venue filter (index, kept by the filter)"] = 2, through_the_index
-    scores: dict[str, dict[str, float]] = {}
+    per_query: dict[str, list[dict[str, float]]] = {}
     with contextlib.ExitStack() as stack:
         searchers = {}
         for copies in sorted({copies for copies, _ in ways.values()}):
@@ -288,22 +306,44 @@ def measure(
                 records * copies, Path(directory), venues if copies > 1 else None
             )
         for way, (copies, search) in ways.items():
-            totals = {"nDCG@10": 0.0, "recall@10": 0.0, "no result": 0.0}
+            per_query[way] = []
             for item in judged:
                 # A copy's forum id is never judged relevant.
                 ranked = [
                     str(forum_of.get(pk, "copy")) for pk in search(searchers[copies], item.query)
                 ]
-                totals["nDCG@10"] += ndcg(ranked, item.relevant)
-                totals["recall@10"] += recall(ranked, item.relevant)
-                totals["no result"] += not ranked
-            scores[way] = {name: value / len(judged) for name, value in totals.items()}
-    return scores
+                per_query[way].append(
+                    {
+                        "nDCG@10": ndcg(ranked, item.relevant),
+                        "recall@10": recall(ranked, item.relevant),
+                        "no result": float(not ranked),
+                    }
+                )
+    return per_query
 
 
-def table(scores: dict[str, dict[str, float]], queries: int, papers: int) -> str:
+def averages(rows: list[dict[str, float]]) -> dict[str, float]:
+    return {name: sum(row[name] for row in rows) / len(rows) for name in rows[0]}
+
+
+def by_set(
+    judged: list[Judged], per_query: dict[str, list[dict[str, float]]]
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Mean scores by set (in order of appearance), then for all the questions when there are
+    several sets: {set: {way: {metric: mean}}}."""
+    names = set_names(judged)
+    groups = {name: [n for n, item in enumerate(judged) if item.set == name] for name in names}
+    if len(names) > 1:
+        groups[ALL] = list(range(len(judged)))
+    return {
+        name: {way: averages([rows[n] for n in members]) for way, rows in per_query.items()}
+        for name, members in groups.items()
+    }
+
+
+def table(scores: dict[str, dict[str, float]], queries: int, papers: int, name: str = "") -> str:
     lines = [
-        f"Judged queries: {queries}; corpus: {papers} papers",
+        f"Judged queries: {queries}{f' (set {name})' if name else ''}; corpus: {papers} papers",
         "",
         "| search | nDCG@10 | recall@10 | queries with no result |",
         "|---|---|---|---|",
@@ -322,6 +362,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--queries", type=Path, default=QUERIES)
     parser.add_argument("--corpus", type=Path, default=None)
+    parser.add_argument("--set", default=None, help="run only the questions of this set")
     parser.add_argument(
         "--no-venue-filter",
         dest="venue_filter",
@@ -334,9 +375,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"No corpus at {corpus}: pass --corpus FILE (iclr2024.jsonl).", file=sys.stderr)
         return 2
     judged = read_judged(args.queries)
-    scores = measure(corpus, judged, args.venue_filter)
+    if args.set is not None:
+        judged = [item for item in judged if item.set == args.set]
+        if not judged:
+            print(f"No question of set {args.set!r} in {args.queries}.", file=sys.stderr)
+            return 2
+    results = by_set(judged, measure(corpus, judged, args.venue_filter))
     papers = sum(1 for line in corpus.open(encoding="utf-8") if line.strip())
-    print(table(scores, len(judged), papers))
+    several = len(results) > 1
+    counts = {name: sum(item.set == name for item in judged) for name in set_names(judged)}
+    counts[ALL] = len(judged)
+    print(
+        "\n\n".join(
+            table(scores, counts[name], papers, name if several or args.set else "")
+            for name, scores in results.items()
+        )
+    )
     return 0
 
 

@@ -96,8 +96,6 @@ def _body_snippets(
     """The PDF-text parts of the papers the search matched in their PDF's text by a word (or
     phrase) their title, authors and abstract do not have, around those words. The texts are
     read for these papers only."""
-    if not documents:  # every paper of the page listed for its meaning alone
-        return {}
     in_text, only_in_body = _where_clauses_match(searcher, parsed, documents)
     if not only_in_body:
         return {}
