@@ -32,6 +32,10 @@ class SharedDatabase:
         connection.ensure_connection()
         copy = sqlite3.connect(self.folder / "threads.sqlite3")
         connection.connection.backup(copy)
+        # In WAL mode before the threads open it: each connection's init_command asks for WAL,
+        # and ten connections switching a rollback-journal file at once fail with "database
+        # is locked" (seen once in CI); in WAL the switch is a no-op and readers never wait.
+        copy.execute("PRAGMA journal_mode=WAL")
         copy.close()
         self.settings_dict["NAME"] = str(self.folder / "threads.sqlite3")
 
