@@ -1,5 +1,9 @@
 r"""Exports of papers: BibTeX, RIS and CSL-JSON for reference managers, CSV for spreadsheets.
 
+Over 600 lines: the four formats' per-paper writers and the one batched stream they share;
+splitting a format away would put its writer apart from the escaping and field rules the
+others reuse here.
+
 Any list of papers (a search with its facets, an author's or a tag's papers, a reading list)
 is written the same way: each format has one function per paper (`bibtex_entry`,
 `ris_record`, `csl_record`, `_csv_row`) and `stream` writes the papers in batches

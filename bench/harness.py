@@ -1,5 +1,8 @@
 """What the benchmark, load and fault scripts share: databases, the corpus file, gunicorn, HTTP.
 
+Over 600 lines: every bench, load and fault script's shared plumbing (databases, corpus,
+gunicorn, HTTP, figures); kept whole so that no script grows its own copy of a piece of it.
+
 The scripts themselves never import Django: every Django step runs as `manage.py` (or
 `bench.query_counts`) in a child process with the environment a production server would get,
 so one script can drive SQLite and PostgreSQL in turn.

@@ -1,5 +1,8 @@
 """Writing validated records to the database in batches, a fixed handful of queries per batch.
 
+Over 600 lines: the batch writer is one transaction's sequence of bulk reads and writes whose
+steps hand each other their maps; split, they would pass that state across modules.
+
 Per batch: what the records' sources supplied last time (records unchanged since stop there),
 papers by each identity the rest carry, the current authors and imported tags of the papers
 found, authors by OpenReview profile id and by normalised name (papers.importing.authors), then

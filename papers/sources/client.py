@@ -1,6 +1,9 @@
 """The one outbound HTTP client of the site: every request to a metadata service and every PDF
 download goes through it. Polite, patient within bounds, bounded in time, and clear.
 
+Over 600 lines: the one outbound client (turns, retries, deadlines, streaming downloads);
+kept whole so that no caller builds a request path beside it (tests/test_one_outbound_client.py).
+
 - Polite: a User-Agent naming the app and a contact address (FETCH_CONTACT), as arXiv and
   Crossref ask of API users; a minimum delay between two requests to one service (arXiv asks
   for 3 seconds, ARXIV_API_DELAY) or, for PDFs, to one host (PDF_HOST_DELAY), kept across
