@@ -90,6 +90,25 @@ def other_user(db):
 
 
 @pytest.fixture
+def zotero(settings):
+    """The stand-in of Zotero's Web API v3 (tests/zotero_server.py), the site pointed at it."""
+    from tests import zotero_server
+
+    with zotero_server.running(settings) as server:
+        yield server
+
+
+@pytest.fixture
+def library(zotero):
+    """The stand-in's group library, synced by the member "zotero-sync"."""
+    from zotero.models import Library
+
+    return Library.objects.create(
+        group_id=zotero.group_id, member=factories.make_user("zotero-sync")
+    )
+
+
+@pytest.fixture
 def statement_timeout(db):
     """On PostgreSQL, cancel any statement of this test after 5 s.
 

@@ -12,7 +12,6 @@ from annotations.models import ReadingList, Visibility
 from annotations.services import add_lab_tag, add_paper_to_list
 from operations.claims import claim
 from papers.models import ImportRun, Paper
-from tests import zotero_server
 from tests.factories import make_user
 from tests.zotero_server import API_KEY, article
 from zotero import runs
@@ -24,15 +23,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def zotero(settings):
+def library(zotero, settings):
+    """Two collections; ITEM0001 in "Reading", ITEM0002 and ITEM0003 in none; pulled once;
+    pushing on."""
     settings.ZOTERO_PUSH = True
-    with zotero_server.running(settings) as server:
-        yield server
-
-
-@pytest.fixture
-def library(zotero):
-    """Two collections; ITEM0001 in "Reading", ITEM0002 and ITEM0003 in none; pulled once."""
     zotero.put_collection("COLLREAD", "Reading")
     zotero.put_collection("COLLMISC", "Misc")
     zotero.put_items(

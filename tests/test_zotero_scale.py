@@ -22,7 +22,7 @@ from papers.models import Author, Authorship, ImportRun, Paper, PaperTag, Search
 from papers.tags.identity import normalize_tag_name
 from papers.text import normalize_author_name
 from tests import zotero_server
-from tests.factories import make_paper, make_user
+from tests.factories import make_paper
 from tests.test_search_sync import BASE_DIR, server_env, shared_database_url  # noqa: F401 (a fixture)
 from tests.zotero_server import API_KEY, group_item_key, group_library
 from zotero import runs
@@ -31,17 +31,6 @@ from zotero.models import Item, Library
 pytestmark = pytest.mark.django_db(transaction=True)
 
 GROUP_SIZE = 2000
-
-
-@pytest.fixture
-def zotero(settings):
-    with zotero_server.running(settings) as server:
-        yield server
-
-
-@pytest.fixture
-def library(zotero):
-    return Library.objects.create(group_id=zotero.group_id, member=make_user("zotero-sync"))
 
 
 def sync_command() -> None:

@@ -11,24 +11,12 @@ from annotations.models import Note, ReadingList, Visibility
 from annotations.services import add_lab_tag
 from operations.claims import claim
 from papers.models import ImportConflict, ImportRun, Paper, PaperTag, TagKind
-from tests import zotero_server
 from tests.factories import make_user
 from tests.zotero_server import API_KEY, article, attachment, child_note
 from zotero import runs
 from zotero.models import Library
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def zotero(settings):
-    with zotero_server.running(settings) as server:
-        yield server
-
-
-@pytest.fixture
-def library(zotero):
-    return Library.objects.create(group_id=zotero.group_id, member=make_user("zotero-sync"))
 
 
 @pytest.fixture
