@@ -208,7 +208,8 @@ class Meaning:
 @dataclass(frozen=True)
 class Scanned:
     """A question's neighbours as the engine asks for them (meaning.Neighbours), by an exact
-    scan of the corpus's vectors, at least SEMANTIC_MIN_COSINE close, as the site's provider."""
+    scan of the corpus's vectors, at least the model's bar (semantic.calibration) close, as the
+    site's provider."""
 
     meaning: Meaning
     text: str
@@ -251,16 +252,15 @@ def measure(
     """nDCG@10, recall@10 and whether the search found nothing, for each question (in the order
     of `judged`), by way of searching."""
     _setup_django()
-    from django.conf import settings
-
     from papers.search import engine
     from papers.search.engine import BrowseQuery
     from papers.search.query import parse_query
+    from semantic import calibration
 
     records = read_jsonl(corpus)
     forum_of = {n: record.get("forum_id") for n, record in enumerate(records, start=1)}
     meaning = meaning_or_none(records)
-    bar = settings.SEMANTIC_MIN_COSINE
+    bar = calibration.min_cosine(meaning.model.name) if meaning is not None else 0.0
 
     def hybrid(copies: int = 1, **filters: Any) -> Search:
         def search(searcher: Any, text: str) -> list[int]:

@@ -471,9 +471,11 @@ SEMANTIC_ONNX_PATH = Path(
 )
 SEMANTIC_EMBEDDER = os.environ.get("SEMANTIC_EMBEDDER", "semantic.encoder.load")
 # How close in meaning (cosine, -1 to 1) a paper must be to a search to be listed beside its
-# word matches (semantic/providers.py says how 0.3 was chosen). The hybrid benchmark sets -1,
-# so that every search fuses its full share of neighbours.
-SEMANTIC_MIN_COSINE = float(os.environ.get("SEMANTIC_MIN_COSINE", "0.3"))
+# word matches. Unset: the model's own bar (semantic/calibration.py says how each was chosen).
+# The hybrid benchmark sets -1, so that every search fuses its full share of neighbours.
+SEMANTIC_MIN_COSINE = (
+    float(os.environ["SEMANTIC_MIN_COSINE"]) if os.environ.get("SEMANTIC_MIN_COSINE") else None
+)
 
 # Background work (django-tasks): the database backend needs nothing beyond the database; a
 # worker (`manage.py task_worker`, docs/operations.md) runs what pages enqueue. The queues and

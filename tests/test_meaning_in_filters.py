@@ -17,13 +17,12 @@ import re
 
 import numpy as np
 import pytest
-from django.conf import settings
 from django.urls import reverse
 
 from papers.models import Paper, TagKind
 from papers.search import fusion
+from semantic import calibration, search
 from semantic import embedder as embedder_module
-from semantic import search
 
 # Imported here, before the page's code loads other native libraries: onnxruntime, which
 # semantic.index loads first, segfaults when imported late in this process (the real model's
@@ -130,7 +129,7 @@ def expected_total(papers: list[Paper]) -> int:
     rows = PaperEmbedding.objects.filter(paper__in=papers)
     cosines = {row.paper_id: float(row.as_array() @ question) for row in rows}
     close = sorted(
-        (pk for pk, c in cosines.items() if c >= settings.SEMANTIC_MIN_COSINE),
+        (pk for pk, c in cosines.items() if c >= calibration.min_cosine(ChosenEmbedder.name)),
         key=lambda pk: -cosines[pk],
     )[: fusion.MEANING_LIMIT]
     return len(words | set(close))

@@ -15,8 +15,8 @@ from django.urls import reverse
 
 import semantic
 from papers.models import TagKind
+from semantic import calibration, providers, search
 from semantic import embedder as embedder_module
-from semantic import search
 from semantic.index import VectorIndex
 from semantic.models import PaperEmbedding
 from semantic.services import embed_papers
@@ -288,3 +288,38 @@ def test_the_timer_run_succeeds_quietly_when_semantic_search_is_off(capsys):
     assert "Semantic search is off: nothing embedded." in capsys.readouterr().out
     with pytest.raises(CommandError, match="Semantic search is off"):
         call_command("embed_papers")
+
+
+def test_each_model_has_its_own_bar_and_the_setting_replaces_the_searchs(settings):
+    settings.SEMANTIC_MIN_COSINE = None
+    mpnet = calibration.MIN_COSINE["all-mpnet-base-v2"]
+    assert mpnet != calibration.MIN_COSINE["all-MiniLM-L6-v2"]
+    # int8 weights share their model's bar; a model no one measured gets the default.
+    assert calibration.min_cosine("all-mpnet-base-v2-int8") == mpnet
+    assert calibration.min_cosine("some-other-model") == calibration.DEFAULT
+    assert calibration.min_neighbour_cosine("all-mpnet-base-v2-int8") == (
+        calibration.MIN_NEIGHBOUR_COSINE["all-mpnet-base-v2"]
+    )
+
+    settings.SEMANTIC_MIN_COSINE = -1.0
+    assert calibration.min_cosine("all-mpnet-base-v2-int8") == -1.0
+    # Similar papers keep the model's bar.
+    assert calibration.min_neighbour_cosine("all-mpnet-base-v2") == (
+        calibration.MIN_NEIGHBOUR_COSINE["all-mpnet-base-v2"]
+    )
+
+
+def test_the_site_lists_the_neighbours_the_models_bar_lets_through(
+    fake_embedder, settings, monkeypatch
+):
+    settings.SEMANTIC_MIN_COSINE = None
+    melting = make_paper("Glaciers", abstract="Ice sheets melt.")
+    make_paper("Proteins", abstract="Amino acids fold.")
+    embed_papers(fake_embedder)
+    cosines = dict(search.nearest_ids("melting ice sheets", 5))
+    assert cosines[melting.pk] > 0
+
+    monkeypatch.setitem(calibration.MIN_COSINE, fake_embedder.name, cosines[melting.pk] - 0.01)
+    assert providers.nearest("melting ice sheets", 5) == [melting.pk]
+    monkeypatch.setitem(calibration.MIN_COSINE, fake_embedder.name, cosines[melting.pk] + 0.01)
+    assert providers.nearest("melting ice sheets", 5) == []
