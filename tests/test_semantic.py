@@ -297,15 +297,17 @@ def test_each_model_has_its_own_bar_and_the_setting_replaces_the_searchs(setting
     # int8 weights share their model's bar; a model no one measured gets the default.
     assert calibration.min_cosine("all-mpnet-base-v2-int8") == mpnet
     assert calibration.min_cosine("some-other-model") == calibration.DEFAULT
-    assert calibration.min_neighbour_cosine("all-mpnet-base-v2-int8") == (
-        calibration.MIN_NEIGHBOUR_COSINE["all-mpnet-base-v2"]
+    assert (
+        calibration.min_neighbour_cosine("all-mpnet-base-v2-int8")
+        == (calibration.MIN_NEIGHBOUR_COSINE["all-mpnet-base-v2"])
     )
 
     settings.SEMANTIC_MIN_COSINE = -1.0
     assert calibration.min_cosine("all-mpnet-base-v2-int8") == -1.0
     # Similar papers keep the model's bar.
-    assert calibration.min_neighbour_cosine("all-mpnet-base-v2") == (
-        calibration.MIN_NEIGHBOUR_COSINE["all-mpnet-base-v2"]
+    assert (
+        calibration.min_neighbour_cosine("all-mpnet-base-v2")
+        == (calibration.MIN_NEIGHBOUR_COSINE["all-mpnet-base-v2"])
     )
 
 
