@@ -20,6 +20,7 @@ from bench.generate_corpus import generate_records, write_jsonl
 from bench.harness import get, percentile, reset_database
 from bench.hostile_pages import build_corpus
 from bench.hybrid_bench import FILL_VECTORS
+from bench.question_latency import questions
 from bench.run_bench import PageResult, timed_together, with_targets
 from papers.importing.records import record_from_mapping, validate_record
 from papers.importing.report import ProgressBar
@@ -258,3 +259,10 @@ def test_the_api_search_is_timed_in_turns_with_the_list_pages_search_and_the_res
     assert sorted(key for group in groups for key in group) == sorted(
         page.key for page in harness.PAGE_TYPES
     )
+
+
+def test_question_latency_embeds_a_hundred_distinct_short_questions():
+    texts = questions()
+
+    assert len(texts) == len(set(texts)) == 100
+    assert all(5 <= len(text.split()) <= 12 for text in texts)
