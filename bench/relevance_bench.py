@@ -186,18 +186,19 @@ class Meaning:
         `min_cosine`, best first, of the lines `among` when given; with `copies`, the
         catalogue is the corpus that many times over (line n + k * papers holds line n's
         vector)."""
-        from semantic.search import FEEDBACK_DEPTH, FEEDBACK_WEIGHT, with_feedback
+        from semantic.search import FEEDBACK_DEPTH, FEEDBACK_POOL, feedback_order
 
         vectors = np.tile(self.vectors, (copies, 1))
         question = self._query(text)
         scores = vectors @ question
         rows = np.arange(len(scores)) if among is None else np.array(sorted(among)) - 1
-        order = scores[rows]
-        if self.feedback and FEEDBACK_DEPTH and FEEDBACK_WEIGHT and len(rows):
-            # As semantic.search.nearest_ids: looked up again, moved toward the nearest papers.
-            first = rows[np.argsort(-order, kind="stable")[:FEEDBACK_DEPTH]]
-            order = vectors[rows] @ with_feedback(question, vectors[first])
-        best = rows[np.argsort(-order, kind="stable")[:limit]]
+        if self.feedback and FEEDBACK_DEPTH:
+            # As semantic.search.nearest_ids: the question's nearest FEEDBACK_POOL times
+            # `limit`, ranked by the question moved toward the first of them.
+            pool = rows[np.argsort(-scores[rows], kind="stable")[: limit * FEEDBACK_POOL]]
+            best = pool[feedback_order(question, vectors[pool], limit)]
+        else:
+            best = rows[np.argsort(-scores[rows], kind="stable")[:limit]]
         return [int(row) + 1 for row in best if scores[row] >= min_cosine]
 
     @functools.lru_cache(maxsize=4096)  # noqa: B019 (one instance a run)

@@ -26,13 +26,15 @@ if TYPE_CHECKING:
 
 VECTORS_DIR = "vectors"
 QUERY_CACHE_SIZE = 1024
-# Pseudo-relevance feedback: a question is looked up again with its vector moved toward the
-# mean of its FEEDBACK_DEPTH nearest papers' (FEEDBACK_WEIGHT times that mean added), which
-# costs one more look-up and no model run. A short question in a researcher's own words then
-# finds the papers that say it as papers do. 0 turns it off. Chosen on the judged questions
-# (bench/fusion_grid.py, docs/semantic.md).
+# Pseudo-relevance feedback: the question's FEEDBACK_POOL times k nearest papers are ranked by
+# the question's vector moved toward the mean of the first FEEDBACK_DEPTH of them
+# (FEEDBACK_WEIGHT times that mean added), which costs no model run and no second look-up. A
+# short question in a researcher's own words then ranks first the papers that say it as papers
+# do. FEEDBACK_DEPTH 0 turns it off. Chosen on the judged questions (bench/fusion_grid.py,
+# docs/semantic.md).
 FEEDBACK_DEPTH = 3
 FEEDBACK_WEIGHT = 1.0
+FEEDBACK_POOL = 2
 
 _lock = threading.Lock()
 _indexes: dict[tuple[Path, str, int], VectorIndex] = {}
@@ -89,14 +91,22 @@ def nearest_ids(
             return vectors.nearest_among(question, count, among)
         return vectors.nearest(question, count)
 
-    first = look_up(vector, FEEDBACK_DEPTH)
-    if not FEEDBACK_DEPTH or not first or not FEEDBACK_WEIGHT:
+    if not FEEDBACK_DEPTH or not FEEDBACK_WEIGHT:
         return look_up(vector, k)
-    nearest = vectors.rows_of([pk for pk, _ in first])
-    found = look_up(with_feedback(vector, nearest), k)
-    # Scored by the question itself, so that SEMANTIC_MIN_COSINE means what it says.
-    cosines = vectors.rows_of([pk for pk, _ in found]) @ np.asarray(vector, dtype=np.float32)
-    return [(pk, round(float(c), 6)) for (pk, _), c in zip(found, cosines, strict=True)]
+    pool = look_up(vector, k * FEEDBACK_POOL)
+    if not pool:
+        return []
+    rows = vectors.rows_of([pk for pk, _ in pool])
+    # Scored by the question itself, so that the model's bar means what it says.
+    cosines = rows @ np.asarray(vector, dtype=np.float32)
+    return [(pool[i][0], round(float(cosines[i]), 6)) for i in feedback_order(vector, rows, k)]
+
+
+def feedback_order(question: np.ndarray, pool: np.ndarray, k: int) -> np.ndarray:
+    """Of the rows `pool` (the question's nearest papers' vectors, nearest first), the indices
+    of the k nearest the question moved toward the first FEEDBACK_DEPTH of them, best first."""
+    moved = with_feedback(question, pool[:FEEDBACK_DEPTH])
+    return np.argsort(-(pool @ moved), kind="stable")[:k]
 
 
 def with_feedback(

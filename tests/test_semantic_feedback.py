@@ -1,6 +1,6 @@
-"""Pseudo-relevance feedback (semantic.search.nearest_ids): a question is looked up again with
-its vector moved toward its nearest papers', so that papers saying it as those papers do are
-found, while each paper's score stays its cosine with the question itself."""
+"""Pseudo-relevance feedback (semantic.search.nearest_ids): a question's nearest papers are
+ranked by its vector moved toward the first of them, so that papers saying it as those papers
+do come first, while each paper's score stays its cosine with the question itself."""
 
 from __future__ import annotations
 
