@@ -193,9 +193,9 @@ class Meaning:
         scores = vectors @ question
         rows = np.arange(len(scores)) if among is None else np.array(sorted(among)) - 1
         if self.feedback and FEEDBACK_DEPTH:
-            # As semantic.search.nearest_ids: the question's nearest FEEDBACK_POOL times
-            # `limit`, ranked by the question moved toward the first of them.
-            pool = rows[np.argsort(-scores[rows], kind="stable")[: limit * FEEDBACK_POOL]]
+            # As semantic.search.nearest_ids: the question's nearest max(limit,
+            # FEEDBACK_POOL), ranked by the question moved toward the first of them.
+            pool = rows[np.argsort(-scores[rows], kind="stable")[: max(limit, FEEDBACK_POOL)]]
             best = pool[feedback_order(question, vectors[pool], limit)]
         else:
             best = rows[np.argsort(-scores[rows], kind="stable")[:limit]]

@@ -26,15 +26,16 @@ if TYPE_CHECKING:
 
 VECTORS_DIR = "vectors"
 QUERY_CACHE_SIZE = 1024
-# Pseudo-relevance feedback: the question's FEEDBACK_POOL times k nearest papers are ranked by
+# Pseudo-relevance feedback: the question's nearest max(k, FEEDBACK_POOL) papers are ranked by
 # the question's vector moved toward the mean of the first FEEDBACK_DEPTH of them
 # (FEEDBACK_WEIGHT times that mean added), which costs no model run and no second look-up. A
 # short question in a researcher's own words then ranks first the papers that say it as papers
 # do. FEEDBACK_DEPTH 0 turns it off. Chosen on the judged questions (bench/fusion_grid.py,
-# docs/semantic.md).
+# docs/semantic.md). The pool is twice the neighbours a search lists (MEANING_LIMIT), and no
+# more than asked beyond that: a filter's overfetch (hundreds) is a pool already.
 FEEDBACK_DEPTH = 3
 FEEDBACK_WEIGHT = 1.0
-FEEDBACK_POOL = 2
+FEEDBACK_POOL = 60
 
 _lock = threading.Lock()
 _indexes: dict[tuple[Path, str, int], VectorIndex] = {}
@@ -93,7 +94,7 @@ def nearest_ids(
 
     if not FEEDBACK_DEPTH or not FEEDBACK_WEIGHT:
         return look_up(vector, k)
-    pool = look_up(vector, k * FEEDBACK_POOL)
+    pool = look_up(vector, max(k, FEEDBACK_POOL))
     if not pool:
         return []
     rows = vectors.rows_of([pk for pk, _ in pool])
