@@ -13,7 +13,10 @@ PORT ?= 8000
 # Links in e-mails (password resets, digests) are built from SITE_URL: by default the address
 # `make run` serves on, so `make run PORT=8001` does not mail links to port 8000.
 SITE_URL ?= http://$(HOST):$(PORT)
-RUN_ENV := DJANGO_DEBUG=1 SITE_URL=$(SITE_URL)
+# What glibc reads when a process starts: operations/schedule.py's PROCESS_ENVIRONMENT, which
+# says why (2 MB pages for the model's weights).
+PROCESS_ENV := GLIBC_TUNABLES=glibc.malloc.hugetlb=1
+RUN_ENV := $(PROCESS_ENV) DJANGO_DEBUG=1 SITE_URL=$(SITE_URL)
 
 .PHONY: run test lint format bench migrate serve worker clean
 
@@ -142,13 +145,13 @@ serve: $(RUNTIME)
 	$(BIN)/python manage.py collectstatic --noinput
 	$(BIN)/python manage.py update_search_index
 	$(BIN)/python manage.py update_vector_index
-	$(BIN)/gunicorn -c config/gunicorn.conf.py config.wsgi
+	$(PROCESS_ENV) $(BIN)/gunicorn -c config/gunicorn.conf.py config.wsgi
 
 ## worker: the background task worker of the default queue (members' work, text, feeds) against
 ##         DATABASE_URL; one or more per site. QUEUE=bulk for the feeds' PDF runs' worker.
 QUEUE ?= default
 worker: $(RUNTIME)
-	$(BIN)/python manage.py task_worker --queue-name $(QUEUE) --no-startup-delay
+	$(PROCESS_ENV) $(BIN)/python manage.py task_worker --queue-name $(QUEUE) --no-startup-delay
 
 ## test: install test dependencies, lint, type-check (mypy), check migrations and run the whole suite
 ##       in TEST_WORKERS processes (pytest-xdist; default one per core, each test module kept in

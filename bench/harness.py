@@ -42,6 +42,7 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 from bench.generate_corpus import CORPUS_VERSION, write_jsonl
+from operations.schedule import PROCESS_ENVIRONMENT
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
@@ -185,9 +186,12 @@ def search_index_dir(url: str) -> Path:
 
 
 def server_env(url: str) -> dict[str, str]:
-    """The environment of a production server (DEBUG off) on the given database."""
+    """The environment of a production server (DEBUG off) on the given database, with what
+    its systemd unit adds (operations.schedule.PROCESS_ENVIRONMENT)."""
     env = dict(os.environ)
     env.pop("DJANGO_TEST_DB_NAME", None)
+    name, value = PROCESS_ENVIRONMENT.split("=", 1)
+    env[name] = value
     env.update(
         DJANGO_DEBUG="0",
         DJANGO_SECRET_KEY=_SECRET_KEY,

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from operations.schedule import PROCESS_ENVIRONMENT, Deployment, systemd_units
+
 ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
@@ -134,3 +136,15 @@ def test_make_test_takes_a_marker_expression_and_quoted_arguments(tmp_path):
 
 def test_make_test_fails_when_tests_fail(tmp_path):
     assert _make_test_with_pytest_exiting(1, tmp_path, "PYTEST_ARGS=-k some").returncode != 0
+
+
+def test_the_servers_the_makefile_starts_get_the_units_process_environment():
+    """glibc's 2 MB pages for the model's weights (operations/schedule.py): set where the
+    process starts, as the systemd units set it."""
+    serve = [line for line in make("-n", "serve").splitlines() if "bin/gunicorn" in line]
+    worker = [line for line in make("-n", "worker").splitlines() if "task_worker" in line]
+    [runserver] = _run_commands()
+    for line in [*serve, *worker, runserver]:
+        assert line.strip().startswith(PROCESS_ENVIRONMENT + " "), line
+    assert serve and worker
+    assert f"Environment={PROCESS_ENVIRONMENT}" in systemd_units(Deployment())["papers-web.service"]
