@@ -5,6 +5,7 @@ Every value can be changed from the environment; the README's configuration tabl
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 
@@ -56,3 +57,11 @@ access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(f)s" "%(a)s"'
 # Gunicorn 25+ opens a runtime-management socket at one fixed path per user, which several
 # instances on a host would fight over and which nothing here uses: off unless asked for.
 control_socket_disable = os.environ.get("GUNICORN_CONTROL_SOCKET", "") != "1"
+
+
+def post_worker_init(worker) -> None:
+    """Once a worker has loaded the site, its objects (some 160,000: Django, the apps, their
+    modules) live as long as the worker: frozen, the collector never scans them again. Without
+    it a full collection, about one every 150 list pages, took 90-104 ms of that page's time
+    (100,000 papers, PostgreSQL: the slowest of 150 pages 121-145 ms, against 50-62 frozen)."""
+    gc.freeze()

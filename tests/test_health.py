@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import runpy
 from pathlib import Path
 from unittest import mock
@@ -116,3 +117,15 @@ def test_healthz_says_unavailable_when_static_files_were_not_collected(
     response = client.get(reverse("healthz"))
     assert response.status_code == 503
     assert response.content == b"unavailable"
+
+
+def test_a_gunicorn_worker_freezes_what_it_loaded():
+    """The collector skips the objects a worker holds for its whole life (the hook in
+    config/gunicorn.conf.py)."""
+    conf = runpy.run_path(str(GUNICORN_CONF))
+    before = gc.get_freeze_count()
+    try:
+        conf["post_worker_init"](worker=None)
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
