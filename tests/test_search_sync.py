@@ -30,6 +30,7 @@ from papers.search import documents, engine, schema, store, sync
 from papers.search.store import IndexUnavailable, SearchIndex
 from papers.services import merge_authors
 from tests.factories import make_paper, make_tag
+from tests.manage_child import run_manage
 from tests.test_admin_papers import change_form_data, change_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -688,16 +689,7 @@ def server_env(url: str, index: Path) -> dict[str, str]:
 
 
 def manage(url: str, index: Path, *args: str, check: bool = True, **kwargs):
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=BASE_DIR,
-        env=server_env(url, index),
-        check=check,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        **kwargs,
-    )
+    return run_manage(server_env(url, index), *args, check=check, **kwargs)
 
 
 def shell(url: str, index: Path, code: str, **kwargs):

@@ -14,6 +14,7 @@ import pytest
 from django.urls import reverse
 
 from tests.factories import PASSWORD, make_paper
+from tests.manage_child import run_manage
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -33,14 +34,7 @@ def _manage(args: list[str], env: dict[str, str], tmp_path: Path) -> subprocess.
         "DATABASE_URL": f"sqlite:///{tmp_path / 'check.sqlite3'}",
         **env,
     }
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=BASE_DIR,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_manage(full_env, *args)
 
 
 def _settings_values(names: list[str], env: dict[str, str], tmp_path: Path) -> dict[str, str]:

@@ -23,6 +23,7 @@ from papers.tags.identity import normalize_tag_name
 from papers.text import normalize_author_name
 from tests import zotero_server
 from tests.factories import make_paper
+from tests.manage_child import run_manage
 from tests.test_search_sync import BASE_DIR, server_env, shared_database_url  # noqa: F401 (a fixture)
 from tests.zotero_server import API_KEY, group_item_key, group_library
 from zotero import runs
@@ -352,14 +353,7 @@ print(json.dumps({
 
 
 def child(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=BASE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return run_manage(env, *args, timeout=600)
 
 
 def state_of(env: dict[str, str]) -> dict:
