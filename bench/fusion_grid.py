@@ -26,6 +26,7 @@ from bench.relevance_bench import (
     CUTOFF,
     QUERIES,
     Judged,
+    Meaning,
     _setup_django,
     build_searcher,
     default_corpus,
@@ -47,9 +48,9 @@ GRID = {
 }
 
 
-def rankings(corpus: Path, judged: list[Judged]):
+def rankings(corpus: Path, judged: list[Judged], meaning: Meaning | None = None):
     """Per question: its word ranking, whether loose, and its meaning ranking with each
-    paper's cosine, without and with feedback."""
+    paper's cosine, without and with feedback (by `meaning` when the caller has loaded it)."""
     _setup_django()
     from papers.search import engine
     from papers.search.engine import BrowseQuery
@@ -57,7 +58,7 @@ def rankings(corpus: Path, judged: list[Judged]):
     from papers.search.query import parse_query
 
     records = read_jsonl(corpus)
-    meaning = meaning_or_none(records)
+    meaning = meaning or meaning_or_none(records)
     if meaning is None:
         raise SystemExit("the semantic extra and a model file are needed")
     forum_of = {n: record.get("forum_id") for n, record in enumerate(records, start=1)}

@@ -28,7 +28,14 @@ from pathlib import Path
 import numpy as np
 
 from bench.fusion_grid import rankings, score
-from bench.relevance_bench import QUERIES, default_corpus, meaning_or_none, read_jsonl, read_judged
+from bench.relevance_bench import (
+    QUERIES,
+    _setup_django,
+    default_corpus,
+    meaning_or_none,
+    read_jsonl,
+    read_judged,
+)
 
 OFF_TOPIC = Path(__file__).resolve().parent / "relevance" / "off_topic.txt"
 BARS = tuple(round(0.2 + 0.01 * step, 2) for step in range(21))
@@ -52,13 +59,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     corpus = args.corpus or default_corpus()
     judged = read_judged(args.queries)
-    rows, forum_of = rankings(corpus, judged)  # sets Django up
+    _setup_django()
     from papers.search.fusion import LOOSE_WORDS_WEIGHT, MEANING_WEIGHT, RRF_K
     from papers.search.meaning import MEANING_LIMIT
 
     records = read_jsonl(corpus)
     meaning = meaning_or_none(records)
-    assert meaning is not None  # rankings() needed it too
+    if meaning is None:
+        raise SystemExit("the semantic extra and a model file are needed")
+    rows, forum_of = rankings(corpus, judged, meaning)
     vectors = meaning.vectors
     pairs = paper_cosines(vectors)
     line_of = {record.get("forum_id"): n for n, record in enumerate(records)}
