@@ -1,7 +1,8 @@
 """What the benchmark, load and fault scripts share: databases, the corpus file, gunicorn, HTTP.
 
 Over 600 lines: every bench, load and fault script's shared plumbing (databases, corpus,
-gunicorn, HTTP, figures); kept whole so that no script grows its own copy of a piece of it.
+gunicorn, HTTP, figures); kept whole so that no script grows its own copy of a piece of it
+(splitting databases, gunicorn and HTTP into modules is planned with issue 29).
 
 The scripts themselves never import Django: every Django step runs as `manage.py` (or
 `bench.query_counts`) in a child process with the environment a production server would get,
@@ -14,9 +15,6 @@ Databases used (and dropped/recreated):
   databases belong to test runs and are never touched. BENCH_PG_DATABASE=bench_NAME in the
   environment names the pages' database instead (a name of one's own, so two people's runs on
   one PostgreSQL server never drop each other's database).
-
-Over 600 lines on purpose for now: every benchmark script imports its pieces from one place;
-splitting databases, gunicorn and HTTP into modules is planned with issue 29.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 index: paper ids only, and only those close enough to be worth listing.
 
 A search lists its neighbours beside its word matches, so a neighbour must be close: at least
-the model's bar (semantic/calibration.py; all-MiniLM-L6-v2's 0.3 keeps recall@10 on the judged
-questions at its best while a search for a subject the catalogue lacks lists no neighbour at
-all). Similar papers are fused with "more like this", which finds something for any paper.
+the model's bar (semantic/calibration.py: the lowest at which at most one off-topic question in
+twenty lists a neighbour). Similar papers are fused with "more like this", which finds
+something for any paper; theirs is the model's paper bar.
 """
 
 from __future__ import annotations
