@@ -47,6 +47,17 @@ def _search_index_per_test(settings, tmp_path_factory):
     sync.reset()
 
 
+@pytest.fixture(autouse=True)
+def _no_request_left_open():
+    """A test that leaves a response unclosed (a streamed one never read to its end) never
+    sends request_finished, so its request's search position (papers.models_search) would
+    stay cached for the next test in the process: each test starts outside any request, as
+    a server's next request would."""
+    from papers import models_search
+
+    models_search._request_finished()
+
+
 @pytest.fixture
 def index_of(tmp_path):
     """Call it after making papers: a searcher over an index of the database as it is (each
