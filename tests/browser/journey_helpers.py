@@ -20,6 +20,13 @@ class ConsoleWatch:
     problems: list[str] = field(default_factory=list)
     warnings: bool = False  # count console warnings as problems too
 
+    # A request that a newer one replaces (hx-sync="this:replace": Enter pressed while the
+    # typed search is still on its way) is aborted by design, and htmx reports every abort as
+    # two console errors, "htmx:afterRequest" then "htmx:sendAbort". Only that pair is left
+    # out: a failed request ("htmx:sendError") still counts.
+    ABORTED = "console error: htmx:sendAbort"
+    ABORT_PRELUDE = "console error: htmx:afterRequest"
+
     def attach(self, page) -> ConsoleWatch:
         page.on("console", self._on_console)
         page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
@@ -31,7 +38,12 @@ class ConsoleWatch:
         if message.type == "error" and "favicon" in message.location.get("url", ""):
             return
         if message.type == "error" or about_csp or (self.warnings and message.type == "warning"):
-            self.problems.append(f"console {message.type}: {text}")
+            problem = f"console {message.type}: {text}"
+            if problem.startswith(self.ABORTED):
+                if self.problems and self.problems[-1].startswith(self.ABORT_PRELUDE):
+                    self.problems.pop()
+                return
+            self.problems.append(problem)
 
 
 def download_text(page, link) -> tuple[str, str]:

@@ -162,3 +162,55 @@ def test_the_address_after_a_search_holds_only_the_search(page, live_server, lib
     page.reload()
     expect(page.get_by_role("heading", level=1)).to_have_text("4 papers for “sampling”")
     expect(page.locator("#sort")).to_have_value("title")
+
+
+def test_enter_right_after_typing_asks_once(page, live_server, library):
+    """Enter pressed before the typing pause is over sends one search, not two."""
+    from playwright.sync_api import expect
+
+    console = ConsoleWatch().attach(page)
+    page.goto(f"{live_server.url}/")
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url) if "q=" in r.url else None)
+    box = page.get_by_role("searchbox", name="Search papers")
+    box.fill("sampling")
+    box.press("Enter")
+    expect(page.get_by_role("heading", level=1)).to_have_text("4 papers for “sampling”")
+    page.wait_for_timeout(600)  # past the typing pause: a second request would have gone
+    assert len(requests) == 1, requests
+    # Positive control: typing more asks again.
+    box.press_sequentially(" diffusion", delay=20)
+    expect(page.get_by_role("heading", level=1)).to_contain_text("sampling diffusion")
+    assert len(requests) == 2, requests
+    assert console.problems == []
+
+
+def test_enter_while_the_typed_search_is_on_its_way_shows_the_entered_one(
+    page, live_server, library
+):
+    """The typed request is held back by the test until Enter has been pressed: Enter's
+    request replaces it, its late answer is never shown, and the abort htmx reports is not
+    a problem in the console (CI once failed on it)."""
+    from playwright.sync_api import expect
+
+    console = ConsoleWatch().attach(page)
+    held = []
+    page.route(re.compile(r"typing=1"), lambda route: held.append(route))  # held, unanswered
+    page.goto(f"{live_server.url}/")
+    box = page.get_by_role("searchbox", name="Search papers")
+    box.press_sequentially("diffusion", delay=20)
+    page.wait_for_timeout(400)
+    assert len(held) == 1  # the typed search was sent and is waiting
+    box.press("Enter")
+    page.wait_for_url(re.compile(r"[?&]q=diffusion(&|$)"))
+    expect(page.get_by_role("heading", level=1)).to_have_text("3 papers for “diffusion”")
+    held[0].fulfill(status=200, body="<div id='browse-results'>stale</div>")
+    page.wait_for_timeout(200)
+    expect(page.get_by_role("heading", level=1)).to_have_text("3 papers for “diffusion”")
+    assert console.problems == []
+    # Positive control: a request that fails outright is still reported.
+    page.route(re.compile(r"q=graphs"), lambda route: route.abort("connectionrefused"))
+    box.fill("graphs")
+    box.press("Enter")
+    page.wait_for_timeout(500)
+    assert any("htmx:sendError" in problem for problem in console.problems), console.problems
