@@ -19,7 +19,7 @@ from annotations.models import (
 )
 from papers.listing import with_listing
 from papers.models import Authorship, Paper, PaperTag, TagKind
-from papers.querysets import more_authors
+from papers.querysets import listed_author_rows, more_authors
 
 
 def notes_for_owner(user, *, query: str = "") -> QuerySet[Note]:
@@ -100,15 +100,19 @@ def editable_lists(user) -> QuerySet[ReadingList]:
 
 def list_items(reading_list: ReadingList) -> Sequence[ReadingListItem]:
     """Items in list order with their papers, each paper with its first authors as pages
-    listing papers show them (papers.listing): two queries."""
+    listing papers show them (papers.listing): one query."""
     items = list(
         reading_list.items.select_related("paper", "added_by")
         .defer("paper__abstract")
-        .annotate(paper_more_authors=more_authors("paper_id"))
+        .annotate(
+            paper_more_authors=more_authors("paper_id"),
+            paper_author_rows=listed_author_rows("paper_id"),
+        )
         .order_by("position", "pk")
     )
     for item in items:
         item.paper.more_authors = item.paper_more_authors
+        item.paper.author_rows = item.paper_author_rows
     with_listing([item.paper for item in items], tags=False)
     return items
 

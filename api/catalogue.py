@@ -26,7 +26,7 @@ from papers import identity
 from papers.browse import run_search
 from papers.facets import listing_facets
 from papers.filters import PaperFilter
-from papers.listing import with_listing
+from papers.listing import listed_papers
 from papers.models import Paper, Tag, TagKind, tag_label
 from papers.reviews import reviews_shown
 from papers.search.sync import current_searcher
@@ -63,7 +63,7 @@ def search_papers(request: HttpRequest, params: Query[SearchParams]) -> SearchOu
     filters = PaperFilter(request.GET, request=request)
     search = run_search(current_searcher(), filters, request.user)
     state, results = search.state, search.results
-    papers = with_listing(Paper.objects.for_browsing().in_order(results.ids))
+    papers = listed_papers(results.ids)
     facets = listing_facets(
         results.facets,
         state,

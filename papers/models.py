@@ -401,6 +401,8 @@ class Paper(models.Model):
     listed_authors: list[Link]
     listed_tags: list[Link]
     more_authors: int
+    author_rows: list  # what the listing's query read of them (PaperQuerySet.for_browsing)
+    tag_rows: list
     author_list: list[str]
     headline: str
     found_by: str  # why a search lists it: "words", "meaning", "both" (or "": not said)

@@ -7,14 +7,27 @@ app by name (`_model`) instead of importing them: no import cycle.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from django.apps import apps
 from django.conf import settings
 from django.db import models
-from django.db.models import Case, Count, Max, OuterRef, Prefetch, Q, Subquery, Value, When
-from django.db.models.functions import Length, Substr
+from django.db.models import (
+    Aggregate,
+    Case,
+    Count,
+    JSONField,
+    Max,
+    OuterRef,
+    Prefetch,
+    Q,
+    Subquery,
+    Value,
+    When,
+)
+from django.db.models.functions import JSONArray, Length, Substr
 
 from papers.choices import TagKind
 from papers.tags.identity import tag_search_key
@@ -28,12 +41,11 @@ if TYPE_CHECKING:
 LISTED_AUTHORS = 10
 # A paper's tags as pages order them, venue, track, area, lab tags, then keywords: how a
 # reader scans a paper's labels.
+TAG_KIND_RANK = {TagKind.VENUE: 0, TagKind.TRACK: 1, TagKind.AREA: 2, TagKind.LAB: 3}
+TAG_KIND_LAST = len(TAG_KIND_RANK)
 TAG_KIND_ORDER = Case(
-    When(tag__kind=TagKind.VENUE, then=Value(0)),
-    When(tag__kind=TagKind.TRACK, then=Value(1)),
-    When(tag__kind=TagKind.AREA, then=Value(2)),
-    When(tag__kind=TagKind.LAB, then=Value(3)),
-    default=Value(4),
+    *(When(tag__kind=kind, then=Value(rank)) for kind, rank in TAG_KIND_RANK.items()),
+    default=Value(TAG_KIND_LAST),
 )
 
 
@@ -41,6 +53,7 @@ def _model(name: str) -> Any:
     return apps.get_model("papers", name)
 
 
+@functools.cache  # built once: a query copies an expression as it resolves it
 def more_authors(paper_ref: str = "pk") -> Subquery:
     """The number of the paper's authors not listed (None when there are none), counted on
     the (paper, position) index without reading them; `paper_ref` names the paper's id in the
@@ -54,6 +67,43 @@ def more_authors(paper_ref: str = "pk") -> Subquery:
         .values("count")
     )
     return Subquery(not_listed)
+
+
+class JSONList(Aggregate):
+    """The grouped rows' values as one JSON array, in no set order: SQLite orders an aggregate's
+    input only from 3.44 on, so readers sort the rows themselves."""
+
+    function = "JSON_GROUP_ARRAY"
+    output_field = JSONField()
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        return super().as_sql(compiler, connection, function="JSONB_AGG", **extra_context)
+
+
+def _rows(links: models.QuerySet, *values: str) -> Subquery:
+    """`values` of each of `links` (one paper's), as JSON rows, in one column: a listing reads
+    its papers and what it shows of them in one query."""
+    rows = links.order_by().values("paper").annotate(rows=JSONList(JSONArray(*values)))
+    return Subquery(rows.values("rows"), output_field=JSONField())
+
+
+@functools.cache  # built once: a query copies an expression as it resolves it
+def listed_author_rows(paper_ref: str = "pk") -> Subquery:
+    """The paper's first LISTED_AUTHORS authors as [position, author id, name] rows (None when
+    it has no author); `paper_ref` names the paper's id in the outer query."""
+    listed = _model("Authorship").objects.filter(
+        paper=OuterRef(paper_ref), position__lt=LISTED_AUTHORS
+    )
+    return _rows(listed, "position", "author_id", "author__name")
+
+
+@functools.cache  # built once: a query copies an expression as it resolves it
+def listed_tag_rows(paper_ref: str = "pk") -> Subquery:
+    """The paper's tags but its keywords, as [tag id, kind, slug, name] rows (None when it has
+    none). Keywords stay on the paper's page: a paper has several, a listing would drown."""
+    tags = _model("PaperTag").objects.filter(paper=OuterRef(paper_ref))
+    shown = tags.exclude(tag__kind=TagKind.KEYWORD)
+    return _rows(shown, "tag_id", "tag__kind", "tag__slug", "tag__name")
 
 
 def identifier_in(field: str, values: Iterable[str]) -> Q:
@@ -94,11 +144,20 @@ class PaperQuerySet(models.QuerySet["Paper"]):
         each paper's authors from them)."""
         return self.defer("abstract").with_people_and_tags()
 
-    def for_browsing(self) -> PaperQuerySet:
-        """Papers as pages listing them show them: no abstract, with `more_authors`, the number
-        of authors not listed; papers.listing.with_listing adds the listed authors and tags
-        once the page is read."""
-        return self.defer("abstract").annotate(more_authors=more_authors())
+    def for_browsing(self, *, tags: bool = True) -> PaperQuerySet:
+        """Papers as pages listing them show them, in one query: no abstract; `more_authors`,
+        the number of authors not listed; `author_rows` and, unless `tags` is off, `tag_rows`,
+        which papers.listing.with_listing turns into links once the page is read.
+
+        For a page of papers, not a sorted catalogue: the rows are read for each paper the
+        query returns, and SQLite reads them before sorting (papers.views._page)."""
+        shown: dict[str, Subquery] = {
+            "more_authors": more_authors(),
+            "author_rows": listed_author_rows(),
+        }
+        if tags:
+            shown["tag_rows"] = listed_tag_rows()
+        return self.defer("abstract").annotate(**shown)
 
     def in_order(self, ids: list[int]) -> list[Paper]:
         """These papers in the order of `ids` (the search index's order); ids not found (a

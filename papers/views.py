@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 
 from django.core.paginator import Paginator
-from django.db.models.functions import Substr
 from django.http import (
     Http404,
     HttpRequest,
@@ -32,7 +31,7 @@ from papers.filters import (
     shareable_query,
 )
 from papers.link_views import hx_redirect
-from papers.listing import with_listing
+from papers.listing import listed_papers
 from papers.models import Author, Authorship, Paper, PaperTag, Tag
 from papers.navigation import result_link_prefix, results_navigation
 from papers.routes import int_url
@@ -93,11 +92,7 @@ def paper_list(request: HtmxHttpRequest) -> HttpResponse:
     state, query, results, rated = search.state, search.query, search.results, search.rated
     page = Paginator(range(results.total), state.options.per_page).get_page(search.page)
 
-    papers = with_listing(
-        Paper.objects.for_browsing()
-        .annotate(abstract_start=Substr("abstract", 1, EXCERPT_CHARS))
-        .in_order(results.ids)
-    )
+    papers = listed_papers(results.ids, excerpt=EXCERPT_CHARS)
     meaning_on = meaning.available()
     if state.searching and papers:
         # A paper listed for its meaning alone highlights none of the search's words: none
@@ -235,7 +230,7 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if merged:  # merged into another author: their page is the kept author's
         return _moved_to(request, int_url("papers:author", author.pk))
     total = Authorship.objects.filter(author=author).count()  # index-only on (author, paper)
-    papers = Paper.objects.for_browsing().by_author(author.pk, many=total > MANY_PAPERS)
+    papers = Paper.objects.by_author(author.pk, many=total > MANY_PAPERS)
     page = _page(papers.sorted_by("newest"), total, request)
     their_papers = Authorship.objects.filter(author=author).values("paper_id")
     co_authors = top_authors(
@@ -263,7 +258,7 @@ def tag_detail(request: HttpRequest, kind: str, slug: str) -> HttpResponse:
     if merged:  # merged into another tag: its page is the kept tag's
         return _moved_to(request, tag.get_absolute_url())
     total = PaperTag.objects.filter(tag=tag).count()  # index-only on (tag, paper)
-    papers = Paper.objects.for_browsing().with_tag(tag.pk, many=total > MANY_PAPERS)
+    papers = Paper.objects.with_tag(tag.pk, many=total > MANY_PAPERS)
     page = _page(papers.sorted_by("newest"), total, request)
     facet = facet_of_kind(tag.kind)
     browse_param = facet.param if facet is not None else None
@@ -275,8 +270,11 @@ def tag_detail(request: HttpRequest, kind: str, slug: str) -> HttpResponse:
 
 
 def _page(papers, total: int, request: HttpRequest):
-    paginator = Paginator(papers, PAGE_SIZE)
+    """The page of `papers` (sorted) the request asks for. Its ids are found first and then
+    read as listings show them: read in the sorted query, each paper's authors and tags would
+    be read for every paper sorted, not only the page's (PaperQuerySet.for_browsing)."""
+    paginator = Paginator(papers.values_list("pk", flat=True), PAGE_SIZE)
     paginator.count = total  # counted on the link table's index, without the papers table
     page = paginator.get_page(request.GET.get("page"))
-    page.object_list = with_listing(list(page.object_list))
+    page.object_list = listed_papers(list(page.object_list))
     return page

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from django.db.models import Exists, OuterRef, QuerySet
 
 from annotations.models import Note, ReadingList, ReadingListItem
-from papers.listing import with_listing
+from papers.listing import listed_papers
 from papers.models import Paper
 from papers.search import engine
 from papers.search.sync import current_searcher
@@ -51,8 +51,7 @@ def recommendations_page(user, limit: int = PAGE_SIZE) -> list[Recommendation]:
     """The /recommended/ rows, each `paper` as listings show it (no abstract, first authors,
     `more_authors`). Three queries whatever the number."""
     rows = list(_current(user).order_by("-score", "paper_id")[:limit])
-    papers = Paper.objects.for_browsing().in_order([row.paper_id for row in rows])
-    with_listing(papers, tags=False)
+    papers = listed_papers([row.paper_id for row in rows], tags=False)
     by_id = {paper.pk: paper for paper in papers}
     rows = [row for row in rows if row.paper_id in by_id]  # a paper deleted in between
     for row in rows:
@@ -102,7 +101,7 @@ def more_like_list(reading_list: ReadingList, limit: int = LIST_SIMILAR_SHOWN) -
             like[hit.id] += 1
             terms.setdefault(hit.id, Counter()).update(hit.shared_terms)
     best = [pk for pk, _ in sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]
-    papers = with_listing(Paper.objects.for_browsing().in_order(best), tags=False)
+    papers = listed_papers(best, tags=False)
     return [
         ListSimilar(
             paper=paper,

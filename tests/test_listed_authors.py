@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotations.models import Visibility
-from papers.listing import LISTED_AUTHORS, with_listing
+from papers.listing import LISTED_AUTHORS, listed_papers, with_listing
 from papers.models import Author, Paper, Tag, TagKind
 from papers.search.sync import current_searcher
 from tests.factories import make_paper, make_reading_list, make_user
@@ -153,3 +153,51 @@ def test_listings_load_only_the_listed_authorships(long_paper):
     [paper] = with_listing(list(Paper.objects.for_browsing()))
     assert [author.name for author in paper.listed_authors] == NAMES[:LISTED_AUTHORS]
     assert paper.more_authors == 15
+
+
+def test_a_page_of_papers_is_read_in_its_order_in_one_query(db, django_assert_num_queries):
+    first = make_paper("First", authors=["Ann", "Bo"], tags=[("ICLR 2024", TagKind.VENUE)])
+    second = make_paper("Second", authors=["Cy"])
+    third = make_paper("Third")
+    gone = third.pk
+    third.delete()  # deleted since the search index listed it
+    with django_assert_num_queries(1):
+        papers = listed_papers([second.pk, gone, first.pk, second.pk], excerpt=4)
+    assert [paper.title for paper in papers] == ["Second", "First"]
+    assert [author.name for author in papers[1].listed_authors] == ["Ann", "Bo"]
+    assert [tag.name for tag in papers[1].listed_tags] == ["ICLR 2024"]
+    assert papers[0].listed_tags == [] and papers[0].more_authors is None
+    assert papers[1].abstract_start == first.abstract[:4]
+    # Pages of other sizes are read the same way.
+    with django_assert_num_queries(1):
+        assert [paper.title for paper in listed_papers([first.pk])] == ["First"]
+    with django_assert_num_queries(1):
+        assert [paper.title for paper in listed_papers([second.pk])] == ["Second"]
+    assert listed_papers([]) == []
+
+
+def test_listed_tags_come_venue_track_area_then_lab_tags_by_name_without_keywords(db):
+    paper = make_paper(
+        "Tagged",
+        tags=[
+            ("zeta", TagKind.LAB),
+            ("Alpha", TagKind.LAB),
+            ("Vision", TagKind.AREA),
+            ("Oral", TagKind.TRACK),
+            ("NeurIPS 2023", TagKind.VENUE),
+            ("diffusion", TagKind.KEYWORD),
+        ],
+    )
+    [listed] = listed_papers([paper.pk])
+    assert [(tag.kind, tag.name) for tag in listed.listed_tags] == [
+        ("venue", "NeurIPS 2023"),
+        ("track", "Oral"),
+        ("area", "Vision"),
+        ("lab", "Alpha"),
+        ("lab", "zeta"),
+    ]
+    [without_tags] = listed_papers([paper.pk], tags=False)
+    assert not hasattr(without_tags, "listed_tags")
+    assert [author.name for author in without_tags.listed_authors] == [
+        author.name for author in listed.listed_authors
+    ]

@@ -291,9 +291,9 @@ def test_recommended_page_shows_ranked_papers_with_reasons_in_a_fixed_number_of_
     client.force_login(user)
     url = reverse("recommendations:recommended")
 
-    # Session, user, the unread count in the header; recommendations, their papers, the papers'
+    # Session, user, the unread count in the header; recommendations, their papers with their
     # first authors.
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(5):
         response = client.get(url)
     html = response.content.decode()
     rows = response.context["rows"]
@@ -305,7 +305,7 @@ def test_recommended_page_shows_ranked_papers_with_reasons_in_a_fixed_number_of_
     assert 'href="/recommended/"' in html  # the nav link
 
     Recommendation.objects.filter(user=user).exclude(pk=rows[0].pk).delete()
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(5):
         assert len(client.get(url).context["rows"]) == 1
 
 
@@ -392,8 +392,8 @@ def test_more_like_a_list_reads_a_fixed_number_of_queries(
     client.get(reverse("recommendations:list-similar", args=[small.pk]))  # builds the index
 
     for reading_list in (small, large):
-        # Session, user, the list, its papers, the index's change counter, the similar papers,
-        # their first authors, the unread count in the header.
-        with django_assert_num_queries(8):
+        # Session, user, the list, its papers, the index's change counter, the similar papers
+        # with their first authors, the unread count in the header.
+        with django_assert_num_queries(7):
             response = client.get(reverse("recommendations:list-similar", args=[reading_list.pk]))
         assert response.context["similar"]

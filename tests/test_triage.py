@@ -415,10 +415,10 @@ def test_list_page_budget_for_a_member_does_not_grow_with_results(
     _many(count)
     make_reading_list(member, "Saved", is_default=True)
     # session, user, search index up to date?, my lists' and notes' papers (the "mine"
-    # facet), page rows, first authorships, tags, tag facet labels, author facet names,
-    # unread notifications (the header), then triage_state's two: my lists, my items among
-    # the page's papers.
-    with django_assert_num_queries(12):
+    # facet), page rows (with their first authors and tags), tag facet labels, author facet
+    # names, unread notifications (the header), then triage_state's two: my lists, my items
+    # among the page's papers.
+    with django_assert_num_queries(10):
         response = client.get("/?per_page=25")
     assert len(response.context["papers"]) == count
 
@@ -428,9 +428,9 @@ def test_list_page_budget_for_anonymous_visitors_is_unchanged(
     client, db, django_assert_num_queries, count
 ):
     _many(count)
-    # search index up to date?, page rows, first authorships, tags, tag facet labels,
-    # author facet names: the same six as before triage, none for it.
-    with django_assert_num_queries(6):
+    # search index up to date?, page rows (with their first authors and tags), tag facet
+    # labels, author facet names: none for triage.
+    with django_assert_num_queries(4):
         response = client.get("/?per_page=25")
     assert len(response.context["papers"]) == count
 
