@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import gc
+import logging
 import runpy
 from pathlib import Path
 from unittest import mock
 
 import pytest
 from django.db import OperationalError, connections
+from django.template import TemplateDoesNotExist
 from django.urls import reverse
+
+from config import warmup
 
 
 def _database_down():
@@ -129,3 +133,28 @@ def test_a_gunicorn_worker_freezes_what_it_loaded():
         assert gc.get_freeze_count() > before
     finally:
         gc.unfreeze()
+
+
+def test_a_gunicorn_worker_loads_its_pages_first_without_the_database(caplog):
+    """post_worker_init loads the URLconf, the page templates and the model before the first
+    request (config/warmup.py), and touches no database: this test has none, and any query
+    would be logged as a failure."""
+    conf = runpy.run_path(str(GUNICORN_CONF))
+    try:
+        with caplog.at_level(logging.WARNING, logger="config.warmup"):
+            conf["post_worker_init"](worker=None)
+    finally:
+        gc.unfreeze()
+    assert caplog.records == []
+
+
+def test_a_warm_up_that_fails_leaves_the_worker_to_start(monkeypatch, caplog):
+    def missing(name):
+        raise TemplateDoesNotExist(name)
+
+    monkeypatch.setattr(warmup, "get_template", missing)
+    with caplog.at_level(logging.ERROR, logger="config.warmup"):
+        warmup.warm_up()
+    assert [record.getMessage() for record in caplog.records] == [
+        "Warming up the worker failed; its first requests will load the rest"
+    ]
