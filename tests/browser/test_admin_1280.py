@@ -164,3 +164,22 @@ def test_curators_admin_pages_have_no_serious_axe_violations(browser, live_serve
     finally:
         context.close()
     assert violations == [], "\n".join(violations)
+
+
+def test_the_paper_list_keeps_the_filters_room_before_they_arrive(browser, live_server, curated):
+    """The filters follow the list in the page. Painted before them, the list used to take
+    their room and then narrow when they arrived (a layout shift CI saw under load): without
+    them its width is the same."""
+    context = _open(browser, live_server, curated)
+    page = context.new_page()
+    try:
+        page.goto(live_server.url + PAGES["papers"])
+        width = "() => document.querySelector('#result_list').getBoundingClientRect().width"
+        with_filters = page.evaluate(width)
+        page.evaluate("document.getElementById('changelist-filter').remove()")
+        assert page.evaluate(width) == with_filters
+        # Positive control: the list does fill the page's width when no filter is listed.
+        page.evaluate("document.getElementById('changelist').classList.remove('filtered')")
+        assert page.evaluate(width) > with_filters + 200
+    finally:
+        context.close()
