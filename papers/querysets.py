@@ -7,7 +7,6 @@ app by name (`_model`) instead of importing them: no import cycle.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +52,6 @@ def _model(name: str) -> Any:
     return apps.get_model("papers", name)
 
 
-@functools.cache  # built once: a query copies an expression as it resolves it
 def more_authors(paper_ref: str = "pk") -> Subquery:
     """The number of the paper's authors not listed (None when there are none), counted on
     the (paper, position) index without reading them; `paper_ref` names the paper's id in the
@@ -87,7 +85,6 @@ def _rows(links: models.QuerySet, *values: str) -> Subquery:
     return Subquery(rows.values("rows"), output_field=JSONField())
 
 
-@functools.cache  # built once: a query copies an expression as it resolves it
 def listed_author_rows(paper_ref: str = "pk") -> Subquery:
     """The paper's first LISTED_AUTHORS authors as [position, author id, name] rows (None when
     it has no author); `paper_ref` names the paper's id in the outer query."""
@@ -97,7 +94,6 @@ def listed_author_rows(paper_ref: str = "pk") -> Subquery:
     return _rows(listed, "position", "author_id", "author__name")
 
 
-@functools.cache  # built once: a query copies an expression as it resolves it
 def listed_tag_rows(paper_ref: str = "pk") -> Subquery:
     """The paper's tags but its keywords, as [tag id, kind, slug, name] rows (None when it has
     none). Keywords stay on the paper's page: a paper has several, a listing would drown."""

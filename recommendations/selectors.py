@@ -49,7 +49,8 @@ def recommended_for(user, limit: int = 10) -> list[Recommendation]:
 
 def recommendations_page(user, limit: int = PAGE_SIZE) -> list[Recommendation]:
     """The /recommended/ rows, each `paper` as listings show it (no abstract, first authors,
-    `more_authors`). Three queries whatever the number."""
+    `more_authors`). Two queries whatever the number: the rows, then their papers with their
+    first authors (papers.listing.listed_papers)."""
     rows = list(_current(user).order_by("-score", "paper_id")[:limit])
     papers = listed_papers([row.paper_id for row in rows], tags=False)
     by_id = {paper.pk: paper for paper in papers}
